@@ -1,0 +1,997 @@
+/*
+ * dla_aggregate.c - raw records -> one aggregation (see dla.h).
+ *
+ * Pipeline: load ranges (streaming scans into flat arrays of compact
+ * records) and sort them by (thread, start); build op nodes
+ * (dla_pytorch.c); read the API calls, each attributed to its innermost
+ * range as it comes (dla_calls.c); join kernels and memory ops to their
+ * call through the (pid, correlation id) index; split iterations at the key
+ * op's stop times; accumulate op, kernel and iteration statistics in one
+ * pass over the kernels; sweep time for the breakdown (dla_sweep.c); run
+ * the rules; write everything in one transaction.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dla_internal.h"
+#include "dla_opname.h"
+#include "dla_tc.h"
+
+#define GROW(arr, n, cap)                                                      \
+  ((n) < (cap) ? 0                                                             \
+               : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
+
+static int grow_array(void **arr, size_t *cap, size_t elem) {
+  size_t ncap = *cap ? *cap * 2 : 1024;
+  void *p = realloc(*arr, ncap * elem);
+  if (!p) return -1;
+  *arr = p;
+  *cap = ncap;
+  return 0;
+}
+
+const char *dla_default_key_op(const char *mode) {
+  return mode && !strncmp(mode, "tensorflow", 10) ? "global_step" : NULL;
+}
+
+void dla_opts_init(dla_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->iter_start = -1;
+  o->iter_stop = -1;
+}
+
+int32_t dla__iter_of(const dla_ctx *c, int64_t t) {
+  /* the number of boundaries b[1..niter-1] <= t */
+  int64_t lo = 1, hi = c->niter; /* search in b[1..niter-1] */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (c->bound[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return (int32_t)(lo - 1);
+}
+
+/* ---- Ops ------------------------------------------------------------------ */
+
+static int contains_ci(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (strncasecmp(hay, needle, n) == 0) return 1;
+  return 0;
+}
+
+int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
+                const char *direction, const char *data_type, const char *stack, int32_t *out) {
+  size_t cap = c->opcap;
+  if (GROW(c->ops, c->nops, cap)) return DL_ENOMEM;
+  c->opcap = cap;
+  dla_op *op = &c->ops[c->nops];
+  memset(op, 0, sizeof *op);
+  op->key = strdup(key);
+  op->path = strdup(path);
+  op->type = strdup(type);
+  op->stack = strdup(stack ? stack : "");
+  if (!op->key || !op->path || !op->type || !op->stack ||
+      dla_smap_put(&c->op_by_path, op->key, (int64_t)c->nops)) {
+    free(op->key);
+    free(op->path);
+    free(op->type);
+    free(op->stack);
+    return DL_ENOMEM;
+  }
+  op->direction = direction;
+  snprintf(op->data_type, sizeof op->data_type, "%s", data_type ? data_type : "");
+  op->cpu_min = op->gpu_min = INT64_MAX;
+  op->first_start = INT64_MAX;
+  op->eligible = dla_tc_op_eligible(type);
+  op->dataloader = contains_ci(path, "dataloader");
+  *out = (int32_t)c->nops++;
+  return DL_OK;
+}
+
+/* A new "unassociated_<api name>" op for one API call outside every op
+ * instance (DLProf makes one node per call); name_id 0: unknown API. */
+int dla__op_for_call(dla_ctx *c, int64_t name_id, int64_t idx, int64_t start, int32_t *out) {
+  const char *api = name_id > 0 ? dldb_writer_string(c->w, name_id) : NULL;
+  if (!api) api = "unknown_api";
+  size_t n = strlen(api) + 48;
+  char *path = malloc(2 * n);
+  if (!path) return DL_ENOMEM;
+  char *key = path + n;
+  snprintf(path, n, "unassociated_%s", api);
+  snprintf(key, n, "\002%lld", (long long)idx);
+  int64_t found = idx < 0 ? dla_smap_get(&c->op_by_path, key) : -1;
+  int rc = DL_OK;
+  if (found >= 0) *out = (int32_t)found;
+  else rc = dla__op_new(c, key, path, api, "", "", "", out);
+  if (rc == DL_OK && start < c->ops[*out].first_start) c->ops[*out].first_start = start;
+  free(path);
+  return rc;
+}
+
+/* ---- Loading ---------------------------------------------------------------- */
+
+typedef struct loader {
+  dla_ctx *c;
+  size_t rcap;
+  int64_t n, total;          /* progress: records read, estimate */
+  const char *what;
+} loader;
+
+void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total) {
+  if (c->o->progress) c->o->progress(c->o->progress_ctx, what, done, total);
+}
+
+/* Starts a loading phase: reports it and sizes *arr for the estimated rows
+ * (the largest id: exact for files we wrote), so that the arrays do not
+ * double past what they need. */
+static int load_phase(loader *l, const char *what, const char *table, void **arr, size_t *cap,
+                      size_t elem) {
+  l->n = 0;
+  l->what = what;
+  l->total = dldb_scan_estimate(l->c->w, table);
+  dla__progress(l->c, what, 0, l->total);
+  if (arr && *cap < (size_t)l->total && l->total < ((int64_t)1 << 34)) {
+    void *p = realloc(*arr, (size_t)l->total * elem);
+    if (!p) return DL_ENOMEM;
+    *arr = p;
+    *cap = (size_t)l->total;
+  }
+  return DL_OK;
+}
+
+static void load_tick(loader *l) {
+  if (++l->n % 65536 == 0) dla__progress(l->c, l->what, l->n, l->total);
+}
+
+static int load_range(void *ctx, const dldb_scan_range *s) {
+  loader *l = ctx;
+  dla_ctx *c = l->c;
+  load_tick(l);
+  if (GROW(c->r, c->nr, l->rcap)) return DL_ENOMEM;
+  if (s->name_id < 0 || s->name_id > INT32_MAX)
+    return dl_err(c->err, c->errlen, DL_ECORRUPT, "dla_aggregate: NVTX range %lld has string id %lld",
+                  (long long)s->id, (long long)s->name_id);
+  dla_range *r = &c->r[c->nr++];
+  memset(r, 0, sizeof *r);
+  r->start = s->start_ns;
+  r->end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
+  r->tid = s->tid;
+  r->pid = s->pid;
+  r->name_id = (int32_t)s->name_id;
+  r->style = (int8_t)s->kind;
+  return 0;
+}
+
+typedef struct gpu_loader {
+  dla_ctx *c;
+  const dla_corr *corr;
+  dla_map *tc_cache;
+  int rc;
+  loader *l;                 /* progress */
+} gpu_loader;
+
+/* The op instance and op of GPU work launched by call ai (-1: not found):
+ * the instance owning the call's innermost range, else the call itself
+ * (dla__call_inst); work of no known call goes to the shared unknown op. */
+static int gpu_owner(dla_ctx *c, int64_t ai, int64_t gpu_start, int32_t *inst, int32_t *op) {
+  *inst = dla__call_inst(c, (int32_t)ai);
+  if (*inst >= 0) {
+    *op = (size_t)*inst < c->nr ? c->r[*inst].op : c->a[ai].op;
+    return DL_OK;
+  }
+  return dla__op_for_call(c, ai >= 0 ? c->a[ai].name_id : 0, -1, gpu_start, op);
+}
+
+static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
+  gpu_loader *l = ctx;
+  dla_ctx *c = l->c;
+  load_tick(l->l);
+  int64_t ai = dla__corr_get(l->corr, g->pid, g->correlation_id);
+  const dla_api *a = ai >= 0 ? &c->a[ai] : NULL;
+  if (g->kind != 0) {
+    if (GROW(c->m, c->nm, c->mcap)) return DL_ENOMEM;
+    dla_mem *m = &c->m[c->nm++];
+    m->start = g->gpu_start_ns;
+    m->end = g->gpu_end_ns < g->gpu_start_ns ? g->gpu_start_ns : g->gpu_end_ns;
+    m->device = g->device_id;
+    m->name_key = a ? a->name_id : g->kind == 1 ? -1 - g->copy_kind : -100;
+    m->iter = 0;
+    m->bytes = g->bytes;
+    m->api_dur = a ? a->end - a->start : 0;
+    m->kind = (int8_t)g->kind;
+    m->copy_kind = (int8_t)g->copy_kind;
+    m->src_kind = (int8_t)g->src_kind;
+    m->dst_kind = (int8_t)(g->kind == 2 ? g->mem_kind : g->dst_kind);
+    m->range = a ? a->range : -1;
+    return gpu_owner(c, ai, m->start, &m->inst, &m->op);
+  }
+  if (g->short_name_id < 0 || g->short_name_id > INT32_MAX || g->device_id < INT16_MIN ||
+      g->device_id > INT16_MAX)
+    return dl_err(c->err, c->errlen, DL_ECORRUPT,
+                  "dla_aggregate: kernel %lld has string id %lld, device %d", (long long)g->id,
+                  (long long)g->short_name_id, (int)g->device_id);
+  if (GROW(c->k, c->nk, c->kcap)) return DL_ENOMEM;
+  dla_kern *k = &c->k[c->nk++];
+  k->id = g->id;
+  k->gpu_start = g->gpu_start_ns;
+  k->gpu_end = g->gpu_end_ns < g->gpu_start_ns ? g->gpu_start_ns : g->gpu_end_ns;
+  k->short_id = (int32_t)g->short_name_id;
+  k->device = (int16_t)g->device_id;
+  k->api = (int32_t)ai;
+  k->iter = 0;
+  int64_t tc = dla_map_get(l->tc_cache, (uint64_t)g->long_name_id);
+  if (tc < 0) {
+    tc = dla_tc_uses(dla_tc_classify(dldb_writer_string(c->w, g->long_name_id)));
+    if (dla_map_put(l->tc_cache, (uint64_t)g->long_name_id, tc)) return DL_ENOMEM;
+  }
+  k->tc = (int8_t)tc;
+  int32_t inst;
+  return gpu_owner(c, ai, k->gpu_start, &inst, &k->op);
+}
+
+static int cmp_range(const void *x, const void *y) {
+  const dla_range *a = x, *b = y;
+  if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1; /* outer first */
+  return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Iteration boundaries from the key op's stop times (N stops: N + 1
+ * iterations), or one iteration over the whole profile. */
+static int split_iterations(dla_ctx *c, int64_t pstart, int64_t pend) {
+  const char *key = c->o->key_op ? c->o->key_op : dla_default_key_op(c->o->mode);
+  if (key && !*key) key = NULL;
+  char *is_key = calloc(c->nops + 1, 1);
+  if (!is_key) return DL_ENOMEM;
+  if (key)
+    for (size_t i = 0; i < c->nops; i++)
+      is_key[i] = strcmp(c->ops[i].path, key) == 0 || strcmp(c->ops[i].type, key) == 0 ||
+                  dla__key_prefix_match(key, c->ops[i].path);
+  if (key && c->o->key_op_spans) { /* Kineto: one iteration per ProfilerStep#N */
+    int rc = dla__split_spans(c, is_key, pstart, pend);
+    free(is_key);
+    return rc;
+  }
+  size_t n = 0;
+#define IS_KEY(x) ((x)->inst >= 0 && &c->r[(x)->inst] == (x) && (x)->op >= 0 && is_key[(x)->op])
+  for (size_t i = 0; key && i < c->nr; i++) n += IS_KEY(&c->r[i]);
+  c->bound = malloc((n + 2) * sizeof *c->bound);
+  if (!c->bound) {
+    free(is_key);
+    return DL_ENOMEM;
+  }
+  c->bound[0] = pstart;
+  size_t j = 1;
+  for (size_t i = 0; key && i < c->nr; i++)
+    if (IS_KEY(&c->r[i])) c->bound[j++] = c->r[i].end;
+#undef IS_KEY
+  free(is_key);
+  dla__qsort(c->bound + 1, n, sizeof *c->bound, cmp_i64);
+  c->bound[n + 1] = pend > c->bound[n] ? pend : c->bound[n];
+  c->niter = (int64_t)n + 1;
+  c->key_op_found = key && n > 0;
+  return DL_OK;
+}
+
+/* ---- Statistics ---------------------------------------------------------------- */
+
+typedef struct iter_op_acc {
+  int64_t iter, op, total, tc, gpu, tc_gpu;
+} iter_op_acc;
+
+typedef struct op_kernel_acc {
+  int64_t op, name_id, calls, gpu, min, max, api;
+  int64_t api_min, api_max;  /* launch call durations; api_min INT64_MAX: none known */
+  int tc;
+} op_kernel_acc;
+
+typedef struct stats {
+  iter_op_acc *io; size_t nio, iocap;
+  op_kernel_acc *ok; size_t nok, okcap;
+  dla_map io_map, ok_map, names;
+  int64_t *it_kcount, *it_tccount, *it_gpu, *it_tcgpu;
+  int64_t kernel_gpu, tc_gpu, mem_gpu, launches;
+  int64_t kernel_api, tc_api, mem_api; /* launching calls' durations (CPU time) */
+  int64_t name_count, tc_name_count, other_name_count, mem_name_count;
+  int64_t elig_gpu, elig_tc_gpu;
+} stats;
+
+static void stats_free(stats *s) {
+  free(s->io);
+  free(s->ok);
+  dla_map_free(&s->io_map);
+  dla_map_free(&s->ok_map);
+  dla_map_free(&s->names);
+  free(s->it_kcount);
+  free(s->it_tccount);
+  free(s->it_gpu);
+  free(s->it_tcgpu);
+}
+
+typedef struct gpu_iv {
+  int64_t start, end;
+} gpu_iv;
+
+static int cmp_iv(const void *x, const void *y) {
+  const gpu_iv *a = x, *b = y;
+  return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Work grouped by op instance with a counting sort (instances: ranges
+ * 0..nr-1, then unassociated calls nr..nr+na-1): first[inst] ..
+ * first[inst + 1] index order[], which lists kernels (w < nk) and memory
+ * ops (nk + index). */
+typedef struct inst_work {
+  uint32_t *first, *order;
+  gpu_iv *iv;
+  size_t ivcap;
+} inst_work;
+
+static void inst_work_free(inst_work *w) {
+  free(w->first);
+  free(w->order);
+  free(w->iv);
+}
+
+static int inst_work_build(const dla_ctx *c, inst_work *w) {
+  size_t ninst = c->nr + c->na, nw = c->nk + c->nm;
+  memset(w, 0, sizeof *w);
+  w->first = calloc(ninst + 2, sizeof *w->first);
+  w->order = malloc((nw + 1) * sizeof *w->order);
+  w->ivcap = 64;
+  w->iv = malloc(w->ivcap * sizeof *w->iv);
+  if (!w->first || !w->order || !w->iv) return DL_ENOMEM;
+  for (size_t i = 0; i < nw; i++) {
+    int32_t inst = i < c->nk ? dla__call_inst(c, c->k[i].api) : c->m[i - c->nk].inst;
+    if (inst >= 0) w->first[inst + 2]++;
+  }
+  for (size_t i = 2; i < ninst + 2; i++) w->first[i] += w->first[i - 1];
+  for (size_t i = 0; i < nw; i++) {
+    int32_t inst = i < c->nk ? dla__call_inst(c, c->k[i].api) : c->m[i - c->nk].inst;
+    if (inst >= 0) w->order[w->first[inst + 1]++] = (uint32_t)i;
+  }
+  return DL_OK;
+}
+
+/* GPU time of instance inst = the union of its kernels', memcpys' and
+ * memsets' intervals (*busy; 0 without work); *first_start and *last_end
+ * span them (INT64_MAX, INT64_MIN without work). */
+static int inst_gpu(const dla_ctx *c, inst_work *w, size_t inst, int64_t *busy,
+                    int64_t *first_start, int64_t *last_end) {
+  size_t lo = w->first[inst], hi = w->first[inst + 1], n = 0;
+  *busy = 0;
+  *first_start = INT64_MAX;
+  *last_end = INT64_MIN;
+  if (lo == hi) return DL_OK;
+  if (hi - lo > w->ivcap) {
+    gpu_iv *nv = realloc(w->iv, (hi - lo) * sizeof *nv);
+    if (!nv) return DL_ENOMEM;
+    w->iv = nv;
+    w->ivcap = hi - lo;
+  }
+  gpu_iv *iv = w->iv;
+  for (size_t j = lo; j < hi; j++, n++) {
+    uint32_t x = w->order[j];
+    if (x < c->nk) iv[n] = (gpu_iv){c->k[x].gpu_start, c->k[x].gpu_end};
+    else iv[n] = (gpu_iv){c->m[x - c->nk].start, c->m[x - c->nk].end};
+  }
+  dla__qsort(iv, n, sizeof *iv, cmp_iv);
+  int64_t b = 0, cs = iv[0].start, ce = iv[0].end, last = iv[0].end;
+  for (size_t j = 1; j < n; j++) {
+    if (iv[j].end > last) last = iv[j].end;
+    if (iv[j].start > ce) {
+      b += ce - cs;
+      cs = iv[j].start;
+      ce = iv[j].end;
+    } else if (iv[j].end > ce) {
+      ce = iv[j].end;
+    }
+  }
+  *busy = b + (ce - cs);
+  *first_start = iv[0].start;
+  *last_end = last;
+  return DL_OK;
+}
+
+/* Op figures from the op instances of the aggregated iterations. A range
+ * instance: CPU time = the range, CPU overhead = CPU time not spent in the
+ * CUDA API calls attributed to it, GPU time = the union of its GPU work,
+ * GPU idle = first start to last end of that work minus the union. An
+ * unassociated call's GPU figures go straight to its op (its CPU figures
+ * follow in accumulate). The per-instance figures are used at once, not
+ * kept: no per-range accumulators survive this function. */
+static int instance_figures(dla_ctx *c) {
+  inst_work w;
+  int64_t *api = calloc(c->nr + 1, sizeof *api); /* per range instance: API time */
+  int rc = api ? inst_work_build(c, &w) : DL_ENOMEM;
+  if (!api) memset(&w, 0, sizeof w);
+  for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
+    const dla_api *a = &c->a[i];
+    if (a->range >= 0 && c->r[a->range].inst >= 0) api[c->r[a->range].inst] += a->end - a->start;
+  }
+  for (size_t i = 0; rc == DL_OK && i < c->nr; i++) {
+    const dla_range *r = &c->r[i];
+    if (r->inst != (int32_t)i || r->op < 0 || !dla__in_aggr(c, dla__iter_of(c, r->start)))
+      continue;
+    int64_t gpu, first_k, last_k;
+    if ((rc = inst_gpu(c, &w, i, &gpu, &first_k, &last_k))) break;
+    dla_op *op = &c->ops[r->op];
+    int64_t dur = r->end - r->start;
+    int64_t ovh = dur - api[i];
+    int64_t idle = first_k != INT64_MAX ? (last_k - first_k) - gpu : 0;
+    op->num_calls++;
+    op->cpu += dur;
+    op->overhead += ovh > 0 ? ovh : 0;
+    op->idle += idle > 0 ? idle : 0;
+    op->gpu += gpu;
+    if (dur < op->cpu_min) op->cpu_min = dur;
+    if (dur > op->cpu_max) op->cpu_max = dur;
+    if (gpu < op->gpu_min) op->gpu_min = gpu;
+    if (gpu > op->gpu_max) op->gpu_max = gpu;
+  }
+  for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
+    const dla_api *a = &c->a[i];
+    if (w.first[c->nr + i] == w.first[c->nr + i + 1]) continue; /* no GPU work */
+    if (a->op < 0 || !dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
+    int64_t busy, first_k, last_k;
+    if ((rc = inst_gpu(c, &w, c->nr + i, &busy, &first_k, &last_k))) break;
+    dla_op *op = &c->ops[a->op];
+    op->gpu += busy;
+    op->idle += (last_k - first_k) - busy;
+    if (busy < op->gpu_min) op->gpu_min = busy;
+    if (busy > op->gpu_max) op->gpu_max = busy;
+  }
+  inst_work_free(&w);
+  free(api);
+  return rc;
+}
+
+static int accumulate(dla_ctx *c, stats *s) {
+  size_t ni = (size_t)c->niter;
+  s->it_kcount = calloc(ni, sizeof(int64_t));
+  s->it_tccount = calloc(ni, sizeof(int64_t));
+  s->it_gpu = calloc(ni, sizeof(int64_t));
+  s->it_tcgpu = calloc(ni, sizeof(int64_t));
+  if (!s->it_kcount || !s->it_tccount || !s->it_gpu || !s->it_tcgpu) return DL_ENOMEM;
+  for (size_t i = 0; i < c->nk; i++) c->k[i].iter = dla__iter_of(c, dla__kern_api_start(c, &c->k[i]));
+  int rc = instance_figures(c);
+  if (rc) return rc;
+  /* API calls outside every instance are instances of their own op: all
+   * of their CPU time is API time (overhead 0) */
+  for (size_t i = 0; i < c->na; i++) {
+    dla_api *a = &c->a[i];
+    if (a->op < 0 || !dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
+    dla_op *op = &c->ops[a->op];
+    int64_t dur = a->end - a->start;
+    op->num_calls++;
+    op->cpu += dur;
+    if (dur < op->cpu_min) op->cpu_min = dur;
+    if (dur > op->cpu_max) op->cpu_max = dur;
+    if (op->gpu_min == INT64_MAX) op->gpu_min = op->gpu_max = 0;
+  }
+  /* kernels in the aggregated iterations */
+  for (size_t i = 0; i < c->nk; i++) {
+    dla_kern *k = &c->k[i];
+    if (!dla__in_aggr(c, k->iter)) continue;
+    int64_t dur = k->gpu_end - k->gpu_start;
+    dla_op *op = &c->ops[k->op];
+    op->kernel_calls++;
+    if (k->tc) {
+      op->tc_gpu += dur;
+      op->using_tc = 1;
+    }
+    s->launches++;
+    s->kernel_gpu += dur;
+    if (k->tc) s->tc_gpu += dur;
+    s->it_kcount[k->iter]++;
+    s->it_gpu[k->iter] += dur;
+    if (k->tc) {
+      s->it_tccount[k->iter]++;
+      s->it_tcgpu[k->iter] += dur;
+    }
+    uint64_t key = ((uint64_t)k->iter << 32) | (uint32_t)k->op;
+    int64_t v = dla_map_get(&s->io_map, key);
+    if (v < 0) {
+      if (GROW(s->io, s->nio, s->iocap)) return DL_ENOMEM;
+      v = (int64_t)s->nio++;
+      memset(&s->io[v], 0, sizeof s->io[v]);
+      s->io[v].iter = k->iter;
+      s->io[v].op = k->op;
+      if (dla_map_put(&s->io_map, key, v)) return DL_ENOMEM;
+    }
+    s->io[v].total++;
+    s->io[v].gpu += dur;
+    if (k->tc) {
+      s->io[v].tc++;
+      s->io[v].tc_gpu += dur;
+    }
+    key = ((uint64_t)(uint32_t)k->op << 32) | (uint32_t)k->short_id;
+    v = dla_map_get(&s->ok_map, key);
+    if (v < 0) {
+      if (GROW(s->ok, s->nok, s->okcap)) return DL_ENOMEM;
+      v = (int64_t)s->nok++;
+      memset(&s->ok[v], 0, sizeof s->ok[v]);
+      s->ok[v].op = k->op;
+      s->ok[v].name_id = k->short_id;
+      s->ok[v].min = INT64_MAX;
+      s->ok[v].api_min = INT64_MAX;
+      if (dla_map_put(&s->ok_map, key, v)) return DL_ENOMEM;
+    }
+    op_kernel_acc *ok = &s->ok[v];
+    ok->calls++;
+    ok->gpu += dur;
+    int64_t api_dur = dla__kern_api_dur(c, k);
+    if (api_dur >= 0) {
+      ok->api += api_dur;
+      if (api_dur < ok->api_min) ok->api_min = api_dur;
+      if (api_dur > ok->api_max) ok->api_max = api_dur;
+      s->kernel_api += api_dur;
+      if (k->tc) s->tc_api += api_dur;
+    }
+    ok->tc |= k->tc;
+    if (dur < ok->min) ok->min = dur;
+    if (dur > ok->max) ok->max = dur;
+    /* distinct kernel names: bit 1 seen, 2 seen as TC, 4 seen as non-TC */
+    int64_t flags = dla_map_get(&s->names, (uint64_t)k->short_id);
+    int64_t nf = (flags < 0 ? 0 : flags) | 1 | (k->tc ? 2 : 4);
+    if (nf != flags && dla_map_put(&s->names, (uint64_t)k->short_id, nf)) return DL_ENOMEM;
+    if (c->ops[k->op].eligible) {
+      s->elig_gpu += dur;
+      if (k->tc) s->elig_tc_gpu += dur;
+    }
+  }
+  for (size_t i = 0; i < s->names.cap; i++) {
+    int64_t f = s->names.vals[i];
+    if (f < 0) continue;
+    s->name_count++;
+    s->tc_name_count += (f & 2) != 0;
+    s->other_name_count += (f & 4) != 0;
+  }
+  /* memory ops: time and distinct names */
+  int64_t seen[64];
+  size_t nseen = 0;
+  for (size_t i = 0; i < c->nm; i++) {
+    dla_mem *m = &c->m[i];
+    m->iter = dla__iter_of(c, m->start);
+    if (!dla__in_aggr(c, m->iter)) continue;
+    s->mem_gpu += m->end - m->start;
+    s->mem_api += m->api_dur;
+    size_t j = 0;
+    while (j < nseen && seen[j] != m->name_key) j++;
+    if (j == nseen && nseen < 64) seen[nseen++] = m->name_key;
+  }
+  s->mem_name_count = (int64_t)nseen;
+  for (size_t i = 0; i < c->nops; i++) {
+    dla_op *op = &c->ops[i];
+    op->bad = op->eligible && !op->using_tc && op->kernel_calls > 0 &&
+              strcmp(op->data_type, "float32") == 0;
+    if (op->cpu_min == INT64_MAX) op->cpu_min = 0;
+    if (op->gpu_min == INT64_MAX) op->gpu_min = 0;
+    if (op->num_calls == 0 && op->kernel_calls > 0) op->num_calls = 1;
+  }
+  return DL_OK;
+}
+
+typedef struct op_order {
+  int64_t first_start, idx;
+} op_order;
+
+static int cmp_first(const void *x, const void *y) {
+  const op_order *a = x, *b = y;
+  if (a->first_start != b->first_start) return a->first_start < b->first_start ? -1 : 1;
+  return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* op_node_id: upper-cased type + per-type counter, over all ops in the
+ * order of their first instance (DLProf: CUDA_1 .. CUDA_11 in time order;
+ * stable across aggregations of one file). */
+static int assign_node_ids(dla_ctx *c) {
+  dla_smap counters;
+  dla_smap_init(&counters);
+  char **prefixes = calloc(c->nops + 1, sizeof *prefixes);
+  op_order *order = malloc((c->nops + 1) * sizeof *order);
+  int rc = prefixes && order ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < c->nops; i++)
+    order[i] = (op_order){c->ops[i].first_start, (int64_t)i};
+  if (rc == DL_OK) dla__qsort(order, c->nops, sizeof *order, cmp_first);
+  for (size_t j = 0; rc == DL_OK && j < c->nops; j++) {
+    size_t i = (size_t)order[j].idx;
+    size_t n = strlen(c->ops[i].type) + 1;
+    prefixes[i] = malloc(n);
+    c->ops[i].node_id = malloc(n + 24);
+    if (!prefixes[i] || !c->ops[i].node_id) {
+      rc = DL_ENOMEM;
+      break;
+    }
+    dla_opname_id_prefix(c->ops[i].type, prefixes[i], n);
+    int64_t cnt = dla_smap_get(&counters, prefixes[i]);
+    cnt = cnt < 0 ? 1 : cnt + 1;
+    if (dla_smap_put(&counters, prefixes[i], cnt)) rc = DL_ENOMEM;
+    snprintf(c->ops[i].node_id, n + 24, "%s_%lld", prefixes[i], (long long)cnt);
+  }
+  for (size_t i = 0; prefixes && i < c->nops; i++) free(prefixes[i]);
+  free(prefixes);
+  free(order);
+  dla_smap_free(&counters);
+  return rc;
+}
+
+static int op_included(const dla_op *op) { return op->num_calls > 0 || op->kernel_calls > 0; }
+
+/* ---- Output ------------------------------------------------------------------ */
+
+/* Writes the aggregation in one transaction. Frees c->k and c->a once
+ * their rows are written (the NVTX statistics come last). */
+static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding *fd,
+                     size_t nfd, int64_t *aggr_id_out) {
+  char *err = c->err;
+  size_t errlen = c->errlen;
+  char now[32], host[256] = "";
+  const char *aggr_start = c->o->aggr_start;
+  if (!aggr_start) {
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S", &tm);
+    aggr_start = now;
+  }
+  const char *hostname = c->o->host_name;
+  if (!hostname) {
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    hostname = host;
+  }
+  const char *user = c->o->user_name ? c->o->user_name : getenv("USER");
+  const char *key = c->o->key_op ? c->o->key_op : dla_default_key_op(c->o->mode);
+  if (!key) key = "";
+  const char *key_name = c->key_op_found ? key : "";
+  dldb_aggr_row ar = {
+      .domain_id = c->domain_id, .iter_start = c->iter_start, .iter_stop = c->iter_stop,
+      .iter_aggregated = c->iter_stop - c->iter_start + 1, .key_node_name = key_name,
+      .user_name = user ? user : "", .host_name = hostname, .aggr_start = aggr_start,
+      .wall_start_ns = c->wall_start, .wall_end_ns = c->wall_end,
+      .key_op_found = c->key_op_found, .tc_rules = DLA_TC_RULES_VERSION,
+  };
+  int64_t aggr_id = 0;
+  dla_nvtx_proj *nvtx = NULL;
+  int rc = dldb_aggr_begin(c->w, &ar, &aggr_id, err, errlen);
+  if (rc) return rc;
+  if ((rc = dldb_write_meta(c->w, "tc_rules_version", DLA_TC_RULES_VERSION, err, errlen)))
+    goto out;
+
+  int64_t wall = c->wall_end - c->wall_start;
+  dldb_summary_row sr = {
+      .wall_clock_time = wall,
+      .tc_utilization = s->elig_gpu > 0 ? 100.0 * (double)s->elig_tc_gpu / (double)s->elig_gpu
+                                        : 0.0,
+      .gpu_utilization = f->gpu_utilization,
+      .total_iterations = c->niter, .profiled_iterations = c->iter_stop - c->iter_start + 1,
+      .iter_start = c->iter_start, .iter_stop = c->iter_stop,
+      .key_node = key_name,
+      .kernels_gpu_time = s->kernel_gpu, .kernels_count = s->name_count,
+      .using_tc_gpu_time = s->tc_gpu, .using_tc_count = s->tc_name_count,
+      .memory_gpu_time = s->mem_gpu, .memory_count = s->mem_name_count,
+      .other_gpu_time = s->kernel_gpu - s->tc_gpu, .other_count = s->other_name_count,
+      .kernel_launches = s->launches,
+      .kernels_cpu_time = s->kernel_api, .using_tc_cpu_time = s->tc_api,
+      .memory_cpu_time = s->mem_api, .other_cpu_time = s->kernel_api - s->tc_api,
+  };
+  double sum = 0, sq = 0;
+  for (int64_t i = 0; i < f->n_iter_durations; i++) sum += (double)f->iter_durations[i];
+  sr.iter_avg = f->n_iter_durations ? sum / (double)f->n_iter_durations : 0.0;
+  for (int64_t i = 0; i < f->n_iter_durations; i++) {
+    double d = (double)f->iter_durations[i] - sr.iter_avg;
+    sq += d * d;
+  }
+  sr.iter_std_dev = f->n_iter_durations ? sqrt(sq / (double)f->n_iter_durations) : 0.0;
+  for (int k = 0; k < DLA_NCAT; k++) sr.pct[k] = f->pct[k];
+  for (size_t i = 0; i < c->nops; i++) {
+    const dla_op *op = &c->ops[i];
+    if (!op_included(op)) continue;
+    sr.nodes_gpu_time[0] += op->gpu;
+    sr.nodes_count[0]++;
+    if (op->using_tc) {
+      sr.nodes_gpu_time[1] += op->gpu;
+      sr.nodes_count[1]++;
+    }
+    if (op->eligible) {
+      sr.nodes_gpu_time[2] += op->gpu;
+      sr.nodes_count[2]++;
+    } else {
+      sr.nodes_gpu_time[3] += op->gpu;
+      sr.nodes_count[3]++;
+    }
+  }
+  if ((rc = dldb_aggr_summary(c->w, aggr_id, &sr, err, errlen))) goto out;
+
+  for (int64_t i = 0; i < c->niter; i++) {
+    int prof = dla__in_aggr(c, (int32_t)i);
+    dldb_iteration_row ir = {
+        .iter_value = i, .start_time = c->bound[i], .stop_time = c->bound[i + 1],
+        .profiled = prof, .total_kernel_count = s->it_kcount[i],
+        .using_tc_kernel_count = s->it_tccount[i], .total_gpu_time = s->it_gpu[i],
+        .tc_gpu_time = s->it_tcgpu[i],
+    };
+    int64_t d = c->bound[i + 1] - c->bound[i];
+    if (prof) {
+      for (int k = 0; k < DLA_NCAT; k++) ir.dur[k] = c->iter_cat[i * DLA_NCAT + k];
+      ir.gpu_utilization =
+          d > 0 ? 100.0 * (double)(ir.dur[DLA_CAT_TC] + ir.dur[DLA_CAT_NON_TC]) / (double)d : 0;
+    }
+    if ((rc = dldb_aggr_iteration(c->w, aggr_id, &ir, err, errlen))) goto out;
+  }
+
+  for (size_t i = 0; i < c->nops; i++) {
+    const dla_op *op = &c->ops[i];
+    if (!op_included(op)) continue;
+    dldb_op_row orow = {
+        .op_idx = (int64_t)i, .op_node_id = op->node_id, .op_node_name = op->path,
+        .direction = op->direction, .op_node_type = op->type, .data_type = op->data_type,
+        .stack_trace = op->stack, .num_calls = op->num_calls, .kernel_calls = op->kernel_calls,
+        .tc_eligible = op->eligible, .using_tc = op->using_tc, .is_bad_data_type = op->bad,
+        .cpu_time = op->cpu, .gpu_time = op->gpu, .cpu_overhead = op->overhead,
+        .gpu_idle = op->idle, .tc_gpu_time = op->tc_gpu, .cpu_time_min = op->cpu_min,
+        .cpu_time_max = op->cpu_max, .gpu_time_min = op->gpu_min, .gpu_time_max = op->gpu_max,
+        .input_shapes = op->in_shapes, .parameters = op->params, .output_shapes = op->out_shapes,
+    };
+    if ((rc = dldb_aggr_op(c->w, aggr_id, &orow, err, errlen))) goto out;
+  }
+
+  for (size_t i = 0; i < c->nk; i++) {
+    const dla_kern *k = &c->k[i];
+    if (!dla__in_aggr(c, k->iter)) continue;
+    dldb_kernel_attr_row kr = {.iter_value = k->iter, .kernel_id = k->id, .op_idx = k->op,
+                               .api_start_ns = dla__kern_api_start(c, k),
+                               .api_dur_ns = dla__kern_api_dur(c, k), .uses_tc = k->tc};
+    if ((rc = dldb_aggr_kernel(c->w, aggr_id, &kr, err, errlen))) goto out;
+    if ((i + 1) % 65536 == 0) dla__progress(c, "writing the aggregation", (int64_t)i + 1, (int64_t)c->nk);
+  }
+  for (size_t i = 0; i < s->nio; i++) {
+    const iter_op_acc *a = &s->io[i];
+    dldb_iter_op_row r = {.iter_value = a->iter, .op_idx = a->op, .total_count = a->total,
+                          .tc_count = a->tc, .total_gpu_time = a->gpu, .tc_gpu_time = a->tc_gpu};
+    if ((rc = dldb_aggr_iter_op(c->w, aggr_id, &r, err, errlen))) goto out;
+  }
+  for (size_t i = 0; i < s->nok; i++) {
+    const op_kernel_acc *a = &s->ok[i];
+    dldb_op_kernel_row r = {.op_idx = a->op, .kernel_name_id = a->name_id, .uses_tc = a->tc,
+                            .calls = a->calls, .gpu_time = a->gpu, .min = a->min,
+                            .max = a->max, .api_time = a->api,
+                            .api_min = a->api_min == INT64_MAX ? -1 : a->api_min,
+                            .api_max = a->api_min == INT64_MAX ? -1 : a->api_max};
+    if ((rc = dldb_aggr_op_kernel(c->w, aggr_id, &r, err, errlen))) goto out;
+  }
+  if ((rc = dla__write_groups(c, aggr_id))) goto out;
+  if ((rc = dla__write_op_types(c, aggr_id))) goto out;
+  if ((rc = dla__comm_write(c, aggr_id))) goto out;
+  if ((rc = dla__stats_write(c, aggr_id, &nvtx))) goto out;
+  for (int g = 0; g < c->ngpus; g++) {
+    dldb_gpu_util_row r = {.device_id = c->gpu_ids[g], .gpu_utilization = c->gpu_util[g],
+                           .kernel_time = c->gpu_busy[g]};
+    if ((rc = dldb_aggr_gpu(c->w, aggr_id, &r, err, errlen))) goto out;
+  }
+  for (size_t i = 0; i < nfd; i++) {
+    dldb_finding_row r = {.rule_id = fd[i].rule_id, .problem = fd[i].problem,
+                          .recommendation = fd[i].recommendation,
+                          .javascript_function = fd[i].js_function,
+                          .javascript_args = fd[i].js_args};
+    if ((rc = dldb_aggr_finding(c->w, aggr_id, (int64_t)i + 1, &r, err, errlen))) goto out;
+  }
+  /* Every row that needs the kernels and calls is written: they go before
+   * the NVTX statistics, the step that needs the most memory. */
+  free(c->k);
+  c->k = NULL;
+  c->nk = c->kcap = 0;
+  free(c->a);
+  c->a = NULL;
+  c->na = 0;
+  if ((rc = dla__stats_write_nvtx(c, aggr_id, &nvtx))) goto out;
+  rc = dldb_aggr_end(c->w, err, errlen);
+out:
+  dla__stats_nvtx_free(&nvtx);
+  if (rc) dldb_aggr_cancel(c->w);
+  else if (aggr_id_out) *aggr_id_out = aggr_id;
+  return rc;
+}
+
+/* ---- Entry point ---------------------------------------------------------------- */
+
+static int load_gpu_id(void *ctx, const dldb_scan_gpu *g) {
+  dla_ctx *c = ctx;
+  if (c->ngpus < DLA_MAX_GPUS) {
+    c->gpu_mem[c->ngpus] = g->memory_bytes;
+    c->gpu_ids[c->ngpus++] = g->device_id;
+  }
+  return 0;
+}
+
+static void add_kernel_devices(dla_ctx *c) {
+  for (size_t i = 0; i < c->nk; i++) {
+    int g = 0;
+    while (g < c->ngpus && c->gpu_ids[g] != c->k[i].device) g++;
+    if (g == c->ngpus && c->ngpus < DLA_MAX_GPUS) c->gpu_ids[c->ngpus++] = c->k[i].device;
+  }
+}
+
+static int resolve_domain(dla_ctx *c) {
+  const char *want = c->o->domain ? c->o->domain : "default-domain";
+  int rc = dldb_scan_domain(c->w, want, &c->domain_id, c->err, c->errlen);
+  if (rc) return rc;
+  if (!c->domain_id && !c->o->domain &&
+      (rc = dldb_scan_first_domain(c->w, &c->domain_id, c->err, c->errlen)))
+    return rc;
+  if (!c->domain_id)
+    return dl_err(c->err, c->errlen, DL_ENOTFOUND, "dla_aggregate: no domain %s", want);
+  return DL_OK;
+}
+
+static void profile_span(const dla_ctx *c, int64_t *pstart, int64_t *pend) {
+  int64_t lo = 0, hi = 0;
+  for (size_t i = 0; i < c->nr; i++) {
+    if (c->r[i].start < lo) lo = c->r[i].start;
+    if (c->r[i].end > hi) hi = c->r[i].end;
+  }
+  for (size_t i = 0; i < c->na; i++) {
+    if (c->a[i].start < lo) lo = c->a[i].start;
+    if (c->a[i].end > hi) hi = c->a[i].end;
+  }
+  for (size_t i = 0; i < c->nk; i++) {
+    if (c->k[i].gpu_start < lo) lo = c->k[i].gpu_start;
+    if (c->k[i].gpu_end > hi) hi = c->k[i].gpu_end;
+  }
+  for (size_t i = 0; i < c->nm; i++) {
+    if (c->m[i].start < lo) lo = c->m[i].start;
+    if (c->m[i].end > hi) hi = c->m[i].end;
+  }
+  *pstart = lo;
+  *pend = hi;
+}
+
+#define MAX_FINDINGS 64
+
+int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *err,
+                  size_t errlen) {
+  dla_opts defaults;
+  dla_opts_init(&defaults);
+  dla_ctx c;
+  memset(&c, 0, sizeof c);
+  c.w = w;
+  c.o = opts ? opts : &defaults;
+  c.err = err;
+  c.errlen = errlen;
+  dla_smap_init(&c.op_by_path);
+  dla_corr *corr = NULL;
+  dla_map tc_cache;
+  dla_map_init(&tc_cache);
+  stats s;
+  memset(&s, 0, sizeof s);
+  dla_finding *findings = NULL;
+  int64_t *durations = NULL;
+  int rc;
+
+  if ((rc = resolve_domain(&c))) goto out;
+  loader l = {.c = &c};
+  if ((rc = load_phase(&l, "loading NVTX ranges", "nvtx_ranges", (void **)&c.r, &l.rcap,
+                       sizeof *c.r)))
+    goto out;
+  if ((rc = dldb_scan_ranges(w, c.domain_id, load_range, &l, err, errlen))) goto out;
+  dla__progress(&c, l.what, l.n, l.n);
+  if (c.nr > INT32_MAX) { /* ranges are indexed in int32 */
+    rc = dl_err(err, errlen, DL_EINVAL, "dla_aggregate: more than %d NVTX ranges", INT32_MAX);
+    goto out;
+  }
+  dla__qsort(c.r, c.nr, sizeof *c.r, cmp_range);
+  if ((rc = dla__build_nodes(&c))) goto out;
+  if ((rc = dla__load_calls(&c, &corr))) goto out;
+  gpu_loader gl = {.c = &c, .corr = corr, .tc_cache = &tc_cache, .l = &l};
+  if ((rc = load_phase(&l, "loading kernels", "kernels", (void **)&c.k, &c.kcap, sizeof *c.k)))
+    goto out;
+  l.total += dldb_scan_estimate(w, "memcpys") + dldb_scan_estimate(w, "memsets");
+  if ((rc = dldb_scan_gpu_ops(w, load_gpu_op, &gl, err, errlen))) goto out;
+  dla__progress(&c, l.what, l.n, l.n);
+  dla__corr_free(&corr);
+  if ((rc = dldb_scan_gpus(w, load_gpu_id, &c, err, errlen))) goto out;
+  add_kernel_devices(&c);
+
+  int64_t pstart, pend;
+  profile_span(&c, &pstart, &pend);
+  if ((rc = split_iterations(&c, pstart, pend))) goto out;
+  c.iter_start = c.o->iter_start < 0 ? 0 : c.o->iter_start;
+  c.iter_stop = c.o->iter_stop < 0 || c.o->iter_stop >= c.niter ? c.niter - 1 : c.o->iter_stop;
+  if (c.iter_start > c.iter_stop) {
+    rc = dl_err(err, errlen, DL_EINVAL,
+                "dla_aggregate: iteration range %lld to %lld is empty (%lld iterations found)",
+                (long long)c.o->iter_start, (long long)c.o->iter_stop, (long long)c.niter);
+    goto out;
+  }
+  c.wall_start = c.bound[c.iter_start];
+  c.wall_end = c.bound[c.iter_stop + 1];
+
+  if ((rc = accumulate(&c, &s))) goto out;
+  if ((rc = assign_node_ids(&c))) goto out;
+  if ((rc = dla__sweep(&c))) goto out;
+  if ((rc = dla__comm_compute(&c))) goto out;
+
+  dla_facts f;
+  memset(&f, 0, sizeof f);
+  f.key_op = c.o->key_op ? c.o->key_op : dla_default_key_op(c.o->mode);
+  if (!f.key_op) f.key_op = "";
+  f.key_op_found = c.key_op_found;
+  f.total_iterations = c.niter;
+  f.iter_start = c.iter_start;
+  f.iter_stop = c.iter_stop;
+  f.n_iter_durations = c.iter_stop - c.iter_start + 1;
+  durations = malloc((size_t)f.n_iter_durations * sizeof *durations);
+  findings = calloc(MAX_FINDINGS, sizeof *findings);
+  if (!durations || !findings) {
+    rc = DL_ENOMEM;
+    goto out;
+  }
+  for (int64_t i = 0; i < f.n_iter_durations; i++)
+    durations[i] = c.bound[c.iter_start + i + 1] - c.bound[c.iter_start + i];
+  f.iter_durations = durations;
+  int64_t wall = c.wall_end - c.wall_start;
+  for (int k = 0; k < DLA_NCAT; k++)
+    f.pct[k] = wall > 0 ? 100.0 * (double)c.cat_total[k] / (double)wall : 0.0;
+  if (wall <= 0) f.pct[DLA_CAT_OTHER] = 100.0;
+  f.n_gpus = c.ngpus;
+  double util = 0;
+  for (int g = 0; g < c.ngpus; g++) {
+    f.gpu_ids[g] = c.gpu_ids[g];
+    f.gpu_util[g] = c.gpu_util[g];
+    f.gpu_kernels[g] = c.gpu_kernels[g];
+    util += c.gpu_util[g];
+  }
+  f.gpu_utilization = c.ngpus ? util / c.ngpus : 0.0;
+  for (size_t i = 0; i < c.nops; i++) {
+    if (!c.ops[i].bad) continue;
+    f.bad_data_type_ops++;
+    f.bad_data_type_gpu_time += c.ops[i].gpu;
+  }
+  f.kernel_gpu_time = s.kernel_gpu;
+  if ((rc = dla__rule_facts(&c, &f))) goto out;
+  dla__comm_facts(&c, &f);
+  size_t nfd = dla_rules_run(&f, findings, MAX_FINDINGS);
+  int64_t nk = (int64_t)c.nk; /* write_all frees the kernels once written */
+  dla__progress(&c, "writing the aggregation", 0, nk);
+  rc = write_all(&c, &s, &f, findings, nfd, aggr_id);
+  if (rc == DL_OK) dla__progress(&c, "writing the aggregation", nk, nk);
+out:
+  if (rc == DL_ENOMEM) dl_err(err, errlen, rc, "dla_aggregate: out of memory");
+  free(findings);
+  free(durations);
+  stats_free(&s);
+  dla__corr_free(&corr);
+  dla_map_free(&tc_cache);
+  dla_smap_free(&c.op_by_path);
+  for (size_t i = 0; i < c.nops; i++) {
+    free(c.ops[i].key);
+    free(c.ops[i].stack);
+    free(c.ops[i].path);
+    free(c.ops[i].type);
+    free(c.ops[i].node_id);
+    free(c.ops[i].in_shapes);
+    free(c.ops[i].params);
+    free(c.ops[i].out_shapes);
+  }
+  free(c.ops);
+  free(c.r);
+  free(c.a);
+  free(c.k);
+  free(c.m);
+  free(c.bound);
+  free(c.iter_cat);
+  dla__comm_free(&c);
+  return rc;
+}

@@ -1,0 +1,295 @@
+/*
+ * dla_calls.c - the CUDA API calls (dla_internal.h "dla_calls.c").
+ *
+ * Calls are read once, in id order, into compact records (c->a, 32 bytes:
+ * no thread, process or correlation id), each attributed as it is read:
+ *   - to the innermost NVTX range enclosing its start on its thread, as a
+ *     sweep over the thread's sorted ranges and sorted calls with a stack
+ *     of open ranges found it (the stack popped while its top ended before
+ *     the next range or call starts);
+ *   - to the range an external correlation links it to, when there is one
+ *     (dla_extcorr.h: the collector's exact links win);
+ *   - to its own unassociated_<api> op when that range is in no op
+ *     instance (or there is none).
+ * The (pid, correlation id) -> call index that joins GPU work to its
+ * launching call is built as the calls come.
+ *
+ * Attribution without sorting the calls. c->r is sorted by (tid, start,
+ * end desc). The sweep's stack, right after it pushed range x, is x's
+ * parent chain, where parent(x) is the first range up the chain of the
+ * range pushed before x that has not ended before x starts. When a call
+ * at t arrives, the stack is the chain of L = the last range of its
+ * thread with start <= t, cut at the first range that has not ended
+ * before t (what the stack pops for the call itself only removes ranges
+ * that later pushes would pop too). So parent() is computed once, and
+ * each call finds L from a per-thread cursor (calls come in about time
+ * order per thread: O(1) amortized; a call back in time binary-searches)
+ * and walks up from there.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dla_extcorr.h"
+#include "dla_internal.h"
+
+/* ---- (pid, correlation id) -> call ---------------------------------------- */
+
+/* CUPTI numbers the calls of a process densely from 1: a table of int32 per
+ * process (4 bytes a call), grown as ids come, replaces a hash map (32
+ * bytes a call) unless the ids turn out sparse or there are many
+ * processes. Later calls win over earlier ones with the same key. */
+enum { CORR_PIDS = 16 };
+/* Tables hold ids in [0, CORR_MAX) (CUPTI's are 32-bit), which keeps the
+ * index arithmetic far from overflow; any other id moves all to the map. */
+#define CORR_MAX ((int64_t)1 << 40)
+
+struct dla_corr {
+  int use_map, np;
+  dla_map map;
+  int64_t pid[CORR_PIDS], lo[CORR_PIDS]; /* idx[p][j]: the call with id lo + j, -1 */
+  size_t len[CORR_PIDS], count;
+  int32_t *idx[CORR_PIDS];
+};
+
+static uint64_t corr_key(int64_t pid, int64_t corr) {
+  return ((uint64_t)pid << 40) ^ ((uint64_t)corr & ((1ull << 40) - 1));
+}
+
+void dla__corr_free(dla_corr **px) {
+  dla_corr *x = *px;
+  if (!x) return;
+  dla_map_free(&x->map);
+  for (int i = 0; i < x->np; i++) free(x->idx[i]);
+  free(x);
+  *px = NULL;
+}
+
+/* Moves the tables into the hash map. */
+static int corr_to_map(dla_corr *x) {
+  for (int p = 0; p < x->np; p++) {
+    for (size_t j = 0; j < x->len[p]; j++)
+      if (x->idx[p][j] >= 0 &&
+          dla_map_put(&x->map, corr_key(x->pid[p], x->lo[p] + (int64_t)j), x->idx[p][j]))
+        return DL_ENOMEM;
+    free(x->idx[p]);
+    x->idx[p] = NULL;
+  }
+  x->np = 0;
+  x->use_map = 1;
+  return DL_OK;
+}
+
+/* Makes table p cover ids lo .. hi (growing by at least half its length
+ * at the side that grows, so that ids coming in any order cost O(1)
+ * amortized); switches to the map when the table would be mostly holes. */
+static int corr_cover(dla_corr *x, int p, int64_t lo, int64_t hi) {
+  if (lo > x->lo[p]) lo = x->lo[p];
+  if (x->len[p] && hi < x->lo[p] + (int64_t)x->len[p] - 1) hi = x->lo[p] + (int64_t)x->len[p] - 1;
+  int64_t grow = (int64_t)x->len[p] / 2;
+  if (x->len[p] && lo < x->lo[p]) lo = lo < x->lo[p] - grow ? lo : x->lo[p] - grow;
+  if (x->len[p] && hi > x->lo[p] + (int64_t)x->len[p] - 1)
+    hi = hi > x->lo[p] + (int64_t)x->len[p] - 1 + grow ? hi : x->lo[p] + (int64_t)x->len[p] - 1 + grow;
+  uint64_t span = (uint64_t)(hi - lo) + 1; /* lo > -2^31, hi < 2^41: no overflow */
+  if (span > 4 * (uint64_t)x->count + 65536 || span > INT32_MAX) return corr_to_map(x);
+  int32_t *t = malloc((size_t)span * sizeof *t);
+  if (!t) return DL_ENOMEM;
+  memset(t, 0xff, (size_t)span * sizeof *t); /* -1 */
+  if (x->len[p])
+    memcpy(t + (x->lo[p] - lo), x->idx[p], x->len[p] * sizeof *t);
+  free(x->idx[p]);
+  x->idx[p] = t;
+  x->lo[p] = lo;
+  x->len[p] = (size_t)span;
+  return DL_OK;
+}
+
+static int corr_put(dla_corr *x, int64_t pid, int64_t corr, int32_t call) {
+  x->count++;
+  int p = 0, rc;
+  if (!x->use_map) {
+    while (p < x->np && x->pid[p] != pid) p++;
+    if ((p == CORR_PIDS || corr < 0 || corr >= CORR_MAX) && (rc = corr_to_map(x))) return rc;
+  }
+  if (!x->use_map && p == x->np) { /* a new process */
+    x->pid[p] = pid;
+    x->lo[p] = corr;
+    x->len[p] = 0;
+    x->idx[p] = NULL;
+    x->np++;
+  }
+  if (!x->use_map && (corr < x->lo[p] || corr >= x->lo[p] + (int64_t)x->len[p]) &&
+      (rc = corr_cover(x, p, corr, corr)))
+    return rc;
+  if (x->use_map) return dla_map_put(&x->map, corr_key(pid, corr), call) ? DL_ENOMEM : DL_OK;
+  x->idx[p][corr - x->lo[p]] = call;
+  return DL_OK;
+}
+
+int32_t dla__corr_get(const dla_corr *x, int64_t pid, int64_t corr) {
+  if (!x) return -1;
+  if (x->use_map) return (int32_t)dla_map_get(&x->map, corr_key(pid, corr));
+  if (corr < 0 || corr >= CORR_MAX) return -1; /* such ids would have made the map */
+  for (int p = 0; p < x->np; p++)
+    if (x->pid[p] == pid) {
+      if (corr < x->lo[p] || (uint64_t)(corr - x->lo[p]) >= x->len[p]) return -1;
+      return x->idx[p][corr - x->lo[p]];
+    }
+  return -1;
+}
+
+/* ---- Attribution ------------------------------------------------------------ */
+
+typedef struct thread_run {
+  size_t b, e;      /* its ranges: c->r[b .. e - 1] */
+  size_t cur;       /* the last range with start <= last_t, b - 1 (as e): none */
+  int64_t last_t;
+} thread_run;
+
+typedef struct unassoc {
+  int64_t tid, start;
+  int32_t call;
+} unassoc;
+
+typedef struct call_loader {
+  dla_ctx *c;
+  size_t acap;
+  int32_t *parent;  /* per range (see the top of the file) */
+  thread_run *runs;
+  dla_map run_of;   /* tid -> index in runs */
+  dla_links *links; /* external correlations, NULL: none */
+  dla_corr *corr;
+  unassoc *un;      /* calls outside every instance, their ops made in (tid, start) order */
+  size_t nun, uncap;
+  int64_t n, total; /* progress */
+} call_loader;
+
+static int build_runs(call_loader *l) {
+  const dla_ctx *c = l->c;
+  size_t nruns = 0;
+  for (size_t i = 0; i < c->nr; i++) nruns += i == 0 || c->r[i].tid != c->r[i - 1].tid;
+  l->parent = malloc((c->nr + 1) * sizeof *l->parent);
+  l->runs = malloc((nruns + 1) * sizeof *l->runs);
+  if (!l->parent || !l->runs) return DL_ENOMEM;
+  size_t k = 0;
+  for (size_t i = 0; i < c->nr; i++) {
+    if (i == 0 || c->r[i].tid != c->r[i - 1].tid) {
+      if (dla_map_put(&l->run_of, (uint64_t)c->r[i].tid, (int64_t)k)) return DL_ENOMEM;
+      l->runs[k++] = (thread_run){.b = i, .e = i, .cur = SIZE_MAX, .last_t = INT64_MIN};
+      l->parent[i] = -1;
+    } else {
+      int32_t x = (int32_t)(i - 1); /* the chain of the range pushed before */
+      while (x >= 0 && c->r[x].end < c->r[i].start) x = l->parent[x];
+      l->parent[i] = x;
+    }
+    l->runs[k - 1].e = i + 1;
+  }
+  return DL_OK;
+}
+
+/* The innermost range of tid enclosing t, -1: none. */
+static int32_t innermost(call_loader *l, int64_t tid, int64_t t) {
+  const dla_range *r = l->c->r;
+  int64_t k = dla_map_get(&l->run_of, (uint64_t)tid);
+  if (k < 0) return -1;
+  thread_run *run = &l->runs[k];
+  size_t cur = run->cur;
+  if (cur == SIZE_MAX || t < run->last_t) { /* first call, or back in time: search */
+    size_t lo = run->b, hi = run->e;        /* the first range with start > t */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (r[mid].start <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    cur = lo > run->b ? lo - 1 : SIZE_MAX;
+  } else {
+    while (cur + 1 < run->e && r[cur + 1].start <= t) cur++;
+  }
+  run->cur = cur;
+  run->last_t = t;
+  if (cur == SIZE_MAX) return -1;
+  int32_t x = (int32_t)cur;
+  while (x >= 0 && r[x].end < t) x = l->parent[x];
+  return x;
+}
+
+static int load_call(void *ctx, const dldb_scan_api *s) {
+  call_loader *l = ctx;
+  dla_ctx *c = l->c;
+  if (++l->n % 65536 == 0) dla__progress(c, "loading CUDA API calls", l->n, l->total);
+  if (s->name_id < 0 || s->name_id > INT32_MAX)
+    return dl_err(c->err, c->errlen, DL_ECORRUPT, "dla_aggregate: API call %lld has string id %lld",
+                  (long long)s->id, (long long)s->name_id);
+  if (c->na >= INT32_MAX) /* kernels index calls in int32 */
+    return dl_err(c->err, c->errlen, DL_EINVAL, "dla_aggregate: more than %d API calls",
+                  INT32_MAX);
+  if (c->na == l->acap) {
+    size_t ncap = l->acap ? l->acap * 2 : 1024;
+    dla_api *p = realloc(c->a, ncap * sizeof *p);
+    if (!p) return DL_ENOMEM;
+    c->a = p;
+    l->acap = ncap;
+  }
+  int32_t call = (int32_t)c->na;
+  dla_api *a = &c->a[c->na++];
+  a->start = s->start_ns;
+  a->end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
+  a->name_id = (int32_t)s->name_id;
+  a->op = -1;
+  a->range = innermost(l, s->tid, a->start);
+  if (l->links) { /* exact links (collector) win */
+    int32_t x = dla__extcorr_range(c, l->links, s->correlation_id, s->pid, s->tid);
+    if (x >= 0) a->range = x;
+  }
+  if (a->range < 0 || c->r[a->range].inst < 0) {
+    if (l->nun == l->uncap) {
+      size_t ncap = l->uncap ? l->uncap * 2 : 1024;
+      unassoc *p = realloc(l->un, ncap * sizeof *p);
+      if (!p) return DL_ENOMEM;
+      l->un = p;
+      l->uncap = ncap;
+    }
+    l->un[l->nun++] = (unassoc){s->tid, a->start, call};
+  }
+  return corr_put(l->corr, s->pid, s->correlation_id, call);
+}
+
+static int cmp_unassoc(const void *x, const void *y) {
+  const unassoc *a = x, *b = y;
+  if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  return (a->call > b->call) - (a->call < b->call);
+}
+
+int dla__load_calls(dla_ctx *c, dla_corr **out) {
+  call_loader l = {.c = c};
+  dla_map_init(&l.run_of);
+  *out = NULL;
+  l.corr = calloc(1, sizeof *l.corr);
+  int rc = l.corr ? DL_OK : DL_ENOMEM;
+  if (rc == DL_OK) dla_map_init(&l.corr->map);
+  if (rc == DL_OK) rc = build_runs(&l);
+  if (rc == DL_OK) rc = dla__extcorr_load(c, &l.links);
+  l.total = dldb_scan_estimate(c->w, "cuda_api_calls");
+  dla__progress(c, "loading CUDA API calls", 0, l.total);
+  if (rc == DL_OK && l.total > 0 && l.total < INT32_MAX) { /* sized once: ids are dense */
+    if (!(c->a = malloc((size_t)l.total * sizeof *c->a))) rc = DL_ENOMEM;
+    else l.acap = (size_t)l.total;
+  }
+  if (rc == DL_OK) rc = dldb_scan_api_calls(c->w, load_call, &l, c->err, c->errlen);
+  dla__progress(c, "loading CUDA API calls", l.n, l.n);
+  free(l.parent);
+  free(l.runs);
+  dla_map_free(&l.run_of);
+  dla__extcorr_free(&l.links);
+  /* each call outside every op instance becomes its own op, in the order
+   * of (thread, start) as before the calls were streamed */
+  if (rc == DL_OK) dla__qsort(l.un, l.nun, sizeof *l.un, cmp_unassoc);
+  for (size_t i = 0; rc == DL_OK && i < l.nun; i++) {
+    dla_api *a = &c->a[l.un[i].call];
+    rc = dla__op_for_call(c, a->name_id, l.un[i].call, a->start, &a->op);
+  }
+  free(l.un);
+  if (rc == DL_OK) *out = l.corr;
+  else dla__corr_free(&l.corr);
+  return rc;
+}

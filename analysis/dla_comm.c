@@ -1,0 +1,456 @@
+/*
+ * dla_comm.c - the GPU timeline of an aggregation: communication,
+ * computation and memory copies per GPU (TraceLens's gpu_timeline
+ * definitions, peers.md E), and the TensorBoard plugin's estimated SM
+ * efficiency and achieved occupancy (peers.md D.2) per GPU, per iteration
+ * and per kernel name. Also the Kineto iteration model (each ProfilerStep#N
+ * instance is one iteration, moved to device time).
+ *
+ * Classes: communication = kernels whose name contains "nccl" (any case;
+ * RCCL too); computation = every other kernel and memsets; memcpy =
+ * memcpys. Exposed communication = communication while no computation
+ * runs on that GPU; exposed memcpy = memcpy while neither runs. All inside
+ * the aggregation's wall window. Est. SM efficiency: at each instant the
+ * sum over running kernels of min(blocks per SM, 1), capped at 1,
+ * integrated over the window and divided by it. Est. achieved occupancy:
+ * the duration-weighted mean of the trace's per-kernel estimate.
+ * Kernels without launch facts (Nsight Systems imports) count as 0 blocks.
+ *
+ * Results live in c->comm (dla_internal.h) between dla__comm_compute and
+ * dla__comm_free; dla__comm_write adds them to the open aggregation.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dla_internal.h"
+#include "dldb_dl.h"
+
+struct dla_comm {
+  dldb_dl_gpu_row *gpu;
+  size_t ngpu;
+  dldb_dl_iter_gpu_row *it;
+  size_t nit;
+  dldb_dl_kernel_row *kr;
+  size_t nkr;
+  int have_tables;
+};
+
+/* ---- Kineto iterations --------------------------------------------------- */
+
+int dla__key_prefix_match(const char *key, const char *path) {
+  size_t n = strlen(key);
+  if (n < 2 || key[n - 1] != '#' || strncmp(path, key, n) != 0) return 0;
+  const char *p = path + n;
+  if (!*p) return 0;
+  for (; *p; p++)
+    if (*p < '0' || *p > '9') return 0;
+  return 1;
+}
+
+typedef struct span {
+  int64_t start, end;
+  int32_t op;
+} span;
+
+static int cmp_span_op(const void *x, const void *y) {
+  const span *a = x, *b = y;
+  if (a->op != b->op) return a->op < b->op ? -1 : 1;
+  return (a->start > b->start) - (a->start < b->start);
+}
+
+static int cmp_span_start(const void *x, const void *y) {
+  const span *a = x, *b = y;
+  return (a->start > b->start) - (a->start < b->start);
+}
+
+typedef struct klaunch {
+  int64_t api_start, gpu_end;
+} klaunch;
+
+static int cmp_kern_launch(const void *x, const void *y) {
+  const klaunch *a = x, *b = y;
+  return (a->api_start > b->api_start) - (a->api_start < b->api_start);
+}
+
+int dla__split_spans(dla_ctx *c, const char *is_key, int64_t pstart, int64_t pend) {
+  size_t n = 0;
+#define IS_KEY(x) ((x)->inst >= 0 && &c->r[(x)->inst] == (x) && (x)->op >= 0 && is_key[(x)->op])
+  for (size_t i = 0; i < c->nr; i++) n += IS_KEY(&c->r[i]);
+  span *s = malloc((n + 1) * sizeof *s);
+  klaunch *kp = malloc((c->nk + 1) * sizeof *kp);
+  if (!s || !kp) {
+    free(s);
+    free(kp);
+    return DL_ENOMEM;
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < c->nr; i++)
+    if (IS_KEY(&c->r[i])) s[j++] = (span){c->r[i].start, c->r[i].end, c->r[i].op};
+#undef IS_KEY
+  /* one iteration per step name: ranks' (files') instances of ProfilerStep#N merge */
+  dla__qsort(s, n, sizeof *s, cmp_span_op);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && s[m - 1].op == s[i].op) {
+      if (s[i].start < s[m - 1].start) s[m - 1].start = s[i].start;
+      if (s[i].end > s[m - 1].end) s[m - 1].end = s[i].end;
+    } else {
+      s[m++] = s[i];
+    }
+  }
+  dla__qsort(s, m, sizeof *s, cmp_span_start);
+  /* device time: a step ends when the last kernel launched inside it ends */
+  for (size_t i = 0; i < c->nk; i++)
+    kp[i] = (klaunch){dla__kern_api_start(c, &c->k[i]), c->k[i].gpu_end};
+  dla__qsort(kp, c->nk, sizeof *kp, cmp_kern_launch);
+  size_t ki = 0;
+  for (size_t i = 0; i < m; i++) {
+    while (ki < c->nk && kp[ki].api_start < s[i].start) ki++;
+    for (; ki < c->nk && kp[ki].api_start <= s[i].end; ki++)
+      if (kp[ki].gpu_end > s[i].end) s[i].end = kp[ki].gpu_end;
+  }
+  free(kp);
+  c->bound = malloc((m + 2) * sizeof *c->bound);
+  if (!c->bound) {
+    free(s);
+    return DL_ENOMEM;
+  }
+  if (m == 0) {
+    c->bound[0] = pstart;
+    c->bound[1] = pend;
+    c->niter = 1;
+    c->key_op_found = 0;
+  } else {
+    /* step i + 1 starts at max(end of step i, its host start) (peers.md D.2) */
+    c->bound[0] = s[0].start;
+    for (size_t i = 0; i < m; i++) c->bound[i + 1] = s[i].end > c->bound[i] ? s[i].end : c->bound[i];
+    c->niter = (int64_t)m;
+    c->key_op_found = 1;
+  }
+  free(s);
+  return DL_OK;
+}
+
+/* ---- Timeline ------------------------------------------------------------ */
+
+enum { CL_COMP, CL_COMM, CL_MCPY };
+
+typedef struct tev {  /* 16 bytes: two per kernel and memory op of a GPU */
+  int64_t t;
+  int32_t k;       /* kernel index (its facts give the SM efficiency), -1: memory op */
+  int8_t cls, delta;
+} tev;
+
+static int cmp_tev(const void *x, const void *y) {
+  const tev *a = x, *b = y;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return a->delta - b->delta; /* ends first */
+}
+
+typedef struct kfacts {
+  double bpsm, occ; /* NaN: unknown */
+} kfacts;
+
+static const kfacts NO_FACTS = {NAN, NAN};
+
+typedef struct kid {
+  int64_t id;
+  int32_t idx;
+} kid;
+
+static int cmp_kid(const void *x, const void *y) {
+  int64_t a = ((const kid *)x)->id, b = ((const kid *)y)->id;
+  return (a > b) - (a < b);
+}
+
+/* Launch facts per kernel (c->k order), from kernel_occupancy. Nsight
+ * Systems imports have none: the table (and the id index that matches its
+ * rows) is only built at the first row, so f stays NULL (every kernel
+ * unknown) and costs nothing there. */
+typedef struct occ_loader {
+  dla_ctx *c;
+  kid *order;       /* kernel ids and indexes, sorted by id */
+  size_t pos;
+  kfacts *f;
+} occ_loader;
+
+static int load_occ(void *ctx, const dldb_scan_occ *r) {
+  occ_loader *l = ctx;
+  const dla_ctx *c = l->c;
+  if (!l->f) {
+    l->f = malloc((c->nk + 1) * sizeof *l->f);
+    l->order = malloc((c->nk + 1) * sizeof *l->order);
+    if (!l->f || !l->order) return DL_ENOMEM;
+    for (size_t i = 0; i < c->nk; i++) {
+      l->f[i] = NO_FACTS;
+      l->order[i] = (kid){c->k[i].id, (int32_t)i};
+    }
+    dla__qsort(l->order, c->nk, sizeof *l->order, cmp_kid);
+  }
+  while (l->pos < c->nk && l->order[l->pos].id < r->kernel_id) l->pos++;
+  if (l->pos < c->nk && l->order[l->pos].id == r->kernel_id) {
+    kfacts *f = &l->f[l->order[l->pos].idx];
+    f->bpsm = r->blocks_per_sm;
+    f->occ = r->est_occupancy_pct;
+  }
+  return 0;
+}
+
+/* The facts of kernel i (kf NULL: none known). */
+static const kfacts *facts(const kfacts *kf, size_t i) { return kf ? &kf[i] : &NO_FACTS; }
+
+static int is_comm_name(const char *s) { return s && strcasestr(s, "nccl") != NULL; }
+
+static int clip(const dla_ctx *c, int64_t *s, int64_t *e) {
+  if (*s < c->wall_start) *s = c->wall_start;
+  if (*e > c->wall_end) *e = c->wall_end;
+  return *e > *s;
+}
+
+static double eff_of(const kfacts *f) {
+  if (isnan(f->bpsm) || f->bpsm <= 0) return 0.0;
+  return f->bpsm < 1.0 ? f->bpsm : 1.0;
+}
+
+typedef struct iter_acc {
+  int64_t kbusy, comm, exposed;
+  double sm, occ_w, occ_d;
+} iter_acc;
+
+/* One GPU: a sweep over its kernel and memory intervals. */
+static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
+                     dldb_dl_gpu_row *out, iter_acc *ia) {
+  int32_t dev = c->gpu_ids[g];
+  size_t n = 0;
+  for (size_t i = 0; i < c->nk; i++) n += c->k[i].device == dev;
+  for (size_t i = 0; i < c->nm; i++) n += c->m[i].device == dev;
+  tev *v = malloc((2 * n + 1) * sizeof *v);
+  if (!v) return DL_ENOMEM;
+  size_t nv = 0;
+  double occ_w = 0, occ_d = 0;
+  for (size_t i = 0; i < c->nk; i++) {
+    const dla_kern *k = &c->k[i];
+    if (k->device != dev) continue;
+    int64_t s = k->gpu_start, e = k->gpu_end;
+    if (!clip(c, &s, &e)) continue;
+    int8_t cls = comm_k[i] ? CL_COMM : CL_COMP;
+    v[nv++] = (tev){s, (int32_t)i, cls, 1};
+    v[nv++] = (tev){e, (int32_t)i, cls, -1};
+    const kfacts *f = facts(kf, i);
+    if (!isnan(f->occ) && dla__in_aggr(c, k->iter)) {
+      occ_w += f->occ * (double)(e - s);
+      occ_d += (double)(e - s);
+      if (ia) {
+        ia[k->iter].occ_w += f->occ * (double)(e - s);
+        ia[k->iter].occ_d += (double)(e - s);
+      }
+    }
+  }
+  for (size_t i = 0; i < c->nm; i++) {
+    const dla_mem *m = &c->m[i];
+    if (m->device != dev) continue;
+    int64_t s = m->start, e = m->end;
+    if (!clip(c, &s, &e)) continue;
+    int8_t cls = m->kind == 1 ? CL_MCPY : CL_COMP;
+    v[nv++] = (tev){s, -1, cls, 1};
+    v[nv++] = (tev){e, -1, cls, -1};
+  }
+  dla__qsort(v, nv, sizeof *v, cmp_tev);
+  int64_t cnt[3] = {0, 0, 0}, kcnt = 0, prev = c->wall_start;
+  double effsum = 0, sm = 0;
+  int64_t it = c->iter_start;
+  memset(out, 0, sizeof *out);
+  out->device_id = dev;
+  out->wall_ns = c->wall_end - c->wall_start;
+  for (size_t i = 0; i <= nv; i++) {
+    int64_t t = i < nv ? v[i].t : c->wall_end;
+    while (prev < t) { /* the stretch [prev, t), split at iteration bounds */
+      int64_t stop = t;
+      while (it < c->iter_stop && c->bound[it + 1] <= prev) it++;
+      if (it < c->iter_stop && c->bound[it + 1] < stop) stop = c->bound[it + 1];
+      int64_t dt = stop - prev;
+      double e = effsum > 1.0 ? 1.0 : effsum < 0 ? 0 : effsum;
+      int comp = cnt[CL_COMP] > 0, comm = cnt[CL_COMM] > 0, mc = cnt[CL_MCPY] > 0;
+      if (comp) out->computation_ns += dt;
+      if (comm) out->communication_ns += dt;
+      if (mc) out->memcpy_ns += dt;
+      if (comm && !comp) out->exposed_comm_ns += dt;
+      if (mc && !comp && !comm) out->exposed_memcpy_ns += dt;
+      if (comp || comm || mc) out->busy_ns += dt;
+      if (kcnt > 0) out->kernel_busy_ns += dt;
+      sm += e * (double)dt;
+      if (ia) {
+        iter_acc *a = &ia[it];
+        if (kcnt > 0) a->kbusy += dt;
+        if (comm) a->comm += dt;
+        if (comm && !comp) a->exposed += dt;
+        a->sm += e * (double)dt;
+      }
+      prev = stop;
+    }
+    if (i == nv) break;
+    cnt[v[i].cls] += v[i].delta;
+    if (v[i].k >= 0) {
+      double eff = eff_of(facts(kf, (size_t)v[i].k));
+      kcnt += v[i].delta;
+      effsum += v[i].delta > 0 ? eff : -eff;
+      if (kcnt == 0) effsum = 0; /* no drift between busy stretches */
+    }
+  }
+  out->est_sm_efficiency = out->wall_ns > 0 ? 100.0 * sm / (double)out->wall_ns : 0.0;
+  out->est_achieved_occupancy = occ_d > 0 ? occ_w / occ_d : NAN;
+  free(v);
+  return DL_OK;
+}
+
+typedef struct kname_acc {
+  int64_t name_id, calls, gpu;
+  int tc, comm;
+  double bpsm_w, bpsm_d, occ_w, occ_d, eff_w;
+} kname_acc;
+
+int dla__comm_compute(dla_ctx *c) {
+  struct dla_comm *r = calloc(1, sizeof *r);
+  int8_t *comm_k = calloc(c->nk + 1, 1);
+  occ_loader ol = {.c = c};
+  const kfacts *kf = NULL;
+  int64_t ni = c->iter_stop - c->iter_start + 1;
+  iter_acc *ia = calloc((size_t)c->niter * (size_t)(c->ngpus ? c->ngpus : 1), sizeof *ia);
+  kname_acc *ka = NULL;
+  dla_map names;
+  dla_map_init(&names);
+  int rc = DL_OK;
+  c->comm = r;
+  if (!r || !comm_k || !ia) {
+    rc = DL_ENOMEM;
+    goto out;
+  }
+  r->have_tables = dldb_dl_has_tables(c->w);
+  if ((rc = dldb_scan_kernel_occupancy(c->w, load_occ, &ol, c->err, c->errlen))) goto out;
+  free(ol.order); /* only the scan matches ids */
+  ol.order = NULL;
+  kf = ol.f;
+  /* kernel names: communication or not, and per-name statistics */
+  size_t nka = 0, kacap = 0;
+  for (size_t i = 0; i < c->nk; i++) {
+    const dla_kern *k = &c->k[i];
+    int64_t v = dla_map_get(&names, (uint64_t)k->short_id);
+    if (v < 0) {
+      if (nka == kacap) {
+        size_t ncap = kacap ? kacap * 2 : 256;
+        kname_acc *p = realloc(ka, ncap * sizeof *p);
+        if (!p) {
+          rc = DL_ENOMEM;
+          goto out;
+        }
+        ka = p;
+        kacap = ncap;
+      }
+      v = (int64_t)nka++;
+      memset(&ka[v], 0, sizeof ka[v]);
+      ka[v].name_id = k->short_id;
+      ka[v].comm = is_comm_name(dldb_writer_string(c->w, k->short_id));
+      if (dla_map_put(&names, (uint64_t)k->short_id, v)) {
+        rc = DL_ENOMEM;
+        goto out;
+      }
+    }
+    kname_acc *a = &ka[v];
+    comm_k[i] = (int8_t)a->comm;
+    if (!dla__in_aggr(c, k->iter)) continue;
+    double d = (double)(k->gpu_end - k->gpu_start);
+    a->calls++;
+    a->gpu += k->gpu_end - k->gpu_start;
+    a->tc |= k->tc;
+    const kfacts *f = facts(kf, i);
+    if (!isnan(f->bpsm)) {
+      a->bpsm_w += f->bpsm * d;
+      a->bpsm_d += d;
+      a->eff_w += eff_of(f) * d;
+    }
+    if (!isnan(f->occ)) {
+      a->occ_w += f->occ * d;
+      a->occ_d += d;
+    }
+  }
+  r->kr = calloc(nka + 1, sizeof *r->kr);
+  r->gpu = calloc((size_t)c->ngpus + 1, sizeof *r->gpu);
+  r->it = calloc((size_t)(ni * c->ngpus) + 1, sizeof *r->it);
+  if (!r->kr || !r->gpu || !r->it) {
+    rc = DL_ENOMEM;
+    goto out;
+  }
+  for (size_t i = 0; i < nka; i++) {
+    const kname_acc *a = &ka[i];
+    if (a->calls == 0) continue;
+    r->kr[r->nkr++] = (dldb_dl_kernel_row){
+        .kernel_name_id = a->name_id, .calls = a->calls, .gpu_time = a->gpu, .uses_tc = a->tc,
+        .is_communication = a->comm,
+        .blocks_per_sm = a->bpsm_d > 0 ? a->bpsm_w / a->bpsm_d : NAN,
+        .est_achieved_occupancy = a->occ_d > 0 ? a->occ_w / a->occ_d : NAN,
+        .est_sm_efficiency = a->bpsm_d > 0 ? 100.0 * a->eff_w / a->bpsm_d : NAN};
+  }
+  for (int g = 0; g < c->ngpus; g++) {
+    iter_acc *gia = ia + (size_t)g * (size_t)c->niter;
+    if ((rc = sweep_gpu(c, g, kf, comm_k, &r->gpu[g], gia))) goto out;
+    r->ngpu++;
+    int has_occ = !isnan(r->gpu[g].est_achieved_occupancy);
+    for (int64_t i = c->iter_start; i <= c->iter_stop; i++) {
+      int64_t d = c->bound[i + 1] - c->bound[i];
+      const iter_acc *a = &gia[i];
+      r->it[r->nit++] = (dldb_dl_iter_gpu_row){
+          .iter_value = i, .device_id = c->gpu_ids[g], .duration_ns = d,
+          .kernel_busy_ns = a->kbusy, .communication_ns = a->comm, .exposed_comm_ns = a->exposed,
+          .est_sm_efficiency = d > 0 ? 100.0 * a->sm / (double)d : 0.0,
+          .est_achieved_occupancy = has_occ && a->occ_d > 0 ? a->occ_w / a->occ_d : NAN};
+    }
+  }
+out:
+  dla_map_free(&names);
+  free(ka);
+  free(ol.f);
+  free(ol.order);
+  free(comm_k);
+  free(ia);
+  return rc;
+}
+
+void dla__comm_facts(const dla_ctx *c, dla_facts *f) {
+  const struct dla_comm *r = c->comm;
+  f->exposed_comm_pct = 0;
+  f->exposed_comm_device = -1;
+  f->gpu_activity = (int64_t)(c->nk + c->nm);
+  f->n_cpu_ranges = (int64_t)c->nr;
+  if (!r) return;
+  for (size_t i = 0; i < r->ngpu; i++) {
+    const dldb_dl_gpu_row *g = &r->gpu[i];
+    f->comm_ns += g->communication_ns;
+    f->exposed_comm_ns += g->exposed_comm_ns;
+    double pct = g->wall_ns > 0 ? 100.0 * (double)g->exposed_comm_ns / (double)g->wall_ns : 0;
+    if (g->communication_ns > 0 && pct > f->exposed_comm_pct) {
+      f->exposed_comm_pct = pct;
+      f->exposed_comm_device = g->device_id;
+    }
+  }
+}
+
+int dla__comm_write(dla_ctx *c, int64_t aggr_id) {
+  const struct dla_comm *r = c->comm;
+  if (!r || !r->have_tables) return DL_OK;
+  int rc = dldb_aggr_dl_gpus(c->w, aggr_id, r->gpu, r->ngpu, c->err, c->errlen);
+  if (!rc) rc = dldb_aggr_dl_iter_gpus(c->w, aggr_id, r->it, r->nit, c->err, c->errlen);
+  if (!rc) rc = dldb_aggr_dl_kernels(c->w, aggr_id, r->kr, r->nkr, c->err, c->errlen);
+  return rc;
+}
+
+void dla__comm_free(dla_ctx *c) {
+  struct dla_comm *r = c->comm;
+  if (!r) return;
+  free(r->gpu);
+  free(r->it);
+  free(r->kr);
+  free(r);
+  c->comm = NULL;
+}

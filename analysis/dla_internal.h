@@ -1,0 +1,203 @@
+/*
+ * dla_internal.h - the analysis's working data, shared by dla_aggregate.c
+ * (load, attribution, metrics, output), dla_sweep.c (time breakdowns and
+ * GPU utilization) and dla_groups.c (scope tree, op types). Not public.
+ * All times are ns relative to the profile start.
+ */
+#ifndef DLA_INTERNAL_H
+#define DLA_INTERNAL_H
+
+#include <stdlib.h>
+
+#include "dla.h"
+#include "dla_map.h"
+#include "dla_opname.h"
+#include "dla_rules.h"
+
+enum { DLA_CAT_TC, DLA_CAT_NON_TC, DLA_CAT_MEMORY, DLA_CAT_DATALOADER, DLA_CAT_IO, DLA_CAT_CPU,
+       DLA_CAT_OTHER, DLA_NCAT };
+
+/* How a range takes part in op nodes (dla_pytorch.c). */
+enum { DLA_ROLE_INST,   /* an op instance: the range is one call of op */
+       DLA_ROLE_SUB,    /* inside an instance (emit_nvtx sub-op, DLProf sub-marker): inst owns it */
+       DLA_ROLE_MARKER  /* a transparent marker (DLProf scope, model_config): inst owns it or -1 */ };
+
+typedef struct dla_range {   /* one NVTX range instance (48 bytes: 10 M ranges fit in 0.5 GB) */
+  int64_t start, end, tid, pid;
+  int32_t name_id;           /* strings id (the loader refuses ids past INT32_MAX) */
+  int32_t op;                /* the op of inst (-1 none) */
+  int32_t inst;              /* the instance range that owns this range's calls, -1: none */
+  int8_t role, kind;         /* DLA_ROLE_*, dla_text_kind */
+  int8_t in_dlprof;          /* inside a DLProf op marker instance */
+  int8_t style;              /* DLDB_NVTX_* (push/pop, start/end, mark) */
+} dla_range;
+
+typedef struct dla_api {     /* one CUDA API call, in id order (32 bytes; see dla_calls.c) */
+  int64_t start, end;
+  int32_t name_id;           /* strings id */
+  int32_t range;             /* innermost enclosing range, -1: none */
+  int32_t op;                /* its unassociated_<api> op when outside every instance, else -1 */
+} dla_api;
+
+/* One kernel launch (48 bytes). What comes from the launching call (its
+ * start and duration, its innermost range, the op instance) is not copied
+ * here: k->api indexes c->a, and the dla__kern_* accessors below derive it. */
+typedef struct dla_kern {
+  int64_t id, gpu_start, gpu_end;
+  int32_t api;               /* the launching call (index into c->a), -1: not found */
+  int32_t short_id;          /* strings id of the short name */
+  int32_t op, iter;
+  int16_t device;
+  int8_t tc;
+} dla_kern;
+
+typedef struct dla_mem {     /* one memcpy or memset */
+  int64_t start, end, name_key;
+  int32_t device, iter;
+  int32_t inst, op;          /* op instance (dla__call_inst) and op of the launching call */
+  int64_t bytes, api_dur;    /* api_dur: the launching call's duration, 0 unknown */
+  int8_t kind, copy_kind;    /* kind 1 memcpy, 2 memset; formats.md B.4 copyKind */
+  int8_t src_kind, dst_kind; /* memory kinds (memset: dst_kind = its memory) */
+  int32_t range;             /* innermost range of the launching call, -1: none */
+} dla_mem;
+
+typedef struct dla_op {      /* one op node */
+  char *key;                 /* identity (op_by_path key): path, or path + args, ... */
+  char *path, *type, *node_id;
+  char *stack;               /* stack trace, "" when unknown */
+  char *in_shapes, *params, *out_shapes; /* DLProf op markers (dla_dlprof_shapes), else NULL */
+  int64_t first_start;       /* first instance's start: op_node_id counters follow it */
+  const char *direction;
+  char data_type[32];
+  int eligible, dataloader, using_tc, bad;
+  int64_t num_calls, kernel_calls, cpu, gpu, overhead, idle, tc_gpu;
+  int64_t cpu_min, cpu_max, gpu_min, gpu_max;
+} dla_op;
+
+typedef struct dla_ctx {
+  dldb_writer *w;
+  const dla_opts *o;
+  char *err;
+  size_t errlen;
+  int64_t domain_id;
+  dla_range *r; size_t nr;
+  dla_api *a; size_t na;
+  dla_kern *k; size_t nk, kcap;
+  dla_mem *m; size_t nm, mcap;
+  dla_op *ops; size_t nops, opcap;
+  dla_smap op_by_path;
+  int32_t gpu_ids[DLA_MAX_GPUS]; int ngpus;
+  int64_t gpu_mem[DLA_MAX_GPUS]; /* total memory per GPU, bytes (0: unknown) */
+  /* iterations: boundaries b[0..niter], iteration i = [b[i], b[i+1]) */
+  int64_t *bound; int64_t niter;
+  int64_t iter_start, iter_stop, wall_start, wall_end;
+  int key_op_found;
+  dla_model_config model_config; /* from {"model_config": ...} marks; -1: unknown */
+  int64_t n_emit_ranges, n_dlprof_ops; /* emit_nvtx ranges / DLProf op markers seen */
+  /* results of dla_sweep.c */
+  int64_t cat_total[DLA_NCAT];
+  int64_t *iter_cat;         /* niter * DLA_NCAT */
+  double gpu_util[DLA_MAX_GPUS];
+  int64_t gpu_busy[DLA_MAX_GPUS], gpu_kernels[DLA_MAX_GPUS];
+  struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
+} dla_ctx;
+
+/* ---- What a kernel inherits from its launching call --------------------- */
+
+/* The launching call's start (the kernel's own GPU start when the call is
+ * not found): it places the kernel in an iteration. */
+static inline int64_t dla__kern_api_start(const dla_ctx *c, const dla_kern *k) {
+  return k->api >= 0 ? c->a[k->api].start : k->gpu_start;
+}
+/* The launching call's duration, -1 when the call is not found. */
+static inline int64_t dla__kern_api_dur(const dla_ctx *c, const dla_kern *k) {
+  return k->api >= 0 ? c->a[k->api].end - c->a[k->api].start : -1;
+}
+/* The innermost range enclosing the launching call, -1: none. */
+static inline int32_t dla__kern_range(const dla_ctx *c, const dla_kern *k) {
+  return k->api >= 0 ? c->a[k->api].range : -1;
+}
+/* The op instance of GPU work launched by call ai (-1: not found): the
+ * range instance owning the call's innermost range; else, for a call
+ * outside every instance (its own unassociated op), nr + ai; else -1. */
+static inline int32_t dla__call_inst(const dla_ctx *c, int32_t ai) {
+  if (ai < 0) return -1;
+  const dla_api *a = &c->a[ai];
+  if (a->range >= 0 && c->r[a->range].inst >= 0) return c->r[a->range].inst;
+  return a->op >= 0 ? (int32_t)(c->nr + (size_t)ai) : -1;
+}
+
+/* dla_sort.c: qsort for small arrays, an in-place sort (no copy of the
+ * array, unlike glibc's qsort) past 64 MiB; accepts an empty or NULL
+ * array. Not stable past 64 MiB. */
+void dla__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+static inline void dla__qsort(void *base, size_t n, size_t size,
+                              int (*cmp)(const void *, const void *)) {
+  dla__sort(base, n, size, cmp);
+}
+
+/* The iteration containing t (clamped to [0, niter-1]). */
+int32_t dla__iter_of(const dla_ctx *c, int64_t t);
+/* 1 if iteration it is aggregated. */
+static inline int dla__in_aggr(const dla_ctx *c, int32_t it) {
+  return it >= c->iter_start && it <= c->iter_stop;
+}
+
+/* dla_aggregate.c: reports progress (dla_opts.progress). */
+void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total);
+/* dla_aggregate.c: the unassociated_<api name> op of call idx (>= 0: one
+ * op per call; -1: the op shared by GPU work of no known call). */
+int dla__op_for_call(dla_ctx *c, int64_t name_id, int64_t idx, int64_t start, int32_t *out);
+/* dla_aggregate.c: a new op (key, path, type borrowed; copied). */
+int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
+                const char *direction, const char *data_type, const char *stack, int32_t *out);
+/* dla_pytorch.c: on ranges sorted by (tid, start, outer first): decides each
+ * range's role, instance and op (creating ops), pairs backward ranges with
+ * their forward op by sequence number. */
+int dla__build_nodes(dla_ctx *c);
+
+/* dla_calls.c: after dla__build_nodes, reads the CUDA API calls into c->a
+ * (id order), each with its innermost range and, outside every op
+ * instance, its own op; *corr receives the (pid, correlation id) -> call
+ * index (free with dla__corr_free; NULL-safe). */
+typedef struct dla_corr dla_corr;
+int dla__load_calls(dla_ctx *c, dla_corr **corr);
+/* The call with that process and correlation id, -1: none. */
+int32_t dla__corr_get(const dla_corr *x, int64_t pid, int64_t corr);
+void dla__corr_free(dla_corr **x);
+
+/* dla_rules.c: the facts the rules read that come straight from the raw
+ * records (model, API calls, memory ops, GPU activity) of the aggregated
+ * window; dla_aggregate fills the rest. */
+int dla__rule_facts(const dla_ctx *c, dla_facts *f);
+
+/* dla_comm.c: the Kineto iteration model (dla_opts.key_op_spans) and key
+ * prefixes; the GPU timeline, communication and SM efficiency (after
+ * dla__sweep), its facts for the rules, its rows, and freeing it. */
+int dla__key_prefix_match(const char *key, const char *path);
+int dla__split_spans(dla_ctx *c, const char *is_key, int64_t pstart, int64_t pend);
+int dla__comm_compute(dla_ctx *c);
+void dla__comm_facts(const dla_ctx *c, dla_facts *f);
+int dla__comm_write(dla_ctx *c, int64_t aggr_id);
+void dla__comm_free(dla_ctx *c);
+
+/* dla_stats.c: writes the nsys-stats-style tables (aggr_stats,
+ * aggr_stats_api_ops) of the aggregation; nothing on a dldb without them.
+ * In two steps, so that the caller can free c->k and c->a in between (the
+ * NVTX tables, a row per distinct range name, need the most memory):
+ * dla__stats_write writes the API, kernel, memory and OS runtime tables and
+ * keeps each range's GPU projection in *nvtx (NULL without the tables);
+ * dla__stats_write_nvtx writes the NVTX tables from c->r and *nvtx, and
+ * frees it (as dla__stats_nvtx_free does on an error path). */
+typedef struct dla_nvtx_proj dla_nvtx_proj;
+int dla__stats_write(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx);
+int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx);
+void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);
+
+/* dla_sweep.c: fills cat_total, iter_cat, gpu_util/busy. */
+int dla__sweep(dla_ctx *c);
+/* dla_groups.c: writes aggr_group_ops and aggr_op_types rows. */
+int dla__write_groups(dla_ctx *c, int64_t aggr_id);
+int dla__write_op_types(dla_ctx *c, int64_t aggr_id);
+
+#endif

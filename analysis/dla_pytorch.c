@@ -1,0 +1,215 @@
+/*
+ * dla_pytorch.c - op nodes from NVTX ranges, as DLProf 1.8 built them from
+ * a PyTorch run (reverse-engineered from its dldb of the w_Relu export;
+ * definitions in docs/dldb.md "Op nodes").
+ *
+ * One pass over the ranges of each thread (sorted by start, outer first)
+ * with a stack of open ranges decides each range's role:
+ *   - a DLProf op marker {'mod', 'op', 'args'} not inside another one is an
+ *     op instance; its node is named by the enclosing scope marker's
+ *     funcStack, typed by 'op', identified by (name, args): calls of one
+ *     scope with other tensor shapes are other nodes (DLProf: CUDA_1..10);
+ *   - everything inside such an instance (nested markers, emit_nvtx ranges)
+ *     is a sub-op: its calls and kernels belong to the instance;
+ *   - an emit_nvtx range outside DLProf markers is an instance of the node
+ *     named by its text (before ", seq = "); emit_nvtx ranges inside it are
+ *     its sub-ops; a backward Function range ("AddmmBackward0, seq = M") is
+ *     the bprop instance of the node of the outermost forward range with
+ *     seq M (same name and type, direction bprop);
+ *   - any other range is an instance of the node named by its text, nested
+ *     ones included (kernels go to the innermost);
+ *   - scope markers, model_config marks and autograd evaluate_function
+ *     wrappers are transparent: they are no op.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dla_internal.h"
+
+typedef struct builder {
+  dla_ctx *c;
+  dla_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
+  dla_map fwd_by_seq; /* seq -> op of the outermost forward range */
+  dla_map bprop_of;   /* forward op -> its bprop op */
+  dla_opname *pn;
+  char *path, *stack, *key;
+} builder;
+
+enum { PATH_CAP = 1024, STACK_CAP = 8192, KEY_CAP = PATH_CAP + 4096 };
+/* text_ops is only a cache (the op of a text follows from the text): it is
+ * emptied at this many entries, so that traces whose texts are all
+ * distinct (emit_nvtx's "seq = N") do not keep a slot per range. */
+enum { TEXT_CACHE_MAX = 1 << 16 }; /* ~2 MiB of slots: stays in the CPU caches */
+
+/* The op of a plain or emit_nvtx instance text. */
+static int op_of_text(builder *b, int64_t name_id, const char *text, int32_t *out) {
+  int64_t v = dla_map_get(&b->text_ops, (uint64_t)name_id);
+  if (v >= 0) {
+    *out = (int32_t)v;
+    return DL_OK;
+  }
+  dla_opname_parse(text, b->pn);
+  int64_t found = dla_smap_get(&b->c->op_by_path, b->pn->path);
+  int rc = DL_OK;
+  if (found >= 0) *out = (int32_t)found;
+  else
+    rc = dla__op_new(b->c, b->pn->path, b->pn->path, b->pn->type, b->pn->direction,
+                     b->pn->data_type, "", out);
+  if (b->text_ops.n >= TEXT_CACHE_MAX) {
+    dla_map_free(&b->text_ops);
+    dla_map_init(&b->text_ops);
+  }
+  if (rc == DL_OK && dla_map_put(&b->text_ops, (uint64_t)name_id, *out)) rc = DL_ENOMEM;
+  return rc;
+}
+
+/* The op of a DLProf op marker; scope: the enclosing scope marker's text. */
+static int op_of_marker(builder *b, const char *text, const char *scope, int32_t *out) {
+  dla_dlprof_op m;
+  if (dla_dlprof_op_parse(text, &m)) return op_of_text(b, -1, text, out);
+  if (!scope || dla_dlprof_scope_parse(scope, b->path, PATH_CAP, b->stack, STACK_CAP) ||
+      !b->path[0]) {
+    snprintf(b->path, PATH_CAP, "/%s", m.op);
+    b->stack[0] = '\0';
+  }
+  int n = snprintf(b->key, KEY_CAP, "\001%s\037%.*s", b->path,
+                   (int)(m.args_len > 4000 ? 4000 : m.args_len), m.args ? m.args : "");
+  (void)n;
+  int64_t found = dla_smap_get(&b->c->op_by_path, b->key);
+  if (found >= 0) {
+    *out = (int32_t)found;
+    return DL_OK;
+  }
+  int rc = dla__op_new(b->c, b->key, b->path, m.op, "fprop", m.data_type, b->stack, out);
+  if (rc != DL_OK) return rc;
+  /* the node is (name, args): its instances share their shapes */
+  dla_op *op = &b->c->ops[*out];
+  return dla_dlprof_shapes(&m, &op->in_shapes, &op->params, &op->out_shapes) ? DL_ENOMEM : DL_OK;
+}
+
+/* The bprop op of a backward range text (seq >= 0), or its own node. */
+static int op_of_backward(builder *b, int64_t name_id, const char *text, int32_t *out) {
+  int64_t seq = dla_opname_seq(text);
+  int64_t fwd = seq >= 0 ? dla_map_get(&b->fwd_by_seq, (uint64_t)seq) : -1;
+  if (fwd < 0) return op_of_text(b, name_id, text, out);
+  int64_t v = dla_map_get(&b->bprop_of, (uint64_t)fwd);
+  if (v >= 0) {
+    *out = (int32_t)v;
+    return DL_OK;
+  }
+  dla_ctx *c = b->c;
+  snprintf(b->key, KEY_CAP, "\003%s", c->ops[fwd].key);
+  int rc = dla__op_new(c, b->key, c->ops[fwd].path, c->ops[fwd].type, "bprop",
+                       c->ops[fwd].data_type, c->ops[fwd].stack, out);
+  if (rc == DL_OK && dla_map_put(&b->bprop_of, (uint64_t)fwd, *out)) rc = DL_ENOMEM;
+  return rc;
+}
+
+static int build(builder *b) {
+  dla_ctx *c = b->c;
+  int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
+  if (!stack) return DL_ENOMEM;
+  size_t sp = 0;
+  int rc = DL_OK;
+  int64_t npending = 0;
+  for (size_t i = 0; i < c->nr && rc == DL_OK; i++) {
+    dla_range *r = &c->r[i];
+    if (i == 0 || r->tid != c->r[i - 1].tid || r->pid != c->r[i - 1].pid) sp = 0;
+    /* the parent contains r: ranges that merely touch or overlap are siblings */
+    while (sp && (c->r[stack[sp - 1]].end < r->start || c->r[stack[sp - 1]].end < r->end)) sp--;
+    const dla_range *p = sp ? &c->r[stack[sp - 1]] : NULL;
+    int32_t pinst = p ? p->inst : -1;
+    const char *text = dldb_writer_string(c->w, r->name_id);
+    if (!text) text = "";
+    r->kind = (int8_t)dla_opname_kind(text);
+    r->in_dlprof = p ? p->in_dlprof : 0;
+    r->inst = pinst;
+    r->role = DLA_ROLE_SUB;
+    switch (r->kind) {
+    case DLA_TEXT_DLPROF_SCOPE:
+    case DLA_TEXT_WRAPPER:
+      r->role = DLA_ROLE_MARKER;
+      break;
+    case DLA_TEXT_CONFIG:
+      r->role = DLA_ROLE_MARKER;
+      dla_model_config_parse(text, &c->model_config);
+      break;
+    case DLA_TEXT_DLPROF_OP:
+      c->n_dlprof_ops++;
+      if (r->in_dlprof) break;
+      r->role = DLA_ROLE_INST;
+      r->inst = (int32_t)i;
+      r->in_dlprof = 1;
+      rc = op_of_marker(b, text,
+                        p && p->kind == DLA_TEXT_DLPROF_SCOPE
+                            ? dldb_writer_string(c->w, p->name_id)
+                            : NULL,
+                        &r->op);
+      break;
+    case DLA_TEXT_EMIT_NVTX: {
+      c->n_emit_ranges++;
+      if (r->in_dlprof || (pinst >= 0 && c->r[pinst].kind == DLA_TEXT_EMIT_NVTX)) break;
+      r->role = DLA_ROLE_INST;
+      r->inst = (int32_t)i;
+      dla_opname_parse(text, b->pn);
+      if (b->pn->seq >= 0 && dla_opname_is_backward(b->pn->path)) {
+        r->op = -2; /* paired below, once every forward range is known */
+        npending++;
+      } else {
+        rc = op_of_text(b, r->name_id, text, &r->op);
+      }
+      break;
+    }
+    default:
+      if (r->in_dlprof) break;
+      r->role = DLA_ROLE_INST;
+      r->inst = (int32_t)i;
+      rc = op_of_text(b, r->name_id, text, &r->op);
+      break;
+    }
+    /* the outermost forward range of each seq names that seq's op */
+    if (rc == DL_OK && r->kind == DLA_TEXT_EMIT_NVTX && r->inst >= 0) {
+      int32_t owner_op = r->inst == (int32_t)i ? r->op : c->r[r->inst].op;
+      int64_t seq = owner_op >= 0 ? dla_opname_seq(text) : -1;
+      if (seq >= 0 && dla_map_get(&b->fwd_by_seq, (uint64_t)seq) < 0 &&
+          dla_map_put(&b->fwd_by_seq, (uint64_t)seq, owner_op))
+        rc = DL_ENOMEM;
+    }
+    stack[sp++] = (int32_t)i;
+  }
+  free(stack);
+  for (size_t i = 0; rc == DL_OK && npending && i < c->nr; i++) {
+    dla_range *r = &c->r[i];
+    if (r->op != -2 || r->inst != (int32_t)i) continue;
+    rc = op_of_backward(b, r->name_id, dldb_writer_string(c->w, r->name_id), &r->op);
+  }
+  for (size_t i = 0; rc == DL_OK && i < c->nr; i++) {
+    dla_range *r = &c->r[i];
+    if (r->inst != (int32_t)i) r->op = r->inst >= 0 ? c->r[r->inst].op : -1;
+    if (r->inst == (int32_t)i && r->op >= 0 && r->start < c->ops[r->op].first_start)
+      c->ops[r->op].first_start = r->start;
+  }
+  return rc;
+}
+
+int dla__build_nodes(dla_ctx *c) {
+  builder b = {.c = c};
+  dla_map_init(&b.text_ops);
+  dla_map_init(&b.fwd_by_seq);
+  dla_map_init(&b.bprop_of);
+  c->model_config = (dla_model_config){-1, -1, -1, -1, -1};
+  b.pn = malloc(sizeof *b.pn);
+  b.path = malloc(PATH_CAP);
+  b.stack = malloc(STACK_CAP);
+  b.key = malloc(KEY_CAP);
+  int rc = b.pn && b.path && b.stack && b.key ? build(&b) : DL_ENOMEM;
+  free(b.pn);
+  free(b.path);
+  free(b.stack);
+  free(b.key);
+  dla_map_free(&b.text_ops);
+  dla_map_free(&b.fwd_by_seq);
+  dla_map_free(&b.bprop_of);
+  return rc;
+}

@@ -1,0 +1,86 @@
+/*
+ * dla_rules.h - expert systems: a static table of rules over the analysis
+ * results (no SQL, no JSON). Each rule quotes what it measured and its
+ * threshold. Thresholds are the named constants in dla_rules.c.
+ */
+#ifndef DLA_RULES_H
+#define DLA_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DLA_MAX_GPUS 64
+
+/* What the rules read; filled by dla_aggregate. */
+typedef struct dla_facts {
+  const char *key_op;          /* as asked; "" when none */
+  int key_op_found;
+  int64_t total_iterations;
+  int64_t iter_start, iter_stop;
+  const int64_t *iter_durations; /* ns, one per aggregated iteration (borrowed) */
+  int64_t n_iter_durations;
+  double pct[7];               /* tc, non_tc, memory, dataloader, io, cpu, other (%) */
+  double gpu_utilization;      /* %, average over GPUs */
+  int n_gpus;
+  int32_t gpu_ids[DLA_MAX_GPUS];
+  double gpu_util[DLA_MAX_GPUS];
+  int64_t gpu_kernels[DLA_MAX_GPUS]; /* kernels run in the aggregated iterations */
+  int64_t bad_data_type_ops;   /* TC-eligible, float32, no TC kernel */
+  int64_t bad_data_type_gpu_time; /* ns */
+  int64_t kernel_gpu_time;     /* ns, all kernels */
+  /* the model (dla__rule_facts) */
+  const char *mode;            /* "pytorch", "simple", "tensorflow2"...; NULL: pytorch */
+  int64_t n_ranges, n_emit_ranges, n_dlprof_ops, n_dali_ops, n_conv_ops;
+  int model_emit_nvtx, model_cudnn_benchmark; /* model_config mark: 1/0, -1 unknown */
+  int64_t gpu_mem_total, gpu_mem_used;        /* bytes; 0: unknown */
+  /* Nsight Systems rules (run when nsys_rules), aggregated window */
+  int nsys_rules;
+  int64_t sync_memcpy_n, sync_memcpy_bytes, sync_memcpy_ns;  /* exempt: HtoD <= 64 KB */
+  int64_t sync_memset_n, sync_memset_ns;                     /* on pinned/managed memory */
+  int64_t pageable_memcpy_n, pageable_memcpy_bytes;          /* async API, pageable side */
+  int64_t sync_calls_n, sync_calls_ns;                       /* device/stream synchronize */
+  int64_t gpu_gaps_n, gpu_gap_max_ns;                        /* idle gaps >= threshold */
+  int32_t gpu_gap_device;
+  int64_t low_util_chunks, low_util_regions;                 /* chunks below threshold */
+  int32_t low_util_device;
+  double low_util_min_pct;
+  /* GPU timeline (dla_comm.c) */
+  double exposed_comm_pct;     /* max over GPUs: NCCL time not overlapped with compute / wall */
+  int32_t exposed_comm_device; /* that GPU, -1: none */
+  int64_t comm_ns, exposed_comm_ns; /* summed over GPUs */
+  int64_t gpu_activity;        /* kernels + memcpys + memsets in the profile */
+  int64_t n_cpu_ranges;        /* ranges (op instances, annotations) in the profile */
+} dla_facts;
+
+typedef struct dla_finding {
+  const char *rule_id;         /* static */
+  char problem[512];
+  char recommendation[512];
+  char js_function[64];
+  char js_args[128];
+} dla_finding;
+
+/* Thresholds (docs/dldb.md "Expert rules"). DLProf's own are not public. */
+#define DLA_UNDERUTILIZED_GPU_PCT 50.0 /* average GPU kernel share below this */
+#define DLA_DATALOADER_PCT 10.0        /* dataloader share of wall time above this */
+#define DLA_ITER_CV_PCT 10.0           /* iteration-time std dev / mean above this */
+#define DLA_STEADY_TOL_PCT 20.0        /* a steady iteration is within this of the median */
+#define DLA_MIN_ITERS_FOR_RANGE 3      /* need this many aggregated iterations */
+#define DLA_GPU_MEM_LOW_PCT 50.0       /* GPU memory used below this share */
+#define DLA_BATCH_FACTOR_MAX 4         /* DLProf's advice: "by 4x" */
+#define DLA_GPU_IMBALANCE_PCT 20.0     /* busiest vs idlest GPU: busy-time difference */
+#define DLA_GPU_IMBALANCE_MIN_PCT 5.0  /* ... when the busiest GPU is at least this busy */
+#define DLA_NSYS_MEMCPY_SYNC_HTOD_MAX 65536 /* nsys: HtoD copies of 64 KB or less exempt */
+#define DLA_NSYS_GPU_GAP_NS 500000000LL /* nsys gpu_gaps: gap=500 ms */
+#define DLA_NSYS_LOW_UTIL_PCT 50.0     /* nsys gpu_time_util: threshold=50 */
+#define DLA_NSYS_UTIL_CHUNKS 30        /* nsys gpu_time_util: chunks=30 */
+
+/* Runs every rule in table order; writes up to cap findings to out and
+ * returns how many were written. */
+size_t dla_rules_run(const dla_facts *f, dla_finding *out, size_t cap);
+
+/* The number of rules and the id of rule i (for tests and docs). */
+size_t dla_rules_count(void);
+const char *dla_rules_id(size_t i);
+
+#endif

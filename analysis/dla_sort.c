@@ -1,0 +1,123 @@
+/*
+ * dla_sort.c - an in-place sort for the analysis's big record arrays.
+ *
+ * glibc's qsort() is a merge sort that first allocates a copy of the whole
+ * array, which doubles the peak memory of sorting millions of ranges or API
+ * calls. This is an introsort (median-of-three quicksort, heapsort past a
+ * depth limit, insertion sort on short runs) that needs no memory beyond a
+ * one-element buffer. Not stable, so it is used only for arrays over
+ * DLA_SORT_COPY_BYTES; smaller ones keep glibc's (stable) qsort.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dla_internal.h"
+
+/* Arrays up to this size go to qsort (stable in glibc, which small fixtures'
+ * ties may rely on); bigger ones are sorted in place. */
+#define DLA_SORT_COPY_BYTES ((size_t)64 << 20)
+
+typedef struct sorter {
+  char *base;
+  size_t size;
+  int (*cmp)(const void *, const void *);
+  char *tmp;
+} sorter;
+
+#define EL(s, i) ((s)->base + (size_t)(i) * (s)->size)
+
+static void swap(sorter *s, size_t i, size_t j) {
+  if (i == j) return;
+  memcpy(s->tmp, EL(s, i), s->size);
+  memcpy(EL(s, i), EL(s, j), s->size);
+  memcpy(EL(s, j), s->tmp, s->size);
+}
+
+static void insertion(sorter *s, size_t lo, size_t hi) { /* [lo, hi) */
+  for (size_t i = lo + 1; i < hi; i++) {
+    if (s->cmp(EL(s, i - 1), EL(s, i)) <= 0) continue;
+    memcpy(s->tmp, EL(s, i), s->size);
+    size_t j = i;
+    while (j > lo && s->cmp(EL(s, j - 1), s->tmp) > 0) j--;
+    memmove(EL(s, j + 1), EL(s, j), (i - j) * s->size);
+    memcpy(EL(s, j), s->tmp, s->size);
+  }
+}
+
+static void sift(sorter *s, size_t lo, size_t root, size_t n) {
+  for (;;) {
+    size_t child = 2 * root + 1;
+    if (child >= n) return;
+    if (child + 1 < n && s->cmp(EL(s, lo + child), EL(s, lo + child + 1)) < 0) child++;
+    if (s->cmp(EL(s, lo + root), EL(s, lo + child)) >= 0) return;
+    swap(s, lo + root, lo + child);
+    root = child;
+  }
+}
+
+static void heapsort_range(sorter *s, size_t lo, size_t hi) {
+  size_t n = hi - lo;
+  for (size_t i = n / 2; i-- > 0;) sift(s, lo, i, n);
+  for (size_t end = n; end-- > 1;) {
+    swap(s, lo, lo + end);
+    sift(s, lo, 0, end);
+  }
+}
+
+static void intro(sorter *s, size_t lo, size_t hi, int depth) {
+  while (hi - lo > 16) {
+    if (depth-- == 0) {
+      heapsort_range(s, lo, hi);
+      return;
+    }
+    size_t mid = lo + (hi - lo) / 2, last = hi - 1;
+    /* median of three to lo */
+    if (s->cmp(EL(s, mid), EL(s, lo)) < 0) swap(s, mid, lo);
+    if (s->cmp(EL(s, last), EL(s, lo)) < 0) swap(s, last, lo);
+    if (s->cmp(EL(s, last), EL(s, mid)) < 0) swap(s, last, mid);
+    swap(s, lo, mid); /* pivot (the median) at lo */
+    /* Hoare partition around the pivot at lo */
+    size_t i = lo, j = hi;
+    for (;;) {
+      do i++; while (i < hi && s->cmp(EL(s, i), EL(s, lo)) < 0);
+      do j--; while (s->cmp(EL(s, j), EL(s, lo)) > 0);
+      if (i >= j) break;
+      swap(s, i, j);
+    }
+    swap(s, lo, j);
+    /* recurse into the smaller side, loop on the larger */
+    if (j - lo < hi - j - 1) {
+      intro(s, lo, j, depth);
+      lo = j + 1;
+    } else {
+      intro(s, j + 1, hi, depth);
+      hi = j;
+    }
+  }
+  insertion(s, lo, hi);
+}
+
+void dla__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+  if (n < 2) return;
+  if (n * size <= DLA_SORT_COPY_BYTES) { /* small: qsort's copy is cheap and it is stable */
+    qsort(base, n, size, cmp);
+    return;
+  }
+  char small[256];
+  char *tmp = size <= sizeof small ? small : malloc(size);
+  if (!tmp) { /* cannot happen for the analysis's records; qsort still sorts */
+    qsort(base, n, size, cmp);
+    return;
+  }
+  /* already sorted (the usual case for records written in time order)? */
+  size_t k = 1;
+  while (k < n && cmp((char *)base + (k - 1) * size, (char *)base + k * size) <= 0) k++;
+  if (k < n) {
+    sorter s = {.base = base, .size = size, .cmp = cmp, .tmp = tmp};
+    int depth = 0;
+    for (size_t m = n; m; m >>= 1) depth += 2;
+    intro(&s, 0, n, depth);
+  }
+  if (tmp != small) free(tmp);
+}

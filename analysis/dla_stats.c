@@ -1,0 +1,709 @@
+/*
+ * dla_stats.c - the statistics every CUDA profiler prints (Nsight Systems'
+ * `nsys stats` reports, peers.md C.1), per aggregation: CUDA API calls,
+ * kernels (by demangled name, and by grid/block configuration), memory
+ * operations (time and bytes, per kind), OS runtime calls, NVTX ranges and
+ * NVTX ranges projected onto the GPU; plus, per CUDA API name, the ops that
+ * called it. Written as aggr_stats / aggr_stats_api_ops rows
+ * (db/dldb_stats.h), served by the view_dl_stats_* views.
+ *
+ * "For the aggregation" (docs/dldb.md): an API call, OS runtime call or
+ * NVTX range counts when its start lies in an aggregated iteration, a
+ * kernel when its launch call's start does, a memory op when its GPU start
+ * does: the placement the rest of the analysis uses.
+ *
+ * Each table is one sort of (group, value) pairs and one pass over the
+ * sorted runs: O(n log n) time, 16 bytes per record of scratch memory
+ * (NVTX tables: plus 56 bytes per name, and 32 per range for the
+ * projection; see emit_runs).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dla_internal.h"
+#include "dldb_stats.h"
+
+typedef struct pair {
+  int64_t key, val;
+} pair;
+
+static int cmp_pair(const void *x, const void *y) {
+  const pair *a = x, *b = y;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return (a->val > b->val) - (a->val < b->val);
+}
+
+/* Statistics of the sorted values v[0..n-1] (n > 0). */
+static dldb_stat stat_of(const pair *v, size_t n) {
+  dldb_stat s = {.n = (int64_t)n, .min = v[0].val, .max = v[n - 1].val};
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    s.total += v[i].val;
+    sum += (double)v[i].val;
+  }
+  s.avg = sum / (double)n;
+  s.med = n % 2 ? (double)v[n / 2].val : ((double)v[n / 2 - 1].val + (double)v[n / 2].val) / 2.0;
+  double sq = 0;
+  for (size_t i = 0; n > 1 && i < n; i++) {
+    double d = (double)v[i].val - s.avg;
+    sq += d * d;
+  }
+  s.stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
+  return s;
+}
+
+/* One summarised group: its key (a name id, a configuration, a memory
+ * kind, an NVTX name and style) and statistics; a, b, x, y are per table:
+ * kernels a = commonest configuration, b = configurations; GPU projection
+ * a = range time, b = GPU ops, x = sum of levels, y = sum of children. */
+typedef struct srow {
+  int64_t key;
+  dldb_stat t;
+  int64_t a, b;
+  double x, y;
+} srow;
+
+typedef struct rows {
+  srow *v;
+  size_t n, cap;
+} rows;
+
+/* Appends one row per run of equal keys of the sorted pairs p[0..n-1], in
+ * key order. The array grows to the exact number of runs (counted first):
+ * with one NVTX name per range there are millions of rows, and doubling
+ * would leave up to half of them unused. */
+static int rows_from_runs(rows *o, const pair *p, size_t n) {
+  size_t runs = 0;
+  for (size_t i = 0; i < n; i++) runs += i == 0 || p[i].key != p[i - 1].key;
+  if (o->n + runs > o->cap) {
+    srow *v = realloc(o->v, (o->n + runs) * sizeof *v);
+    if (!v) return DL_ENOMEM;
+    o->v = v;
+    o->cap = o->n + runs;
+  }
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && p[j].key == p[i].key) j++;
+    o->v[o->n++] = (srow){.key = p[i].key, .t = stat_of(p + i, j - i)};
+    i = j;
+  }
+  return DL_OK;
+}
+
+static int cmp_srow(const void *x, const void *y) {
+  const srow *a = x, *b = y;
+  if (a->t.total != b->t.total) return a->t.total > b->t.total ? -1 : 1;
+  if (a->t.n != b->t.n) return a->t.n < b->t.n ? -1 : 1;
+  return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Writes rows as one table: in nsys stats' order (total desc, count, key),
+ * numbered, with time %; fill() names each row. In batches, so that the
+ * text fill() writes into buf stays small. */
+#define BATCH 4096 /* rows per dldb_aggr_stats call, which prepares its statement */
+typedef struct emit {
+  dla_ctx *c;
+  int64_t aggr_id;
+  int kind;
+  void (*fill)(struct emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]);
+  void *ctx;
+} emit;
+
+/* Fills and writes the batch s[0..m-1], the rows idx0.. of the table. */
+static int write_batch(emit *e, const srow *s, size_t m, size_t idx0, int64_t sum,
+                       dldb_stats_row *r, char (*gb)[2][48]) {
+  for (size_t j = 0; j < m; j++) {
+    memset(&r[j], 0, sizeof r[j]);
+    gb[j][0][0] = gb[j][1][0] = '\0';
+    r[j].kind = e->kind;
+    r[j].row_idx = (int64_t)(idx0 + j);
+    r[j].t = s[j].t;
+    r[j].time_pct = sum > 0 ? 100.0 * (double)s[j].t.total / (double)sum : 0.0;
+    r[j].name_id = s[j].key;
+    e->fill(e, &s[j], &r[j], gb[j]);
+    r[j].grid = gb[j][0];
+    r[j].block = gb[j][1];
+  }
+  return dldb_aggr_stats(e->c->w, e->aggr_id, r, m, e->c->err, e->c->errlen);
+}
+
+static int emit_rows(emit *e, rows *o) {
+  dla__qsort(o->v, o->n, sizeof *o->v, cmp_srow);
+  int64_t sum = 0;
+  for (size_t i = 0; i < o->n; i++) sum += o->v[i].t.total;
+  dldb_stats_row *r = malloc(BATCH * sizeof *r);
+  char(*gb)[2][48] = malloc(BATCH * sizeof *gb);
+  int rc = r && gb ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < o->n; i += BATCH) {
+    size_t m = o->n - i < BATCH ? o->n - i : BATCH;
+    rc = write_batch(e, o->v + i, m, i, sum, r, gb);
+  }
+  free(r);
+  free(gb);
+  free(o->v);
+  o->v = NULL;
+  o->n = o->cap = 0;
+  return rc;
+}
+
+/* Tables with a row per NVTX name have millions of rows when every range
+ * has its own text (emit_nvtx's "seq = N"): they are sorted as compact
+ * runs of the sorted pairs (56 bytes, not a srow's 96, and no statistics
+ * yet), and each batch's srows are made from its runs just before it is
+ * written. The order is emit_rows' (cmp_run sorts as cmp_srow). */
+typedef struct run {
+  int64_t total, key;
+  int64_t a, b, x, y;  /* the srow's a, b, x, y (x, y as integer sums) */
+  int32_t first, n;    /* its pairs: p[first .. first + n - 1] */
+} run;
+
+static int cmp_run(const void *x, const void *y) {
+  const run *a = x, *b = y;
+  if (a->total != b->total) return a->total > b->total ? -1 : 1;
+  if (a->n != b->n) return a->n < b->n ? -1 : 1;
+  return (a->key > b->key) - (a->key < b->key);
+}
+
+/* The runs of equal keys of the sorted pairs p[0..n-1], in key order. */
+static int runs_of(const pair *p, size_t n, run **out, size_t *nout) {
+  size_t nr = 0;
+  for (size_t i = 0; i < n; i++) nr += i == 0 || p[i].key != p[i - 1].key;
+  run *v = malloc((nr + 1) * sizeof *v);
+  if (!v) return DL_ENOMEM;
+  size_t k = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    int64_t total = 0;
+    for (; j < n && p[j].key == p[i].key; j++) total += p[j].val;
+    v[k++] = (run){.total = total, .key = p[i].key, .first = (int32_t)i, .n = (int32_t)(j - i)};
+    i = j;
+  }
+  *out = v;
+  *nout = k;
+  return DL_OK;
+}
+
+/* Writes the runs v[0..n-1] of the sorted pairs p as one table (frees v). */
+static int emit_runs(emit *e, const pair *p, run *v, size_t n) {
+  dla__qsort(v, n, sizeof *v, cmp_run);
+  int64_t sum = 0;
+  for (size_t i = 0; i < n; i++) sum += v[i].total;
+  dldb_stats_row *r = malloc(BATCH * sizeof *r);
+  char(*gb)[2][48] = malloc(BATCH * sizeof *gb);
+  srow *s = malloc(BATCH * sizeof *s);
+  int rc = r && gb && s ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < n; i += BATCH) {
+    size_t m = n - i < BATCH ? n - i : BATCH;
+    for (size_t j = 0; j < m; j++) {
+      const run *u = &v[i + j];
+      s[j] = (srow){.key = u->key, .t = stat_of(p + u->first, (size_t)u->n), .a = u->a,
+                    .b = u->b, .x = (double)u->x, .y = (double)u->y};
+    }
+    rc = write_batch(e, s, m, i, sum, r, gb);
+  }
+  free(r);
+  free(gb);
+  free(s);
+  free(v);
+  return rc;
+}
+
+static void fill_name(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) {
+  (void)e, (void)s, (void)r, (void)gb; /* key = name id */
+}
+
+/* ---- CUDA API calls and the ops that called them ---------------------- */
+
+static int in_window(const dla_ctx *c, int64_t t) { return dla__in_aggr(c, dla__iter_of(c, t)); }
+
+static int cmp_api_op(const void *x, const void *y) {
+  const dldb_stats_api_op_row *a = x, *b = y;
+  if (a->name_id != b->name_id) return a->name_id < b->name_id ? -1 : 1;
+  return (a->op_idx > b->op_idx) - (a->op_idx < b->op_idx);
+}
+
+static int api_stats(emit *e, rows *o, pair *p) {
+  dla_ctx *c = e->c;
+  size_t n = 0;
+  for (size_t i = 0; i < c->na; i++)
+    if (in_window(c, c->a[i].start)) p[n++] = (pair){c->a[i].name_id, c->a[i].end - c->a[i].start};
+  dla__qsort(p, n, sizeof *p, cmp_pair);
+  e->kind = DLDB_STATS_CUDA_API;
+  e->fill = fill_name;
+  int rc = rows_from_runs(o, p, n);
+  if (rc == DL_OK) rc = emit_rows(e, o);
+  if (rc) return rc;
+  /* per (API name, op), the calls summed: a row per pair met (few), found
+   * through a map, then sorted by (name, op) */
+  dldb_stats_api_op_row *ao = NULL;
+  size_t k = 0, cap = 0;
+  dla_map at;
+  dla_map_init(&at);
+  for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
+    const dla_api *a = &c->a[i];
+    if (!in_window(c, a->start)) continue;
+    int32_t op = a->range >= 0 && c->r[a->range].inst >= 0 ? c->r[c->r[a->range].inst].op : a->op;
+    if (op < 0 || (size_t)op >= c->nops) continue;
+    const dla_op *x = &c->ops[op];
+    if (x->num_calls <= 0 && x->kernel_calls <= 0) continue; /* not written (op_included) */
+    uint64_t key = ((uint64_t)(uint32_t)a->name_id << 32) | (uint32_t)op;
+    int64_t v = dla_map_get(&at, key);
+    if (v < 0) {
+      if (k == cap) {
+        size_t ncap = cap ? cap * 2 : 256;
+        dldb_stats_api_op_row *nv = realloc(ao, ncap * sizeof *nv);
+        if (!nv) {
+          rc = DL_ENOMEM;
+          break;
+        }
+        ao = nv;
+        cap = ncap;
+      }
+      v = (int64_t)k;
+      ao[k++] = (dldb_stats_api_op_row){a->name_id, op, 0, 0};
+      if (dla_map_put(&at, key, v)) rc = DL_ENOMEM;
+    }
+    ao[v].calls++;
+    ao[v].total += a->end - a->start;
+  }
+  dla_map_free(&at);
+  if (rc == DL_OK) {
+    dla__qsort(ao, k, sizeof *ao, cmp_api_op);
+    rc = dldb_aggr_stats_api_ops(c->w, e->aggr_id, ao, k, c->err, c->errlen);
+  }
+  free(ao);
+  return rc;
+}
+
+/* ---- Kernels ----------------------------------------------------------- */
+
+typedef struct kcfg {
+  int64_t long_id, short_id;
+  int32_t grid[3], block[3];
+} kcfg;
+
+typedef struct kid {
+  int64_t id;
+  int32_t idx;
+} kid;
+
+static int cmp_kid(const void *x, const void *y) {
+  const kid *a = x, *b = y;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+typedef struct kscan {
+  const dla_ctx *c;
+  const kid *order; /* the aggregation's kernels by id */
+  size_t n, pos;
+  int32_t *cfg;     /* per c->k index: its configuration, -1 */
+  kcfg *cfgs;
+  size_t ncfg, capcfg;
+  dla_map map;      /* hash of a configuration -> index (rehashed on collisions) */
+} kscan;
+
+static uint64_t cfg_hash(const dldb_scan_launch *l) {
+  uint64_t h = (uint64_t)l->long_name_id * 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 3; i++) {
+    h = (h ^ (uint32_t)l->grid[i]) * 0x100000001B3ull;
+    h = (h ^ (uint32_t)l->block[i]) * 0x100000001B3ull;
+  }
+  return h;
+}
+
+static int load_launch(void *ctx, const dldb_scan_launch *l) {
+  kscan *s = ctx;
+  while (s->pos < s->n && s->order[s->pos].id < l->kernel_id) s->pos++;
+  if (s->pos == s->n || s->order[s->pos].id != l->kernel_id) return 0;
+  int32_t ki = s->order[s->pos++].idx;
+  uint64_t h = cfg_hash(l);
+  for (;;) {
+    int64_t v = dla_map_get(&s->map, h);
+    if (v < 0) break;
+    const kcfg *k = &s->cfgs[v];
+    if (k->long_id == l->long_name_id && !memcmp(k->grid, l->grid, sizeof k->grid) &&
+        !memcmp(k->block, l->block, sizeof k->block)) {
+      s->cfg[ki] = (int32_t)v;
+      return 0;
+    }
+    h = h * 0x9E3779B97F4A7C15ull + 1; /* another configuration with that hash */
+  }
+  if (s->ncfg == s->capcfg) {
+    size_t ncap = s->capcfg ? s->capcfg * 2 : 256;
+    kcfg *p = realloc(s->cfgs, ncap * sizeof *p);
+    if (!p) return DL_ENOMEM;
+    s->cfgs = p;
+    s->capcfg = ncap;
+  }
+  kcfg *k = &s->cfgs[s->ncfg];
+  k->long_id = l->long_name_id;
+  k->short_id = s->c->k[ki].short_id;
+  memcpy(k->grid, l->grid, sizeof k->grid);
+  memcpy(k->block, l->block, sizeof k->block);
+  if (dla_map_put(&s->map, h, (int64_t)s->ncfg)) return DL_ENOMEM;
+  s->cfg[ki] = (int32_t)s->ncfg++;
+  return 0;
+}
+
+static void dim3(char *buf, size_t len, const int32_t *v) {
+  snprintf(buf, len, "%d, %d, %d", (int)v[0], (int)v[1], (int)v[2]);
+}
+
+static void fill_cfg(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) {
+  const kcfg *k = &((const kcfg *)e->ctx)[s->key];
+  r->name_id = k->long_id;
+  r->short_name_id = k->short_id;
+  dim3(gb[0], sizeof gb[0], k->grid);
+  dim3(gb[1], sizeof gb[1], k->block);
+}
+
+static void fill_kernel(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) {
+  const kcfg *k = &((const kcfg *)e->ctx)[s->a];
+  r->short_name_id = k->short_id;
+  r->configs = s->b;
+  dim3(gb[0], sizeof gb[0], k->grid);
+  dim3(gb[1], sizeof gb[1], k->block);
+}
+
+/* The commonest configuration of a long name (most instances, then most
+ * time, then first seen) and how many it has. */
+typedef struct kbest {
+  int64_t cfg, n, total, nconf;
+} kbest;
+
+static int kernel_stats(emit *e, rows *o, pair *p) {
+  dla_ctx *c = e->c;
+  kscan s = {.c = c};
+  dla_map_init(&s.map);
+  dla_map names;
+  dla_map_init(&names);
+  kbest *best = NULL;
+  size_t nbest = 0;
+  kid *order = malloc((c->nk + 1) * sizeof *order);
+  s.cfg = malloc((c->nk + 1) * sizeof *s.cfg);
+  int rc = order && s.cfg ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
+    s.cfg[i] = -1;
+    if (dla__in_aggr(c, c->k[i].iter)) order[s.n++] = (kid){c->k[i].id, (int32_t)i};
+  }
+  if (rc == DL_OK) {
+    dla__qsort(order, s.n, sizeof *order, cmp_kid);
+    s.order = order;
+    rc = dldb_scan_kernel_launches(c->w, load_launch, &s, c->err, c->errlen);
+  }
+  free(order);
+  /* by configuration */
+  size_t n = 0;
+  for (size_t i = 0; rc == DL_OK && i < c->nk; i++)
+    if (s.cfg[i] >= 0) p[n++] = (pair){s.cfg[i], c->k[i].gpu_end - c->k[i].gpu_start};
+  if (rc == DL_OK) {
+    dla__qsort(p, n, sizeof *p, cmp_pair);
+    rc = rows_from_runs(o, p, n);
+  }
+  if (rc == DL_OK && !(best = malloc((o->n + 1) * sizeof *best))) rc = DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < o->n; i++) { /* configurations in first-seen order */
+    const srow *x = &o->v[i];
+    uint64_t lid = (uint64_t)s.cfgs[x->key].long_id;
+    int64_t b = dla_map_get(&names, lid);
+    if (b < 0) {
+      b = (int64_t)nbest++;
+      best[b] = (kbest){.cfg = -1};
+      if (dla_map_put(&names, lid, b)) rc = DL_ENOMEM;
+    }
+    kbest *k = &best[b];
+    k->nconf++;
+    if (k->cfg < 0 || x->t.n > k->n || (x->t.n == k->n && x->t.total > k->total))
+      *k = (kbest){x->key, x->t.n, x->t.total, k->nconf};
+  }
+  e->kind = DLDB_STATS_KERNEL_CONFIG;
+  e->fill = fill_cfg;
+  e->ctx = s.cfgs;
+  if (rc == DL_OK) rc = emit_rows(e, o);
+  /* by long name */
+  for (size_t i = 0; rc == DL_OK && i < n; i++) p[i].key = s.cfgs[p[i].key].long_id;
+  if (rc == DL_OK) {
+    dla__qsort(p, n, sizeof *p, cmp_pair);
+    rc = rows_from_runs(o, p, n);
+  }
+  for (size_t i = 0; rc == DL_OK && i < o->n; i++) {
+    const kbest *k = &best[dla_map_get(&names, (uint64_t)o->v[i].key)];
+    o->v[i].a = k->cfg;
+    o->v[i].b = k->nconf;
+  }
+  e->kind = DLDB_STATS_KERNEL;
+  e->fill = fill_kernel;
+  if (rc == DL_OK) rc = emit_rows(e, o);
+  e->ctx = NULL;
+  free(best);
+  free(s.cfg);
+  free(s.cfgs);
+  dla_map_free(&s.map);
+  dla_map_free(&names);
+  return rc;
+}
+
+/* ---- Memory operations ---------------------------------------------------- */
+
+/* nsys's operation names: "[CUDA memcpy <ENUM_CUDA_MEMCPY_OPER label>]". */
+static const char *const COPY_KIND[] = {
+    "[CUDA memcpy Unknown]",          "[CUDA memcpy Host-to-Device]",
+    "[CUDA memcpy Device-to-Host]",   "[CUDA memcpy Host-to-Array]",
+    "[CUDA memcpy Array-to-Host]",    "[CUDA memcpy Array-to-Array]",
+    "[CUDA memcpy Array-to-Device]",  "[CUDA memcpy Device-to-Array]",
+    "[CUDA memcpy Device-to-Device]", "[CUDA memcpy Host-to-Host]",
+    "[CUDA memcpy Peer-to-Peer]",     "[CUDA memcpy Unified Host-to-Device]",
+    "[CUDA memcpy Unified Device-to-Host]", "[CUDA memcpy Unified Device-to-Device]"};
+#define NCOPY ((int64_t)(sizeof COPY_KIND / sizeof COPY_KIND[0]))
+#define MEMSET_KEY (NCOPY + 1) /* NCOPY: a copy kind we do not know */
+
+static int64_t mem_key(const dla_mem *m) {
+  if (m->kind == 2) return MEMSET_KEY;
+  return m->copy_kind >= 0 && m->copy_kind < NCOPY ? m->copy_kind : NCOPY;
+}
+
+static void fill_mem(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) {
+  (void)gb;
+  const dldb_stat *bytes = e->ctx;
+  r->name_id = 0;
+  r->label = s->key == MEMSET_KEY ? "[CUDA memset]" : s->key < NCOPY ? COPY_KIND[s->key] : "[CUDA memcpy Other]";
+  r->b = bytes[s->key];
+}
+
+static int mem_stats(emit *e, rows *o, pair *p) {
+  dla_ctx *c = e->c;
+  dldb_stat bytes[MEMSET_KEY + 1];
+  memset(bytes, 0, sizeof bytes);
+  size_t n = 0;
+  for (size_t i = 0; i < c->nm; i++)
+    if (dla__in_aggr(c, c->m[i].iter)) p[n++] = (pair){mem_key(&c->m[i]), c->m[i].bytes};
+  dla__qsort(p, n, sizeof *p, cmp_pair);
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && p[j].key == p[i].key) j++;
+    bytes[p[i].key] = stat_of(p + i, j - i);
+    i = j;
+  }
+  n = 0;
+  for (size_t i = 0; i < c->nm; i++)
+    if (dla__in_aggr(c, c->m[i].iter)) p[n++] = (pair){mem_key(&c->m[i]), c->m[i].end - c->m[i].start};
+  dla__qsort(p, n, sizeof *p, cmp_pair);
+  e->kind = DLDB_STATS_MEMORY;
+  e->fill = fill_mem;
+  e->ctx = bytes;
+  int rc = rows_from_runs(o, p, n);
+  if (rc == DL_OK) rc = emit_rows(e, o);
+  e->ctx = NULL;
+  return rc;
+}
+
+/* ---- OS runtime calls ------------------------------------------------------ */
+
+typedef struct oscan {
+  const dla_ctx *c;
+  pair *p;
+  size_t n, cap;
+} oscan;
+
+static int load_osrt(void *ctx, const dldb_scan_osrt *r) {
+  oscan *s = ctx;
+  if (!in_window(s->c, r->start_ns)) return 0;
+  if (s->n == s->cap) {
+    size_t ncap = s->cap ? s->cap * 2 : 1024;
+    pair *p = realloc(s->p, ncap * sizeof *p);
+    if (!p) return DL_ENOMEM;
+    s->p = p;
+    s->cap = ncap;
+  }
+  s->p[s->n++] = (pair){r->name_id, r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0};
+  return 0;
+}
+
+static int osrt_stats(emit *e, rows *o) {
+  oscan s = {.c = e->c};
+  int rc = dldb_scan_osrt_calls(e->c->w, load_osrt, &s, e->c->err, e->c->errlen);
+  if (rc == DL_OK) {
+    dla__qsort(s.p, s.n, sizeof *s.p, cmp_pair);
+    e->kind = DLDB_STATS_OSRT;
+    e->fill = fill_name;
+    rc = rows_from_runs(o, s.p, s.n);
+    if (rc == DL_OK) rc = emit_rows(e, o);
+  }
+  free(s.p);
+  return rc;
+}
+
+/* ---- NVTX ranges and their GPU projection ---------------------------------- */
+
+/* key = name id * 2 + 1 for start/end ranges */
+static int64_t range_key(const dla_range *r) {
+  return (int64_t)r->name_id * 2 + (r->style == DLDB_NVTX_STARTEND);
+}
+
+static void fill_range(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) {
+  (void)e, (void)gb;
+  r->name_id = s->key >> 1;
+  r->label = s->key & 1 ? "StartEnd" : "PushPop";
+  if (r->kind == DLDB_STATS_NVTX_GPU_PROJ) {
+    r->range_time = s->a;
+    r->gpu_ops = s->b;
+    r->avg_level = s->t.n ? s->x / (double)s->t.n : 0.0;
+    r->avg_children = s->t.n ? s->y / (double)s->t.n : 0.0;
+  }
+}
+
+/* A range's projection: its GPU ops' first start and last end (32 bytes:
+ * one per range). ops < 2^31: c->k and c->m are indexed in int32. */
+typedef struct proj {
+  int64_t lo, hi;
+  int32_t ops, parent, level, children;
+} proj;
+
+static void project(proj *pj, int32_t range, int64_t start, int64_t end) {
+  for (int32_t x = range; x >= 0; x = pj[x].parent) {
+    if (start < pj[x].lo) pj[x].lo = start;
+    if (end > pj[x].hi) pj[x].hi = end;
+    pj[x].ops++;
+  }
+}
+
+static int counted(const dla_ctx *c, size_t i) {
+  return c->r[i].style != DLDB_NVTX_MARK && in_window(c, c->r[i].start);
+}
+
+/* The run with key among v[0..n-1] in key order (runs_of). */
+static run *run_of_key(run *v, size_t n, int64_t key) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].key < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && v[lo].key == key ? &v[lo] : NULL;
+}
+
+/* The GPU projection of every range, while the kernels and calls exist. */
+struct dla_nvtx_proj {
+  proj *pj;
+};
+
+static int nvtx_project(dla_ctx *c, proj **out) {
+  *out = NULL;
+  if (!c->nr) return DL_OK;
+  /* nesting on each thread: ranges are sorted by (thread, start, outer first) */
+  proj *pj = malloc(c->nr * sizeof *pj);
+  int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
+  if (!pj || !stack) {
+    free(pj);
+    free(stack);
+    return DL_ENOMEM;
+  }
+  size_t sp = 0;
+  for (size_t i = 0; i < c->nr; i++) {
+    const dla_range *r = &c->r[i];
+    pj[i] = (proj){.lo = INT64_MAX, .hi = INT64_MIN, .parent = -1};
+    if (i && c->r[i - 1].tid != r->tid) sp = 0;
+    if (r->style == DLDB_NVTX_MARK) continue;
+    while (sp && c->r[stack[sp - 1]].end < r->start) sp--;
+    if (sp) {
+      pj[i].parent = stack[sp - 1];
+      pj[i].level = pj[stack[sp - 1]].level + 1;
+      pj[stack[sp - 1]].children++;
+    }
+    stack[sp++] = (int32_t)i;
+  }
+  free(stack);
+  /* GPU work goes to the innermost range of its launching call and to
+   * every range around that one */
+  for (size_t i = 0; i < c->nk; i++) {
+    int32_t kr = dla__kern_range(c, &c->k[i]);
+    if (kr >= 0) project(pj, kr, c->k[i].gpu_start, c->k[i].gpu_end);
+  }
+  for (size_t i = 0; i < c->nm; i++)
+    if (c->m[i].range >= 0) project(pj, c->m[i].range, c->m[i].start, c->m[i].end);
+  *out = pj;
+  return DL_OK;
+}
+
+/* The NVTX tables: durations by name, then the projection by name. Reads
+ * c->r and pj only (c->k and c->a may be gone). */
+static int nvtx_stats(emit *e, proj *pj) {
+  dla_ctx *c = e->c;
+  size_t n = 0, nrun = 0;
+  run *v = NULL;
+  pair *p = malloc((c->nr + 1) * sizeof *p);
+  if (!p) return DL_ENOMEM;
+  for (size_t i = 0; i < c->nr; i++)
+    if (counted(c, i)) p[n++] = (pair){range_key(&c->r[i]), c->r[i].end - c->r[i].start};
+  dla__qsort(p, n, sizeof *p, cmp_pair);
+  e->kind = DLDB_STATS_NVTX;
+  e->fill = fill_range;
+  int rc = runs_of(p, n, &v, &nrun);
+  if (rc == DL_OK) rc = emit_runs(e, p, v, nrun);
+  v = NULL;
+  if (rc || !c->nr) goto out;
+  n = 0;
+  for (size_t i = 0; i < c->nr; i++)
+    if (pj[i].ops > 0 && counted(c, i)) p[n++] = (pair){range_key(&c->r[i]), pj[i].hi - pj[i].lo};
+  dla__qsort(p, n, sizeof *p, cmp_pair);
+  if ((rc = runs_of(p, n, &v, &nrun))) goto out;
+  for (size_t i = 0; i < c->nr; i++) {
+    if (pj[i].ops == 0 || !counted(c, i)) continue;
+    run *x = run_of_key(v, nrun, range_key(&c->r[i])); /* there is one: i made it */
+    x->a += c->r[i].end - c->r[i].start;
+    x->b += pj[i].ops;
+    x->x += pj[i].level;
+    x->y += pj[i].children;
+  }
+  e->kind = DLDB_STATS_NVTX_GPU_PROJ;
+  rc = emit_runs(e, p, v, nrun);
+  v = NULL;
+out:
+  free(v);
+  free(p);
+  return rc;
+}
+
+/* ---- Entry points ------------------------------------------------------------ */
+
+int dla__stats_write(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
+  *nvtx = NULL;
+  if (!dldb_stats_has_tables(c->w)) return DL_OK; /* a dldb from before issue 8 */
+  size_t cap = c->na;
+  if (c->nk > cap) cap = c->nk;
+  if (c->nm > cap) cap = c->nm;
+  pair *p = malloc((cap + 1) * sizeof *p);
+  rows o = {0};
+  emit e = {.c = c, .aggr_id = aggr_id};
+  int rc = p ? DL_OK : DL_ENOMEM;
+  if (rc == DL_OK) rc = api_stats(&e, &o, p);
+  if (rc == DL_OK) rc = kernel_stats(&e, &o, p);
+  if (rc == DL_OK) rc = mem_stats(&e, &o, p);
+  if (rc == DL_OK) rc = osrt_stats(&e, &o);
+  free(p);
+  free(o.v);
+  dla_nvtx_proj *x = rc == DL_OK ? calloc(1, sizeof *x) : NULL;
+  if (rc == DL_OK && !x) rc = DL_ENOMEM;
+  if (rc == DL_OK) rc = nvtx_project(c, &x->pj);
+  if (rc == DL_OK) *nvtx = x;
+  else dla__stats_nvtx_free(&x);
+  return rc;
+}
+
+int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
+  int rc = DL_OK;
+  if (*nvtx) { /* NULL: no statistics tables */
+    emit e = {.c = c, .aggr_id = aggr_id};
+    rc = nvtx_stats(&e, (*nvtx)->pj);
+  }
+  dla__stats_nvtx_free(nvtx);
+  return rc;
+}
+
+void dla__stats_nvtx_free(dla_nvtx_proj **nvtx) {
+  if (!*nvtx) return;
+  free((*nvtx)->pj);
+  free(*nvtx);
+  *nvtx = NULL;
+}

@@ -1,0 +1,206 @@
+/*
+ * dla_sweep.c - resource breakdown and GPU utilization by sweeping time.
+ *
+ * Every interval (kernels, memory ops, NVTX ranges merged per thread and
+ * category first: range_unions) is clipped to the wall
+ * window and turned into two events packed in one int64: (time - wall_start)
+ * << 4 | category << 1 | is_end. After a sort, one pass keeps a counter per
+ * category; each stretch of time goes to the highest-priority category
+ * that is active (TC kernels > other kernels > memory > dataloader > I/O >
+ * CPU (op ranges) > other), split at iteration boundaries. The parts thus
+ * sum to the wall time exactly. Per-GPU busy time is the union of that
+ * GPU's kernel intervals.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dla_internal.h"
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* LSD radix sort on non-negative keys (8 bits a pass, skipping passes whose
+ * byte is constant); falls back to qsort when memory is short. */
+static void sort_keys(int64_t *v, size_t n) {
+  int64_t *tmp = n > 4096 ? malloc(n * sizeof *tmp) : NULL;
+  if (!tmp) {
+    dla__qsort(v, n, sizeof *v, cmp_i64);
+    return;
+  }
+  uint64_t maxv = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((uint64_t)v[i] > maxv) maxv = (uint64_t)v[i];
+  int64_t *src = v, *dst = tmp;
+  for (int shift = 0; shift < 64 && (maxv >> shift) != 0; shift += 8) {
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++) count[(((uint64_t)src[i] >> shift) & 0xff) + 1]++;
+    for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+    for (size_t i = 0; i < n; i++) dst[count[((uint64_t)src[i] >> shift) & 0xff]++] = src[i];
+    int64_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != v) memcpy(v, src, n * sizeof *v);
+  free(tmp);
+}
+
+typedef struct events {
+  int64_t *v;
+  size_t n;
+  int64_t lo, hi;
+} events;
+
+static void add_interval(events *e, int64_t s, int64_t t, int cat) {
+  if (s < e->lo) s = e->lo;
+  if (t > e->hi) t = e->hi;
+  if (t <= s) return;
+  e->v[e->n++] = ((s - e->lo) << 4) | (cat << 1);
+  e->v[e->n++] = ((t - e->lo) << 4) | (cat << 1) | 1;
+}
+
+typedef struct dev_iv {
+  int64_t s, e;
+  int32_t dev;
+} dev_iv;
+
+static int cmp_dev_iv(const void *x, const void *y) {
+  const dev_iv *a = x, *b = y;
+  if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+  return (a->s > b->s) - (a->s < b->s);
+}
+
+static int gpu_busy(dla_ctx *c) {
+  dev_iv *iv = malloc((c->nk + 1) * sizeof *iv);
+  if (!iv) return DL_ENOMEM;
+  size_t n = 0;
+  for (size_t i = 0; i < c->nk; i++) {
+    const dla_kern *k = &c->k[i];
+    int64_t s = k->gpu_start < c->wall_start ? c->wall_start : k->gpu_start;
+    int64_t e = k->gpu_end > c->wall_end ? c->wall_end : k->gpu_end;
+    if (dla__in_aggr(c, k->iter))
+      for (int g = 0; g < c->ngpus; g++)
+        if (c->gpu_ids[g] == k->device) c->gpu_kernels[g]++;
+    if (e > s) iv[n++] = (dev_iv){s, e, k->device};
+  }
+  dla__qsort(iv, n, sizeof *iv, cmp_dev_iv);
+  int64_t wall = c->wall_end - c->wall_start;
+  for (size_t i = 0; i < n;) {
+    int32_t dev = iv[i].dev;
+    int64_t busy = 0, cs = iv[i].s, ce = iv[i].e;
+    for (; i < n && iv[i].dev == dev; i++) {
+      if (iv[i].s > ce) {
+        busy += ce - cs;
+        cs = iv[i].s;
+        ce = iv[i].e;
+      } else if (iv[i].e > ce) {
+        ce = iv[i].e;
+      }
+    }
+    busy += ce - cs;
+    for (int g = 0; g < c->ngpus; g++)
+      if (c->gpu_ids[g] == dev) {
+        c->gpu_busy[g] = busy;
+        c->gpu_util[g] = wall > 0 ? 100.0 * (double)busy / (double)wall : 0.0;
+      }
+  }
+  free(iv);
+  return DL_OK;
+}
+
+static int range_cat(const dla_ctx *c, const dla_range *r) {
+  return r->op >= 0 && c->ops[r->op].dataloader ? DLA_CAT_DATALOADER : DLA_CAT_CPU;
+}
+
+/* The NVTX ranges' intervals as few events: only whether a category is
+ * active at each instant matters to the sweep, so on each thread the
+ * ranges of one category (sorted by start: c->r's order) are merged into
+ * their union first; nested ranges (most of them) then add no events.
+ * Intervals that touch merge too: the sweep never saw a gap there either.
+ * e NULL: counts the merged intervals; else adds them to e. */
+static size_t range_unions(const dla_ctx *c, events *e) {
+  size_t n = 0;
+  for (size_t i = 0; i < c->nr;) {
+    int64_t tid = c->r[i].tid;
+    int64_t cs[2] = {0, 0}, ce[2] = {0, 0}; /* the open union per category, ce > cs */
+    int open[2] = {0, 0};
+    for (; i < c->nr && c->r[i].tid == tid; i++) {
+      const dla_range *r = &c->r[i];
+      if (r->end <= r->start) continue; /* empty: adds nothing */
+      int cat = range_cat(c, r), j = cat == DLA_CAT_CPU;
+      if (open[j] && r->start <= ce[j]) {
+        if (r->end > ce[j]) ce[j] = r->end;
+        continue;
+      }
+      if (open[j]) {
+        if (e) add_interval(e, cs[j], ce[j], cat);
+        n++;
+      }
+      open[j] = 1;
+      cs[j] = r->start;
+      ce[j] = r->end;
+    }
+    for (int j = 0; j < 2; j++)
+      if (open[j]) {
+        if (e) add_interval(e, cs[j], ce[j], j ? DLA_CAT_CPU : DLA_CAT_DATALOADER);
+        n++;
+      }
+  }
+  return n;
+}
+
+int dla__sweep(dla_ctx *c) {
+  events e = {0};
+  e.lo = c->wall_start;
+  e.hi = c->wall_end;
+  /* keys hold time << 4: an absurd span (over 2^59 ns, 18 years) is cut there */
+  if (e.hi > e.lo && (uint64_t)e.hi - (uint64_t)e.lo > (uint64_t)(INT64_MAX >> 4))
+    e.hi = e.lo + (INT64_MAX >> 4);
+  c->iter_cat = calloc((size_t)c->niter * DLA_NCAT, sizeof *c->iter_cat);
+  size_t nrange_iv = range_unions(c, NULL);
+  e.v = malloc((2 * (c->nk + c->nm + nrange_iv) + 1) * sizeof *e.v);
+  if (!c->iter_cat || !e.v) {
+    free(e.v);
+    return DL_ENOMEM;
+  }
+  for (size_t i = 0; i < c->nk; i++)
+    add_interval(&e, c->k[i].gpu_start, c->k[i].gpu_end,
+                 c->k[i].tc ? DLA_CAT_TC : DLA_CAT_NON_TC);
+  for (size_t i = 0; i < c->nm; i++) add_interval(&e, c->m[i].start, c->m[i].end, DLA_CAT_MEMORY);
+  range_unions(c, &e);
+  sort_keys(e.v, e.n);
+
+  int64_t active[DLA_NCAT] = {0};
+  int64_t prev = c->wall_start;
+  int64_t it = c->iter_start;
+  int cur = DLA_CAT_OTHER;
+  for (size_t i = 0; i <= e.n; i++) {
+    int64_t t = i < e.n ? (e.v[i] >> 4) + c->wall_start : c->wall_end;
+    while (it < c->iter_stop && c->bound[it + 1] <= t) {
+      int64_t b = c->bound[it + 1];
+      if (b > prev) {
+        c->iter_cat[it * DLA_NCAT + cur] += b - prev;
+        c->cat_total[cur] += b - prev;
+        prev = b;
+      }
+      it++;
+    }
+    if (t > prev) {
+      c->iter_cat[it * DLA_NCAT + cur] += t - prev;
+      c->cat_total[cur] += t - prev;
+      prev = t;
+    }
+    if (i == e.n) break;
+    int cat = (int)((e.v[i] >> 1) & 7);
+    active[cat] += (e.v[i] & 1) ? -1 : 1;
+    cur = DLA_CAT_OTHER;
+    for (int k = 0; k < DLA_CAT_OTHER; k++)
+      if (active[k] > 0) {
+        cur = k;
+        break;
+      }
+  }
+  free(e.v);
+  return gpu_busy(c);
+}

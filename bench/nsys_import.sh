@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Nsight Systems import benchmark (issue 3): `dlprof --database=EXPORT` on a
+# generated export (bench/nsys_gen.c: schema 3.13 layout, a PyTorch training
+# loop with KERNELS kernels, their cudaLaunchKernel calls by correlation id,
+# emit_nvtx ranges with distinct texts, memcpys, memsets), Release build.
+# Prints wall time and peak RSS of the import + aggregation + commit (the
+# reports are left to --reports' default, the summary CSV). docs/performance.md
+# quotes these figures with this command.
+# Usage: bench/nsys_import.sh [KERNELS] [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kernels=${1:-10000000}
+build=${2:-build-h5b}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target dlprof >/dev/null
+mkdir -p "$build/bench"
+cc -O2 -Wall -Wextra -o "$build/bench/nsys_gen" bench/nsys_gen.c -lsqlite3
+export_db=$build/bench/nsys_${kernels}.sqlite
+if [[ ! -f $export_db ]]; then
+  "$build/bench/nsys_gen" --kernels "$kernels" "$export_db"
+fi
+echo "export: $export_db ($(du -h "$export_db" | cut -f1))"
+out=$build/bench/nsys_out
+rm -rf "$out" && mkdir -p "$out"
+/usr/bin/time -v "$build/cli/dlprof" --database="$export_db" --output_path="$out" \
+  --key_op="Optimizer.step#SGD.step" --verbosity=minimal 2>"$out/time.txt" || {
+  cat "$out/time.txt"
+  exit 1
+}
+grep -E "^dlprof: (read|kernels: 100|loading kernels: 100)" "$out/time.txt" || true
+grep -E "Elapsed \(wall clock\)|Maximum resident set size|User time|System time" "$out/time.txt"
+echo "dldb: $(du -h "$out/dlprof_dldb.sqlite" | cut -f1)"

@@ -1,0 +1,27 @@
+/*
+ * import_kineto.h - dlprof --database=TRACE for PyTorch profiler (Kineto)
+ * JSON traces (a file, gzip or plain, or a directory of per-rank traces):
+ * import (import/dli_kineto.h), aggregate with ProfilerStep#N as the
+ * iterations unless --key_op says otherwise, and commit the dldb. The
+ * caller writes the reports. Everything is borrowed.
+ */
+#ifndef DLPROF_IMPORT_KINETO_H
+#define DLPROF_IMPORT_KINETO_H
+
+#include <stdint.h>
+
+typedef struct dlprof_kineto_args {
+  const char *database;      /* the trace file or directory */
+  const char *dbpath;        /* the dldb to create */
+  const char *mode, *profile_name, *command;
+  const char *key_op;        /* NULL: "ProfilerStep#" (one iteration per step) */
+  int64_t iter_start, iter_stop;
+  int force;
+  int verbose;               /* 1: print what was read and what was odd */
+} dlprof_kineto_args;
+
+/* Returns 0 and sets *aggr_id, or prints one "dlprof: ..." line on stderr
+ * and returns 1 (nothing is left behind). */
+int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id);
+
+#endif

@@ -1,0 +1,35 @@
+/* dl.c - status codes and error lines (see dl.h). */
+#include "dl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *dl_strerror(int rc) {
+  switch (rc) {
+  case DL_OK: return "ok";
+  case DL_ENOMEM: return "out of memory";
+  case DL_EIO: return "I/O error";
+  case DL_ENOTFOUND: return "not found";
+  case DL_EFORMAT: return "unrecognised format";
+  case DL_EVERSION: return "unsupported version";
+  case DL_ECORRUPT: return "corrupt or truncated input";
+  case DL_EINVAL: return "invalid argument";
+  case DL_EDB: return "database error";
+  case DL_EEXIST: return "output exists";
+  default: return "unknown error";
+  }
+}
+
+int dl_err(char *err, size_t errlen, int rc, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    /* One line, whatever the arguments held (SQLite messages quote schema
+     * text; trace names are untrusted): line breaks become spaces. */
+    for (char *c = err; *c; c++)
+      if (*c == '\n' || *c == '\r') *c = ' ';
+  }
+  return rc;
+}

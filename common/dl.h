@@ -1,0 +1,37 @@
+/*
+ * dl.h - basics shared by every module: status codes and their names.
+ *
+ * Fallible functions return int: DL_OK (0) or a negative DL_E* code. When a
+ * cause needs words, the caller passes `char *err, size_t errlen` (NULL: does
+ * not care) and receives one line naming the operation and the cause.
+ * Libraries never print and never exit.
+ */
+#ifndef DL_H
+#define DL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+  DL_OK = 0,
+  DL_ENOMEM = -1,    /* out of memory */
+  DL_EIO = -2,       /* a file could not be read or written */
+  DL_ENOTFOUND = -3, /* a path, table, view or row does not exist */
+  DL_EFORMAT = -4,   /* input is not of the expected format */
+  DL_EVERSION = -5,  /* a format version we do not support */
+  DL_ECORRUPT = -6,  /* input is damaged or truncated */
+  DL_EINVAL = -7,    /* an invalid argument */
+  DL_EDB = -8,       /* an SQLite error */
+  DL_EEXIST = -9,    /* an output exists and may not be replaced */
+};
+
+/* Returns a static, human-readable name for a DL_* code. */
+const char *dl_strerror(int rc);
+
+/* Formats one line into err (if err is not NULL; line breaks in the
+ * arguments become spaces) and returns rc, so that
+ * callers can write `return dl_err(err, errlen, DL_EIO, "open %s: %s", ...)`. */
+int dl_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

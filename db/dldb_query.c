@@ -1,0 +1,560 @@
+/*
+ * dldb_query.c - bounded, parameterised queries on a dldb's views.
+ *
+ * A dldb_query becomes one SELECT on one view (see dldb.h for its shape).
+ * Column names come only from the view's own column list (PRAGMA
+ * table_info, cached per handle) and are quoted; every value is bound.
+ * Statements are prepared once per handle and SQL text and reused; counts
+ * are cached per handle and query, since the file does not change while the
+ * viewer serves it. Column types: the declared type when there is one
+ * (INT/BOOL -> integer, REAL/FLOA/DOUB -> real, TEXT/CHAR/CLOB/STRING -> text),
+ * else the storage class of the view's first row (NVIDIA's views declare no
+ * type for computed columns such as kernel_duration or grid).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dldb_read.h"
+
+/* ---- Statement cache ----------------------------------------------------- */
+
+sqlite3_stmt *dldb__stmt_get(dldb *db, const char *sql, char *err, size_t errlen) {
+  dldb__stmt *victim = &db->stmts[0];
+  for (int i = 0; i < DLDB__STMT_CACHE; i++) {
+    dldb__stmt *s = &db->stmts[i];
+    if (s->sql && strcmp(s->sql, sql) == 0) {
+      s->last_use = ++db->use_clock;
+      return s->stmt;
+    }
+    if (!s->sql || (victim->sql && s->last_use < victim->last_use)) victim = s;
+  }
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+  if (rc != SQLITE_OK) {
+    dldb__sql_err(db, rc, "prepare", err, errlen);
+    return NULL;
+  }
+  char *copy = strdup(sql);
+  if (!copy) {
+    sqlite3_finalize(st);
+    dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+    return NULL;
+  }
+  sqlite3_finalize(victim->stmt);
+  free(victim->sql);
+  victim->sql = copy;
+  victim->stmt = st;
+  victim->last_use = ++db->use_clock;
+  return st;
+}
+
+void dldb__stmt_done(sqlite3_stmt *stmt) {
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+}
+
+void dldb__caches_free(dldb *db) {
+  for (int i = 0; i < DLDB__STMT_CACHE; i++) {
+    sqlite3_finalize(db->stmts[i].stmt);
+    free(db->stmts[i].sql);
+    db->stmts[i].sql = NULL;
+    db->stmts[i].stmt = NULL;
+  }
+  for (int i = 0; i < DLDB__COUNT_CACHE; i++) {
+    free(db->counts[i].key);
+    db->counts[i].key = NULL;
+  }
+  for (int i = 0; i < db->n_views; i++) {
+    dldb__viewcols *v = &db->views[i];
+    for (int c = 0; c < v->n; c++) free(v->names[c]);
+    free(v->names);
+    free(v->types);
+    free(v->view);
+  }
+  free(db->views);
+  db->views = NULL;
+  db->n_views = 0;
+}
+
+/* ---- dldb_dim3(): numeric order of "x, y, z" ------------------------------ */
+
+/* x < 2^31 and y, z <= 65535 for CUDA launches, so x<<32 | y<<16 | z is
+ * exact and orders by x, then y, then z. Text that is not a dim3 stays. */
+static void dim3_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  const char *s = (const char *)sqlite3_value_text(argv[0]);
+  int64_t d[3] = {0, 0, 0};
+  int n = 0;
+  while (s && n < 3) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < 0) break;
+    d[n++] = v;
+    s = end;
+    while (*s == ',' || *s == ' ') s++;
+    if (!*s) break;
+  }
+  if (n == 0 || (s && *s)) {
+    sqlite3_result_value(ctx, argv[0]);
+    return;
+  }
+  if (d[0] > INT32_MAX) d[0] = INT32_MAX;
+  if (d[1] > 0xffff) d[1] = 0xffff;
+  if (d[2] > 0xffff) d[2] = 0xffff;
+  sqlite3_result_int64(ctx, d[0] << 32 | d[1] << 16 | d[2]);
+}
+
+int dldb__register_functions(sqlite3 *sql) {
+  return sqlite3_create_function(sql, "dldb_dim3", 1,
+                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                 dim3_fn, NULL, NULL);
+}
+
+/* ---- A growing SQL text -------------------------------------------------- */
+
+typedef struct sbuf {
+  char *s;
+  size_t len, cap;
+  int oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...) {
+  if (b->oom) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->oom = 1;
+      return;
+    }
+    if (b->s && b->len + (size_t)n < b->cap) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t cap = (b->cap ? b->cap : 256) * 2 + (size_t)n;
+    char *ns = realloc(b->s, cap);
+    if (!ns) {
+      b->oom = 1;
+      return;
+    }
+    b->s = ns;
+    b->cap = cap;
+  }
+}
+
+/* An identifier in double quotes (names come from the view, but quote anyway). */
+static void sb_ident(sbuf *b, const char *name) {
+  sb_add(b, "\"");
+  for (const char *p = name; *p; p++) sb_add(b, *p == '"' ? "\"\"" : "%c", *p);
+  sb_add(b, "\"");
+}
+
+/* ---- View columns -------------------------------------------------------- */
+
+static dldb_coltype declared_type(const char *decl) {
+  char up[32];
+  size_t i = 0;
+  for (; decl && decl[i] && i < sizeof up - 1; i++) up[i] = (char)toupper((unsigned char)decl[i]);
+  up[i] = '\0';
+  if (!up[0]) return 0;
+  if (strstr(up, "INT") || strstr(up, "BOOL")) return DLDB_COL_INTEGER;
+  if (strstr(up, "REAL") || strstr(up, "FLOA") || strstr(up, "DOUB")) return DLDB_COL_REAL;
+  if (strstr(up, "TEXT") || strstr(up, "CHAR") || strstr(up, "CLOB") || strstr(up, "STRING"))
+    return DLDB_COL_TEXT;
+  return DLDB_COL_INTEGER; /* NUMERIC and the like */
+}
+
+/* Fills the types of untyped columns from the storage class of row one. */
+static int sample_types(dldb *db, dldb__viewcols *v, char *err, size_t errlen) {
+  sbuf b = {0};
+  sqlite3_stmt *st = NULL;
+  int rc = DL_OK, any = 0;
+  sb_add(&b, "SELECT ");
+  for (int c = 0; c < v->n; c++) {
+    if (v->types[c]) continue;
+    sb_add(&b, "%stypeof(", any++ ? ", " : "");
+    sb_ident(&b, v->names[c]);
+    sb_add(&b, ")");
+  }
+  if (!any) goto out;
+  sb_add(&b, " FROM ");
+  sb_ident(&b, v->view);
+  sb_add(&b, " LIMIT 1");
+  if (b.oom) {
+    rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+    goto out;
+  }
+  int src = sqlite3_prepare_v2(db->sql, b.s, -1, &st, NULL);
+  if (src == SQLITE_OK) src = sqlite3_step(st);
+  if (src != SQLITE_ROW && src != SQLITE_DONE) {
+    rc = dldb__sql_err(db, src, v->view, err, errlen);
+    goto out;
+  }
+  for (int c = 0, k = 0; c < v->n; c++) {
+    if (v->types[c]) continue;
+    const char *t = src == SQLITE_ROW ? (const char *)sqlite3_column_text(st, k++) : NULL;
+    v->types[c] = t && strcmp(t, "text") == 0   ? DLDB_COL_TEXT
+                  : t && strcmp(t, "real") == 0 ? DLDB_COL_REAL
+                                                : DLDB_COL_INTEGER;
+  }
+out:
+  sqlite3_finalize(st);
+  free(b.s);
+  return rc;
+}
+
+/* Reads the columns of view into a new cache entry. */
+static int load_columns(dldb *db, const char *view, dldb__viewcols **out, char *err,
+                        size_t errlen) {
+  dldb__viewcols *nv = realloc(db->views, (size_t)(db->n_views + 1) * sizeof *nv);
+  if (!nv) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+  db->views = nv;
+  dldb__viewcols *v = &nv[db->n_views];
+  memset(v, 0, sizeof *v);
+  v->view = strdup(view);
+  if (!v->view) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+  db->n_views++;
+  sqlite3_stmt *st =
+      dldb__stmt_get(db, "SELECT name, type FROM pragma_table_info(?1)", err, errlen);
+  if (!st) return DL_EDB;
+  int rc = DL_OK, src;
+  sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+  while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+    char **names = realloc(v->names, (size_t)(v->n + 1) * sizeof *names);
+    dldb_coltype *types = names ? realloc(v->types, (size_t)(v->n + 1) * sizeof *types) : NULL;
+    if (names) v->names = names;
+    if (types) v->types = types;
+    const char *name = (const char *)sqlite3_column_text(st, 0);
+    char *copy = names && types ? strdup(name ? name : "") : NULL;
+    if (!copy) {
+      rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+      break;
+    }
+    v->names[v->n] = copy;
+    v->types[v->n] = declared_type((const char *)sqlite3_column_text(st, 1));
+    v->n++;
+  }
+  if (!rc && src != SQLITE_DONE) rc = dldb__sql_err(db, src, view, err, errlen);
+  dldb__stmt_done(st);
+  if (!rc && v->n > 0) rc = sample_types(db, v, err, errlen);
+  *out = v;
+  return rc;
+}
+
+/* Empties an entry whose columns could not be read (it then reads as missing). */
+static void viewcols_forget(dldb__viewcols *v) {
+  for (int c = 0; c < v->n; c++) free(v->names[c]);
+  v->n = 0;
+}
+
+static dldb__viewcols *find_view(dldb *db, const char *view) {
+  for (int i = 0; i < db->n_views; i++)
+    if (strcmp(db->views[i].view, view) == 0) return &db->views[i];
+  return NULL;
+}
+
+int dldb_view_columns(dldb *db, const char *view, const char *const **names,
+                      const dldb_coltype **types) {
+  dldb__viewcols *v = find_view(db, view);
+  if (!v) {
+    int rc = load_columns(db, view, &v, NULL, 0);
+    if (rc) {
+      if (v) viewcols_forget(v); /* remembered as unreadable */
+      return rc;
+    }
+  }
+  if (v->n == 0) return DL_ENOTFOUND;
+  if (names) *names = (const char *const *)v->names;
+  if (types) *types = v->types;
+  return v->n;
+}
+
+int dldb_has_view(dldb *db, const char *view) { return dldb_view_columns(db, view, NULL, NULL) > 0; }
+
+static int col_index(const dldb__viewcols *v, const char *name) {
+  for (int c = 0; name && c < v->n; c++)
+    if (strcmp(v->names[c], name) == 0) return c;
+  return -1;
+}
+
+/* ---- Building one query -------------------------------------------------- */
+
+typedef struct bound {
+  int type; /* DLDB_COL_* */
+  int64_t i;
+  double d;
+  const char *s;
+} bound;
+
+enum { MAX_BOUND = 4 + DLDB_MAX_EQ };
+enum { Q_ROWS, Q_COUNT_TOTAL, Q_COUNT_FILTERED };
+
+typedef struct built {
+  sbuf sql;
+  bound b[MAX_BOUND];
+  int nb;
+  char *filter_lc; /* owned: the lower-cased filter */
+} built;
+
+static void built_free(built *q) {
+  free(q->sql.s);
+  free(q->filter_lc);
+}
+
+static int bind_value(built *q, dldb_coltype type, const char *column, const char *value,
+                      char *err, size_t errlen) {
+  bound *b = &q->b[q->nb];
+  char *end = NULL;
+  b->type = type;
+  b->s = value;
+  errno = 0;
+  if (type == DLDB_COL_INTEGER) {
+    b->i = strtoll(value, &end, 10);
+    if (!*value || *end || errno)
+      return dl_err(err, errlen, DL_EINVAL, "%s must be an integer", column);
+  } else if (type == DLDB_COL_REAL) {
+    b->d = strtod(value, &end);
+    if (!*value || *end || errno || !isfinite(b->d))
+      return dl_err(err, errlen, DL_EINVAL, "%s must be a number", column);
+  }
+  sb_add(&q->sql, "?%d", ++q->nb);
+  return DL_OK;
+}
+
+static void sb_where(built *q, int *first) {
+  sb_add(&q->sql, *first ? " WHERE " : " AND ");
+  *first = 0;
+}
+
+static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, size_t errlen) {
+  dldb__viewcols *v = NULL;
+  memset(q, 0, sizeof *q);
+  int n = dldb_view_columns(db, in->view, NULL, NULL);
+  if (n < 0)
+    return n == DL_ENOTFOUND ? dl_err(err, errlen, DL_ENOTFOUND, "%s has no %s", db->path, in->view)
+                             : dl_err(err, errlen, n, "%s: cannot read the columns of %s",
+                                      db->path, in->view);
+  v = find_view(db, in->view);
+  int first = 1;
+  sb_add(&q->sql, mode == Q_ROWS ? "SELECT * FROM " : "SELECT count(*) FROM ");
+  sb_ident(&q->sql, in->view);
+  if (in->aggr_id >= 0 && col_index(v, "aggr_id") >= 0) {
+    sb_where(q, &first);
+    sb_add(&q->sql, "aggr_id = ?%d", q->nb + 1);
+    q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
+  }
+  if (in->domain && col_index(v, "domain_name") >= 0) {
+    sb_where(q, &first);
+    sb_add(&q->sql, "domain_name = ?%d", q->nb + 1);
+    q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->domain};
+  }
+  for (int i = 0; i < in->n_eq && i < DLDB_MAX_EQ; i++) {
+    int c = col_index(v, in->eq[i].column);
+    if (c < 0)
+      return dl_err(err, errlen, DL_EINVAL, "%s has no column %s", in->view,
+                    in->eq[i].column ? in->eq[i].column : "(null)");
+    sb_where(q, &first);
+    sb_ident(&q->sql, v->names[c]);
+    sb_add(&q->sql, " = ");
+    int rc = bind_value(q, v->types[c], v->names[c], in->eq[i].value ? in->eq[i].value : "", err,
+                        errlen);
+    if (rc) return rc;
+  }
+  if (mode != Q_COUNT_TOTAL && in->filter && *in->filter) {
+    q->filter_lc = strdup(in->filter);
+    if (!q->filter_lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+    for (char *p = q->filter_lc; *p; p++) *p = (char)tolower((unsigned char)*p);
+    q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = q->filter_lc};
+    sb_where(q, &first);
+    sb_add(&q->sql, "(");
+    int terms = 0;
+    for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
+      int c = col_index(v, in->filter_cols[i]);
+      if (c < 0) continue;
+      sb_add(&q->sql, "%sinstr(lower(", terms++ ? " OR " : "");
+      sb_ident(&q->sql, v->names[c]);
+      sb_add(&q->sql, "), ?%d) > 0", q->nb);
+    }
+    sb_add(&q->sql, terms ? ")" : "0)"); /* no name column: nothing matches */
+  }
+  if (mode == Q_ROWS) {
+    int terms = 0;
+    const char *order[1 + DLDB_MAX_TIEBREAK] = {in->sort};
+    for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++) order[i + 1] = in->tiebreak[i];
+    for (int i = 0; i < 1 + DLDB_MAX_TIEBREAK; i++) {
+      if (!order[i]) continue;
+      int c = col_index(v, order[i]);
+      if (c < 0) return dl_err(err, errlen, DL_EINVAL, "%s has no column %s", in->view, order[i]);
+      int dim3 = strcmp(v->names[c], "grid") == 0 || strcmp(v->names[c], "block") == 0;
+      sb_add(&q->sql, terms++ ? ", " : " ORDER BY ");
+      sb_add(&q->sql, dim3 ? "dldb_dim3(" : "");
+      sb_ident(&q->sql, v->names[c]);
+      sb_add(&q->sql, "%s%s", dim3 ? ")" : "", i == 0 && in->desc ? " DESC" : "");
+    }
+    if (in->limit >= 0 || in->offset > 0) {
+      sb_add(&q->sql, " LIMIT ?%d OFFSET ?%d", q->nb + 1, q->nb + 2);
+      q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->limit >= 0 ? in->limit : -1};
+      q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->offset > 0 ? in->offset : 0};
+    }
+  }
+  if (q->sql.oom) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+  return DL_OK;
+}
+
+static void bind_all(sqlite3_stmt *st, const built *q) {
+  for (int i = 0; i < q->nb; i++) {
+    const bound *b = &q->b[i];
+    if (b->type == DLDB_COL_INTEGER) sqlite3_bind_int64(st, i + 1, b->i);
+    else if (b->type == DLDB_COL_REAL) sqlite3_bind_double(st, i + 1, b->d);
+    else sqlite3_bind_text(st, i + 1, b->s, -1, SQLITE_STATIC);
+  }
+}
+
+/* The count cache key: SQL text, then each bound value. */
+static char *count_key(const built *q) {
+  sbuf k = {0};
+  sb_add(&k, "%s", q->sql.s);
+  for (int i = 0; i < q->nb; i++) {
+    const bound *b = &q->b[i];
+    if (b->type == DLDB_COL_INTEGER) sb_add(&k, "\x1f%lld", (long long)b->i);
+    else if (b->type == DLDB_COL_REAL) sb_add(&k, "\x1f%.17g", b->d);
+    else sb_add(&k, "\x1f%s", b->s);
+  }
+  if (k.oom) {
+    free(k.s);
+    return NULL;
+  }
+  return k.s;
+}
+
+static int run_count(dldb *db, const dldb_query *in, int mode, int64_t *out, char *err,
+                     size_t errlen) {
+  built q;
+  char *key = NULL;
+  int rc = build(db, in, mode, &q, err, errlen);
+  if (rc) goto out;
+  key = count_key(&q);
+  if (!key) {
+    rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+    goto out;
+  }
+  for (int i = 0; i < DLDB__COUNT_CACHE; i++) {
+    if (db->counts[i].key && strcmp(db->counts[i].key, key) == 0) {
+      *out = db->counts[i].value;
+      goto out;
+    }
+  }
+  sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
+  if (!st) {
+    rc = DL_EDB;
+    goto out;
+  }
+  bind_all(st, &q);
+  int src = sqlite3_step(st);
+  if (src == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
+  else rc = dldb__sql_err(db, src, in->view, err, errlen);
+  dldb__stmt_done(st);
+  if (rc) goto out;
+  dldb__count *slot = &db->counts[db->next_count];
+  db->next_count = (db->next_count + 1) % DLDB__COUNT_CACHE;
+  free(slot->key);
+  slot->key = key;
+  slot->value = *out;
+  key = NULL;
+out:
+  free(key);
+  built_free(&q);
+  return rc;
+}
+
+int dldb_query_count(dldb *db, const dldb_query *q, int64_t *total, int64_t *filtered, char *err,
+                     size_t errlen) {
+  int rc = run_count(db, q, Q_COUNT_TOTAL, total, err, errlen);
+  if (rc || !filtered) return rc;
+  if (!q->filter || !*q->filter) {
+    *filtered = *total;
+    return DL_OK;
+  }
+  return run_count(db, q, Q_COUNT_FILTERED, filtered, err, errlen);
+}
+
+/* ---- Rows ---------------------------------------------------------------- */
+
+struct dldb_row {
+  sqlite3_stmt *st;
+  int n;
+};
+
+int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                    size_t errlen) {
+  built q;
+  int rc = build(db, in, Q_ROWS, &q, err, errlen);
+  if (rc) goto out;
+  sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
+  if (!st) {
+    rc = DL_EDB;
+    goto out;
+  }
+  bind_all(st, &q);
+  dldb_row row = {st, sqlite3_column_count(st)};
+  int src;
+  while ((src = sqlite3_step(st)) == SQLITE_ROW)
+    if (fn(ctx, &row) != 0) break;
+  if (src != SQLITE_ROW && src != SQLITE_DONE) rc = dldb__sql_err(db, src, in->view, err, errlen);
+  dldb__stmt_done(st);
+out:
+  built_free(&q);
+  return rc;
+}
+
+int dldb_row_count(const dldb_row *row) { return row->n; }
+
+const char *dldb_row_name(const dldb_row *row, int i) { return sqlite3_column_name(row->st, i); }
+
+int dldb_row_type(const dldb_row *row, int i) {
+  switch (sqlite3_column_type(row->st, i)) {
+  case SQLITE_INTEGER: return DLDB_COL_INTEGER;
+  case SQLITE_FLOAT: return DLDB_COL_REAL;
+  case SQLITE_NULL: return 0;
+  default: return DLDB_COL_TEXT;
+  }
+}
+
+int64_t dldb_row_int(const dldb_row *row, int i) { return sqlite3_column_int64(row->st, i); }
+
+double dldb_row_real(const dldb_row *row, int i) { return sqlite3_column_double(row->st, i); }
+
+const char *dldb_row_text(const dldb_row *row, int i) {
+  const char *t = (const char *)sqlite3_column_text(row->st, i);
+  return t ? t : "";
+}
+
+/* ---- Aggregations and domains -------------------------------------------- */
+
+static int exists(dldb *db, const char *sql, int64_t id, const char *text) {
+  sqlite3_stmt *st = dldb__stmt_get(db, sql, NULL, 0);
+  if (!st) return DL_EDB;
+  if (text) sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+  else sqlite3_bind_int64(st, 1, id);
+  int src = sqlite3_step(st);
+  int rc = src == SQLITE_ROW ? 1 : src == SQLITE_DONE ? 0 : dldb__sql_err(db, src, "", NULL, 0);
+  dldb__stmt_done(st);
+  return rc;
+}
+
+int dldb_aggr_exists(dldb *db, int64_t aggr_id) {
+  return exists(db, "SELECT 1 FROM view_aggregations WHERE aggr_id = ?1 LIMIT 1", aggr_id, NULL);
+}
+
+int dldb_domain_exists(dldb *db, const char *domain) {
+  return exists(db, "SELECT 1 FROM view_domains WHERE domain_name = ?1 LIMIT 1", 0, domain);
+}

@@ -1,0 +1,74 @@
+/*
+ * dldb_read.h - internals of the read side, shared by dldb_open.c and
+ * dldb_query.c. Not part of the public API (see dldb.h).
+ *
+ * A handle holds one read-only SQLite connection, what validation learned
+ * (dldb_info), a per-view column cache, a cache of prepared statements keyed
+ * by SQL text, and a cache of list counts. The database is treated as
+ * immutable while a handle is open (the viewer never writes it, and a
+ * replaced file is detected by dldb_verify_file), so cached counts stay valid.
+ */
+#ifndef DLDB_READ_H
+#define DLDB_READ_H
+
+#include <sqlite3.h>
+#include <sys/types.h>
+
+#include "dldb.h"
+
+#define DLDB__STMT_CACHE 48  /* prepared statements kept per handle */
+#define DLDB__COUNT_CACHE 64 /* list counts kept per handle */
+
+typedef struct dldb__viewcols {
+  char *view;           /* owned */
+  int n;                /* columns; 0: the view does not exist */
+  char **names;         /* owned, n entries */
+  dldb_coltype *types;  /* owned, n entries */
+} dldb__viewcols;
+
+typedef struct dldb__stmt {
+  char *sql;            /* owned; NULL: free slot */
+  sqlite3_stmt *stmt;
+  uint64_t last_use;    /* for least-recently-used eviction */
+} dldb__stmt;
+
+typedef struct dldb__count {
+  char *key;            /* owned: SQL text and bound values; NULL: free slot */
+  int64_t value;
+} dldb__count;
+
+struct dldb {
+  sqlite3 *sql;
+  char *path;           /* as given to dldb_open_ro */
+  char *uri;            /* the file: URI the connection was opened with */
+  dev_t dev;            /* identity of the file at open, for dldb_verify_file */
+  ino_t ino;
+  dldb_info info;
+  dldb__viewcols *views;
+  int n_views;
+  dldb__stmt stmts[DLDB__STMT_CACHE];
+  uint64_t use_clock;
+  dldb__count counts[DLDB__COUNT_CACHE];
+  int next_count;       /* round-robin replacement slot */
+};
+
+/* Returns the cached prepared statement for sql, preparing it on first use.
+ * The statement is reset and unbound; the caller resets it after use
+ * (dldb__stmt_done). NULL on error, with one line in err. */
+sqlite3_stmt *dldb__stmt_get(dldb *db, const char *sql, char *err, size_t errlen);
+
+/* Resets a statement from dldb__stmt_get so it can be reused. */
+void dldb__stmt_done(sqlite3_stmt *stmt);
+
+/* Frees every cache of the handle (statements, columns, counts). */
+void dldb__caches_free(dldb *db);
+
+/* Maps an SQLite result code to a DL_E* and writes "PATH: WHAT: message"
+ * (with the DLProf wording for damaged files). Returns the DL_E* code. */
+int dldb__sql_err(dldb *db, int sqlite_rc, const char *what, char *err, size_t errlen);
+
+/* Registers dldb_dim3(text) on a connection: "x, y, z" -> an integer that
+ * sorts launch dimensions numerically (x, then y, then z). */
+int dldb__register_functions(sqlite3 *sql);
+
+#endif

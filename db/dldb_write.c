@@ -1,0 +1,849 @@
+/*
+ * dldb_write.c - the writer's life cycle, string interning and raw inserts.
+ *
+ * A new file is built at `<out>.tmp-XXXXXX` (mkstemp in the target
+ * directory) with journal_mode=MEMORY (rollback still works, nothing on disk)
+ * and synchronous=OFF: a crash leaves only a temporary file, never a broken
+ * output. Inserts run in transactions of opts.batch_rows rows. Commit syncs
+ * the file, then links it onto the final name (link() fails atomically when
+ * the name exists) or, with force, rename()s it over the old file: the old
+ * file stays intact until a complete new one replaces it.
+ */
+#include "dldb_write_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "asset.h"
+
+extern const dl_asset dldb_schema_assets[];
+
+/* SQL of every prepared statement, indexed by DLDB__S_*. */
+static const char *const stmt_sql[DLDB__S_COUNT] = {
+    [DLDB__S_STRING] = "INSERT INTO strings(id, value) VALUES (?1, ?2)",
+    [DLDB__S_STRING_OR_IGNORE] = "INSERT OR IGNORE INTO strings(id, value) VALUES (?1, ?2)",
+    [DLDB__S_STRING_FIND] = "SELECT id FROM strings WHERE value = ?1",
+    [DLDB__S_STRING_GET] = "SELECT value FROM strings WHERE id = ?1",
+    [DLDB__S_STRING_AHEAD] = "SELECT id, value FROM strings WHERE id >= ?1 ORDER BY id LIMIT ?2",
+    [DLDB__S_META] = "INSERT OR REPLACE INTO dl_meta(key, value) VALUES (?1, ?2)",
+    [DLDB__S_DOMAIN_FIND] = "SELECT id FROM domains WHERE name_id = ?1",
+    [DLDB__S_DOMAIN_ADD] = "INSERT INTO domains(name_id) VALUES (?1)",
+    [DLDB__S_SYSCONFIG] =
+        "INSERT INTO read_only_system_config(is_valid, num_gpus, cpu_model, driver_version, "
+        "framework, cuda_version, cudnn_version, nsys_version, dlprof_version, dlprof_build, "
+        "profile_name, mode_enum, mode_string, original_command) "
+        "VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    [DLDB__S_GPU] = "INSERT OR REPLACE INTO gpus(device_id, gpu_name, cc_major, cc_minor, "
+                    "sm_count, memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [DLDB__S_THREAD] = "INSERT OR REPLACE INTO threads(pid, tid, name_id) VALUES (?1, ?2, ?3)",
+    [DLDB__S_NVTX] =
+        "INSERT INTO nvtx_ranges(kind, domain_id, name_id, start_ns, end_ns, pid, tid, end_tid, "
+        "parent_id, category, color, payload_kind, payload_int, payload_real) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [DLDB__S_API] = "INSERT INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, pid, tid, "
+                    "correlation_id, return_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [DLDB__S_KERNEL] =
+        "INSERT INTO kernels(short_name_id, long_name_id, device_id, context_id, stream_id, "
+        "gpu_start_ns, gpu_end_ns, correlation_id, pid, grid_x, grid_y, grid_z, block_x, "
+        "block_y, block_z, registers_per_thread, static_smem_bytes, dynamic_smem_bytes) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    [DLDB__S_MEMCPY] =
+        "INSERT INTO memcpys(copy_kind, src_kind, dst_kind, bytes, device_id, stream_id, "
+        "gpu_start_ns, gpu_end_ns, correlation_id, pid) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [DLDB__S_MEMSET] = "INSERT INTO memsets(value, bytes, mem_kind, device_id, stream_id, "
+                       "gpu_start_ns, gpu_end_ns, correlation_id, pid) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [DLDB__S_SYNC] = "INSERT INTO syncs(sync_type, device_id, stream_id, event_id, start_ns, "
+                     "end_ns, correlation_id, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [DLDB__S_AGGR] =
+        "INSERT INTO aggregations(domain_id, iter_start, iter_stop, iter_aggregated, "
+        "key_node_name, user_name, host_name, aggr_start, aggr_end, wall_start_ns, wall_end_ns, "
+        "key_op_found, tc_rules) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, ?10, ?11, ?12)",
+    [DLDB__S_SUMMARY] =
+        "INSERT INTO aggr_summary VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+        "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
+        "?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)",
+    [DLDB__S_ITER] = "INSERT INTO aggr_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                     "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    [DLDB__S_OP] = "INSERT INTO aggr_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+                   "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+    [DLDB__S_KATTR] = "INSERT INTO aggr_kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [DLDB__S_ITER_OP] = "INSERT INTO aggr_iter_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [DLDB__S_OP_KERNEL] =
+        "INSERT INTO aggr_op_kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    [DLDB__S_GROUP] = "INSERT INTO aggr_group_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                      "?10, ?11, ?12, ?13, ?14)",
+    [DLDB__S_OP_TYPE] = "INSERT INTO aggr_op_types VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                        "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+    [DLDB__S_GPU_UTIL] = "INSERT INTO aggr_gpus VALUES (?1, ?2, ?3, ?4)",
+    [DLDB__S_FINDING] = "INSERT INTO aggr_findings VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+};
+
+/* ---- Small helpers -------------------------------------------------------- */
+
+int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  if (!w || !w->db) return dl_err(err, errlen, DL_EDB, "%s: no db", fn);
+  /* A failed write (full disk, file size limit) names the file and the cause. */
+  int code = sqlite3_errcode(w->db) & 0xff, sys = sqlite3_system_errno(w->db);
+  if (code == SQLITE_IOERR || code == SQLITE_FULL)
+    return dl_err(err, errlen, DL_EDB, "%s: writing %s failed: %s (%s)", fn,
+                  w->path ? w->path : "the dldb", sqlite3_errmsg(w->db),
+                  sys ? strerror(sys) : "disk full or file size limit reached?");
+  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, sqlite3_errmsg(w->db));
+}
+
+static int exec(dldb_writer *w, const char *sql, char *err, size_t errlen, const char *fn) {
+  if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    return dldb__sqlerr(w, err, errlen, fn);
+  return DL_OK;
+}
+
+sqlite3_stmt *dldb__stmt(dldb_writer *w, int which) {
+  if (!w->stmts[which] &&
+      sqlite3_prepare_v3(w->db, stmt_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
+                         &w->stmts[which], NULL) != SQLITE_OK)
+    return NULL;
+  sqlite3_reset(w->stmts[which]);
+  sqlite3_clear_bindings(w->stmts[which]);
+  return w->stmts[which];
+}
+
+int dldb__step_done(dldb_writer *w, sqlite3_stmt *st, char *err, size_t errlen, const char *fn) {
+  int rc = sqlite3_step(st);
+  int ok = rc == SQLITE_DONE || rc == SQLITE_ROW;
+  int out = ok ? DL_OK : dldb__sqlerr(w, err, errlen, fn);
+  sqlite3_reset(st);
+  return out;
+}
+
+void dldb__bind_text(sqlite3_stmt *st, int i, const char *s) {
+  sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_TRANSIENT);
+}
+
+int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {
+  if (w->in_tx) return DL_OK;
+  int rc = exec(w, "BEGIN", err, errlen, "dldb_writer: begin");
+  if (rc == DL_OK) w->in_tx = 1;
+  return rc;
+}
+
+int dldb__tx_commit(dldb_writer *w, char *err, size_t errlen) {
+  if (!w->in_tx) return DL_OK;
+  w->in_tx = 0;
+  w->pending = 0;
+  return exec(w, "COMMIT", err, errlen, "dldb_writer: commit");
+}
+
+/* Counts one row of a raw insert; commits every batch_rows rows. */
+static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  if (w->existing)
+    return dl_err(err, errlen, DL_EINVAL, "%s: raw records cannot be added to an existing dldb",
+                  fn);
+  if (w->in_aggr)
+    return dl_err(err, errlen, DL_EINVAL, "%s: an aggregation is open", fn);
+  if (w->pending >= w->batch_rows) {
+    int rc = dldb__tx_commit(w, err, errlen);
+    if (rc) return rc;
+  }
+  w->pending++;
+  return dldb__tx_begin(w, err, errlen);
+}
+
+/* ---- Interning ------------------------------------------------------------ */
+
+/* Strings are cached in memory (an arena of big chunks, an id-indexed
+ * pointer array and an open-addressing table of hashes) until the cache
+ * holds DLDB__INTERN_BUDGET bytes. After that, new strings go to SQLite
+ * only: `strings.value` is UNIQUE, so INSERT OR IGNORE plus a lookup of the
+ * existing id dedupes them, and dldb_writer_string() reads them back. Memory
+ * thus stays bounded on traces whose NVTX texts are all distinct (PyTorch
+ * emit_nvtx's "seq = N"), while the repeated names (kernels, APIs, ops)
+ * seen first stay in memory. */
+
+static uint64_t hash_str(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a, 8 bytes at a time */
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    memcpy(&v, s + i, 8);
+    h = (h ^ v) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  h ^= h >> 32;
+  return h ? h : 1;
+}
+
+static int intern_grow(dldb_writer *w) {
+  size_t ncap = w->hcap ? w->hcap * 2 : 1024;
+  dldb__slot *nt = calloc(ncap, sizeof *nt);
+  if (!nt) return DL_ENOMEM;
+  for (size_t i = 0; i < w->hcap; i++) {
+    if (!w->htab[i].id) continue;
+    size_t j = w->htab[i].hash & (ncap - 1);
+    while (nt[j].id) j = (j + 1) & (ncap - 1);
+    nt[j] = w->htab[i];
+  }
+  free(w->htab);
+  w->htab = nt;
+  w->hcap = ncap;
+  return DL_OK;
+}
+
+/* A copy of s (n bytes + NUL) in the arena. */
+static char *arena_copy(dldb_writer *w, const char *s, size_t n) {
+  if (!w->arena || w->arena->used + n + 1 > w->arena->cap) {
+    size_t cap = n + 1 > DLDB__ARENA_CHUNK ? n + 1 : DLDB__ARENA_CHUNK;
+    dldb__chunk *c = malloc(sizeof *c + cap);
+    if (!c) return NULL;
+    c->next = w->arena;
+    c->used = 0;
+    c->cap = cap;
+    w->arena = c;
+  }
+  char *p = w->arena->data + w->arena->used;
+  memcpy(p, s, n);
+  p[n] = '\0';
+  w->arena->used += n + 1;
+  w->cached_bytes += n + 1;
+  return p;
+}
+
+/* Adds s (len n) with id to the in-memory cache (copying it). */
+static int intern_add(dldb_writer *w, const char *s, size_t n, int64_t id, uint64_t h) {
+  if ((w->nstr + 1) * 2 > w->hcap && intern_grow(w)) return DL_ENOMEM;
+  if ((size_t)id >= w->scap) {
+    size_t ncap = w->scap ? w->scap * 2 : 1024;
+    while (ncap <= (size_t)id) ncap *= 2;
+    char **ns = realloc(w->strs, ncap * sizeof *ns);
+    if (!ns) return DL_ENOMEM;
+    memset(ns + w->scap, 0, (ncap - w->scap) * sizeof *ns);
+    w->strs = ns;
+    w->scap = ncap;
+  }
+  char *copy = arena_copy(w, s, n);
+  if (!copy) return DL_ENOMEM;
+  w->strs[id] = copy;
+  size_t j = h & (w->hcap - 1);
+  while (w->htab[j].id) j = (j + 1) & (w->hcap - 1);
+  w->htab[j].hash = h;
+  w->htab[j].id = id;
+  w->nstr++;
+  return DL_OK;
+}
+
+static int64_t intern_find(const dldb_writer *w, const char *s, size_t n, uint64_t h) {
+  if (!w->hcap) return 0;
+  for (size_t j = h & (w->hcap - 1); w->htab[j].id; j = (j + 1) & (w->hcap - 1)) {
+    const char *c = w->strs[w->htab[j].id];
+    if (w->htab[j].hash == h && memcmp(c, s, n) == 0 && c[n] == '\0') return w->htab[j].id;
+  }
+  return 0;
+}
+
+/* The id of s in the strings table, after the cache is full. */
+static int intern_sql(dldb_writer *w, const char *s, size_t n, int64_t *id, char *err,
+                      size_t errlen) {
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING_OR_IGNORE);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern");
+  sqlite3_bind_int64(st, 1, w->max_id + 1);
+  sqlite3_bind_text(st, 2, s, (int)n, SQLITE_STATIC);
+  int rc = dldb__step_done(w, st, err, errlen, "dldb_writer_intern");
+  if (rc) return rc;
+  if (sqlite3_changes(w->db) == 1) {
+    *id = ++w->max_id;
+    return DL_OK;
+  }
+  if (!(st = dldb__stmt(w, DLDB__S_STRING_FIND))) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern");
+  sqlite3_bind_text(st, 1, s, (int)n, SQLITE_STATIC);
+  int s_rc = sqlite3_step(st);
+  *id = s_rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_reset(st);
+  if (!*id) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern: lookup");
+  return DL_OK;
+}
+
+int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
+                 size_t errlen) {
+  if (!s) s = "";
+  size_t n = strlen(s);
+  if (n > DLDB_MAX_STRING_BYTES)
+    return dl_err(err, errlen, DL_EINVAL, "dldb_writer_intern: a string of %zu bytes (limit %d)",
+                  n, DLDB_MAX_STRING_BYTES);
+  uint64_t h = hash_str(s, n);
+  int64_t found = intern_find(w, s, n, h);
+  if (found) {
+    *id = found;
+    return DL_OK;
+  }
+  int rc;
+  dldb__ahead_reset(w); /* a string may be added */
+  if (!w->in_tx && (rc = dldb__tx_begin(w, err, errlen))) return rc;
+  if (w->cached_bytes >= DLDB__INTERN_BUDGET && !pin) return intern_sql(w, s, n, id, err, errlen);
+  int64_t nid = w->max_id + 1;
+  if (w->cached_bytes >= DLDB__INTERN_BUDGET) {
+    /* pinned past the budget: the string may already be in SQLite */
+    if ((rc = intern_sql(w, s, n, &nid, err, errlen))) return rc;
+  } else {
+    sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING);
+    if (!st) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern");
+    sqlite3_bind_int64(st, 1, nid);
+    sqlite3_bind_text(st, 2, s, (int)n, SQLITE_STATIC);
+    if ((rc = dldb__step_done(w, st, err, errlen, "dldb_writer_intern"))) return rc;
+    w->max_id = nid;
+  }
+  if (intern_add(w, s, n, nid, h)) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_intern: out of memory");
+  *id = nid;
+  return DL_OK;
+}
+
+int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, size_t errlen) {
+  return dldb__intern(w, s, 0, id, err, errlen);
+}
+
+/* Reads the block of uncached strings from id on into the read-ahead
+ * buffer. 0, or -1 on a read error (the block is then empty). */
+static int ahead_load(dldb_writer *w, int64_t id) {
+  dldb__ahead_reset(w);
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING_AHEAD);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_int(st, 2, DLDB__AHEAD_ROWS);
+  for (int i = 0; i < DLDB__AHEAD_ROWS; i++) w->ahead_off[i] = -1;
+  size_t used = 0;
+  int64_t last = id - 1;
+  int s;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t rid = sqlite3_column_int64(st, 0);
+    const char *v = (const char *)sqlite3_column_text(st, 1);
+    size_t n = (size_t)sqlite3_column_bytes(st, 1);
+    if (!v || rid < id || rid - id >= DLDB__AHEAD_ROWS) break;
+    if (used && used + n + 1 > DLDB__AHEAD_BYTES) break; /* the block is full */
+    if (used + n + 1 > w->ahead_cap) {
+      size_t ncap = used + n + 1 > DLDB__AHEAD_BYTES ? used + n + 1 : DLDB__AHEAD_BYTES;
+      char *nb = realloc(w->ahead_text, ncap);
+      if (!nb) break;
+      w->ahead_text = nb;
+      w->ahead_cap = ncap;
+    }
+    memcpy(w->ahead_text + used, v, n + 1);
+    w->ahead_off[rid - id] = (int32_t)used;
+    used += n + 1;
+    last = rid;
+  }
+  /* Known: the ids up to the last one stored. SQLITE_DONE means every row
+   * of ids id .. id + ROWS - 1 was returned (the LIMIT, or the table's
+   * end, came first): the ids of that block missing here do not exist. */
+  if (s == SQLITE_DONE) last = id + DLDB__AHEAD_ROWS - 1;
+  int ok = s == SQLITE_ROW || s == SQLITE_DONE;
+  sqlite3_reset(st);
+  if (!ok) return -1;
+  w->ahead_lo = id;
+  w->ahead_hi = last;
+  return 0;
+}
+
+const char *dldb_writer_string(dldb_writer *w, int64_t id) {
+  if (id <= 0) return NULL;
+  if ((size_t)id < w->scap && w->strs[id]) return w->strs[id];
+  if (id > w->max_id || !w->db) return NULL;
+  if ((id < w->ahead_lo || id > w->ahead_hi) && ahead_load(w, id)) return NULL;
+  if (id > w->ahead_hi || w->ahead_off[id - w->ahead_lo] < 0) return NULL;
+  const char *v = w->ahead_text + w->ahead_off[id - w->ahead_lo];
+  /* a copy in the scratch ring: the last DLDB__SCRATCH results stay valid */
+  size_t n = strlen(v);
+  int k = w->scratch_next;
+  if (n + 1 > w->scratch_cap[k]) {
+    char *nb = realloc(w->scratch[k], n + 1);
+    if (!nb) return NULL;
+    w->scratch[k] = nb;
+    w->scratch_cap[k] = n + 1;
+  }
+  memcpy(w->scratch[k], v, n + 1);
+  w->scratch_next = (k + 1) % DLDB__SCRATCH;
+  return w->scratch[k];
+}
+
+static int intern_load(dldb_writer *w, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM strings ORDER BY id", -1, &st, NULL))
+    return dldb__sqlerr(w, err, errlen, "dldb_writer_open_existing: strings");
+  int rc = DL_OK, s;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (id > w->max_id) w->max_id = id;
+    if (w->cached_bytes >= DLDB__INTERN_BUDGET) continue; /* read on demand */
+    const char *v = (const char *)sqlite3_column_text(st, 1);
+    size_t n = (size_t)sqlite3_column_bytes(st, 1);
+    if (!v) v = "";
+    rc = intern_add(w, v, n, id, hash_str(v, n));
+    if (rc) break;
+  }
+  if (rc == DL_OK && s != SQLITE_DONE)
+    rc = dldb__sqlerr(w, err, errlen, "dldb_writer_open_existing: strings");
+  else if (rc)
+    rc = dl_err(err, errlen, rc, "dldb_writer_open_existing: out of memory");
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* ---- Life cycle ----------------------------------------------------------- */
+
+static void writer_free(dldb_writer *w) {
+  if (!w) return;
+  for (int i = 0; i < DLDB__S_COUNT; i++) sqlite3_finalize(w->stmts[i]);
+  if (w->db) sqlite3_close(w->db);
+  while (w->arena) {
+    dldb__chunk *next = w->arena->next;
+    free(w->arena);
+    w->arena = next;
+  }
+  free(w->strs);
+  free(w->ahead_text);
+  for (int i = 0; i < DLDB__SCRATCH; i++) free(w->scratch[i]);
+  free(w->htab);
+  free(w->path);
+  free(w->tmp);
+  free(w);
+}
+
+static int apply_schema(dldb_writer *w, char *err, size_t errlen) {
+  const dl_asset *a = &dldb_schema_assets[0];
+  char *sql = malloc(a->size + 1);
+  if (!sql) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_create: out of memory");
+  memcpy(sql, a->data, a->size);
+  sql[a->size] = '\0';
+  int rc = exec(w, sql, err, errlen, "dldb_writer_create: schema");
+  free(sql);
+  return rc;
+}
+
+static int write_initial_meta(dldb_writer *w, const dldb_write_opts *o, char *err,
+                              size_t errlen) {
+  char buf[64];
+  int rc;
+  if ((rc = dldb_write_meta(w, "format", DLDB_FORMAT_NAME, err, errlen))) return rc;
+  snprintf(buf, sizeof buf, "%d", DLDB_SCHEMA_VERSION);
+  if ((rc = dldb_write_meta(w, "schema_version", buf, err, errlen))) return rc;
+  if ((rc = dldb_write_meta(w, "producer", o->producer ? o->producer : "unknown", err, errlen)))
+    return rc;
+  if ((rc = dldb_write_meta(w, "source", o->source ? o->source : "", err, errlen))) return rc;
+  snprintf(buf, sizeof buf, "%lld", (long long)o->time_origin_ns);
+  if ((rc = dldb_write_meta(w, "time_origin_ns", buf, err, errlen))) return rc;
+  if ((rc = dldb_write_meta(w, "time_unit", "ns", err, errlen))) return rc;
+  return exec(w,
+              "INSERT INTO db_version(current_version, original_version) VALUES "
+              "('" DLDB_VIEW_VERSION "', '" DLDB_VIEW_VERSION "')",
+              err, errlen, "dldb_writer_create: db_version");
+}
+
+int dldb_writer_create(const char *path, const dldb_write_opts *opts, dldb_writer **out,
+                       char *err, size_t errlen) {
+  static const dldb_write_opts defaults = {0};
+  const dldb_write_opts *o = opts ? opts : &defaults;
+  dldb_writer *w = NULL;
+  int fd = -1, rc = DL_OK;
+  *out = NULL;
+  if (!path || !*path) return dl_err(err, errlen, DL_EINVAL, "dldb_writer_create: empty path");
+  if (!o->force && access(path, F_OK) == 0)
+    return dl_err(err, errlen, DL_EEXIST, "dldb_writer_create: %s exists (use --force)", path);
+  w = calloc(1, sizeof *w);
+  if (w) dldb__ahead_reset(w);
+  if (!w) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_create: out of memory");
+  size_t n = strlen(path);
+  w->path = strdup(path);
+  w->tmp = malloc(n + 16);
+  if (!w->path || !w->tmp) {
+    rc = dl_err(err, errlen, DL_ENOMEM, "dldb_writer_create: out of memory");
+    goto out;
+  }
+  snprintf(w->tmp, n + 16, "%s.tmp-XXXXXX", path);
+  fd = mkstemp(w->tmp);
+  if (fd < 0) {
+    free(w->tmp);
+    w->tmp = NULL;
+    rc = dl_err(err, errlen, DL_EIO, "dldb_writer_create: cannot create a file next to %s: %s",
+                path, strerror(errno));
+    goto out;
+  }
+  /* mkstemp creates 0600; give the output the usual 0666 & ~umask */
+  mode_t um = umask(0);
+  umask(um);
+  (void)fchmod(fd, 0666 & ~um);
+  close(fd);
+  w->force = o->force;
+  w->origin = o->time_origin_ns;
+  w->batch_rows = o->batch_rows > 0 ? o->batch_rows : 100000;
+  if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    rc = dldb__sqlerr(w, err, errlen, "dldb_writer_create: open");
+    goto out;
+  }
+  if ((rc = exec(w,
+                 "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; "
+                 "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; PRAGMA page_size=8192",
+                 err, errlen, "dldb_writer_create: pragmas")))
+    goto out;
+  if ((rc = dldb__tx_begin(w, err, errlen))) goto out;
+  if ((rc = apply_schema(w, err, errlen))) goto out;
+  if ((rc = write_initial_meta(w, o, err, errlen))) goto out;
+  int64_t dom;
+  if ((rc = dldb_write_domain(w, "default-domain", &dom, err, errlen))) goto out;
+  if ((rc = dldb__tx_commit(w, err, errlen))) goto out;
+out:
+  if (rc) {
+    if (w && w->tmp) unlink(w->tmp);
+    writer_free(w);
+    return rc;
+  }
+  *out = w;
+  return DL_OK;
+}
+
+int dldb_writer_open_existing(const char *path, dldb_writer **out, char *err, size_t errlen) {
+  dldb_writer *w = NULL;
+  sqlite3_stmt *st = NULL;
+  int rc = DL_OK;
+  *out = NULL;
+  w = calloc(1, sizeof *w);
+  if (w) dldb__ahead_reset(w);
+  if (!w) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_open_existing: out of memory");
+  w->existing = 1;
+  w->batch_rows = 100000;
+  if (!(w->path = strdup(path))) {
+    rc = dl_err(err, errlen, DL_ENOMEM, "dldb_writer_open_existing: out of memory");
+    goto out;
+  }
+  if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    rc = dl_err(err, errlen, DL_ENOTFOUND, "dldb_writer_open_existing: %s: %s", path,
+                w->db ? sqlite3_errmsg(w->db) : "cannot open");
+    goto out;
+  }
+  sqlite3_busy_timeout(w->db, 5000);
+  if (sqlite3_prepare_v2(w->db, "SELECT value FROM dl_meta WHERE key = 'schema_version'", -1,
+                         &st, NULL) != SQLITE_OK ||
+      sqlite3_step(st) != SQLITE_ROW) {
+    rc = dl_err(err, errlen, DL_EFORMAT, "dldb_writer_open_existing: %s is not a dldb of ours",
+                path);
+    goto out;
+  }
+  if (sqlite3_column_int(st, 0) != DLDB_SCHEMA_VERSION) {
+    rc = dl_err(err, errlen, DL_EVERSION,
+                "dldb_writer_open_existing: %s has schema version %d, expected %d", path,
+                sqlite3_column_int(st, 0), DLDB_SCHEMA_VERSION);
+    goto out;
+  }
+  if ((rc = intern_load(w, err, errlen))) goto out;
+out:
+  sqlite3_finalize(st);
+  if (rc) {
+    writer_free(w);
+    return rc;
+  }
+  *out = w;
+  return DL_OK;
+}
+
+/* Puts the finished temporary file in place (see the file comment). */
+static int publish(dldb_writer *w, char *err, size_t errlen) {
+  int fd = open(w->tmp, O_RDONLY);
+  if (fd >= 0) {
+    fsync(fd);
+    close(fd);
+  }
+  if (!w->force) {
+    if (link(w->tmp, w->path) == 0) {
+      unlink(w->tmp);
+      return DL_OK;
+    }
+    if (errno == EEXIST)
+      return dl_err(err, errlen, DL_EEXIST, "dldb_writer_commit: %s exists (use --force)",
+                    w->path);
+    /* Filesystems without hard links: check, then rename (not atomic
+     * against a concurrent creator, but never destroys a complete file). */
+    if (access(w->path, F_OK) == 0)
+      return dl_err(err, errlen, DL_EEXIST, "dldb_writer_commit: %s exists (use --force)",
+                    w->path);
+  }
+  if (rename(w->tmp, w->path) != 0)
+    return dl_err(err, errlen, DL_EIO, "dldb_writer_commit: rename to %s: %s", w->path,
+                  strerror(errno));
+  return DL_OK;
+}
+
+int dldb_writer_commit(dldb_writer **pw, char *err, size_t errlen) {
+  dldb_writer *w = pw ? *pw : NULL;
+  int rc = DL_OK;
+  if (!w) return dl_err(err, errlen, DL_EINVAL, "dldb_writer_commit: no writer");
+  *pw = NULL;
+  if (w->in_aggr) {
+    rc = dl_err(err, errlen, DL_EINVAL, "dldb_writer_commit: an aggregation is still open");
+    goto out;
+  }
+  if ((rc = dldb__tx_commit(w, err, errlen))) goto out;
+  for (int i = 0; i < DLDB__S_COUNT; i++) {
+    sqlite3_finalize(w->stmts[i]);
+    w->stmts[i] = NULL;
+  }
+  if (sqlite3_close(w->db) != SQLITE_OK) {
+    rc = dldb__sqlerr(w, err, errlen, "dldb_writer_commit: close");
+    goto out;
+  }
+  w->db = NULL;
+  if (!w->existing) rc = publish(w, err, errlen);
+out:
+  if (rc && w->db && w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+  if (w->tmp && (rc || w->existing)) unlink(w->tmp);
+  writer_free(w);
+  return rc;
+}
+
+void dldb_writer_abort(dldb_writer **pw) {
+  if (!pw || !*pw) return;
+  dldb_writer *w = *pw;
+  *pw = NULL;
+  if (w->db && w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+  for (int i = 0; i < DLDB__S_COUNT; i++) {
+    sqlite3_finalize(w->stmts[i]);
+    w->stmts[i] = NULL;
+  }
+  if (w->db) sqlite3_close(w->db);
+  w->db = NULL;
+  if (w->tmp) unlink(w->tmp);
+  writer_free(w);
+}
+
+const char *dldb_writer_tmp_path(const dldb_writer *w) { return w->tmp ? w->tmp : ""; }
+
+/* ---- Raw inserts ------------------------------------------------------------ */
+
+int dldb_write_meta(dldb_writer *w, const char *key, const char *value, char *err,
+                    size_t errlen) {
+  int rc = dldb__tx_begin(w, err, errlen);
+  if (rc) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_META);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_meta");
+  dldb__bind_text(st, 1, key);
+  dldb__bind_text(st, 2, value);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_meta");
+}
+
+int dldb_write_domain(dldb_writer *w, const char *name, int64_t *id, char *err, size_t errlen) {
+  int64_t sid;
+  int rc = dldb__intern(w, name ? name : "default-domain", 1, &sid, err, errlen);
+  if (rc) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_DOMAIN_FIND);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_domain");
+  sqlite3_bind_int64(st, 1, sid);
+  int s = sqlite3_step(st);
+  if (s == SQLITE_ROW) {
+    *id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return DL_OK;
+  }
+  sqlite3_reset(st);
+  if (s != SQLITE_DONE) return dldb__sqlerr(w, err, errlen, "dldb_write_domain");
+  if ((rc = dldb__tx_begin(w, err, errlen))) return rc;
+  st = dldb__stmt(w, DLDB__S_DOMAIN_ADD);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_domain");
+  sqlite3_bind_int64(st, 1, sid);
+  if ((rc = dldb__step_done(w, st, err, errlen, "dldb_write_domain"))) return rc;
+  *id = sqlite3_last_insert_rowid(w->db);
+  /* Cache the last domain looked up: ranges usually share one. */
+  return DL_OK;
+}
+
+int dldb_write_sysconfig(dldb_writer *w, const dldb_sysconfig *c, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_sysconfig");
+  if (rc) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_SYSCONFIG);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_sysconfig");
+  char ngpu[16];
+  snprintf(ngpu, sizeof ngpu, "%d", c->num_gpus);
+  const char *mode = c->mode_string ? c->mode_string : "";
+  int mode_enum = strcmp(mode, "pytorch") == 0 ? 3 : strcmp(mode, "tensorflow2") == 0 ? 2
+                  : strcmp(mode, "tensorflow1") == 0                          ? 1
+                                                                              : 0;
+  dldb__bind_text(st, 1, ngpu);
+  dldb__bind_text(st, 2, c->cpu_model);
+  dldb__bind_text(st, 3, c->driver_version);
+  dldb__bind_text(st, 4, c->framework);
+  dldb__bind_text(st, 5, c->cuda_version);
+  dldb__bind_text(st, 6, c->cudnn_version);
+  dldb__bind_text(st, 7, c->nsys_version);
+  dldb__bind_text(st, 8, c->dlprof_version);
+  dldb__bind_text(st, 9, c->dlprof_build);
+  dldb__bind_text(st, 10, c->profile_name);
+  sqlite3_bind_int(st, 11, mode_enum);
+  dldb__bind_text(st, 12, mode);
+  dldb__bind_text(st, 13, c->original_command);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_sysconfig");
+}
+
+int dldb_write_gpu(dldb_writer *w, const dldb_gpu *g, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_gpu");
+  if (rc) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_GPU);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_gpu");
+  sqlite3_bind_int(st, 1, g->device_id);
+  dldb__bind_text(st, 2, g->name);
+  sqlite3_bind_int(st, 3, g->cc_major);
+  sqlite3_bind_int(st, 4, g->cc_minor);
+  sqlite3_bind_int(st, 5, g->sm_count);
+  sqlite3_bind_int64(st, 6, g->memory_bytes);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_gpu");
+}
+
+int dldb_write_thread(dldb_writer *w, const dldb_thread *t, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_thread");
+  if (rc) return rc;
+  int64_t nid = 0;
+  if (t->name && (rc = dldb_writer_intern(w, t->name, &nid, err, errlen))) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_THREAD);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_thread");
+  sqlite3_bind_int64(st, 1, t->pid);
+  sqlite3_bind_int64(st, 2, t->tid);
+  if (nid) sqlite3_bind_int64(st, 3, nid);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_thread");
+}
+
+int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id, char *err,
+                          size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_nvtx_range");
+  if (rc) return rc;
+  const char *dom = r->domain ? r->domain : "default-domain";
+  int64_t dom_id, name_id;
+  if (w->last_domain_name && strcmp(w->last_domain_name, dom) == 0) {
+    dom_id = w->last_domain_id;
+  } else {
+    if ((rc = dldb_write_domain(w, dom, &dom_id, err, errlen))) return rc;
+    int64_t sid;
+    if ((rc = dldb_writer_intern(w, dom, &sid, err, errlen))) return rc;
+    w->last_domain_name = w->strs[sid];
+    w->last_domain_id = dom_id;
+  }
+  if (r->name_id > 0) name_id = r->name_id;
+  else if ((rc = dldb_writer_intern(w, r->name, &name_id, err, errlen))) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_NVTX);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_nvtx_range");
+  int64_t end = r->kind == DLDB_NVTX_MARK ? r->start_ns : r->end_ns;
+  sqlite3_bind_int(st, 1, r->kind ? r->kind : DLDB_NVTX_PUSHPOP);
+  sqlite3_bind_int64(st, 2, dom_id);
+  sqlite3_bind_int64(st, 3, name_id);
+  sqlite3_bind_int64(st, 4, r->start_ns - w->origin);
+  sqlite3_bind_int64(st, 5, end - w->origin);
+  sqlite3_bind_int64(st, 6, r->pid);
+  sqlite3_bind_int64(st, 7, r->tid);
+  sqlite3_bind_int64(st, 8, r->end_tid ? r->end_tid : r->tid);
+  if (r->parent_id > 0) sqlite3_bind_int64(st, 9, r->parent_id);
+  sqlite3_bind_int(st, 10, r->category);
+  sqlite3_bind_int64(st, 11, r->color);
+  sqlite3_bind_int(st, 12, r->payload_kind);
+  if (r->payload_kind == DLDB_PAYLOAD_INT) sqlite3_bind_int64(st, 13, r->payload_int);
+  if (r->payload_kind == DLDB_PAYLOAD_REAL) sqlite3_bind_double(st, 14, r->payload_real);
+  if ((rc = dldb__step_done(w, st, err, errlen, "dldb_write_nvtx_range"))) return rc;
+  if (id) *id = sqlite3_last_insert_rowid(w->db);
+  return DL_OK;
+}
+
+int dldb_write_api_call(dldb_writer *w, const dldb_api_call *a, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_api_call");
+  if (rc) return rc;
+  int64_t name_id = a->name_id;
+  if (name_id <= 0 && (rc = dldb_writer_intern(w, a->name, &name_id, err, errlen))) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_API);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_api_call");
+  sqlite3_bind_int(st, 1, a->api_kind);
+  sqlite3_bind_int64(st, 2, name_id);
+  sqlite3_bind_int64(st, 3, a->start_ns - w->origin);
+  sqlite3_bind_int64(st, 4, a->end_ns - w->origin);
+  sqlite3_bind_int64(st, 5, a->pid);
+  sqlite3_bind_int64(st, 6, a->tid);
+  sqlite3_bind_int64(st, 7, a->correlation_id);
+  sqlite3_bind_int(st, 8, a->return_value);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_api_call");
+}
+
+int dldb_write_kernel(dldb_writer *w, const dldb_kernel *k, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_kernel");
+  if (rc) return rc;
+  int64_t sid = k->short_name_id, lid = k->long_name_id;
+  if (sid <= 0 && (rc = dldb_writer_intern(w, k->short_name, &sid, err, errlen))) return rc;
+  if (lid <= 0 && !k->long_name) lid = sid;
+  if (lid <= 0 && (rc = dldb_writer_intern(w, k->long_name, &lid, err, errlen))) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_KERNEL);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_kernel");
+  sqlite3_bind_int64(st, 1, sid);
+  sqlite3_bind_int64(st, 2, lid);
+  sqlite3_bind_int(st, 3, k->device_id);
+  sqlite3_bind_int(st, 4, k->context_id);
+  sqlite3_bind_int(st, 5, k->stream_id);
+  sqlite3_bind_int64(st, 6, k->gpu_start_ns - w->origin);
+  sqlite3_bind_int64(st, 7, k->gpu_end_ns - w->origin);
+  sqlite3_bind_int64(st, 8, k->correlation_id);
+  sqlite3_bind_int64(st, 9, k->pid);
+  for (int i = 0; i < 3; i++) {
+    sqlite3_bind_int(st, 10 + i, k->grid[i]);
+    sqlite3_bind_int(st, 13 + i, k->block[i]);
+  }
+  sqlite3_bind_int(st, 16, k->registers_per_thread);
+  sqlite3_bind_int(st, 17, k->static_smem_bytes);
+  sqlite3_bind_int(st, 18, k->dynamic_smem_bytes);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_kernel");
+}
+
+int dldb_write_memcpy(dldb_writer *w, const dldb_memcpy *m, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_memcpy");
+  if (rc) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_MEMCPY);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_memcpy");
+  sqlite3_bind_int(st, 1, m->copy_kind);
+  sqlite3_bind_int(st, 2, m->src_kind);
+  sqlite3_bind_int(st, 3, m->dst_kind);
+  sqlite3_bind_int64(st, 4, m->bytes);
+  sqlite3_bind_int(st, 5, m->device_id);
+  sqlite3_bind_int(st, 6, m->stream_id);
+  sqlite3_bind_int64(st, 7, m->gpu_start_ns - w->origin);
+  sqlite3_bind_int64(st, 8, m->gpu_end_ns - w->origin);
+  sqlite3_bind_int64(st, 9, m->correlation_id);
+  sqlite3_bind_int64(st, 10, m->pid);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_memcpy");
+}
+
+int dldb_write_memset(dldb_writer *w, const dldb_memset *m, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_memset");
+  if (rc) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_MEMSET);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_memset");
+  sqlite3_bind_int(st, 1, m->value);
+  sqlite3_bind_int64(st, 2, m->bytes);
+  sqlite3_bind_int(st, 3, m->mem_kind);
+  sqlite3_bind_int(st, 4, m->device_id);
+  sqlite3_bind_int(st, 5, m->stream_id);
+  sqlite3_bind_int64(st, 6, m->gpu_start_ns - w->origin);
+  sqlite3_bind_int64(st, 7, m->gpu_end_ns - w->origin);
+  sqlite3_bind_int64(st, 8, m->correlation_id);
+  sqlite3_bind_int64(st, 9, m->pid);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_memset");
+}
+
+int dldb_write_sync(dldb_writer *w, const dldb_sync *s, char *err, size_t errlen) {
+  int rc = row_begin(w, err, errlen, "dldb_write_sync");
+  if (rc) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_SYNC);
+  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_sync");
+  sqlite3_bind_int(st, 1, s->sync_type);
+  sqlite3_bind_int(st, 2, s->device_id);
+  sqlite3_bind_int(st, 3, s->stream_id);
+  sqlite3_bind_int64(st, 4, s->event_id);
+  sqlite3_bind_int64(st, 5, s->start_ns - w->origin);
+  sqlite3_bind_int64(st, 6, s->end_ns - w->origin);
+  sqlite3_bind_int64(st, 7, s->correlation_id);
+  sqlite3_bind_int64(st, 8, s->pid);
+  return dldb__step_done(w, st, err, errlen, "dldb_write_sync");
+}

@@ -1,0 +1,115 @@
+/*
+ * dldb_write_internal.h - the writer's insides, shared by dldb_write.c
+ * (life cycle, raw inserts) and dldb_write_aggr.c (scans, derived rows).
+ * Not for use outside db/.
+ */
+#ifndef DLDB_WRITE_INTERNAL_H
+#define DLDB_WRITE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "dldb_write.h"
+
+enum {
+  DLDB__S_STRING,
+  DLDB__S_STRING_OR_IGNORE,
+  DLDB__S_STRING_FIND,
+  DLDB__S_STRING_GET,
+  DLDB__S_STRING_AHEAD,
+  DLDB__S_META,
+  DLDB__S_DOMAIN_FIND,
+  DLDB__S_DOMAIN_ADD,
+  DLDB__S_SYSCONFIG,
+  DLDB__S_GPU,
+  DLDB__S_THREAD,
+  DLDB__S_NVTX,
+  DLDB__S_API,
+  DLDB__S_KERNEL,
+  DLDB__S_MEMCPY,
+  DLDB__S_MEMSET,
+  DLDB__S_SYNC,
+  DLDB__S_AGGR,
+  DLDB__S_SUMMARY,
+  DLDB__S_ITER,
+  DLDB__S_OP,
+  DLDB__S_KATTR,
+  DLDB__S_ITER_OP,
+  DLDB__S_OP_KERNEL,
+  DLDB__S_GROUP,
+  DLDB__S_OP_TYPE,
+  DLDB__S_GPU_UTIL,
+  DLDB__S_FINDING,
+  DLDB__S_COUNT
+};
+
+/* Bytes of string text cached in memory; later strings live in SQLite only. */
+#define DLDB__INTERN_BUDGET ((size_t)32 << 20)
+#define DLDB__ARENA_CHUNK ((size_t)1 << 20)
+/* Uncached strings returned by dldb_writer_string() stay valid for this
+ * many further calls. */
+#define DLDB__SCRATCH 4
+/* Uncached strings are read ahead in blocks of this many ids (and at most
+ * about this many bytes): callers ask for them in about ascending order. */
+#define DLDB__AHEAD_ROWS 256
+#define DLDB__AHEAD_BYTES ((size_t)256 << 10)
+
+typedef struct dldb__chunk {
+  struct dldb__chunk *next;
+  size_t used, cap;
+  char data[];
+} dldb__chunk;
+
+typedef struct dldb__slot {
+  uint64_t hash;
+  int64_t id; /* 0: empty */
+} dldb__slot;
+
+struct dldb_writer {
+  sqlite3 *db;
+  char *path;         /* final path */
+  char *tmp;          /* temporary path (new files only) */
+  int force, existing;
+  int64_t origin;     /* ns subtracted from producer times */
+  int64_t batch_rows, pending;
+  int in_tx, in_aggr;
+  sqlite3_stmt *stmts[DLDB__S_COUNT];
+  /* interning: strs[id] points into the arena for cached strings (NULL
+   * or past scap: only in SQLite); htab maps hashes to cached ids */
+  char **strs;
+  size_t scap, nstr;
+  int64_t max_id;
+  dldb__slot *htab;
+  size_t hcap;
+  dldb__chunk *arena;
+  size_t cached_bytes;
+  char *scratch[DLDB__SCRATCH]; /* dldb_writer_string() of uncached ids, a ring */
+  size_t scratch_cap[DLDB__SCRATCH];
+  int scratch_next;
+  /* read-ahead block of uncached strings: ids ahead_lo..ahead_hi were read
+   * (none when ahead_hi < ahead_lo); ahead_off[id - ahead_lo] is the text's
+   * offset in ahead_text, -1 for an id that does not exist */
+  int64_t ahead_lo, ahead_hi;
+  int32_t ahead_off[DLDB__AHEAD_ROWS];
+  char *ahead_text;
+  size_t ahead_cap;
+  const char *last_domain_name; /* borrowed from strs */
+  int64_t last_domain_id;
+};
+
+int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn);
+sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);
+int dldb__step_done(dldb_writer *w, sqlite3_stmt *st, char *err, size_t errlen, const char *fn);
+void dldb__bind_text(sqlite3_stmt *st, int i, const char *s);
+int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen);
+int dldb__tx_commit(dldb_writer *w, char *err, size_t errlen);
+/* dldb_writer_intern; pin: keep it in memory even past the budget (domain
+ * names, whose strs[] pointers the writers keep). */
+int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
+                 size_t errlen);
+/* Forgets the read-ahead block (after strings were added or rolled back). */
+static inline void dldb__ahead_reset(dldb_writer *w) {
+  w->ahead_lo = 1;
+  w->ahead_hi = 0;
+}
+
+#endif

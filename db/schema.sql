@@ -1,0 +1,954 @@
+-- schema.sql - the dldb written by this project (docs/dldb.md describes it).
+--
+-- Two layers of base tables and one layer of views:
+--   (a) raw records, written once by producers through db/dldb_write.h
+--       (dlsample, the CUPTI collector, the Nsight Systems / Kineto importers);
+--   (b) derived rows, one set per aggregation (aggr_id), written by analysis/;
+--   (c) the 23 view_* views with DLProf 1.8's names, columns and column order:
+--       the contract the viewer reads (it also reads NVIDIA's own files).
+--
+-- Times are INTEGER nanoseconds relative to the profile start (dl_meta
+-- time_origin_ns holds the origin on the producer's clock), sizes are bytes.
+-- Strings that repeat (names) are interned in `strings`; derived tables with
+-- few rows keep their text inline. Views never splice values: readers bind.
+-- Bump user_version (and dl_meta schema_version) on any change.
+
+PRAGMA user_version = 1;
+
+---------------------------------------------------------------------------
+-- (a) Raw records
+---------------------------------------------------------------------------
+
+-- Format marker and provenance: format = 'dlprof-dldb', schema_version,
+-- producer, source, time_origin_ns, tc_rules_version, ...
+CREATE TABLE dl_meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT
+) WITHOUT ROWID;
+
+-- DLProf's version marker; we implement the 1.8 view layer.
+CREATE TABLE db_version (
+  id               INTEGER PRIMARY KEY,
+  current_version  TEXT NOT NULL,
+  original_version TEXT NOT NULL
+);
+
+-- Interned strings (kernel, API, NVTX, domain names).
+CREATE TABLE strings (
+  id    INTEGER PRIMARY KEY,
+  value TEXT NOT NULL UNIQUE
+);
+
+-- One row. Named and shaped as DLProf's table so that NVIDIA's viewer
+-- recognises the file (its marker check).
+CREATE TABLE read_only_system_config (
+  id               INTEGER PRIMARY KEY,
+  is_valid         BOOLEAN NOT NULL CHECK (is_valid IN (0, 1)),
+  num_gpus         TEXT NOT NULL,
+  cpu_model        TEXT NOT NULL,
+  driver_version   TEXT NOT NULL,
+  framework        TEXT NOT NULL,
+  cuda_version     TEXT NOT NULL,
+  cudnn_version    TEXT NOT NULL,
+  nsys_version     TEXT NOT NULL,
+  dlprof_version   TEXT NOT NULL,
+  dlprof_build     TEXT NOT NULL,
+  profile_name     TEXT NOT NULL,
+  mode_enum        INTEGER NOT NULL,
+  mode_string      TEXT NOT NULL,
+  original_command TEXT NOT NULL
+);
+
+CREATE TABLE gpus (
+  device_id     INTEGER PRIMARY KEY,
+  gpu_name      TEXT NOT NULL,
+  cc_major      INTEGER NOT NULL,   -- compute capability
+  cc_minor      INTEGER NOT NULL,
+  sm_count      INTEGER NOT NULL,
+  memory_bytes  INTEGER NOT NULL    -- total device memory, bytes (0: unknown)
+);
+
+CREATE TABLE domains (
+  id      INTEGER PRIMARY KEY,
+  name_id INTEGER NOT NULL UNIQUE REFERENCES strings(id)
+);
+
+CREATE TABLE threads (
+  pid     INTEGER NOT NULL,
+  tid     INTEGER NOT NULL,
+  name_id INTEGER REFERENCES strings(id),
+  PRIMARY KEY (pid, tid)
+) WITHOUT ROWID;
+
+-- NVTX ranges: kind 1 push/pop, 2 start/end, 3 mark (end_ns = start_ns).
+-- end_tid differs from tid for start/end ranges ended on another thread.
+-- parent_id: the enclosing range as the producer saw it (NULL: none/unknown).
+-- payload_kind: 0 none, 1 integer (payload_int), 2 real (payload_real).
+CREATE TABLE nvtx_ranges (
+  id           INTEGER PRIMARY KEY,
+  kind         INTEGER NOT NULL,
+  domain_id    INTEGER NOT NULL REFERENCES domains(id),
+  name_id      INTEGER NOT NULL REFERENCES strings(id),
+  start_ns     INTEGER NOT NULL,
+  end_ns       INTEGER NOT NULL,
+  pid          INTEGER NOT NULL,
+  tid          INTEGER NOT NULL,
+  end_tid      INTEGER NOT NULL,
+  parent_id    INTEGER,
+  category     INTEGER NOT NULL DEFAULT 0,
+  color        INTEGER NOT NULL DEFAULT 0,
+  payload_kind INTEGER NOT NULL DEFAULT 0,
+  payload_int  INTEGER,
+  payload_real REAL
+);
+
+-- CUDA runtime (api_kind 0) and driver (1) API calls, host clock.
+CREATE TABLE cuda_api_calls (
+  id             INTEGER PRIMARY KEY,
+  api_kind       INTEGER NOT NULL,
+  name_id        INTEGER NOT NULL REFERENCES strings(id),
+  start_ns       INTEGER NOT NULL,
+  end_ns         INTEGER NOT NULL,
+  pid            INTEGER NOT NULL,
+  tid            INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL,
+  return_value   INTEGER NOT NULL DEFAULT 0
+);
+
+-- Kernels; (pid, correlation_id) joins the launching API call.
+CREATE TABLE kernels (
+  id                   INTEGER PRIMARY KEY,
+  short_name_id        INTEGER NOT NULL REFERENCES strings(id),
+  long_name_id         INTEGER NOT NULL REFERENCES strings(id),
+  device_id            INTEGER NOT NULL,
+  context_id           INTEGER NOT NULL DEFAULT 0,
+  stream_id            INTEGER NOT NULL,
+  gpu_start_ns         INTEGER NOT NULL,
+  gpu_end_ns           INTEGER NOT NULL,
+  correlation_id       INTEGER NOT NULL,
+  pid                  INTEGER NOT NULL,
+  grid_x               INTEGER NOT NULL,
+  grid_y               INTEGER NOT NULL,
+  grid_z               INTEGER NOT NULL,
+  block_x              INTEGER NOT NULL,
+  block_y              INTEGER NOT NULL,
+  block_z              INTEGER NOT NULL,
+  registers_per_thread INTEGER NOT NULL DEFAULT 0,
+  static_smem_bytes    INTEGER NOT NULL DEFAULT 0,
+  dynamic_smem_bytes   INTEGER NOT NULL DEFAULT 0
+);
+
+-- copy_kind, src_kind, dst_kind: CUPTI / nsys enum values (formats.md B.4).
+CREATE TABLE memcpys (
+  id             INTEGER PRIMARY KEY,
+  copy_kind      INTEGER NOT NULL,
+  src_kind       INTEGER NOT NULL,
+  dst_kind       INTEGER NOT NULL,
+  bytes          INTEGER NOT NULL,
+  device_id      INTEGER NOT NULL,
+  stream_id      INTEGER NOT NULL,
+  gpu_start_ns   INTEGER NOT NULL,
+  gpu_end_ns     INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL,
+  pid            INTEGER NOT NULL
+);
+
+CREATE TABLE memsets (
+  id             INTEGER PRIMARY KEY,
+  value          INTEGER NOT NULL,
+  bytes          INTEGER NOT NULL,
+  mem_kind       INTEGER NOT NULL,
+  device_id      INTEGER NOT NULL,
+  stream_id      INTEGER NOT NULL,
+  gpu_start_ns   INTEGER NOT NULL,
+  gpu_end_ns     INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL,
+  pid            INTEGER NOT NULL
+);
+
+-- sync_type: 0 unknown, 1 event, 2 stream wait event, 3 stream, 4 context.
+CREATE TABLE syncs (
+  id             INTEGER PRIMARY KEY,
+  sync_type      INTEGER NOT NULL,
+  device_id      INTEGER NOT NULL,
+  stream_id      INTEGER NOT NULL,
+  event_id       INTEGER NOT NULL DEFAULT 0,
+  start_ns       INTEGER NOT NULL,
+  end_ns         INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL,
+  pid            INTEGER NOT NULL
+);
+
+---------------------------------------------------------------------------
+-- (b) Derived rows, one set per aggregation
+---------------------------------------------------------------------------
+
+-- One aggregation = one domain, one key op, one inclusive iteration range.
+-- aggr_start is TEXT 'YYYY-MM-DD HH:MM:SS' (UTC) in a column declared
+-- INTEGER, as DLProf declares it. Rows of a failed analysis never commit.
+CREATE TABLE aggregations (
+  aggr_id         INTEGER PRIMARY KEY,
+  domain_id       INTEGER NOT NULL REFERENCES domains(id),
+  iter_start      INTEGER NOT NULL,
+  iter_stop       INTEGER NOT NULL,
+  iter_aggregated INTEGER NOT NULL,
+  key_node_name   TEXT NOT NULL,      -- '' without a key op
+  user_name       TEXT NOT NULL,
+  host_name       TEXT NOT NULL,
+  aggr_start      INTEGER NOT NULL,
+  aggr_end        INTEGER NOT NULL DEFAULT 0,
+  wall_start_ns   INTEGER NOT NULL,   -- start of iteration iter_start
+  wall_end_ns     INTEGER NOT NULL,   -- stop of iteration iter_stop
+  key_op_found    INTEGER NOT NULL,   -- 0/1
+  tc_rules        TEXT NOT NULL       -- version of the tensor-core name patterns
+);
+
+-- Everything the dashboard shows, precomputed: one row per aggregation.
+CREATE TABLE aggr_summary (
+  aggr_id                 INTEGER PRIMARY KEY REFERENCES aggregations(aggr_id),
+  wall_clock_time         INTEGER NOT NULL,  -- ns
+  tc_utilization          REAL NOT NULL,     -- %
+  gpu_utilization         REAL NOT NULL,     -- %, average over GPUs
+  total_iterations        INTEGER NOT NULL,
+  profiled_iterations     INTEGER NOT NULL,
+  iter_start              INTEGER NOT NULL,
+  iter_stop               INTEGER NOT NULL,
+  iter_avg                REAL NOT NULL,     -- ns
+  iter_std_dev            REAL NOT NULL,     -- ns
+  key_node                TEXT NOT NULL,
+  tc_duration_pct         REAL NOT NULL,
+  non_tc_duration_pct     REAL NOT NULL,
+  memory_duration_pct     REAL NOT NULL,
+  dataloader_duration_pct REAL NOT NULL,
+  io_duration_pct         REAL NOT NULL,
+  cpu_duration_pct        REAL NOT NULL,
+  other_duration_pct      REAL NOT NULL,
+  kernels_gpu_time        INTEGER NOT NULL,  -- ns, all kernels
+  kernels_count           INTEGER NOT NULL,  -- distinct kernel names
+  using_tc_gpu_time       INTEGER NOT NULL,
+  using_tc_count          INTEGER NOT NULL,
+  memory_gpu_time         INTEGER NOT NULL,  -- memcpy + memset
+  memory_count            INTEGER NOT NULL,  -- distinct memory-op names
+  other_gpu_time          INTEGER NOT NULL,  -- non-TC kernels
+  other_count             INTEGER NOT NULL,
+  kernel_launches         INTEGER NOT NULL,
+  nodes_total_gpu_time       INTEGER NOT NULL,
+  nodes_total_count          INTEGER NOT NULL,
+  nodes_using_tc_gpu_time    INTEGER NOT NULL,
+  nodes_using_tc_count       INTEGER NOT NULL,
+  nodes_tc_eligible_gpu_time INTEGER NOT NULL,
+  nodes_tc_eligible_count    INTEGER NOT NULL,
+  nodes_other_gpu_time       INTEGER NOT NULL,
+  nodes_other_count          INTEGER NOT NULL,
+  -- CPU time (ns) = durations of the API calls that launched the kernels
+  -- (all, TC, non-TC) and the memory operations (view_dl_kernel_summary)
+  kernels_cpu_time           INTEGER NOT NULL DEFAULT 0,
+  using_tc_cpu_time          INTEGER NOT NULL DEFAULT 0,
+  memory_cpu_time            INTEGER NOT NULL DEFAULT 0,
+  other_cpu_time             INTEGER NOT NULL DEFAULT 0
+);
+
+-- All detected iterations; profiled = inside [iter_start, iter_stop].
+-- Durations per resource category (ns) are filled for profiled ones.
+CREATE TABLE aggr_iterations (
+  aggr_id               INTEGER NOT NULL,
+  iter_value            INTEGER NOT NULL,
+  start_time            INTEGER NOT NULL,
+  stop_time             INTEGER NOT NULL,
+  profiled              INTEGER NOT NULL,
+  gpu_utilization       REAL NOT NULL,
+  total_kernel_count    INTEGER NOT NULL,
+  using_tc_kernel_count INTEGER NOT NULL,
+  total_gpu_time        INTEGER NOT NULL,
+  tc_gpu_time           INTEGER NOT NULL,
+  tc_duration           INTEGER NOT NULL,
+  non_tc_duration       INTEGER NOT NULL,
+  memory_duration       INTEGER NOT NULL,
+  dataloader_duration   INTEGER NOT NULL,
+  io_duration           INTEGER NOT NULL,
+  cpu_duration          INTEGER NOT NULL,
+  other_duration        INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, iter_value)
+) WITHOUT ROWID;
+
+-- Op nodes (one per op path) with metrics over their instances in the
+-- aggregated iterations. op_idx is dense per aggregation.
+CREATE TABLE aggr_ops (
+  aggr_id          INTEGER NOT NULL,
+  op_idx           INTEGER NOT NULL,
+  op_node_id       TEXT NOT NULL,     -- CONV2D_1
+  op_node_name     TEXT NOT NULL,     -- path
+  direction        TEXT NOT NULL,     -- fprop, bprop, '' (API ops)
+  op_node_type     TEXT NOT NULL,
+  data_type        TEXT NOT NULL,
+  stack_trace      TEXT NOT NULL,
+  num_calls        INTEGER NOT NULL,
+  kernel_calls     INTEGER NOT NULL,
+  tc_eligible      BOOLEAN NOT NULL,
+  using_tc         BOOLEAN NOT NULL,
+  is_bad_data_type BOOLEAN NOT NULL,
+  cpu_time         INTEGER NOT NULL,  -- sums over instances, ns
+  gpu_time         INTEGER NOT NULL,
+  cpu_overhead     INTEGER NOT NULL,
+  gpu_idle         INTEGER NOT NULL,
+  tc_gpu_time      INTEGER NOT NULL,
+  cpu_time_min     INTEGER NOT NULL,  -- per instance, ns
+  cpu_time_max     INTEGER NOT NULL,
+  gpu_time_min     INTEGER NOT NULL,
+  gpu_time_max     INTEGER NOT NULL,
+  -- DLProf's iteration-report cells from the op marker's args (NULL: unknown)
+  input_shapes     TEXT,              -- '<N:32, C:3, H:32, W:32>; <K:6, C:3, R:3, S:3>; <6>'
+  parameters       TEXT,
+  output_shapes    TEXT,
+  PRIMARY KEY (aggr_id, op_idx)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX aggr_ops_by_id ON aggr_ops(aggr_id, op_node_id);
+-- The viewer's default order of view_op_nodes (gpu_time DESC, op_node_id): a
+-- page of the Ops and Kernels view reads its rows in order, without a sort.
+CREATE INDEX aggr_ops_by_gpu_time ON aggr_ops(aggr_id, gpu_time DESC, op_node_id);
+
+-- Kernel-to-op attribution, one row per kernel launch in the aggregated
+-- iterations. api_start_ns = start of the launching API call, api_dur_ns
+-- its duration (NULL: the call is not in the trace).
+CREATE TABLE aggr_kernels (
+  aggr_id      INTEGER NOT NULL,
+  iter_value   INTEGER NOT NULL,
+  kernel_id    INTEGER NOT NULL REFERENCES kernels(id),
+  op_idx       INTEGER NOT NULL,
+  uses_tc      BOOLEAN NOT NULL,
+  api_start_ns INTEGER NOT NULL,
+  api_dur_ns   INTEGER,
+  PRIMARY KEY (aggr_id, iter_value, kernel_id)
+) WITHOUT ROWID;
+CREATE INDEX aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value);
+
+-- Per (aggregation, iteration, op): kernel counts and times.
+CREATE TABLE aggr_iter_ops (
+  aggr_id        INTEGER NOT NULL,
+  iter_value     INTEGER NOT NULL,
+  op_idx         INTEGER NOT NULL,
+  total_count    INTEGER NOT NULL,
+  tc_count       INTEGER NOT NULL,
+  total_gpu_time INTEGER NOT NULL,
+  tc_gpu_time    INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, iter_value, op_idx)
+) WITHOUT ROWID;
+
+-- Per (aggregation, op, kernel short name).
+CREATE TABLE aggr_op_kernels (
+  aggr_id        INTEGER NOT NULL,
+  op_idx         INTEGER NOT NULL,
+  kernel_name_id INTEGER NOT NULL REFERENCES strings(id),
+  uses_tc        BOOLEAN NOT NULL,
+  calls          INTEGER NOT NULL,
+  gpu_time       INTEGER NOT NULL,
+  avg            REAL NOT NULL,
+  min            INTEGER NOT NULL,
+  max            INTEGER NOT NULL,
+  api_time       INTEGER NOT NULL,   -- sum of launch API durations, ns
+  api_min        INTEGER,            -- per launch (NULL: no launch call known)
+  api_max        INTEGER,
+  PRIMARY KEY (aggr_id, op_idx, kernel_name_id)
+) WITHOUT ROWID;
+
+-- Scope tree: row_type 1 group (path ends with '/', root '/'), 2 op.
+CREATE TABLE aggr_group_ops (
+  aggr_id                INTEGER NOT NULL,
+  row_idx                INTEGER NOT NULL,   -- depth-first order
+  row_type               INTEGER NOT NULL,
+  row_full_id            TEXT NOT NULL,
+  row_full_name          TEXT NOT NULL,
+  row_trimmed_name       TEXT NOT NULL,
+  level                  INTEGER NOT NULL,
+  num_op_instances       INTEGER NOT NULL,
+  num_supported_leaf_ops INTEGER NOT NULL,
+  num_tc_leaf_ops        INTEGER NOT NULL,
+  cpu_time_sum           INTEGER NOT NULL,
+  gpu_time_sum           INTEGER NOT NULL,
+  cpu_overhead_sum       INTEGER NOT NULL,
+  gpu_idle_sum           INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, row_idx)
+) WITHOUT ROWID;
+
+-- Per op type; min/max/avg are over the op nodes of the type.
+CREATE TABLE aggr_op_types (
+  aggr_id          INTEGER NOT NULL,
+  op_node_type     TEXT NOT NULL,
+  num_nodes        INTEGER NOT NULL,
+  num_calls        INTEGER NOT NULL,
+  cpu_time_sum     INTEGER NOT NULL,
+  cpu_time_avg     REAL NOT NULL,
+  cpu_time_min     INTEGER NOT NULL,
+  cpu_time_max     INTEGER NOT NULL,
+  gpu_time_sum     INTEGER NOT NULL,
+  gpu_time_avg     REAL NOT NULL,
+  gpu_time_min     INTEGER NOT NULL,
+  gpu_time_max     INTEGER NOT NULL,
+  cpu_overhead_sum INTEGER NOT NULL,
+  cpu_overhead_avg REAL NOT NULL,
+  cpu_overhead_min INTEGER NOT NULL,
+  cpu_overhead_max INTEGER NOT NULL,
+  gpu_idle_sum     INTEGER NOT NULL,
+  gpu_idle_avg     REAL NOT NULL,
+  gpu_idle_min     INTEGER NOT NULL,
+  gpu_idle_max     INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, op_node_type)
+) WITHOUT ROWID;
+
+CREATE TABLE aggr_gpus (
+  aggr_id         INTEGER NOT NULL,
+  device_id       INTEGER NOT NULL,
+  gpu_utilization REAL NOT NULL,     -- %
+  kernel_time     INTEGER NOT NULL,  -- busy (union) ns within the wall
+  PRIMARY KEY (aggr_id, device_id)
+) WITHOUT ROWID;
+
+-- Expert-system findings; rule_id names the row of analysis/dla_rules.c.
+CREATE TABLE aggr_findings (
+  aggr_id             INTEGER NOT NULL,
+  seq                 INTEGER NOT NULL,
+  rule_id             TEXT NOT NULL,
+  problem             TEXT NOT NULL,
+  recommendation      TEXT NOT NULL,
+  javascript_function TEXT NOT NULL,
+  javascript_args     TEXT NOT NULL,
+  PRIMARY KEY (aggr_id, seq)
+) WITHOUT ROWID;
+
+---------------------------------------------------------------------------
+-- (c) DLProf 1.8 views: names, columns and order as NVIDIA's; declared
+-- types too, except that NVIDIA's STRING (numeric affinity) is TEXT here.
+---------------------------------------------------------------------------
+
+CREATE VIEW view_db_version AS
+SELECT current_version, original_version FROM db_version;
+
+CREATE VIEW view_system_config AS
+SELECT is_valid, num_gpus, cpu_model, driver_version, framework, cuda_version,
+       cudnn_version, nsys_version, dlprof_version, dlprof_build, profile_name,
+       mode_string, original_command
+FROM read_only_system_config;
+
+CREATE VIEW view_gpu_names AS
+SELECT gpu_name FROM gpus ORDER BY gpu_name;
+
+CREATE VIEW view_domains AS
+SELECT s.value AS domain_name
+FROM domains d JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_aggregations AS
+SELECT a.aggr_id, a.iter_start, a.iter_stop, a.iter_aggregated, a.key_node_name,
+       a.user_name, a.host_name, a.aggr_start, a.aggr_end
+FROM aggregations a;
+
+CREATE VIEW view_performance_summary AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name, m.wall_clock_time,
+       m.tc_utilization, m.gpu_utilization, m.total_iterations,
+       m.profiled_iterations, m.iter_start, m.iter_stop, m.iter_avg, m.key_node
+FROM aggr_summary m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_domain_model_gpu_utilization AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name, m.gpu_utilization
+FROM aggr_summary m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_tc_utilization AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name, m.tc_utilization
+FROM aggr_summary m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_resource_usage_breakdown AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name, m.tc_duration_pct,
+       m.non_tc_duration_pct, m.memory_duration_pct, m.dataloader_duration_pct,
+       m.io_duration_pct, m.cpu_duration_pct, m.other_duration_pct
+FROM aggr_summary m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_kernel_summary AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name,
+       (m.kernels_gpu_time + m.memory_gpu_time) AS total_gpu_time,
+       (m.kernels_count + m.memory_count) AS total_count,
+       m.using_tc_gpu_time, m.using_tc_count, m.memory_gpu_time, m.memory_count,
+       m.other_gpu_time, m.other_count
+FROM aggr_summary m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_op_summary AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name, m.nodes_total_gpu_time,
+       m.nodes_total_count, m.nodes_using_tc_gpu_time, m.nodes_using_tc_count,
+       m.nodes_tc_eligible_gpu_time, m.nodes_tc_eligible_count,
+       m.nodes_other_gpu_time, m.nodes_other_count
+FROM aggr_summary m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_gpu_devices AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name, g.device_id,
+       g.gpu_name, g.cc_major AS cuda_major, g.cc_minor AS cuda_minor,
+       g.sm_count, u.gpu_utilization AS device_gpu_utilization
+FROM aggr_gpus u
+JOIN aggregations a ON a.aggr_id = u.aggr_id
+JOIN gpus g ON g.device_id = u.device_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_expert_systems AS
+SELECT f.aggr_id, f.problem, f.recommendation, f.javascript_function,
+       f.javascript_args
+FROM aggr_findings f;
+
+CREATE VIEW view_iterations_all AS
+SELECT i.aggr_id, i.iter_value, i.start_time, i.stop_time,
+       i.stop_time - i.start_time AS duration
+FROM aggr_iterations i;
+
+CREATE VIEW view_iterations_profiled AS
+SELECT i.aggr_id AS aggr_id, s.value AS domain_name, i.iter_value, i.start_time,
+       i.stop_time - i.start_time AS duration, i.total_kernel_count,
+       i.using_tc_kernel_count, i.tc_duration, i.non_tc_duration,
+       i.memory_duration, i.dataloader_duration, i.io_duration, i.cpu_duration,
+       i.other_duration
+FROM aggr_iterations i
+JOIN aggregations a ON a.aggr_id = i.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE i.profiled = 1;
+
+CREATE VIEW view_op_nodes AS
+SELECT o.aggr_id AS aggr_id, s.value AS domain_name, o.gpu_time, o.cpu_time,
+       o.op_node_name, o.direction, o.op_node_type, o.num_calls, o.tc_eligible,
+       o.using_tc, o.kernel_calls, o.is_bad_data_type, o.data_type,
+       o.stack_trace, o.op_node_id
+FROM aggr_ops o
+JOIN aggregations a ON a.aggr_id = o.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_kernel_summaries AS
+SELECT k.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_id,
+       n.value AS kernel_name, k.uses_tc, k.calls, k.gpu_time, k.avg, k.min, k.max
+FROM aggr_op_kernels k
+JOIN aggr_ops o ON o.aggr_id = k.aggr_id AND o.op_idx = k.op_idx
+JOIN strings n ON n.id = k.kernel_name_id
+JOIN aggregations a ON a.aggr_id = k.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_op_type_summary AS
+SELECT t.aggr_id AS aggr_id, s.value AS domain_name, t.op_node_type, t.num_nodes,
+       t.num_calls, t.cpu_time_sum, t.cpu_time_avg, t.cpu_time_min, t.cpu_time_max,
+       t.gpu_time_sum, t.gpu_time_avg, t.gpu_time_min, t.gpu_time_max,
+       t.cpu_overhead_sum, t.cpu_overhead_avg, t.cpu_overhead_min,
+       t.cpu_overhead_max, t.gpu_idle_sum, t.gpu_idle_avg, t.gpu_idle_min,
+       t.gpu_idle_max
+FROM aggr_op_types t
+JOIN aggregations a ON a.aggr_id = t.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_key_op_name AS
+SELECT a.aggr_id, a.key_node_name AS key_op FROM aggregations a;
+
+CREATE VIEW view_iteration_ops AS
+SELECT io.aggr_id AS aggr_id, s.value AS domain_name, io.iter_value,
+       o.op_node_name, o.direction, o.op_node_type, io.total_count, io.tc_count,
+       io.total_gpu_time, io.tc_gpu_time, o.data_type, o.stack_trace, o.op_node_id
+FROM aggr_iter_ops io
+JOIN aggr_ops o ON o.aggr_id = io.aggr_id AND o.op_idx = io.op_idx
+JOIN aggregations a ON a.aggr_id = io.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_iteration_kernels AS
+SELECT ak.aggr_id AS aggr_id, s.value AS domain_name, ak.iter_value,
+       o.op_node_name, n.value AS kernel_name, k.device_id,
+       ak.api_start_ns AS kernel_timestamp,
+       (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
+       k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
+       k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block
+FROM aggr_kernels ak
+JOIN kernels k ON k.id = ak.kernel_id
+JOIN strings n ON n.id = k.short_name_id
+JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
+JOIN aggregations a ON a.aggr_id = ak.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_iteration_op_kernels AS
+SELECT ak.aggr_id AS aggr_id, s.value AS domain_name, ak.iter_value,
+       o.op_node_id, n.value AS kernel_name, k.device_id,
+       ak.api_start_ns AS kernel_timestamp,
+       (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
+       k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
+       k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block
+FROM aggr_kernels ak
+JOIN kernels k ON k.id = ak.kernel_id
+JOIN strings n ON n.id = k.short_name_id
+JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
+JOIN aggregations a ON a.aggr_id = ak.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_group_ops AS
+SELECT g.aggr_id AS aggr_id, s.value AS domain_name, g.row_type, g.row_full_id,
+       g.row_full_name, (g.row_trimmed_name || '') AS row_trimmed_name, g.level,
+       g.num_op_instances, g.num_supported_leaf_ops, g.num_tc_leaf_ops,
+       g.cpu_time_sum, g.gpu_time_sum, g.cpu_overhead_sum, g.gpu_idle_sum
+FROM aggr_group_ops g
+JOIN aggregations a ON a.aggr_id = g.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- ---- dl extensions: our own tables and views beyond DLProf's (issue 4) ----
+-- Readers must treat every view_dl_* as optional (NVIDIA's files lack them).
+
+-- Per kernel, what a PyTorch profiler (Kineto) trace says about its launch.
+CREATE TABLE kernel_occupancy (
+  kernel_id              INTEGER PRIMARY KEY,  -- kernels.id
+  blocks_per_sm          REAL,                 -- grid blocks / SM count
+  est_achieved_occupancy REAL                  -- %, Kineto's estimate
+);
+
+-- Per aggregation and GPU: the GPU timeline (TraceLens's definitions:
+-- computation = non-NCCL kernels + memsets, communication = NCCL kernels,
+-- exposed = not overlapped with computation) inside the wall window, ns;
+-- est. SM efficiency and achieved occupancy (TensorBoard plugin), 0-100.
+CREATE TABLE aggr_dl_gpu (
+  aggr_id                INTEGER NOT NULL,
+  device_id              INTEGER NOT NULL,
+  wall_ns                INTEGER NOT NULL,
+  computation_ns         INTEGER NOT NULL,
+  communication_ns       INTEGER NOT NULL,
+  exposed_comm_ns        INTEGER NOT NULL,
+  memcpy_ns              INTEGER NOT NULL,
+  exposed_memcpy_ns      INTEGER NOT NULL,
+  busy_ns                INTEGER NOT NULL,
+  kernel_busy_ns         INTEGER NOT NULL,
+  est_sm_efficiency      REAL,
+  est_achieved_occupancy REAL,
+  PRIMARY KEY (aggr_id, device_id)
+) WITHOUT ROWID;
+
+-- Per aggregation, iteration and GPU.
+CREATE TABLE aggr_dl_iter_gpu (
+  aggr_id                INTEGER NOT NULL,
+  iter_value             INTEGER NOT NULL,
+  device_id              INTEGER NOT NULL,
+  duration_ns            INTEGER NOT NULL,
+  kernel_busy_ns         INTEGER NOT NULL,
+  communication_ns       INTEGER NOT NULL,
+  exposed_comm_ns        INTEGER NOT NULL,
+  est_sm_efficiency      REAL,
+  est_achieved_occupancy REAL,
+  PRIMARY KEY (aggr_id, iter_value, device_id)
+) WITHOUT ROWID;
+
+-- Per aggregation and kernel name (duration-weighted means).
+CREATE TABLE aggr_dl_kernels (
+  aggr_id                INTEGER NOT NULL,
+  kernel_name_id         INTEGER NOT NULL REFERENCES strings(id),
+  calls                  INTEGER NOT NULL,
+  gpu_time               INTEGER NOT NULL,
+  uses_tc                INTEGER NOT NULL,
+  is_communication       INTEGER NOT NULL,
+  blocks_per_sm          REAL,
+  est_achieved_occupancy REAL,
+  est_sm_efficiency      REAL,
+  PRIMARY KEY (aggr_id, kernel_name_id)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_communication AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.device_id, g.gpu_name,
+       x.wall_ns AS wall_clock_time, x.communication_ns AS communication_time,
+       x.exposed_comm_ns AS exposed_communication_time,
+       CASE WHEN x.wall_ns > 0 THEN 100.0 * x.exposed_comm_ns / x.wall_ns ELSE 0.0 END
+         AS exposed_communication_pct,
+       CASE WHEN x.communication_ns > 0
+            THEN 100.0 * (x.communication_ns - x.exposed_comm_ns) / x.communication_ns
+            ELSE 0.0 END AS overlapped_communication_pct,
+       x.computation_ns AS computation_time, x.memcpy_ns AS memcpy_time,
+       x.exposed_memcpy_ns AS exposed_memcpy_time, x.busy_ns AS busy_time,
+       (x.wall_ns - x.busy_ns) AS idle_time
+FROM aggr_dl_gpu x
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+LEFT JOIN gpus g ON g.device_id = x.device_id;
+
+CREATE VIEW view_dl_gpu_efficiency AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.device_id, g.gpu_name,
+       CASE WHEN x.wall_ns > 0 THEN 100.0 * x.kernel_busy_ns / x.wall_ns ELSE 0.0 END
+         AS gpu_utilization,
+       x.est_sm_efficiency, x.est_achieved_occupancy, x.kernel_busy_ns AS kernel_busy_time,
+       x.wall_ns AS wall_clock_time
+FROM aggr_dl_gpu x
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+LEFT JOIN gpus g ON g.device_id = x.device_id;
+
+CREATE VIEW view_dl_iteration_efficiency AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.iter_value, x.device_id,
+       x.duration_ns AS duration,
+       CASE WHEN x.duration_ns > 0 THEN 100.0 * x.kernel_busy_ns / x.duration_ns ELSE 0.0 END
+         AS gpu_utilization,
+       x.est_sm_efficiency, x.est_achieved_occupancy,
+       x.communication_ns AS communication_time, x.exposed_comm_ns AS exposed_communication_time
+FROM aggr_dl_iter_gpu x
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_dl_kernel_efficiency AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, n.value AS kernel_name, x.calls,
+       x.gpu_time, CASE WHEN x.calls > 0 THEN x.gpu_time / x.calls ELSE 0 END AS avg,
+       x.uses_tc, x.is_communication, x.blocks_per_sm AS mean_blocks_per_sm,
+       x.est_achieved_occupancy AS mean_est_achieved_occupancy, x.est_sm_efficiency
+FROM aggr_dl_kernels x
+JOIN strings n ON n.id = x.kernel_name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- ---- dl extensions: nsys-stats-style statistics (issue 8) ----
+-- Readers must treat these as optional too (NVIDIA's files and ours from
+-- before issue 8 lack them). Source of the derived rows: analysis/dla_stats.c.
+
+-- OS runtime library calls (an Nsight Systems export captured with -t osrt,
+-- table OSRT_API), host clock.
+CREATE TABLE osrt_calls (
+  id           INTEGER PRIMARY KEY,
+  name_id      INTEGER NOT NULL REFERENCES strings(id),
+  start_ns     INTEGER NOT NULL,
+  end_ns       INTEGER NOT NULL,
+  pid          INTEGER NOT NULL,
+  tid          INTEGER NOT NULL,
+  return_value INTEGER NOT NULL DEFAULT 0,
+  nesting      INTEGER NOT NULL DEFAULT 0
+);
+
+-- One row per summarised name, per aggregation and table (kind):
+-- 1 CUDA API, 2 kernel (by demangled name), 3 kernel launch configuration
+-- (name, grid, block), 4 memory operation, 5 OS runtime call, 6 NVTX range,
+-- 7 NVTX range projected onto the GPU. Statistics of durations (ns; memory:
+-- also of bytes) over the instances in the aggregation's window; avg, med
+-- and stddev (sample, n - 1) are REAL, time_pct is the row's share of the
+-- kind's total (0-100). row_idx is nsys stats' order: total desc, then
+-- count, then name.
+CREATE TABLE aggr_stats (
+  aggr_id       INTEGER NOT NULL,
+  kind          INTEGER NOT NULL,
+  row_idx       INTEGER NOT NULL,
+  name_id       INTEGER NOT NULL DEFAULT 0, -- strings.id (0: label names the row)
+  label         TEXT NOT NULL DEFAULT '',   -- memory: '[CUDA memcpy Host-to-Device]'...; NVTX: style
+  short_name_id INTEGER NOT NULL DEFAULT 0, -- kernels: short name (links to DLProf's views)
+  grid          TEXT NOT NULL DEFAULT '',   -- kernels: 'x, y, z' (kind 2: the commonest)
+  block         TEXT NOT NULL DEFAULT '',
+  configs       INTEGER NOT NULL DEFAULT 0, -- kind 2: distinct grid/block configurations
+  instances     INTEGER NOT NULL,
+  total         INTEGER NOT NULL,           -- ns (kind 7: projected ns)
+  avg           REAL NOT NULL,
+  med           REAL NOT NULL,
+  min           INTEGER NOT NULL,
+  max           INTEGER NOT NULL,
+  stddev        REAL NOT NULL,
+  time_pct      REAL NOT NULL,
+  bytes_total   INTEGER NOT NULL DEFAULT 0, -- kind 4
+  bytes_avg     REAL NOT NULL DEFAULT 0,
+  bytes_med     REAL NOT NULL DEFAULT 0,
+  bytes_min     INTEGER NOT NULL DEFAULT 0,
+  bytes_max     INTEGER NOT NULL DEFAULT 0,
+  bytes_stddev  REAL NOT NULL DEFAULT 0,
+  range_time    INTEGER NOT NULL DEFAULT 0, -- kind 7: total CPU time of the ranges, ns
+  gpu_ops       INTEGER NOT NULL DEFAULT 0, -- kind 7: GPU ops launched inside the ranges
+  avg_level     REAL NOT NULL DEFAULT 0,    -- kind 7: mean nesting level (0: outermost)
+  avg_children  REAL NOT NULL DEFAULT 0,    -- kind 7: mean number of direct child ranges
+  PRIMARY KEY (aggr_id, kind, row_idx)
+) WITHOUT ROWID;
+
+-- Per aggregation, CUDA API name and op: the calls the op made (an API
+-- name's row links to the ops that called it).
+CREATE TABLE aggr_stats_api_ops (
+  aggr_id  INTEGER NOT NULL,
+  name_id  INTEGER NOT NULL REFERENCES strings(id),
+  op_idx   INTEGER NOT NULL,
+  calls    INTEGER NOT NULL,
+  total    INTEGER NOT NULL,  -- ns
+  PRIMARY KEY (aggr_id, name_id, op_idx)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_stats_cuda_api AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, x.time_pct,
+       x.total AS total_time, x.instances AS num_calls, x.avg, x.med, x.min, x.max,
+       x.stddev, n.value AS name
+FROM aggr_stats x
+JOIN strings n ON n.id = x.name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.kind = 1;
+
+CREATE VIEW view_dl_stats_kernels AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, x.time_pct,
+       x.total AS total_time, x.instances, x.avg, x.med, x.min, x.max, x.stddev,
+       n.value AS name, k.value AS kernel_name, x.grid, x.block, x.configs
+FROM aggr_stats x
+JOIN strings n ON n.id = x.name_id
+JOIN strings k ON k.id = x.short_name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.kind = 2;
+
+CREATE VIEW view_dl_stats_kernel_configs AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, x.time_pct,
+       x.total AS total_time, x.instances, x.avg, x.med, x.min, x.max, x.stddev,
+       x.grid, x.block, n.value AS name, k.value AS kernel_name
+FROM aggr_stats x
+JOIN strings n ON n.id = x.name_id
+JOIN strings k ON k.id = x.short_name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.kind = 3;
+
+CREATE VIEW view_dl_stats_memory AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, x.time_pct,
+       x.total AS total_time, x.instances AS count, x.avg, x.med, x.min, x.max,
+       x.stddev, x.bytes_total AS total_bytes, x.bytes_avg AS avg_bytes,
+       x.bytes_med AS med_bytes, x.bytes_min AS min_bytes, x.bytes_max AS max_bytes,
+       x.bytes_stddev AS stddev_bytes, x.label AS name
+FROM aggr_stats x
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.kind = 4;
+
+CREATE VIEW view_dl_stats_osrt AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, x.time_pct,
+       x.total AS total_time, x.instances AS num_calls, x.avg, x.med, x.min, x.max,
+       x.stddev, n.value AS name
+FROM aggr_stats x
+JOIN strings n ON n.id = x.name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.kind = 5;
+
+CREATE VIEW view_dl_stats_nvtx AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, x.time_pct,
+       x.total AS total_time, x.instances, x.avg, x.med, x.min, x.max, x.stddev,
+       x.label AS style, n.value AS name
+FROM aggr_stats x
+JOIN strings n ON n.id = x.name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.kind = 6;
+
+CREATE VIEW view_dl_stats_nvtx_gpu_proj AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, n.value AS name,
+       x.label AS style, x.total AS total_proj_time, x.range_time AS total_range_time,
+       x.instances AS range_instances, x.avg AS proj_avg, x.med AS proj_med,
+       x.min AS proj_min, x.max AS proj_max, x.stddev AS proj_stddev,
+       x.gpu_ops AS total_gpu_ops,
+       CASE WHEN x.instances > 0 THEN 1.0 * x.gpu_ops / x.instances ELSE 0.0 END AS avg_gpu_ops,
+       x.avg_level AS avg_range_level, x.avg_children AS avg_num_child
+FROM aggr_stats x
+JOIN strings n ON n.id = x.name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.kind = 7;
+
+CREATE VIEW view_dl_stats_api_ops AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, n.value AS name, o.op_node_id,
+       o.op_node_name, o.op_node_type, x.calls, x.total AS total_time
+FROM aggr_stats_api_ops x
+JOIN strings n ON n.id = x.name_id
+JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- ---- dl extensions: supersets of DLProf's views (docs/compat.md) ----
+-- view_dl_<name> has every column of view_<name>, in its order, then the
+-- columns 1.8 keeps only in base tables; report/ reads it instead of
+-- view_<name> when present. Where DLProf's reports keep the view's row
+-- order, the rows come in DLProf's: ops by (op_node_name, op_node_id),
+-- then kernel name, then launch (all bytewise). Optional for readers.
+
+CREATE VIEW view_dl_iteration_op_kernels AS
+SELECT ak.aggr_id AS aggr_id, s.value AS domain_name, ak.iter_value,
+       o.op_node_id, n.value AS kernel_name, k.device_id,
+       ak.api_start_ns AS kernel_timestamp,
+       (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
+       k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
+       k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block,
+       o.op_node_name, o.direction, o.op_node_type, o.data_type,
+       k.gpu_start_ns AS gpu_start, ak.api_dur_ns AS api_duration,
+       o.input_shapes, o.parameters, o.output_shapes, l.value AS long_kernel_name
+FROM aggr_kernels ak
+JOIN kernels k ON k.id = ak.kernel_id
+JOIN strings n ON n.id = k.short_name_id
+JOIN strings l ON l.id = k.long_name_id
+JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
+JOIN aggregations a ON a.aggr_id = ak.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+ORDER BY o.op_node_name, o.op_node_id, n.value, k.gpu_start_ns, k.id;
+
+-- api_time_*: durations of the launching API calls (NULL: none known).
+CREATE VIEW view_dl_kernel_summaries AS
+SELECT k.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_id,
+       n.value AS kernel_name, k.uses_tc, k.calls, k.gpu_time, k.avg, k.min, k.max,
+       CASE WHEN k.api_min IS NOT NULL THEN k.api_time END AS api_time_sum,
+       CASE WHEN k.api_min IS NOT NULL AND k.calls > 0 THEN 1.0 * k.api_time / k.calls END
+         AS api_time_avg,
+       k.api_min AS api_time_min, k.api_max AS api_time_max
+FROM aggr_op_kernels k
+JOIN aggr_ops o ON o.aggr_id = k.aggr_id AND o.op_idx = k.op_idx
+JOIN strings n ON n.id = k.kernel_name_id
+JOIN aggregations a ON a.aggr_id = k.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+ORDER BY o.op_node_name, o.op_node_id, n.value;
+
+-- CPU time of kernels and memory operations = their launching calls' time.
+CREATE VIEW view_dl_kernel_summary AS
+SELECT a.aggr_id AS aggr_id, s.value AS domain_name,
+       (m.kernels_gpu_time + m.memory_gpu_time) AS total_gpu_time,
+       (m.kernels_count + m.memory_count) AS total_count,
+       m.using_tc_gpu_time, m.using_tc_count, m.memory_gpu_time, m.memory_count,
+       m.other_gpu_time, m.other_count,
+       (m.kernels_cpu_time + m.memory_cpu_time) AS total_cpu_time, m.using_tc_cpu_time,
+       m.memory_cpu_time, m.other_cpu_time
+FROM aggr_summary m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- Per-instance min/max and the sums view_op_nodes lacks.
+CREATE VIEW view_dl_op_nodes AS
+SELECT o.aggr_id AS aggr_id, s.value AS domain_name, o.gpu_time, o.cpu_time,
+       o.op_node_name, o.direction, o.op_node_type, o.num_calls, o.tc_eligible,
+       o.using_tc, o.kernel_calls, o.is_bad_data_type, o.data_type,
+       o.stack_trace, o.op_node_id,
+       o.cpu_time_min, o.cpu_time_max, o.gpu_time_min, o.gpu_time_max,
+       o.cpu_overhead AS cpu_overhead_sum, o.gpu_idle AS gpu_idle_sum
+FROM aggr_ops o
+JOIN aggregations a ON a.aggr_id = o.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;

@@ -1,0 +1,95 @@
+/*
+ * fuzz_kineto.c - libFuzzer harness for the Kineto (PyTorch profiler) JSON
+ * importer: the streaming tokenizer (import/kjson.c) over the bytes, then
+ * the whole import (import/kineto.c: origin scan, events into a dldb
+ * writer) and the aggregation of what was imported (analysis/), as
+ * `dlprof --database=trace.json` does. The writer is always aborted.
+ *
+ * Invariants checked besides the sanitizers: an error is one non-empty line.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dla.h"
+#include "dldb_write.h"
+#include "dli_kineto.h"
+#include "fuzz_common.h"
+#include "kjson.h"
+
+typedef struct mem { const uint8_t *p; size_t n, at; } mem;
+
+static long mem_read(void *ctx, void *buf, size_t len) {
+  mem *m = ctx;
+  size_t k = m->n - m->at < len ? m->n - m->at : len;
+  if (k > 7) k = k / 2 + 1; /* short reads: tokens straddle buffer ends */
+  memcpy(buf, m->p + m->at, k);
+  m->at += k;
+  return (long)k;
+}
+
+static void one_line(const char *err) {
+  if (!err[0] || strchr(err, '\n')) {
+    fprintf(stderr, "error message is not one line: [%s]\n", err);
+    abort();
+  }
+}
+
+static void tokens(const uint8_t *data, size_t size) {
+  mem m = {data, size, 0};
+  kjson *j = kjson_open(mem_read, &m);
+  if (!j) return;
+  char buf[256];
+  int n = 0;
+  for (kj_tok t; (t = kjson_next(j)) != KJ_EOF && t != KJ_ERROR;) {
+    int64_t v, ns;
+    if (t == KJ_NUM) {
+      (void)kjson_int64(kjson_text(j), &v);
+      (void)kjson_double(kjson_text(j));
+      (void)kjson_us_to_ns(kjson_text(j), &ns);
+    }
+    if ((t == KJ_OBJ || t == KJ_ARR) && kjson_depth(j) > 2 && (++n % 3) == 0) {
+      t = (n % 2) ? kjson_skip(j, t) : kjson_render(j, t, buf, sizeof buf);
+      if (t == KJ_ERROR) break;
+    }
+  }
+  kjson_free(&j);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char path[512], out[512], err[1024];
+  tokens(data, size);
+  if (fuzz_file(data, size, "trace.json", path, sizeof path) != 0) return 0;
+  snprintf(out, sizeof out, "%s/kineto_dldb.sqlite", fuzz_tmpdir());
+  int64_t origin = 0, aggr = -1;
+  err[0] = '\0';
+  int rc = dli_kineto_origin(path, &origin, err, sizeof err);
+  if (rc != DL_OK) {
+    one_line(err);
+    fuzz_unlink(path);
+    return 0;
+  }
+  dldb_write_opts wo = {.force = 1, .producer = "fuzz", .source = path, .time_origin_ns = origin};
+  dli_opts io = {.mode = "pytorch", .profile_name = "fuzz", .command = "fuzz"};
+  dli_kineto_stats st;
+  dldb_writer *w = NULL;
+  if (dldb_writer_create(out, &wo, &w, err, sizeof err) != DL_OK) abort();
+  rc = dli_kineto_import(path, &io, w, &st, err, sizeof err);
+  if (rc != DL_OK) {
+    one_line(err);
+  } else {
+    dla_opts ao;
+    dla_opts_init(&ao);
+    ao.key_op = "ProfilerStep#";
+    ao.key_op_spans = 1;
+    ao.aggr_start = "2024-01-01 00:00:00";
+    ao.user_name = ao.host_name = "fuzz";
+    err[0] = '\0';
+    if (dla_aggregate(w, &ao, &aggr, err, sizeof err) != DL_OK) one_line(err);
+  }
+  dldb_writer_abort(&w);
+  fuzz_unlink(path);
+  return 0;
+}

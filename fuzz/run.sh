@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# run.sh HARNESS SECONDS BUILD_DIR [SHARED_DIR] - runs one libFuzzer harness
+# (kineto, nsys, dldb, params) of a DL_FUZZ=ON build for SECONDS, on one
+# core, niced. The corpus lives in BUILD_DIR/fuzz/corpus/HARNESS (seeded by
+# seed_corpus.sh on first use, then grown by the fuzzer) and crashes go to
+# BUILD_DIR/fuzz/crashes/HARNESS/. Prints libFuzzer's last status line and
+# "fuzz HARNESS: N runs in S s, 0 crashes" (exit 0), or the crash (exit 1).
+set -euo pipefail
+h=$1 secs=$2 build=$3 shared=${4:-}
+src=$(cd "$(dirname "$0")" && pwd)
+bin=$build/fuzz/fuzz_$h
+[[ -x $bin ]] || { echo "run.sh: $bin is not built (cmake --build $build --target fuzz_all)" >&2; exit 2; }
+corpus=$build/fuzz/corpus/$h crashes=$build/fuzz/crashes/$h log=$build/fuzz/$h.log
+mkdir -p "$crashes"
+if [[ ! -d $corpus ]] || [[ -z $(ls -A "$corpus") ]]; then
+  DL_FUZZ_DLPROF=$build/cli/dlprof "$src/seed_corpus.sh" "$h" "$corpus" ${shared:+"$shared"}
+fi
+case $h in
+  kineto) opts=(-max_len=65536 -dict="$src/kineto.dict") ;;
+  nsys|dldb) opts=(-max_len=262144) ;;
+  params) opts=(-max_len=4096) ;;
+esac
+# leaks are checked at exit of each input by LeakSanitizer (detect_leaks=1)
+set +e
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  nice -n 19 "$bin" "${opts[@]}" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
+  -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" >"$log" 2>&1
+rc=$?
+set -e
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+took=$(sed -n 's/^stat::.*//; s/.*Done \([0-9]*\) runs in \([0-9]*\) second.*/\2/p' "$log" | tail -1)
+grep -E '^#[0-9]+ +(DONE|pulse|REDUCE|NEW)' "$log" | tail -1 || true
+if [[ $rc -ne 0 ]]; then
+  echo "fuzz $h: FAILED (exit $rc) after ${runs:-?} runs; log $log, inputs in $crashes" >&2
+  grep -E 'ERROR|SUMMARY|runtime error|==[0-9]+==|#[0-9]+ 0x' "$log" | head -30 >&2
+  exit 1
+fi
+echo "fuzz $h: ${runs:-?} runs in ${took:-$secs} s, 0 crashes (corpus $(ls "$corpus" | wc -l) inputs)"

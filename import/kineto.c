@@ -1,0 +1,950 @@
+/*
+ * kineto.c - the PyTorch profiler (Kineto) JSON importer (see dli_kineto.h).
+ *
+ * One pass per file over kjson tokens: the top-level object's members are
+ * handled as they come (deviceProperties and distributedInfo precede
+ * traceEvents in every generation seen; baseTimeNanoseconds follows it),
+ * and each event object of traceEvents is read into a fixed scratch record
+ * and written out at its closing brace. Nothing of the trace is kept
+ * except the device table and counters.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "dldb_dl.h"
+#include "dli_kineto.h"
+#include "kjson.h"
+
+#define MAX_DEVS 64
+#define DIMS_CAP 1024
+#define TYPES_CAP 64
+
+enum cat { C_NONE, C_OP, C_ANNOT, C_GPU_ANNOT, C_RUNTIME, C_DRIVER, C_KERNEL, C_MEMCPY,
+           C_MEMSET, C_SYNC, C_PYTHON, C_OTHER };
+
+typedef struct kdev {
+  int id, cc_major, cc_minor, sm_count;
+  int64_t mem;
+  char name[128];
+} kdev;
+
+/* One event, as read. */
+typedef struct kev {
+  char ph;
+  int cat, cat_capital;
+  char *name;
+  size_t name_len, name_cap;
+  int64_t pid, tid, ts, dur;
+  int pid_ok, tid_ok, tid_str, ts_ok, dur_ok;
+  int64_t corr, device, stream, context, regs, smem, bytes, seq, fwd_tid;
+  int corr_ok, device_ok, stream_ok, seq_ok, fwd_ok;
+  int32_t grid[3], block[3];
+  double bpsm, occ;
+  char dims[DIMS_CAP];
+  char dtype[16];
+  char mname[256];
+} kev;
+
+typedef struct kimp {
+  const char *path;          /* the file being read */
+  dldb_writer *w;
+  dldb_occ_writer *occ;
+  dli_kineto_stats *st;
+  char *err;
+  size_t errlen;
+  int multi, file_index, rank, rank_known, events_started;
+  kdev devs[MAX_DEVS];
+  int ndev;
+  int32_t used[MAX_DEVS];    /* local device ids with GPU events */
+  int nused, used_overflow;
+  int64_t file_gpu_events;
+  char cuda_runtime[32], cuda_driver[32];
+  char backend[32];
+  int64_t base_ns;
+  kev ev;
+  int64_t names_cut;         /* names longer than DLI_MAX_NAME_BYTES */
+  char *text;                /* range text scratch */
+  size_t text_cap;
+} kimp;
+
+/* ---- Input ---------------------------------------------------------------- */
+
+static long gz_read(void *ctx, void *buf, size_t len) {
+  if (len > INT_MAX) len = INT_MAX;
+  int n = gzread((gzFile)ctx, buf, (unsigned)len);
+  return n < 0 ? -1 : n;
+}
+
+static int open_input(const char *path, gzFile *gz, kjson **j, char *err, size_t errlen) {
+  *gz = gzopen(path, "rb");
+  if (!*gz) return dl_err(err, errlen, DL_EIO, "%s: cannot open: %s", path, strerror(errno));
+  gzbuffer(*gz, 1u << 18);
+  *j = kjson_open(gz_read, *gz);
+  if (!*j) {
+    gzclose(*gz);
+    *gz = NULL;
+    return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", path);
+  }
+  return DL_OK;
+}
+
+static int json_error(const char *path, kjson *j, char *err, size_t errlen) {
+  return dl_err(err, errlen, DL_EFORMAT, "%s: not valid JSON: %s", path, kjson_error(j));
+}
+
+static int is_execution_trace_key(const char *k) {
+  return strcmp(k, "nodes") == 0 || strcmp(k, "schema") == 0;
+}
+
+static int reject_et(const char *path, char *err, size_t errlen) {
+  return dl_err(err, errlen, DL_EFORMAT,
+                "%s: a PyTorch Execution Trace (top-level \"schema\" and \"nodes\"), not a "
+                "profiler trace: it has no timings to analyse; record with torch.profiler "
+                "(e.g. on_trace_ready=torch.profiler.tensorboard_trace_handler) and pass "
+                "that *.pt.trace.json file",
+                path);
+}
+
+static int reject_other(const char *path, char *err, size_t errlen) {
+  return dl_err(err, errlen, DL_EFORMAT,
+                "%s: JSON, but not a PyTorch profiler (Kineto) trace: no \"traceEvents\" "
+                "array",
+                path);
+}
+
+/* ---- Directories -------------------------------------------------------- */
+
+static int has_suffix(const char *s, const char *suf) {
+  size_t n = strlen(s), m = strlen(suf);
+  return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static int trace_name(const char *name) {
+  return name[0] != '.' && (has_suffix(name, ".json") || has_suffix(name, ".json.gz"));
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The trace files of a directory, sorted; *n = 0 when none. Free with
+ * free_list. */
+static char **list_dir(const char *path, size_t *n) {
+  DIR *d = opendir(path);
+  char **v = NULL;
+  size_t cap = 0;
+  *n = 0;
+  if (!d) return NULL;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (!trace_name(e->d_name)) continue;
+    size_t len = strlen(path) + strlen(e->d_name) + 2;
+    char *full = malloc(len);
+    if (!full) break;
+    snprintf(full, len, "%s/%s", path, e->d_name);
+    struct stat sb;
+    if (stat(full, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      free(full);
+      continue;
+    }
+    if (*n == cap) {
+      size_t ncap = cap ? cap * 2 : 16;
+      char **nv = realloc(v, ncap * sizeof *nv);
+      if (!nv) {
+        free(full);
+        break;
+      }
+      v = nv;
+      cap = ncap;
+    }
+    v[(*n)++] = full;
+  }
+  closedir(d);
+  if (*n > 1) qsort(v, *n, sizeof *v, cmp_str);
+  return v;
+}
+
+static void free_list(char **v, size_t n) {
+  for (size_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+static int is_dir(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+int dli_kineto_is_trace_dir(const char *path) {
+  size_t n;
+  char **v = list_dir(path, &n);
+  free_list(v, n);
+  return n > 0;
+}
+
+/* ---- Origin ------------------------------------------------------------- */
+
+#define ORIGIN_EVENTS 4096
+
+/* The minimum "ts" of the first events of one file. */
+static int file_origin(const char *path, int64_t *origin, int *found, char *err, size_t errlen) {
+  gzFile gz = NULL;
+  kjson *j = NULL;
+  int rc = open_input(path, &gz, &j, err, errlen);
+  if (rc) return rc;
+  kj_tok t = kjson_next(j);
+  int in_events = 0, seen = 0;
+  if (t == KJ_ARR) {
+    in_events = 1;
+  } else if (t == KJ_OBJ) {
+    for (;;) {
+      t = kjson_next(j);
+      if (t == KJ_OBJ_END || t == KJ_ERROR || t == KJ_EOF) break;
+      if (t != KJ_KEY) continue;
+      if (is_execution_trace_key(kjson_text(j))) {
+        rc = reject_et(path, err, errlen);
+        goto out;
+      }
+      int ev = strcmp(kjson_text(j), "traceEvents") == 0;
+      t = kjson_next(j);
+      if (ev && t == KJ_ARR) {
+        in_events = 1;
+        break;
+      }
+      if (kjson_skip(j, t) == KJ_ERROR) {
+        t = KJ_ERROR;
+        break;
+      }
+    }
+  }
+  if (t == KJ_ERROR) {
+    rc = json_error(path, j, err, errlen);
+    goto out;
+  }
+  if (!in_events) {
+    rc = t == KJ_OBJ_END || t == KJ_OBJ ? reject_other(path, err, errlen)
+                                        : dl_err(err, errlen, DL_EFORMAT,
+                                                 "%s: JSON, but not a PyTorch profiler trace",
+                                                 path);
+    goto out;
+  }
+  /* events: objects at depth d+1; the "ts" member of each */
+  int edepth = kjson_depth(j) + 1;
+  while (seen < ORIGIN_EVENTS) {
+    t = kjson_next(j);
+    if (t == KJ_ERROR || t == KJ_EOF || t == KJ_ARR_END) break;
+    if (t == KJ_KEY && kjson_depth(j) == edepth && strcmp(kjson_text(j), "ts") == 0) {
+      t = kjson_next(j);
+      int64_t ns;
+      if (t == KJ_NUM && kjson_us_to_ns(kjson_text(j), &ns)) {
+        if (!*found || ns < *origin) *origin = ns;
+        *found = 1;
+        seen++;
+      }
+    }
+  }
+  if (t == KJ_ERROR && !seen) rc = json_error(path, j, err, errlen);
+out:
+  kjson_free(&j);
+  gzclose(gz);
+  return rc;
+}
+
+int dli_kineto_origin(const char *path, int64_t *origin_ns, char *err, size_t errlen) {
+  int found = 0, rc = DL_OK;
+  *origin_ns = 0;
+  if (is_dir(path)) {
+    size_t n;
+    char **v = list_dir(path, &n);
+    if (n == 0)
+      rc = dl_err(err, errlen, DL_ENOTFOUND, "%s: no *.json or *.json.gz traces in the directory",
+                  path);
+    for (size_t i = 0; rc == DL_OK && i < n; i++) rc = file_origin(v[i], origin_ns, &found, err, errlen);
+    free_list(v, n);
+  } else {
+    rc = file_origin(path, origin_ns, &found, err, errlen);
+  }
+  return rc;
+}
+
+/* ---- Events -------------------------------------------------------------- */
+
+static void note(kimp *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(kimp *k, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  size_t n = strlen(k->st->notes);
+  if (n + 3 >= sizeof k->st->notes) return;
+  snprintf(k->st->notes + n, sizeof k->st->notes - n, "%s%s", n ? "; " : "", line);
+}
+
+static int map_cat(const char *s, int *capital) {
+  *capital = s[0] >= 'A' && s[0] <= 'Z';
+  static const struct { const char *name; int cat; } cats[] = {
+      {"cpu_op", C_OP},           {"operator", C_OP},
+      {"user_annotation", C_ANNOT}, {"gpu_user_annotation", C_GPU_ANNOT},
+      {"cuda_runtime", C_RUNTIME}, {"runtime", C_RUNTIME},
+      {"cuda_driver", C_DRIVER},   {"kernel", C_KERNEL},
+      {"gpu_memcpy", C_MEMCPY},    {"memcpy", C_MEMCPY},
+      {"gpu_memset", C_MEMSET},    {"memset", C_MEMSET},
+      {"cuda_sync", C_SYNC},       {"python_function", C_PYTHON},
+  };
+  for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
+    if (strcasecmp(s, cats[i].name) == 0) return cats[i].cat;
+  return C_OTHER;
+}
+
+/* pid/tid: a number, a numeric string ("24572"), or "stream 7". */
+static int parse_id(kjson *j, kj_tok t, int64_t *v, int *is_str) {
+  *is_str = t == KJ_STR;
+  if (t == KJ_NUM) return kjson_int64(kjson_text(j), v);
+  if (t != KJ_STR) return 0;
+  const char *s = kjson_text(j);
+  if (strncmp(s, "stream ", 7) == 0) s += 7;
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (end == s || *end || errno) return 0;
+  *v = x;
+  return 1;
+}
+
+static int read_int(kjson *j, kj_tok t, int64_t *v) {
+  if (t == KJ_NUM) return kjson_int64(kjson_text(j), v);
+  if (t == KJ_STR) return kjson_int64(kjson_text(j), v);
+  return 0;
+}
+
+static double read_real(kjson *j, kj_tok t) {
+  if (t == KJ_NUM || t == KJ_STR) return kjson_double(kjson_text(j));
+  return NAN;
+}
+
+static kj_tok read_xyz(kjson *j, kj_tok t, int32_t out[3]) {
+  if (t != KJ_ARR) return kjson_skip(j, t);
+  int i = 0;
+  for (;;) {
+    kj_tok k = kjson_next(j);
+    if (k == KJ_ARR_END || k == KJ_ERROR) return k;
+    int64_t v;
+    if (k == KJ_NUM && i < 3 && kjson_int64(kjson_text(j), &v)) out[i] = (int32_t)v;
+    i++;
+    if (kjson_skip(j, k) == KJ_ERROR) return KJ_ERROR;
+  }
+}
+
+/* The data type of an op from its "Input type" list: the first float type. */
+static const char *float_type(const char *t) {
+  static const struct { const char *in, *out; } map[] = {
+      {"float", "float32"},         {"double", "float64"},
+      {"c10::Half", "float16"},     {"Half", "float16"},
+      {"c10::BFloat16", "bfloat16"}, {"BFloat16", "bfloat16"},
+      {"c10::Float8_e4m3fn", "float8"}, {"c10::Float8_e5m2", "float8"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(t, map[i].in) == 0) return map[i].out;
+  return NULL;
+}
+
+static kj_tok read_types(kjson *j, kj_tok t, char *dtype, size_t cap) {
+  if (t != KJ_ARR) return kjson_skip(j, t);
+  for (;;) {
+    kj_tok k = kjson_next(j);
+    if (k == KJ_ARR_END || k == KJ_ERROR) return k;
+    if (k == KJ_STR && !dtype[0]) {
+      const char *f = float_type(kjson_text(j));
+      if (f) snprintf(dtype, cap, "%s", f);
+    }
+    if (kjson_skip(j, k) == KJ_ERROR) return KJ_ERROR;
+  }
+}
+
+static kj_tok read_args(kimp *k, kjson *j) {
+  kev *e = &k->ev;
+  for (;;) {
+    kj_tok t = kjson_next(j);
+    if (t == KJ_OBJ_END || t == KJ_ERROR) return t;
+    if (t != KJ_KEY) return KJ_ERROR;
+    char key[64];
+    snprintf(key, sizeof key, "%s", kjson_text(j));
+    t = kjson_next(j);
+    if (t == KJ_ERROR) return t;
+    int64_t v;
+    if (!strcmp(key, "correlation")) {
+      e->corr_ok = read_int(j, t, &e->corr);
+    } else if (!strcmp(key, "device")) {
+      e->device_ok = read_int(j, t, &e->device);
+    } else if (!strcmp(key, "stream")) {
+      e->stream_ok = read_int(j, t, &e->stream);
+    } else if (!strcmp(key, "context")) {
+      if (read_int(j, t, &v)) e->context = v;
+    } else if (!strcmp(key, "registers per thread")) {
+      if (read_int(j, t, &v)) e->regs = v;
+    } else if (!strcmp(key, "shared memory")) {
+      if (read_int(j, t, &v)) e->smem = v;
+    } else if (!strcmp(key, "bytes")) {
+      if (read_int(j, t, &v)) e->bytes = v;
+    } else if (!strcmp(key, "blocks per SM")) {
+      e->bpsm = read_real(j, t);
+    } else if (!strcmp(key, "est. achieved occupancy %")) {
+      e->occ = read_real(j, t);
+    } else if (!strcmp(key, "theoretical occupancy %")) {
+      if (isnan(e->occ)) e->occ = read_real(j, t);
+    } else if (!strcmp(key, "grid")) {
+      t = read_xyz(j, t, e->grid);
+    } else if (!strcmp(key, "block")) {
+      t = read_xyz(j, t, e->block);
+    } else if (!strcmp(key, "Sequence number")) {
+      e->seq_ok = read_int(j, t, &e->seq);
+    } else if (!strcmp(key, "Fwd thread id")) {
+      e->fwd_ok = read_int(j, t, &e->fwd_tid);
+    } else if (!strcmp(key, "Input Dims")) {
+      t = kjson_render(j, t, e->dims, sizeof e->dims);
+    } else if (!strcmp(key, "Input type")) {
+      t = read_types(j, t, e->dtype, sizeof e->dtype);
+    } else if (!strcmp(key, "name") && t == KJ_STR) {
+      snprintf(e->mname, sizeof e->mname, "%s", kjson_text(j));
+    }
+    if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
+  }
+}
+
+static void ev_reset(kev *e) {
+  char *name = e->name;
+  size_t cap = e->name_cap;
+  memset(e, 0, sizeof *e);
+  e->name = name;
+  e->name_cap = cap;
+  if (e->name) e->name[0] = '\0';
+  e->bpsm = e->occ = NAN;
+}
+
+static int set_name(kev *e, const char *s, size_t n) {
+  if (n + 1 > e->name_cap) {
+    size_t cap = e->name_cap ? e->name_cap : 256;
+    while (cap < n + 1) cap *= 2;
+    char *p = realloc(e->name, cap);
+    if (!p) return -1;
+    e->name = p;
+    e->name_cap = cap;
+  }
+  memcpy(e->name, s, n);
+  e->name[n] = '\0';
+  e->name_len = n;
+  return 0;
+}
+
+/* Remapped ids keep files (ranks) of one profile apart. */
+static int64_t map_tid(const kimp *k, int64_t tid) {
+  return k->multi ? ((int64_t)k->file_index << 32) | (tid & 0xFFFFFFFF) : tid;
+}
+static int64_t map_pid(const kimp *k, int64_t pid) {
+  return k->multi ? ((int64_t)k->file_index << 22) | (pid & 0x3FFFFF) : pid;
+}
+/* CUDA calls and GPU activity join on (pid, correlation id): one pid per file. */
+static int64_t file_pid(const kimp *k) { return k->file_index; }
+static int32_t map_dev(const kimp *k, int64_t dev) {
+  return (int32_t)(k->multi ? (int64_t)k->rank * 100 + dev : dev);
+}
+
+static void mark_used(kimp *k, int64_t dev) {
+  for (int i = 0; i < k->nused; i++)
+    if (k->used[i] == dev) return;
+  if (k->nused < MAX_DEVS) k->used[k->nused++] = (int32_t)dev;
+  else k->used_overflow = 1;
+}
+
+static const kdev *find_dev(const kimp *k, int64_t dev) {
+  for (int i = 0; i < k->ndev; i++)
+    if (k->devs[i].id == dev) return &k->devs[i];
+  return NULL;
+}
+
+static int range_text(kimp *k) {
+  kev *e = &k->ev;
+  size_t need = e->name_len + sizeof e->dims + 128;
+  if (need > k->text_cap) {
+    char *p = realloc(k->text, need);
+    if (!p) return -1;
+    k->text = p;
+    k->text_cap = need;
+  }
+  size_t n = (size_t)snprintf(k->text, k->text_cap, "%s", e->name ? e->name : "");
+  if (e->seq_ok && e->seq >= 0)
+    n += (size_t)snprintf(k->text + n, k->text_cap - n, ", seq = %lld", (long long)e->seq);
+  if (e->fwd_ok && e->fwd_tid > 0)
+    n += (size_t)snprintf(k->text + n, k->text_cap - n, ", fwd_tid = %lld", (long long)e->fwd_tid);
+  if (e->dims[0] && strcmp(e->dims, "[]") != 0)
+    n += (size_t)snprintf(k->text + n, k->text_cap - n, ", sizes = %s", e->dims);
+  if (e->dtype[0]) snprintf(k->text + n, k->text_cap - n, ", dtype = %s", e->dtype);
+  return 0;
+}
+
+/* Memcpy kind from "Memcpy HtoD (Pageable -> Device)" (CUPTI enums). */
+static void memcpy_kinds(const char *name, int *copy, int *src, int *dst) {
+  static const struct { const char *tag; int kind; } kinds[] = {
+      {"HtoD", 1}, {"DtoH", 2}, {"HtoA", 3}, {"AtoH", 4}, {"AtoA", 5}, {"AtoD", 6},
+      {"DtoA", 7}, {"DtoD", 8}, {"HtoH", 9}, {"PtoP", 10},
+  };
+  static const struct { const char *tag; int kind; } mem[] = {
+      {"Pageable", 1}, {"Pinned", 2}, {"Device", 3}, {"Array", 4}, {"Managed", 5},
+  };
+  *copy = *src = *dst = 0;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strstr(name, kinds[i].tag)) {
+      *copy = kinds[i].kind;
+      break;
+    }
+  const char *open = strchr(name, '('), *arrow = strstr(name, "->");
+  for (size_t i = 0; open && arrow && i < sizeof mem / sizeof mem[0]; i++) {
+    const char *p = strstr(open, mem[i].tag);
+    if (p && p < arrow) *src = mem[i].kind;
+    if (p && p > arrow) *dst = mem[i].kind;
+    if (p && p < arrow && (p = strstr(arrow, mem[i].tag)) != NULL) *dst = mem[i].kind;
+  }
+}
+
+static int emit(kimp *k) {
+  kev *e = &k->ev;
+  const char *name = e->name ? e->name : "";
+  if (e->cat_capital && e->cat != C_OTHER) k->st->generation = 1;
+  if (e->ph == 'M') {
+    if (strcmp(name, "thread_name") == 0 && e->pid_ok && e->tid_ok && e->mname[0]) {
+      dldb_thread t = {.pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid), .name = e->mname};
+      k->st->threads++;
+      return dldb_write_thread(k->w, &t, k->err, k->errlen);
+    }
+    return DL_OK;
+  }
+  if (e->ph != 'X') return DL_OK;
+  k->st->events++;
+  if (!e->ts_ok || !e->dur_ok || e->dur < 0) {
+    if (e->cat != C_OTHER && e->cat != C_NONE) k->st->skipped++;
+    return DL_OK;
+  }
+  int64_t end = e->ts + e->dur;
+  switch (e->cat) {
+  case C_OP:
+  case C_ANNOT: {
+    if (!e->pid_ok || !e->tid_ok) {
+      k->st->skipped++;
+      return DL_OK;
+    }
+    if (range_text(k)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = k->text, .start_ns = e->ts,
+                         .end_ns = end, .pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid)};
+    k->st->ranges++;
+    return dldb_write_nvtx_range(k->w, &r, NULL, k->err, k->errlen);
+  }
+  case C_RUNTIME:
+  case C_DRIVER: {
+    if (!e->tid_ok) {
+      k->st->skipped++;
+      return DL_OK;
+    }
+    dldb_api_call a = {.api_kind = e->cat == C_DRIVER ? DLDB_API_DRIVER : DLDB_API_RUNTIME,
+                       .name = name, .start_ns = e->ts, .end_ns = end, .pid = file_pid(k),
+                       .tid = map_tid(k, e->tid), .correlation_id = e->corr_ok ? e->corr : -1};
+    k->st->api_calls++;
+    return dldb_write_api_call(k->w, &a, k->err, k->errlen);
+  }
+  case C_KERNEL:
+  case C_MEMCPY:
+  case C_MEMSET: {
+    int64_t dev = e->device_ok ? e->device : e->pid_ok ? e->pid : 0;
+    int64_t stream = e->stream_ok ? e->stream : e->tid_ok ? e->tid : 0;
+    int64_t corr = e->corr_ok ? e->corr : -1;
+    mark_used(k, dev);
+    k->file_gpu_events++;
+    if (e->cat == C_KERNEL) {
+      dldb_kernel kr = {.short_name = name, .long_name = name, .device_id = map_dev(k, dev),
+                        .context_id = (int32_t)e->context, .stream_id = (int32_t)stream,
+                        .gpu_start_ns = e->ts, .gpu_end_ns = end, .correlation_id = corr,
+                        .pid = file_pid(k), .registers_per_thread = (int32_t)e->regs,
+                        .static_smem_bytes = (int32_t)e->smem};
+      memcpy(kr.grid, e->grid, sizeof kr.grid);
+      memcpy(kr.block, e->block, sizeof kr.block);
+      int rc = dldb_write_kernel(k->w, &kr, k->err, k->errlen);
+      if (rc) return rc;
+      k->st->kernels++;
+      if (strcasestr(name, "nccl")) k->st->nccl_kernels++;
+      double bpsm = e->bpsm;
+      if (isnan(bpsm)) {
+        const kdev *d = find_dev(k, dev);
+        double blocks = (double)e->grid[0] * e->grid[1] * e->grid[2];
+        if (d && d->sm_count > 0 && blocks > 0) bpsm = blocks / d->sm_count;
+      }
+      return dldb_occ_write(k->occ, bpsm, e->occ, k->err, k->errlen);
+    }
+    if (e->cat == C_MEMCPY) {
+      dldb_memcpy m = {.bytes = e->bytes, .device_id = map_dev(k, dev),
+                       .stream_id = (int32_t)stream, .gpu_start_ns = e->ts, .gpu_end_ns = end,
+                       .correlation_id = corr, .pid = file_pid(k)};
+      memcpy_kinds(name, &m.copy_kind, &m.src_kind, &m.dst_kind);
+      k->st->memcpys++;
+      return dldb_write_memcpy(k->w, &m, k->err, k->errlen);
+    }
+    dldb_memset m = {.bytes = e->bytes, .mem_kind = strstr(name, "Device") ? 3 : 0,
+                     .device_id = map_dev(k, dev), .stream_id = (int32_t)stream,
+                     .gpu_start_ns = e->ts, .gpu_end_ns = end, .correlation_id = corr,
+                     .pid = file_pid(k)};
+    k->st->memsets++;
+    return dldb_write_memset(k->w, &m, k->err, k->errlen);
+  }
+  case C_GPU_ANNOT:
+    k->st->gpu_annotations++;
+    return DL_OK;
+  case C_PYTHON:
+    k->st->python_events++;
+    return DL_OK;
+  default:
+    return DL_OK;
+  }
+}
+
+/* Reads one event object (after its '{') and writes it. */
+static int read_event(kimp *k, kjson *j) {
+  kev *e = &k->ev;
+  ev_reset(e);
+  for (;;) {
+    kj_tok t = kjson_next(j);
+    if (t == KJ_OBJ_END) break;
+    if (t != KJ_KEY) return t == KJ_ERROR ? DL_ECORRUPT : DL_EFORMAT;
+    const char *key = kjson_text(j);
+    int which = 0;
+    if (!strcmp(key, "ph")) which = 1;
+    else if (!strcmp(key, "cat")) which = 2;
+    else if (!strcmp(key, "name")) which = 3;
+    else if (!strcmp(key, "pid")) which = 4;
+    else if (!strcmp(key, "tid")) which = 5;
+    else if (!strcmp(key, "ts")) which = 6;
+    else if (!strcmp(key, "dur")) which = 7;
+    else if (!strcmp(key, "args")) which = 8;
+    t = kjson_next(j);
+    if (t == KJ_ERROR) return DL_ECORRUPT;
+    int is_str;
+    switch (which) {
+    case 1: if (t == KJ_STR) e->ph = kjson_text(j)[0]; break;
+    case 2: if (t == KJ_STR) e->cat = map_cat(kjson_text(j), &e->cat_capital); break;
+    case 3:
+      if (t == KJ_STR) {
+        size_t n = kjson_len(j);
+        if (n > DLI_MAX_NAME_BYTES) { /* cut at a UTF-8 character, as dli.h says */
+          n = DLI_MAX_NAME_BYTES;
+          while (n > 0 && ((unsigned char)kjson_text(j)[n] & 0xC0) == 0x80) n--;
+          if (!k->names_cut++)
+            note(k, "%s: names longer than %d bytes cut", k->path, DLI_MAX_NAME_BYTES);
+        }
+        if (set_name(e, kjson_text(j), n)) return DL_ENOMEM;
+      }
+      break;
+    case 4: e->pid_ok = parse_id(j, t, &e->pid, &is_str); break;
+    case 5: e->tid_ok = parse_id(j, t, &e->tid, &e->tid_str); break;
+    case 6: e->ts_ok = t == KJ_NUM && kjson_us_to_ns(kjson_text(j), &e->ts); break;
+    case 7: e->dur_ok = t == KJ_NUM && kjson_us_to_ns(kjson_text(j), &e->dur); break;
+    case 8:
+      if (t == KJ_OBJ) t = read_args(k, j);
+      else t = kjson_skip(j, t);
+      break;
+    default: break;
+    }
+    if (kjson_skip(j, t) == KJ_ERROR) return DL_ECORRUPT;
+  }
+  return emit(k);
+}
+
+static kj_tok read_devices(kimp *k, kjson *j, kj_tok t) {
+  if (t != KJ_ARR) return kjson_skip(j, t);
+  for (;;) {
+    t = kjson_next(j);
+    if (t == KJ_ARR_END || t == KJ_ERROR) return t;
+    if (t != KJ_OBJ) {
+      if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
+      continue;
+    }
+    kdev d = {.id = -1};
+    for (;;) {
+      t = kjson_next(j);
+      if (t == KJ_OBJ_END || t == KJ_ERROR) break;
+      char key[64];
+      snprintf(key, sizeof key, "%s", kjson_text(j));
+      t = kjson_next(j);
+      int64_t v = 0;
+      int have = read_int(j, t, &v);
+      if (!strcmp(key, "id") && have) d.id = (int)v;
+      else if (!strcmp(key, "name") && t == KJ_STR) snprintf(d.name, sizeof d.name, "%s", kjson_text(j));
+      else if ((!strcmp(key, "computeMajor") || !strcmp(key, "major")) && have) d.cc_major = (int)v;
+      else if ((!strcmp(key, "computeMinor") || !strcmp(key, "minor")) && have) d.cc_minor = (int)v;
+      else if ((!strcmp(key, "numSms") || !strcmp(key, "multiProcessorCount")) && have) d.sm_count = (int)v;
+      else if (!strcmp(key, "totalGlobalMem") && have) d.mem = v;
+      if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
+    }
+    if (t == KJ_ERROR) return t;
+    if (d.id >= 0 && k->ndev < MAX_DEVS) k->devs[k->ndev++] = d;
+  }
+}
+
+static kj_tok read_distributed(kimp *k, kjson *j, kj_tok t) {
+  if (t != KJ_OBJ) return kjson_skip(j, t);
+  for (;;) {
+    t = kjson_next(j);
+    if (t == KJ_OBJ_END || t == KJ_ERROR) return t;
+    char key[64];
+    snprintf(key, sizeof key, "%s", kjson_text(j));
+    t = kjson_next(j);
+    int64_t v;
+    if (!strcmp(key, "rank") && read_int(j, t, &v) && v >= 0 && v < 1000000) {
+      if (!k->events_started) k->rank = (int)v;
+      else if (v != k->rank) note(k, "%s: distributedInfo after the events: rank %lld shown as %d",
+                                  k->path, (long long)v, k->rank);
+      k->rank_known = 1;
+    } else if (!strcmp(key, "world_size") && read_int(j, t, &v)) {
+      k->st->world_size = (int)v;
+    } else if (!strcmp(key, "backend") && t == KJ_STR) {
+      snprintf(k->backend, sizeof k->backend, "%s", kjson_text(j));
+    }
+    if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
+  }
+}
+
+static void read_version(kjson *j, kj_tok t, char *out, size_t cap) {
+  int64_t v;
+  if (t == KJ_NUM && kjson_int64(kjson_text(j), &v) && v > 0)
+    snprintf(out, cap, "%lld.%lld", (long long)(v / 1000), (long long)(v % 1000 / 10));
+  else if (t == KJ_STR)
+    snprintf(out, cap, "%s", kjson_text(j));
+}
+
+/* GPU rows of one file: the devices it used (all it lists when it used none). */
+static int write_gpus(kimp *k) {
+  int64_t list[MAX_DEVS];
+  int n = 0;
+  if (k->nused) {
+    for (int i = 0; i < k->nused; i++) list[n++] = k->used[i];
+  } else {
+    for (int i = 0; i < k->ndev; i++) list[n++] = k->devs[i].id;
+  }
+  for (int i = 0; i < n; i++) {
+    const kdev *d = find_dev(k, list[i]);
+    char name[192];
+    if (d && d->name[0]) snprintf(name, sizeof name, "%s", d->name);
+    else snprintf(name, sizeof name, "GPU %lld", (long long)list[i]);
+    if (k->multi) {
+      size_t len = strlen(name);
+      snprintf(name + len, sizeof name - len, " (rank %d)", k->rank);
+    }
+    dldb_gpu g = {.device_id = map_dev(k, list[i]), .name = name,
+                  .cc_major = d ? d->cc_major : 0, .cc_minor = d ? d->cc_minor : 0,
+                  .sm_count = d ? d->sm_count : 0, .memory_bytes = d ? d->mem : 0};
+    int rc = dldb_write_gpu(k->w, &g, k->err, k->errlen);
+    if (rc) return rc;
+    k->st->gpus++;
+  }
+  return DL_OK;
+}
+
+/* Imports one file. */
+static int import_file(kimp *k) {
+  gzFile gz = NULL;
+  kjson *j = NULL;
+  int rc = open_input(k->path, &gz, &j, k->err, k->errlen);
+  if (rc) return rc;
+  int saw_events = 0, saw_dist = 0, truncated = 0, gen3 = 0;
+  int64_t events_before = k->st->events;
+  kj_tok t = kjson_next(j);
+  int top_array = t == KJ_ARR;
+  if (t == KJ_ERROR) {
+    rc = json_error(k->path, j, k->err, k->errlen);
+    goto out;
+  }
+  if (t != KJ_OBJ && t != KJ_ARR) {
+    rc = dl_err(k->err, k->errlen, DL_EFORMAT, "%s: JSON, but not a PyTorch profiler trace",
+                k->path);
+    goto out;
+  }
+  for (;;) {
+    int events_now = top_array;
+    if (!top_array) {
+      t = kjson_next(j);
+      if (t == KJ_OBJ_END || t == KJ_ERROR || t == KJ_EOF) break;
+      const char *key = kjson_text(j);
+      if (is_execution_trace_key(key) && !saw_events) {
+        rc = reject_et(k->path, k->err, k->errlen);
+        goto out;
+      }
+      char kb[64];
+      snprintf(kb, sizeof kb, "%s", key);
+      t = kjson_next(j);
+      if (t == KJ_ERROR) break;
+      if (!strcmp(kb, "traceEvents") && t == KJ_ARR) events_now = 1;
+      else if (!strcmp(kb, "deviceProperties") || !strcmp(kb, "computeProperties"))
+        t = read_devices(k, j, t);
+      else if (!strcmp(kb, "distributedInfo")) {
+        saw_dist = 1;
+        t = read_distributed(k, j, t);
+      } else if (!strcmp(kb, "baseTimeNanoseconds")) {
+        gen3 = 1;
+        int64_t v;
+        if (t == KJ_NUM && kjson_int64(kjson_text(j), &v)) k->base_ns = v;
+      } else if (!strcmp(kb, "cuda_runtime_version"))
+        read_version(j, t, k->cuda_runtime, sizeof k->cuda_runtime);
+      else if (!strcmp(kb, "cuda_driver_version"))
+        read_version(j, t, k->cuda_driver, sizeof k->cuda_driver);
+      else
+        t = kjson_skip(j, t);
+      if (t == KJ_ERROR) break;
+    }
+    if (events_now) {
+      saw_events = 1;
+      k->events_started = 1;
+      for (;;) {
+        t = kjson_next(j);
+        if (t == KJ_ARR_END || t == KJ_ERROR) break;
+        if (t != KJ_OBJ) {
+          if ((t = kjson_skip(j, t)) == KJ_ERROR) break;
+          continue;
+        }
+        rc = read_event(k, j);
+        if (rc == DL_ECORRUPT) {
+          t = KJ_ERROR;
+          rc = DL_OK;
+          break;
+        }
+        if (rc == DL_EFORMAT) {
+          rc = json_error(k->path, j, k->err, k->errlen);
+          goto out;
+        }
+        if (rc) goto out;
+      }
+      if (t == KJ_ERROR) break;
+      if (top_array) break;
+    }
+  }
+  if (t == KJ_ERROR) {
+    /* Keep what a truncated or damaged file gave (Kineto killed mid-write). */
+    if (k->st->events > events_before) {
+      truncated = 1;
+      note(k, "%s: %s; kept the %lld events before it", k->path, kjson_error(j),
+           (long long)(k->st->events - events_before));
+    } else {
+      rc = json_error(k->path, j, k->err, k->errlen);
+      goto out;
+    }
+  }
+  if (!saw_events) {
+    rc = reject_other(k->path, k->err, k->errlen);
+    goto out;
+  }
+  (void)truncated;
+  k->st->generation = k->st->generation == 1 ? 1 : gen3 ? 3 : 2;
+  k->st->repairs += (int64_t)kjson_repairs(j);
+  if (!saw_dist) {
+    k->st->missing_distributed_info++;
+    note(k, "%s: no distributedInfo, taken as rank %d", k->path, k->rank);
+  }
+  if (k->file_gpu_events == 0) {
+    k->st->ranks_without_gpu++;
+    note(k, "%s: rank %d has no GPU activity (no kernel, memcpy or memset events)", k->path,
+         k->rank);
+  }
+  rc = write_gpus(k);
+out:
+  kjson_free(&j);
+  gzclose(gz);
+  return rc;
+}
+
+static void set_meta(kimp *k, const char *key, const char *value) {
+  if (k->err[0] == '\0') dldb_write_meta(k->w, key, value, NULL, 0);
+}
+
+int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
+                      dli_kineto_stats *stats, char *err, size_t errlen) {
+  dli_kineto_stats local;
+  kimp k;
+  memset(&k, 0, sizeof k);
+  k.w = w;
+  k.st = stats ? stats : &local;
+  memset(k.st, 0, sizeof *k.st);
+  k.err = err;
+  k.errlen = errlen;
+  if (err && errlen) err[0] = '\0';
+  char **files = NULL;
+  size_t nfiles = 0;
+  char one[PATH_MAX];
+  int rc;
+  if (is_dir(path)) {
+    files = list_dir(path, &nfiles);
+    if (nfiles == 0) {
+      rc = dl_err(err, errlen, DL_ENOTFOUND, "%s: no *.json or *.json.gz traces in the directory",
+                  path);
+      goto out;
+    }
+    k.multi = nfiles > 1;
+  } else {
+    snprintf(one, sizeof one, "%s", path);
+    nfiles = 1;
+  }
+  if ((rc = dldb_occ_writer_open(w, &k.occ, err, errlen))) goto out;
+  char ranks[256] = "";
+  size_t rl = 0;
+  for (size_t i = 0; i < nfiles; i++) {
+    k.path = files ? files[i] : one;
+    k.file_index = (int)i;
+    k.rank = (int)i;
+    k.rank_known = 0;
+    k.events_started = 0;
+    k.ndev = k.nused = 0;
+    k.file_gpu_events = 0;
+    if ((rc = import_file(&k))) goto out;
+    k.st->files++;
+    k.st->ranks++;
+    int wrote = snprintf(ranks + rl, sizeof ranks - rl, "%s%d", rl ? "," : "", k.rank);
+    if (wrote > 0 && (size_t)wrote < sizeof ranks - rl) rl += (size_t)wrote;
+  }
+  if (k.st->kernels + k.st->memcpys + k.st->memsets + k.st->ranges + k.st->api_calls == 0) {
+    rc = dl_err(err, errlen, DL_EFORMAT,
+                "%s: the profiler trace holds no ops, CUDA calls or GPU activity", path);
+    goto out;
+  }
+  if (k.st->kernels + k.st->memcpys + k.st->memsets == 0)
+    note(&k, "no GPU activity in the trace: CPU ops only");
+  dldb_sysconfig sc = {.num_gpus = (int)k.st->gpus, .cpu_model = "",
+                       .driver_version = k.cuda_driver, .framework = "PyTorch",
+                       .cuda_version = k.cuda_runtime, .cudnn_version = "", .nsys_version = "",
+                       .dlprof_version = "v" DL_VERSION, .dlprof_build = "",
+                       .profile_name = opts && opts->profile_name ? opts->profile_name : "",
+                       .mode_string = opts && opts->mode ? opts->mode : "pytorch",
+                       .original_command = opts && opts->command ? opts->command : ""};
+  if ((rc = dldb_write_sysconfig(w, &sc, err, errlen))) goto out;
+  char buf[64];
+  if ((rc = dldb_write_meta(w, "source_format", "kineto-json", err, errlen))) goto out;
+  snprintf(buf, sizeof buf, "%d", k.st->generation);
+  set_meta(&k, "kineto_generation", buf);
+  set_meta(&k, "kineto_ranks", ranks);
+  snprintf(buf, sizeof buf, "%d", k.st->world_size);
+  set_meta(&k, "kineto_world_size", buf);
+  if (k.backend[0]) set_meta(&k, "kineto_backend", k.backend);
+  if (k.base_ns) {
+    snprintf(buf, sizeof buf, "%lld", (long long)k.base_ns);
+    set_meta(&k, "kineto_base_time_ns", buf);
+  }
+  set_meta(&k, "kineto_notes", k.st->notes);
+out:
+  dldb_occ_writer_close(&k.occ);
+  free(k.ev.name);
+  free(k.text);
+  free_list(files, files ? nfiles : 0);
+  return rc;
+}

@@ -1,0 +1,521 @@
+/* kjson.c - a streaming JSON tokenizer (see kjson.h). */
+#include "kjson.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KJ_BUF (256u << 10)
+#define KJ_LOOKAHEAD 64
+
+struct kjson {
+  kjson_read_fn rd;
+  void *ctx;
+  unsigned char *buf;
+  size_t pos, len;
+  int eof;
+  uint64_t base;      /* input offset of buf[0] */
+  char *tb;           /* token text */
+  size_t tlen, tcap;
+  unsigned char stack[KJSON_MAX_DEPTH]; /* 'o' object, 'a' array */
+  int depth;
+  int expect_key;
+  int done;           /* the top-level value is complete */
+  uint64_t repairs;
+  char errmsg[200];
+};
+
+kjson *kjson_open(kjson_read_fn rd, void *ctx) {
+  kjson *j = calloc(1, sizeof *j);
+  if (!j) return NULL;
+  j->buf = malloc(KJ_BUF);
+  j->tcap = 4096;
+  j->tb = malloc(j->tcap);
+  if (!j->buf || !j->tb) {
+    kjson_free(&j);
+    return NULL;
+  }
+  j->rd = rd;
+  j->ctx = ctx;
+  j->tb[0] = '\0';
+  return j;
+}
+
+void kjson_free(kjson **pj) {
+  if (!pj || !*pj) return;
+  free((*pj)->buf);
+  free((*pj)->tb);
+  free(*pj);
+  *pj = NULL;
+}
+
+const char *kjson_text(const kjson *j) { return j->tb; }
+size_t kjson_len(const kjson *j) { return j->tlen; }
+int kjson_depth(const kjson *j) { return j->depth; }
+const char *kjson_error(const kjson *j) { return j->errmsg; }
+uint64_t kjson_offset(const kjson *j) { return j->base + j->pos; }
+uint64_t kjson_repairs(const kjson *j) { return j->repairs; }
+
+static kj_tok fail(kjson *j, const char *what) {
+  if (!j->errmsg[0])
+    snprintf(j->errmsg, sizeof j->errmsg, "%s at byte %llu", what,
+             (unsigned long long)(j->base + j->pos));
+  return KJ_ERROR;
+}
+
+/* Makes at least `need` bytes available from pos (fewer only at the end).
+ * May move the buffer contents: pos becomes 0. Returns the bytes available;
+ * sets errmsg on a read error. */
+static size_t fill(kjson *j, size_t need) {
+  if (j->len - j->pos >= need || j->eof) return j->len - j->pos;
+  if (j->pos > 0) {
+    memmove(j->buf, j->buf + j->pos, j->len - j->pos);
+    j->base += j->pos;
+    j->len -= j->pos;
+    j->pos = 0;
+  }
+  while (j->len < need && !j->eof) {
+    long n = j->rd(j->ctx, j->buf + j->len, KJ_BUF - j->len);
+    if (n < 0) {
+      snprintf(j->errmsg, sizeof j->errmsg, "read error at byte %llu",
+               (unsigned long long)(j->base + j->len));
+      j->eof = 2;
+    } else if (n == 0) {
+      j->eof = 1;
+    } else {
+      j->len += (size_t)n;
+    }
+  }
+  return j->len - j->pos;
+}
+
+static int tb_reserve(kjson *j, size_t add) {
+  if (j->tlen + add + 1 <= j->tcap) return 0;
+  size_t ncap = j->tcap;
+  while (j->tlen + add + 1 > ncap) ncap *= 2;
+  char *p = realloc(j->tb, ncap);
+  if (!p) return -1;
+  j->tb = p;
+  j->tcap = ncap;
+  return 0;
+}
+
+/* Appends n bytes to the token (silently truncating strings at the cap). */
+static int tb_add(kjson *j, const void *s, size_t n) {
+  if (j->tlen + n > KJSON_MAX_STRING) {
+    n = j->tlen < KJSON_MAX_STRING ? KJSON_MAX_STRING - j->tlen : 0;
+    if (!n) return 0;
+  }
+  if (tb_reserve(j, n)) return -1;
+  memcpy(j->tb + j->tlen, s, n);
+  j->tlen += n;
+  return 0;
+}
+
+static void after_value(kjson *j) {
+  if (j->depth == 0) j->done = 1;
+  else if (j->stack[j->depth - 1] == 'o') j->expect_key = 1;
+}
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* 4 hex digits at p, or -1. */
+static long hex4(const unsigned char *p) {
+  long v = 0;
+  for (int i = 0; i < 4; i++) {
+    int h = hexval(p[i]);
+    if (h < 0) return -1;
+    v = v * 16 + h;
+  }
+  return v;
+}
+
+static int put_utf8(kjson *j, unsigned long cp) {
+  unsigned char b[4];
+  size_t n;
+  if (cp < 0x80) {
+    b[0] = (unsigned char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    b[0] = (unsigned char)(0xC0 | (cp >> 6));
+    b[1] = (unsigned char)(0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    b[0] = (unsigned char)(0xE0 | (cp >> 12));
+    b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    b[2] = (unsigned char)(0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    b[0] = (unsigned char)(0xF0 | (cp >> 18));
+    b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    b[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  return tb_add(j, b, n);
+}
+
+static const unsigned char replacement[3] = {0xEF, 0xBF, 0xBD};
+
+/* Length of a valid UTF-8 sequence at p (avail bytes), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t avail) {
+  unsigned c = p[0];
+  size_t n;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (avail < n) return 0;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (size_t i = 2; i < n; i++)
+    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+  return n;
+}
+
+/* 1 if the quote at pos ends the string: what follows (after blanks) can
+ * follow a string in JSON. */
+static int quote_ends_string(kjson *j) {
+  size_t avail = fill(j, KJ_LOOKAHEAD + 1);
+  for (size_t k = 1; k < avail && k <= KJ_LOOKAHEAD; k++) {
+    unsigned char c = j->buf[j->pos + k];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == ',' || c == ':' || c == '}' || c == ']';
+  }
+  return 1; /* the end of input, or a long run of blanks */
+}
+
+static kj_tok lex_string(kjson *j) {
+  j->pos++; /* opening quote */
+  j->tlen = 0;
+  for (;;) {
+    if (j->pos >= j->len && fill(j, 1) == 0)
+      return fail(j, j->eof == 2 ? "read error" : "the input ends inside a string");
+    const unsigned char *p = j->buf + j->pos, *e = j->buf + j->len, *s = p;
+    while (p < e && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) p++;
+    if (p > s && tb_add(j, s, (size_t)(p - s))) return fail(j, "out of memory");
+    j->pos = (size_t)(p - j->buf);
+    if (p == e) continue;
+    unsigned char c = *p;
+    if (c == '"') {
+      if (quote_ends_string(j)) {
+        j->pos++;
+        break;
+      }
+      j->repairs++;
+      if (tb_add(j, "\"", 1)) return fail(j, "out of memory");
+      j->pos++;
+    } else if (c == '\\') {
+      size_t avail = fill(j, 12);
+      if (avail < 2) return fail(j, "the input ends inside a string");
+      const unsigned char *q = j->buf + j->pos;
+      char one = 0;
+      switch (q[1]) {
+      case '"': one = '"'; break;
+      case '\\': one = '\\'; break;
+      case '/': one = '/'; break;
+      case 'b': one = '\b'; break;
+      case 'f': one = '\f'; break;
+      case 'n': one = '\n'; break;
+      case 'r': one = '\r'; break;
+      case 't': one = '\t'; break;
+      default: break;
+      }
+      if (one) {
+        if (tb_add(j, &one, 1)) return fail(j, "out of memory");
+        j->pos += 2;
+        continue;
+      }
+      long cp = q[1] == 'u' && avail >= 6 ? hex4(q + 2) : -1;
+      if (cp < 0) { /* a bad escape: keep it as text */
+        j->repairs++;
+        if (tb_add(j, q, 2)) return fail(j, "out of memory");
+        j->pos += 2;
+        continue;
+      }
+      size_t used = 6;
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        long lo = avail >= 12 && q[6] == '\\' && q[7] == 'u' ? hex4(q + 8) : -1;
+        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          used = 12;
+        } else {
+          cp = -1;
+        }
+      } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        cp = -1;
+      }
+      if (cp < 0) {
+        j->repairs++;
+        if (tb_add(j, replacement, 3)) return fail(j, "out of memory");
+      } else if (put_utf8(j, (unsigned long)cp)) {
+        return fail(j, "out of memory");
+      }
+      j->pos += used;
+    } else if (c < 0x20) { /* a raw control character: keep it */
+      j->repairs++;
+      if (tb_add(j, p, 1)) return fail(j, "out of memory");
+      j->pos++;
+    } else {
+      size_t avail = fill(j, 4);
+      size_t n = utf8_len(j->buf + j->pos, avail);
+      if (n) {
+        if (tb_add(j, j->buf + j->pos, n)) return fail(j, "out of memory");
+        j->pos += n;
+      } else {
+        j->repairs++;
+        if (tb_add(j, replacement, 3)) return fail(j, "out of memory");
+        j->pos++;
+      }
+    }
+  }
+  j->tb[j->tlen] = '\0';
+  if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key) {
+    j->expect_key = 0;
+    return KJ_KEY;
+  }
+  after_value(j);
+  return KJ_STR;
+}
+
+static int word_char(int c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         c == '+' || c == '-' || c == '.' || c == '_';
+}
+
+static kj_tok lex_word(kjson *j) {
+  j->tlen = 0;
+  for (;;) {
+    if (j->pos >= j->len && fill(j, 1) == 0) break;
+    const unsigned char *p = j->buf + j->pos, *e = j->buf + j->len, *s = p;
+    while (p < e && word_char(*p)) p++;
+    if (p > s && tb_add(j, s, (size_t)(p - s))) return fail(j, "out of memory");
+    j->pos = (size_t)(p - j->buf);
+    if (p < e) break;
+    if (j->tlen > 4096) return fail(j, "an over-long number");
+  }
+  j->tb[j->tlen] = '\0';
+  kj_tok t = KJ_NUM;
+  if (strcmp(j->tb, "true") == 0) t = KJ_TRUE;
+  else if (strcmp(j->tb, "false") == 0) t = KJ_FALSE;
+  else if (strcmp(j->tb, "null") == 0) t = KJ_NULL;
+  if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key)
+    return fail(j, "a member name is not a string");
+  after_value(j);
+  return t;
+}
+
+kj_tok kjson_next(kjson *j) {
+  if (j->errmsg[0]) return KJ_ERROR;
+  for (;;) {
+    if (j->pos >= j->len && fill(j, 1) == 0) {
+      if (j->eof == 2) return KJ_ERROR;
+      if (j->done) return KJ_EOF;
+      return fail(j, j->depth ? "the input ends inside a value (truncated file?)"
+                              : "the input is empty");
+    }
+    if (j->done) return KJ_EOF; /* trailing bytes after the value are ignored */
+    unsigned char c = j->buf[j->pos];
+    switch (c) {
+    case ' ': case '\t': case '\n': case '\r': case ',': case ':':
+      j->pos++;
+      continue;
+    case '{': case '[':
+      if (j->depth >= KJSON_MAX_DEPTH) return fail(j, "nesting too deep");
+      if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key)
+        return fail(j, "a member name is not a string");
+      j->stack[j->depth++] = c == '{' ? 'o' : 'a';
+      j->expect_key = c == '{';
+      j->pos++;
+      return c == '{' ? KJ_OBJ : KJ_ARR;
+    case '}': case ']': {
+      unsigned char want = c == '}' ? 'o' : 'a';
+      if (j->depth == 0 || j->stack[j->depth - 1] != want)
+        return fail(j, c == '}' ? "an unexpected '}'" : "an unexpected ']'");
+      if (want == 'o' && !j->expect_key) /* {"k": } would leave readers out of step */
+        return fail(j, "a member without a value");
+      j->depth--;
+      j->pos++;
+      after_value(j);
+      return c == '}' ? KJ_OBJ_END : KJ_ARR_END;
+    }
+    case '"':
+      return lex_string(j);
+    default:
+      if (word_char(c)) return lex_word(j);
+      if (c == 0xEF && fill(j, 3) >= 3 && j->buf[j->pos + 1] == 0xBB &&
+          j->buf[j->pos + 2] == 0xBF && j->base + j->pos == 0) {
+        j->pos += 3; /* a UTF-8 byte order mark */
+        continue;
+      }
+      {
+        char what[64];
+        if (c >= 0x20 && c < 0x7F) snprintf(what, sizeof what, "an unexpected character '%c'", c);
+        else snprintf(what, sizeof what, "an unexpected byte 0x%02X", c);
+        return fail(j, what);
+      }
+    }
+  }
+}
+
+kj_tok kjson_skip(kjson *j, kj_tok t) {
+  if (t != KJ_OBJ && t != KJ_ARR) return t;
+  int target = j->depth - 1;
+  for (;;) {
+    kj_tok k = kjson_next(j);
+    if (k == KJ_ERROR) return k;
+    if (k == KJ_EOF) return fail(j, "the input ends inside a value");
+    if ((k == KJ_OBJ_END || k == KJ_ARR_END) && j->depth == target) return k;
+  }
+}
+
+typedef struct rbuf {
+  char *p;
+  size_t cap, n;
+  int full;
+} rbuf;
+
+static void remit(rbuf *b, const char *s, size_t n) {
+  if (b->full) return;
+  if (b->n + n + 4 >= b->cap) {
+    size_t k = b->cap > b->n + 4 ? b->cap - b->n - 4 : 0;
+    if (k > n) k = n;
+    memcpy(b->p + b->n, s, k);
+    b->n += k;
+    memcpy(b->p + b->n, "...", 3);
+    b->n += 3;
+    b->full = 1;
+    return;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+}
+
+static void remit_scalar(rbuf *b, kjson *j, kj_tok t) {
+  switch (t) {
+  case KJ_STR: case KJ_KEY:
+    remit(b, "\"", 1);
+    remit(b, j->tb, j->tlen);
+    remit(b, "\"", 1);
+    break;
+  case KJ_NUM: remit(b, j->tb, j->tlen); break;
+  case KJ_TRUE: remit(b, "true", 4); break;
+  case KJ_FALSE: remit(b, "false", 5); break;
+  default: remit(b, "null", 4); break;
+  }
+}
+
+kj_tok kjson_render(kjson *j, kj_tok t, char *buf, size_t cap) {
+  rbuf b = {.p = buf, .cap = cap, .n = 0, .full = 0};
+  if (cap < 8) return kjson_skip(j, t);
+  if (t != KJ_OBJ && t != KJ_ARR) {
+    remit_scalar(&b, j, t);
+    buf[b.n] = '\0';
+    return t;
+  }
+  int base = j->depth - 1, after_key = 0;
+  unsigned char first[KJSON_MAX_DEPTH + 1];
+  first[1] = 1;
+  remit(&b, t == KJ_OBJ ? "{" : "[", 1);
+  kj_tok k;
+  for (;;) {
+    k = kjson_next(j);
+    if (k == KJ_ERROR) break;
+    if (k == KJ_EOF) {
+      k = fail(j, "the input ends inside a value");
+      break;
+    }
+    if (k == KJ_OBJ_END || k == KJ_ARR_END) {
+      remit(&b, k == KJ_OBJ_END ? "}" : "]", 1);
+      if (j->depth == base) break;
+      continue;
+    }
+    int level = (k == KJ_OBJ || k == KJ_ARR) ? j->depth - 1 - base : j->depth - base;
+    if (after_key) after_key = 0;
+    else if (!first[level]) remit(&b, ", ", 2);
+    first[level] = 0;
+    if (k == KJ_OBJ || k == KJ_ARR) {
+      remit(&b, k == KJ_OBJ ? "{" : "[", 1);
+      first[level + 1] = 1;
+    } else if (k == KJ_KEY) {
+      remit_scalar(&b, j, k);
+      remit(&b, ": ", 2);
+      after_key = 1;
+    } else {
+      remit_scalar(&b, j, k);
+    }
+  }
+  buf[b.n < cap ? b.n : cap - 1] = '\0';
+  return k;
+}
+
+/* ---- Number text ---------------------------------------------------------- */
+
+int kjson_int64(const char *text, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (end != text && *end == '\0' && errno == 0) {
+    *out = v;
+    return 1;
+  }
+  if (errno == ERANGE) return 0;
+  double d = strtod(text, &end);
+  if (end == text || *end || !isfinite(d) || d != floor(d) || d < -9.2e18 || d > 9.2e18)
+    return 0;
+  *out = (int64_t)d;
+  return 1;
+}
+
+double kjson_double(const char *text) {
+  char *end;
+  double d = strtod(text, &end);
+  return end == text ? NAN : d;
+}
+
+int kjson_us_to_ns(const char *text, int64_t *ns) {
+  const char *p = text;
+  int neg = 0;
+  if (*p == '-' || *p == '+') neg = *p++ == '-';
+  if (!(*p >= '0' && *p <= '9') && *p != '.') return 0;
+  int64_t ip = 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (ip > (INT64_MAX / 1000 - 9) / 10) return 0;
+    ip = ip * 10 + (*p - '0');
+  }
+  int64_t frac = 0;
+  int digits = 0, round_up = 0;
+  if (*p == '.') {
+    for (p++; *p >= '0' && *p <= '9'; p++) {
+      if (digits < 3) frac = frac * 10 + (*p - '0');
+      else if (digits == 3) round_up = *p >= '5';
+      digits++;
+    }
+  }
+  if (*p == 'e' || *p == 'E') {
+    double d = strtod(text, NULL) * 1000.0;
+    if (!isfinite(d) || fabs(d) > 9.2e18) return 0;
+    *ns = (int64_t)llround(d);
+    return 1;
+  }
+  if (*p) return 0;
+  for (int d = digits; d < 3; d++) frac *= 10;
+  int64_t v = ip * 1000 + frac + round_up;
+  *ns = neg ? -v : v;
+  return 1;
+}

@@ -1,0 +1,722 @@
+/*
+ * nsys.c - the Nsight Systems SQLite export importer (see dli.h).
+ *
+ * Exports differ by version only additively, and tables exist only when they
+ * have rows (formats.md B.1), so every table is probed in sqlite_master and
+ * every column selected by name, with NULL standing in for a missing one.
+ * The export's SQL stays in this file: it reads a foreign schema, not ours.
+ * Times are the export's session-clock nanoseconds, stored as they are.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dldb_stats.h"
+#include "dli.h"
+
+typedef struct nsys {
+  sqlite3 *db;
+  const char *path;
+  dldb_writer *w;
+  dli_stats *st;
+  const dli_opts *opts;
+  /* StringIds: text in one buffer, offsets by id (-1: absent); the dldb id
+   * of each once interned (0: not yet) */
+  char *text;
+  int64_t *off;
+  int64_t *dl_id;
+  int64_t nstrings; /* array length (max id + 1) */
+  /* API correlation ids seen, one bit each, per process (dupes are skipped) */
+  struct corr_seen { int64_t pid; uint64_t *bits; size_t nwords; } seen[16];
+  int nseen;
+  char *cut;        /* a buffer for cutting over-long names */
+  char *err;
+  size_t errlen;
+} nsys;
+
+/* The export encodes pid and tid in one integer (formats.md B.3). */
+static int64_t gpid(int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
+static int64_t gtid(int64_t global_id) { return global_id & 0xFFFFFF; }
+
+static const char *str(const nsys *x, int64_t id) {
+  if (id < 0 || id >= x->nstrings || x->off[id] < 0) return "";
+  return x->text + x->off[id];
+}
+
+/* s, cut to DLI_MAX_NAME_BYTES (counted) in x->cut when longer. */
+static const char *fit(nsys *x, const char *s) {
+  size_t n = strlen(s);
+  if (n <= DLI_MAX_NAME_BYTES) return s;
+  x->st->truncated++;
+  memcpy(x->cut, s, DLI_MAX_NAME_BYTES);
+  size_t k = DLI_MAX_NAME_BYTES;
+  while (k > 0 && ((unsigned char)x->cut[k] & 0xC0) == 0x80) k--; /* whole UTF-8 chars */
+  x->cut[k] = '\0';
+  return x->cut;
+}
+
+/* The dldb id of StringIds[id] (interned once). */
+static int name_id(nsys *x, int64_t id, int64_t *out) {
+  if (id >= 0 && id < x->nstrings && x->dl_id[id] > 0) {
+    *out = x->dl_id[id];
+    return DL_OK;
+  }
+  int rc = dldb_writer_intern(x->w, fit(x, str(x, id)), out, x->err, x->errlen);
+  if (rc == DL_OK && id >= 0 && id < x->nstrings) x->dl_id[id] = *out;
+  return rc;
+}
+
+static void progress(nsys *x, const char *what, int64_t done, int64_t total) {
+  if (x->opts && x->opts->progress) x->opts->progress(x->opts->progress_ctx, what, done, total);
+}
+
+static int has_table(nsys *x, const char *table) {
+  sqlite3_stmt *st = NULL;
+  int found = 0;
+  if (sqlite3_prepare_v2(x->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1,
+                         &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+static int has_column(nsys *x, const char *table, const char *column) {
+  sqlite3_stmt *st = NULL;
+  int found = 0;
+  if (sqlite3_prepare_v2(x->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name=?2", -1, &st,
+                         NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+/* Prepares "SELECT c1, c2, ... FROM table [where]" with NULL for missing
+ * columns; a column named "!x" is required (its absence is an error).
+ * Table and column names come from this file, never from input. */
+static int prepare_select(nsys *x, const char *table, const char *const *cols, const char *where,
+                          sqlite3_stmt **st) {
+  char sql[2048];
+  size_t n = (size_t)snprintf(sql, sizeof sql, "SELECT ");
+  for (int i = 0; cols[i]; i++) {
+    const char *c = cols[i][0] == '!' ? cols[i] + 1 : cols[i];
+    int have = has_column(x, table, c);
+    if (!have && cols[i][0] == '!')
+      return dl_err(x->err, x->errlen, DL_EFORMAT, "%s: table %s has no column %s", x->path,
+                    table, c);
+    n += (size_t)snprintf(sql + n, sizeof sql - n, "%s%s\"%s\"", i ? ", " : "",
+                          have ? "" : "NULL AS ", c);
+  }
+  snprintf(sql + n, sizeof sql - n, " FROM %s%s%s", table, where ? " WHERE " : "",
+           where ? where : "");
+  if (sqlite3_prepare_v2(x->db, sql, -1, st, NULL) != SQLITE_OK)
+    return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: cannot read table %s: %s", x->path, table,
+                  sqlite3_errmsg(x->db));
+  return DL_OK;
+}
+
+static int64_t col_int(sqlite3_stmt *st, int i) { return sqlite3_column_int64(st, i); }
+/* An id column: INTEGER, or a REAL holding an integer; NULL counts as 0. */
+static int id_ok(sqlite3_stmt *st, int i) {
+  int t = sqlite3_column_type(st, i);
+  if (t == SQLITE_INTEGER || t == SQLITE_NULL) return 1;
+  if (t != SQLITE_FLOAT) return 0;
+  double d = sqlite3_column_double(st, i);
+  return d > -9.2e18 && d < 9.2e18 && d == (double)(int64_t)d;
+}
+/* Columns s (start) and s + 1 (end) hold a usable interval. */
+static int times_ok(sqlite3_stmt *st, int s) {
+  if (sqlite3_column_type(st, s) != SQLITE_INTEGER || sqlite3_column_type(st, s + 1) != SQLITE_INTEGER)
+    return 0;
+  int64_t a = sqlite3_column_int64(st, s), b = sqlite3_column_int64(st, s + 1);
+  return a >= 0 && b >= a && b <= DLI_MAX_TIME_NS;
+}
+/* Every listed column (-1 ends) is a usable id. */
+static int ids_ok(sqlite3_stmt *st, const int *cols) {
+  for (int i = 0; cols[i] >= 0; i++)
+    if (!id_ok(st, cols[i])) return 0;
+  return 1;
+}
+/* Row estimate of a table (its largest rowid: exports never delete). */
+static int64_t row_estimate(nsys *x, const char *table) {
+  char sql[160];
+  sqlite3_stmt *st = NULL;
+  int64_t n = 0;
+  snprintf(sql, sizeof sql, "SELECT max(rowid) FROM %s", table);
+  if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return n;
+}
+static int col_is_int(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_INTEGER;
+}
+static const char *col_text(sqlite3_stmt *st, int i) {
+  const unsigned char *t = sqlite3_column_text(st, i);
+  return t ? (const char *)t : "";
+}
+
+/* Ends a table scan: SQLITE_DONE is success, anything else a read error. */
+static int scan_end(nsys *x, sqlite3_stmt *st, int rc, int step_rc, const char *table) {
+  sqlite3_finalize(st);
+  if (rc != DL_OK) return rc;
+  if (step_rc != SQLITE_DONE)
+    return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: reading %s failed: %s", x->path, table,
+                  sqlite3_errstr(step_rc));
+  return DL_OK;
+}
+
+static int load_strings(nsys *x) {
+  sqlite3_stmt *st = NULL;
+  int64_t max_id = -1, bytes = 0;
+  if (!has_table(x, "StringIds")) return DL_OK;
+  if (sqlite3_prepare_v2(x->db, "SELECT max(id), sum(length(CAST(value AS BLOB)) + 1) FROM StringIds",
+                         -1, &st, NULL) != SQLITE_OK)
+    return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: cannot read StringIds: %s", x->path,
+                  sqlite3_errmsg(x->db));
+  int s = sqlite3_step(st);
+  if (s == SQLITE_ROW) {
+    max_id = sqlite3_column_type(st, 0) == SQLITE_INTEGER ? sqlite3_column_int64(st, 0) : -1;
+    bytes = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  if (s != SQLITE_ROW && s != SQLITE_DONE)
+    return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: reading StringIds failed: %s", x->path,
+                  sqlite3_errstr(s));
+  /* Ids are dense from 0 in every export seen; refuse absurd ones. */
+  if (max_id < 0) return DL_OK;
+  if (max_id > 100000000)
+    return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: StringIds has an absurd id %lld", x->path,
+                  (long long)max_id);
+  x->nstrings = max_id + 1;
+  x->off = malloc((size_t)x->nstrings * sizeof *x->off);
+  x->dl_id = calloc((size_t)x->nstrings, sizeof *x->dl_id);
+  x->text = malloc((size_t)bytes + 1);
+  if (!x->off || !x->dl_id || !x->text)
+    return dl_err(x->err, x->errlen, DL_ENOMEM, "%s: out of memory for StringIds", x->path);
+  for (int64_t i = 0; i < x->nstrings; i++) x->off[i] = -1;
+  if (sqlite3_prepare_v2(x->db, "SELECT id, value FROM StringIds", -1, &st, NULL) != SQLITE_OK)
+    return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: cannot read StringIds: %s", x->path,
+                  sqlite3_errmsg(x->db));
+  int64_t used = 0;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    const char *v = col_text(st, 1);
+    int64_t n = sqlite3_column_bytes(st, 1);
+    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || id < 0 || id >= x->nstrings ||
+        x->off[id] >= 0 || used + n + 1 > bytes + 1)
+      continue;
+    memcpy(x->text + used, v, (size_t)n);
+    x->text[used + n] = '\0';
+    x->off[id] = used;
+    used += n + 1;
+  }
+  return scan_end(x, st, DL_OK, s, "StringIds");
+}
+
+/* Reads one value of the metadata table, whichever name it has. */
+static void meta_value(nsys *x, const char *key, char *out, size_t outlen) {
+  static const char *const tables[] = {"EXPORT_META_DATA", "META_DATA_EXPORT", NULL};
+  out[0] = '\0';
+  for (int i = 0; tables[i]; i++) {
+    if (!has_table(x, tables[i])) continue;
+    char sql[128];
+    sqlite3_stmt *st = NULL;
+    snprintf(sql, sizeof sql, "SELECT value FROM %s WHERE name=?1", tables[i]);
+    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK) {
+      sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+      if (sqlite3_step(st) == SQLITE_ROW) snprintf(out, outlen, "%s", col_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (out[0]) return;
+  }
+}
+
+static void env_value(nsys *x, const char *name, char *out, size_t outlen) {
+  sqlite3_stmt *st = NULL;
+  out[0] = '\0';
+  if (!has_table(x, "TARGET_INFO_SYSTEM_ENV")) return;
+  if (sqlite3_prepare_v2(x->db, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name=?1", -1, &st,
+                         NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) snprintf(out, outlen, "%s", col_text(st, 0));
+  }
+  sqlite3_finalize(st);
+}
+
+/* System facts: DLProf's own SystemInfo table when present (it added one to
+ * the exports it made), else the export's metadata and system environment. */
+static int import_sysconfig(nsys *x) {
+  char cpu[256], driver[64], cuda[64], cudnn[64] = "", framework[128] = "", nsys_ver[64];
+  char raw[64];
+  int num_gpus = 0;
+  sqlite3_stmt *st = NULL;
+  env_value(x, "CpuDescription", cpu, sizeof cpu);
+  snprintf(nsys_ver, sizeof nsys_ver, "%s", x->st->product_version);
+  /* NvDriverVersion packs major*10000... as 515.43.04 -> 5154304. */
+  env_value(x, "NvDriverVersion", raw, sizeof raw);
+  long long d = atoll(raw);
+  if (d > 0)
+    snprintf(driver, sizeof driver, "%lld.%02lld.%02lld", d / 10000, d / 100 % 100, d % 100);
+  else
+    driver[0] = '\0';
+  env_value(x, "CudaDriverVersion", raw, sizeof raw);
+  long long c = atoll(raw);
+  if (c > 0) snprintf(cuda, sizeof cuda, "%lld.%lld", c / 1000, c % 1000 / 10);
+  else cuda[0] = '\0';
+  if (has_table(x, "TARGET_INFO_GPU") &&
+      sqlite3_prepare_v2(x->db, "SELECT count(*) FROM TARGET_INFO_GPU", -1, &st, NULL) ==
+          SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    num_gpus = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  st = NULL;
+  if (has_table(x, "SystemInfo")) {
+    static const char *const cols[] = {"gpuCount", "driverVersion", "cudaVersion", "cudnnVersion",
+                                       "framework", "nsysVersion", "cpuModel", NULL};
+    int rc = prepare_select(x, "SystemInfo", cols, NULL, &st);
+    if (rc != DL_OK) return rc;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      if (col_is_int(st, 0)) num_gpus = sqlite3_column_int(st, 0);
+      if (*col_text(st, 1)) snprintf(driver, sizeof driver, "%s", col_text(st, 1));
+      if (*col_text(st, 2)) snprintf(cuda, sizeof cuda, "%s", col_text(st, 2));
+      snprintf(cudnn, sizeof cudnn, "%s", col_text(st, 3));
+      snprintf(framework, sizeof framework, "%s", col_text(st, 4));
+      if (*col_text(st, 5)) snprintf(nsys_ver, sizeof nsys_ver, "%s", col_text(st, 5));
+      if (*col_text(st, 6)) snprintf(cpu, sizeof cpu, "%s", col_text(st, 6));
+    }
+    sqlite3_finalize(st);
+  }
+  dldb_sysconfig sc = {.num_gpus = num_gpus, .cpu_model = cpu, .driver_version = driver,
+                       .framework = framework, .cuda_version = cuda, .cudnn_version = cudnn,
+                       .nsys_version = nsys_ver, .dlprof_version = "v" DL_VERSION,
+                       .dlprof_build = "",
+                       .profile_name = x->opts && x->opts->profile_name ? x->opts->profile_name : "",
+                       .mode_string = x->opts && x->opts->mode ? x->opts->mode : "",
+                       .original_command = x->opts && x->opts->command ? x->opts->command : ""};
+  return dldb_write_sysconfig(x->w, &sc, x->err, x->errlen);
+}
+
+static int import_gpus(nsys *x) {
+  static const char *const cols[] = {"!id", "name", "computeMajor", "computeMinor", "smCount",
+                                     "totalMemory", NULL};
+  sqlite3_stmt *st = NULL;
+  if (!has_table(x, "TARGET_INFO_GPU")) return DL_OK;
+  int rc = prepare_select(x, "TARGET_INFO_GPU", cols, NULL, &st), s = SQLITE_DONE;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!col_is_int(st, 0)) { x->st->skipped++; continue; }
+    dldb_gpu g = {.device_id = (int32_t)col_int(st, 0), .name = fit(x, col_text(st, 1)),
+                  .cc_major = (int)col_int(st, 2), .cc_minor = (int)col_int(st, 3),
+                  .sm_count = (int)col_int(st, 4), .memory_bytes = col_int(st, 5)};
+    if ((rc = dldb_write_gpu(x->w, &g, x->err, x->errlen)) != DL_OK) break;
+    x->st->gpus++;
+  }
+  return scan_end(x, st, rc, s, "TARGET_INFO_GPU");
+}
+
+static int import_threads(nsys *x) {
+  static const char *const cols[] = {"nameId", "!globalTid", NULL};
+  sqlite3_stmt *st = NULL;
+  if (!has_table(x, "ThreadNames")) return DL_OK;
+  int rc = prepare_select(x, "ThreadNames", cols, NULL, &st), s = SQLITE_DONE;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!col_is_int(st, 1) || !id_ok(st, 0)) { x->st->skipped++; continue; }
+    int64_t g = col_int(st, 1);
+    dldb_thread t = {.pid = gpid(g), .tid = gtid(g), .name = fit(x, str(x, col_int(st, 0)))};
+    if ((rc = dldb_write_thread(x->w, &t, x->err, x->errlen)) != DL_OK) break;
+    x->st->threads++;
+  }
+  return scan_end(x, st, rc, s, "ThreadNames");
+}
+
+/* NVTX domains are created by eventType 75 rows whose text is the name. */
+typedef struct domain_map {
+  int64_t id[256];
+  char *name[256];
+  int n;
+} domain_map;
+
+static const char *domain_name(const domain_map *m, int64_t id) {
+  for (int i = 0; i < m->n; i++)
+    if (m->id[i] == id) return m->name[i];
+  return NULL; /* the default domain */
+}
+
+static int load_domains(nsys *x, domain_map *m) {
+  static const char *const cols[] = {"domainId", "text", NULL};
+  sqlite3_stmt *st = NULL;
+  int rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType = 75", &st), s = SQLITE_DONE;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW && m->n < 256) {
+    if (!id_ok(st, 0)) { x->st->skipped++; continue; }
+    m->id[m->n] = col_int(st, 0);
+    if (!(m->name[m->n] = strdup(fit(x, col_text(st, 1))))) {
+      rc = dl_err(x->err, x->errlen, DL_ENOMEM, "%s: out of memory", x->path);
+      break;
+    }
+    m->n++;
+  }
+  if (s == SQLITE_ROW) s = SQLITE_DONE; /* more than 256 domains: the rest fold into default */
+  return scan_end(x, st, rc, s, "NVTX_EVENTS");
+}
+
+#define PROGRESS_EVERY 65536
+
+/* Push/pop (59) and start/end (60) ranges, already paired by the export. */
+static int import_nvtx(nsys *x) {
+  static const char *const cols[] = {"!start", "!end", "!eventType", "text", "textId",
+                                     "globalTid", "endGlobalTid", "domainId", "category",
+                                     "color", NULL};
+  static const int idcols[] = {4, 5, 6, 7, -1};
+  domain_map dm = {.n = 0};
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc;
+  int64_t n = 0, total;
+  if (!has_table(x, "NVTX_EVENTS")) return DL_OK;
+  total = row_estimate(x, "NVTX_EVENTS");
+  progress(x, "NVTX ranges", 0, total);
+  if ((rc = load_domains(x, &dm)) != DL_OK) goto out;
+  if ((rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType IN (59, 60)", &st)) != DL_OK)
+    goto out;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (++n % PROGRESS_EVERY == 0) progress(x, "NVTX ranges", n, total);
+    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+      x->st->skipped++;
+      continue;
+    }
+    int64_t nid = 0;
+    const char *name = NULL;
+    if (sqlite3_column_type(st, 3) == SQLITE_TEXT) name = fit(x, col_text(st, 3));
+    else if (sqlite3_column_type(st, 4) == SQLITE_NULL) name = "";
+    else if ((rc = name_id(x, col_int(st, 4), &nid)) != DL_OK) break;
+    int64_t g = col_int(st, 5), ge = col_is_int(st, 6) ? col_int(st, 6) : g;
+    dldb_nvtx_range r = {
+        .kind = col_int(st, 2) == 59 ? DLDB_NVTX_PUSHPOP : DLDB_NVTX_STARTEND,
+        .domain = domain_name(&dm, col_int(st, 7)), .name = name, .name_id = nid,
+        .start_ns = col_int(st, 0), .end_ns = col_int(st, 1),
+        .pid = gpid(g), .tid = gtid(g), .end_tid = gtid(ge),
+        .category = (int32_t)col_int(st, 8), .color = (uint32_t)col_int(st, 9)};
+    if ((rc = dldb_write_nvtx_range(x->w, &r, NULL, x->err, x->errlen)) != DL_OK) break;
+    x->st->ranges++;
+  }
+  rc = scan_end(x, st, rc, s, "NVTX_EVENTS");
+  progress(x, "NVTX ranges", n, n);
+out:
+  for (int i = 0; i < dm.n; i++) free(dm.name[i]);
+  return rc;
+}
+
+/* 1 if (pid, corr) was seen before among the API rows; records it. Ids
+ * outside [0, 2^26) and processes past the 16th are not checked, so that
+ * the bits stay under 8 MiB a process (ids near 2^32 took 512 MiB each). */
+static int corr_dupe(nsys *x, int64_t pid, int64_t corr, int *oom) {
+  if (corr < 0 || corr >= ((int64_t)1 << 26)) return 0;
+  int i = 0;
+  while (i < x->nseen && x->seen[i].pid != pid) i++;
+  if (i == x->nseen) {
+    if (x->nseen == 16) return 0;
+    x->seen[x->nseen++] = (struct corr_seen){.pid = pid};
+  }
+  struct corr_seen *c = &x->seen[i];
+  size_t word = (size_t)corr >> 6;
+  if (word >= c->nwords) {
+    size_t nw = c->nwords ? c->nwords : 1024;
+    while (nw <= word) nw *= 2;
+    uint64_t *nb = realloc(c->bits, nw * sizeof *nb);
+    if (!nb) {
+      *oom = 1;
+      return 0;
+    }
+    memset(nb + c->nwords, 0, (nw - c->nwords) * sizeof *nb);
+    c->bits = nb;
+    c->nwords = nw;
+  }
+  uint64_t bit = 1ull << (corr & 63);
+  if (c->bits[word] & bit) return 1;
+  c->bits[word] |= bit;
+  return 0;
+}
+
+/* CUDA runtime and driver calls; eventClass 67-69 rows are backtrace
+ * duplicates of the same calls and are left out (formats.md B.1). */
+static int import_api(nsys *x) {
+  static const char *const cols[] = {"!start", "!end", "eventClass", "globalTid", "correlationId",
+                                     "nameId", "returnValue", NULL};
+  static const int idcols[] = {2, 3, 4, 5, 6, -1};
+  const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  sqlite3_stmt *st = NULL;
+  int64_t n = 0, total;
+  if (!has_table(x, table)) return DL_OK;
+  total = row_estimate(x, table);
+  progress(x, "CUDA API calls", 0, total);
+  const char *where = has_column(x, table, "eventClass") ? "eventClass IN (0, 1)" : NULL;
+  int rc = prepare_select(x, table, cols, where, &st), s = SQLITE_DONE, oom = 0;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (++n % PROGRESS_EVERY == 0) progress(x, "CUDA API calls", n, total);
+    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+      x->st->skipped++;
+      continue;
+    }
+    int64_t g = col_int(st, 3), corr = col_int(st, 4);
+    if (corr_dupe(x, gpid(g), corr, &oom)) {
+      x->st->skipped++;
+      continue;
+    }
+    if (oom) {
+      rc = dl_err(x->err, x->errlen, DL_ENOMEM, "%s: out of memory", x->path);
+      break;
+    }
+    int64_t nid;
+    if ((rc = name_id(x, col_int(st, 5), &nid)) != DL_OK) break;
+    dldb_api_call a = {.api_kind = col_int(st, 2) == 1 ? DLDB_API_DRIVER : DLDB_API_RUNTIME,
+                       .name_id = nid, .start_ns = col_int(st, 0),
+                       .end_ns = col_int(st, 1), .pid = gpid(g), .tid = gtid(g),
+                       .correlation_id = corr,
+                       .return_value = (int32_t)col_int(st, 6)};
+    if ((rc = dldb_write_api_call(x->w, &a, x->err, x->errlen)) != DL_OK) break;
+    x->st->api_calls++;
+  }
+  rc = scan_end(x, st, rc, s, table);
+  progress(x, "CUDA API calls", n, n);
+  return rc;
+}
+
+static int import_kernels(nsys *x) {
+  static const char *const cols[] = {
+      "!start", "!end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+      "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+      "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", NULL};
+  static const int idcols[] = {2, 3, 4, 5, 6, 7, 8, -1};
+  const char *table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  sqlite3_stmt *st = NULL;
+  int64_t n = 0, total;
+  if (!has_table(x, table)) return DL_OK;
+  total = row_estimate(x, table);
+  progress(x, "kernels", 0, total);
+  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (++n % PROGRESS_EVERY == 0) progress(x, "kernels", n, total);
+    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+      x->st->skipped++;
+      continue;
+    }
+    int64_t lid = col_int(st, 7), sid = col_int(st, 8), l, sh;
+    /* the demangled name, else the short one (and the other way round) */
+    if (!*str(x, lid)) lid = sid;
+    if (!*str(x, sid)) sid = lid;
+    if ((rc = name_id(x, lid, &l)) != DL_OK || (rc = name_id(x, sid, &sh)) != DL_OK) break;
+    dldb_kernel k = {.short_name_id = sh, .long_name_id = l,
+                     .device_id = (int32_t)col_int(st, 2), .context_id = (int32_t)col_int(st, 3),
+                     .stream_id = (int32_t)col_int(st, 4), .gpu_start_ns = col_int(st, 0),
+                     .gpu_end_ns = col_int(st, 1), .correlation_id = col_int(st, 5),
+                     .pid = gpid(col_int(st, 6)),
+                     .grid = {(int32_t)col_int(st, 9), (int32_t)col_int(st, 10),
+                              (int32_t)col_int(st, 11)},
+                     .block = {(int32_t)col_int(st, 12), (int32_t)col_int(st, 13),
+                               (int32_t)col_int(st, 14)},
+                     .registers_per_thread = (int32_t)col_int(st, 15),
+                     .static_smem_bytes = (int32_t)col_int(st, 16),
+                     .dynamic_smem_bytes = (int32_t)col_int(st, 17)};
+    if ((rc = dldb_write_kernel(x->w, &k, x->err, x->errlen)) != DL_OK) break;
+    x->st->kernels++;
+  }
+  rc = scan_end(x, st, rc, s, table);
+  progress(x, "kernels", n, n);
+  return rc;
+}
+
+static int import_memcpys(nsys *x) {
+  static const char *const cols[] = {"!start", "!end", "deviceId", "streamId", "correlationId",
+                                     "globalPid", "bytes", "copyKind", "srcKind", "dstKind", NULL};
+  static const int idcols[] = {2, 3, 4, 5, -1};
+  const char *table = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  sqlite3_stmt *st = NULL;
+  if (!has_table(x, table)) return DL_OK;
+  progress(x, "memory copies", 0, row_estimate(x, table));
+  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+      x->st->skipped++;
+      continue;
+    }
+    dldb_memcpy m = {.copy_kind = (int)col_int(st, 7), .src_kind = (int)col_int(st, 8),
+                     .dst_kind = (int)col_int(st, 9), .bytes = col_int(st, 6),
+                     .device_id = (int32_t)col_int(st, 2), .stream_id = (int32_t)col_int(st, 3),
+                     .gpu_start_ns = col_int(st, 0), .gpu_end_ns = col_int(st, 1),
+                     .correlation_id = col_int(st, 4), .pid = gpid(col_int(st, 5))};
+    if ((rc = dldb_write_memcpy(x->w, &m, x->err, x->errlen)) != DL_OK) break;
+    x->st->memcpys++;
+  }
+  return scan_end(x, st, rc, s, table);
+}
+
+static int import_memsets(nsys *x) {
+  static const char *const cols[] = {"!start", "!end", "deviceId", "streamId", "correlationId",
+                                     "globalPid", "bytes", "value", "memKind", NULL};
+  static const int idcols[] = {2, 3, 4, 5, -1};
+  const char *table = "CUPTI_ACTIVITY_KIND_MEMSET";
+  sqlite3_stmt *st = NULL;
+  if (!has_table(x, table)) return DL_OK;
+  progress(x, "memsets", 0, row_estimate(x, table));
+  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+      x->st->skipped++;
+      continue;
+    }
+    dldb_memset m = {.value = (int32_t)col_int(st, 7), .bytes = col_int(st, 6),
+                     .mem_kind = (int)col_int(st, 8), .device_id = (int32_t)col_int(st, 2),
+                     .stream_id = (int32_t)col_int(st, 3), .gpu_start_ns = col_int(st, 0),
+                     .gpu_end_ns = col_int(st, 1), .correlation_id = col_int(st, 4),
+                     .pid = gpid(col_int(st, 5))};
+    if ((rc = dldb_write_memset(x->w, &m, x->err, x->errlen)) != DL_OK) break;
+    x->st->memsets++;
+  }
+  return scan_end(x, st, rc, s, table);
+}
+
+static int import_syncs(nsys *x) {
+  static const char *const cols[] = {"!start", "!end", "deviceId", "streamId", "correlationId",
+                                     "globalPid", "syncType", "eventId", NULL};
+  static const int idcols[] = {2, 3, 4, 5, -1};
+  const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+  sqlite3_stmt *st = NULL;
+  if (!has_table(x, table)) return DL_OK;
+  progress(x, "synchronizations", 0, row_estimate(x, table));
+  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  if (rc != DL_OK) return rc;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+      x->st->skipped++;
+      continue;
+    }
+    dldb_sync y = {.sync_type = (int)col_int(st, 6), .device_id = (int32_t)col_int(st, 2),
+                   .stream_id = (int32_t)col_int(st, 3), .event_id = col_int(st, 7),
+                   .start_ns = col_int(st, 0), .end_ns = col_int(st, 1),
+                   .correlation_id = col_int(st, 4), .pid = gpid(col_int(st, 5))};
+    if ((rc = dldb_write_sync(x->w, &y, x->err, x->errlen)) != DL_OK) break;
+    x->st->syncs++;
+  }
+  return scan_end(x, st, rc, s, table);
+}
+
+/* OS runtime calls (OSRT_API, captured with -t osrt): eventClass 27 rows;
+ * the OSRT start/finish markers (31, 32) are left out. A dldb without the
+ * osrt_calls table (never: ours has it) skips them. */
+static int import_osrt(nsys *x) {
+  static const char *const cols[] = {"!start", "!end", "globalTid", "nameId", "returnValue",
+                                     "nestingLevel", NULL};
+  static const int idcols[] = {2, 3, 4, 5, -1};
+  const char *table = "OSRT_API";
+  sqlite3_stmt *st = NULL;
+  dldb_osrt_writer *ow = NULL;
+  if (!has_table(x, table)) return DL_OK;
+  int rc = dldb_osrt_writer_open(x->w, &ow, x->err, x->errlen), s = SQLITE_DONE;
+  if (rc == DL_ENOTFOUND) return DL_OK;
+  if (rc != DL_OK) return rc;
+  progress(x, "OS runtime calls", 0, row_estimate(x, table));
+  const char *where = has_column(x, table, "eventClass") ? "eventClass NOT IN (31, 32)" : NULL;
+  if ((rc = prepare_select(x, table, cols, where, &st)) != DL_OK) {
+    dldb_osrt_writer_close(&ow);
+    return rc;
+  }
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+      x->st->skipped++;
+      continue;
+    }
+    int64_t g = col_int(st, 2), nid;
+    if ((rc = name_id(x, col_int(st, 3), &nid)) != DL_OK) break;
+    dldb_osrt_call c = {.name_id = nid, .start_ns = col_int(st, 0), .end_ns = col_int(st, 1),
+                        .pid = gpid(g), .tid = gtid(g), .return_value = col_int(st, 4),
+                        .nesting = (int32_t)col_int(st, 5)};
+    if ((rc = dldb_osrt_write(ow, &c, x->err, x->errlen)) != DL_OK) break;
+  }
+  rc = scan_end(x, st, rc, s, table);
+  dldb_osrt_writer_close(&ow);
+  return rc;
+}
+
+static int has_activity(nsys *x) {
+  static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                       "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                                       "NVTX_EVENTS", NULL};
+  for (int i = 0; tables[i]; i++)
+    if (has_table(x, tables[i])) return 1;
+  return 0;
+}
+
+int dli_nsys_import(const char *path, const dli_opts *opts, dldb_writer *w, dli_stats *stats,
+                    char *err, size_t errlen) {
+  dli_stats local;
+  nsys x = {.path = path, .w = w, .st = stats ? stats : &local, .opts = opts, .err = err,
+            .errlen = errlen};
+  int rc;
+  memset(x.st, 0, sizeof *x.st);
+  if (!(x.cut = malloc(DLI_MAX_NAME_BYTES + 1))) {
+    rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", path);
+    goto out;
+  }
+  if (sqlite3_open_v2(path, &x.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+      SQLITE_OK) {
+    rc = dl_err(err, errlen, DL_EIO, "%s: cannot open: %s", path,
+                x.db ? sqlite3_errmsg(x.db) : "out of memory");
+    goto out;
+  }
+  sqlite3_busy_timeout(x.db, 2000);
+  /* A bigger page cache for the scans; the export is only read. */
+  sqlite3_exec(x.db, "PRAGMA cache_size=-16384", NULL, NULL, NULL);
+  sqlite3_stmt *probe = NULL;
+  if (sqlite3_prepare_v2(x.db, "SELECT count(*) FROM sqlite_master", -1, &probe, NULL) !=
+          SQLITE_OK ||
+      sqlite3_step(probe) != SQLITE_ROW) {
+    rc = dl_err(err, errlen, DL_ECORRUPT, "%s: not a readable SQLite file: %s", path,
+                sqlite3_errmsg(x.db));
+    sqlite3_finalize(probe);
+    goto out;
+  }
+  sqlite3_finalize(probe);
+  if (!has_table(&x, "StringIds")) {
+    rc = dl_err(err, errlen, DL_EFORMAT, "%s: not an Nsight Systems export (no StringIds table)",
+                path);
+    goto out;
+  }
+  if (!has_activity(&x)) {
+    rc = dl_err(err, errlen, DL_EFORMAT,
+                "%s: the Nsight Systems export holds no CUDA or NVTX activity (no kernel, API, "
+                "memory or NVTX tables); profile with -t cuda,nvtx",
+                path);
+    goto out;
+  }
+  meta_value(&x, "EXPORT_PRODUCT_VERSION", x.st->product_version, sizeof x.st->product_version);
+  meta_value(&x, "EXPORT_SCHEMA_VERSION", x.st->schema_version, sizeof x.st->schema_version);
+  if ((rc = load_strings(&x)) != DL_OK || (rc = import_sysconfig(&x)) != DL_OK ||
+      (rc = import_gpus(&x)) != DL_OK || (rc = import_threads(&x)) != DL_OK ||
+      (rc = import_nvtx(&x)) != DL_OK || (rc = import_api(&x)) != DL_OK ||
+      (rc = import_kernels(&x)) != DL_OK || (rc = import_memcpys(&x)) != DL_OK ||
+      (rc = import_memsets(&x)) != DL_OK || (rc = import_syncs(&x)) != DL_OK ||
+      (rc = import_osrt(&x)) != DL_OK)
+    goto out;
+  rc = dldb_write_meta(w, "source_format", "nsys-sqlite", err, errlen);
+  if (rc == DL_OK && x.st->product_version[0])
+    rc = dldb_write_meta(w, "source_nsys_version", x.st->product_version, err, errlen);
+out:
+  free(x.text);
+  free(x.off);
+  free(x.dl_id);
+  free(x.cut);
+  for (int i = 0; i < x.nseen; i++) free(x.seen[i].bits);
+  sqlite3_close(x.db);
+  return rc;
+}

@@ -1,0 +1,104 @@
+/*
+ * api_meta.c - GET /api/v1/health, /version and /info: what the page needs
+ * before it asks for views. version and info read the catalog (built at
+ * start); health and info's aggregation rows read the database.
+ */
+#include <stdio.h>
+
+#include "json.h"
+#include "params.h"
+#include "routes.h"
+#include "server.h"
+
+/* Accepts only `token` (and aggr_id/domain where scope). 0, or the 400 sent. */
+static int check_params(dlv_req *r, unsigned accept) {
+  dlv_params p;
+  char msg[256];
+  int rc = dlv_params_parse(r->query, r->cat, NULL, accept, &p, msg, sizeof msg);
+  dlv_params_free(&p);
+  return rc ? dlv_send_error(r->conn, 400, "bad_param", "%s", msg) : 0;
+}
+
+static const char *producer_name(dldb_producer p) {
+  return p == DLDB_PRODUCER_DLPROF ? "dlprof" : p == DLDB_PRODUCER_NVIDIA ? "nvidia-dlprof" : "unknown";
+}
+
+int api_health(dlv_req *r) {
+  dldb *db;
+  char err[512];
+  int status = check_params(r, 0);
+  if (!status) status = dlv_req_db(r, &db);
+  if (status) return status;
+  int rc = dldb_view_columns(db, "view_aggregations", NULL, NULL);
+  if (rc > 0) rc = dldb_aggr_exists(db, r->cat->info.default_aggr_id);
+  if (rc <= 0) {
+    snprintf(err, sizeof err, "the database %s cannot be read (%s)", dldb_path(db),
+             dl_strerror(rc ? rc : DL_ENOTFOUND));
+    return dlv_send_error(r->conn, 500, "db_error", "%s", err);
+  }
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "status", "ok");
+  return dlv_send_json(r->conn, 200, root);
+}
+
+int api_version(dlv_req *r) {
+  int status = check_params(r, 0);
+  if (status) return status;
+  const dldb_info *info = &r->cat->info;
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "dlprofviewer", DL_VERSION);
+  cJSON *v = cJSON_AddObjectToObject(root, "db_version");
+  cJSON_AddStringToObject(v, "current_version", info->current_version);
+  cJSON_AddStringToObject(v, "original_version", info->original_version);
+  cJSON_AddStringToObject(root, "producer", producer_name(info->producer));
+  cJSON_AddItemToObject(root, "schema_version", dlv_json_int(info->schema_version));
+  return dlv_send_json(r->conn, 200, root);
+}
+
+int api_info(dlv_req *r) {
+  const dlv_catalog *cat = r->cat;
+  char err[512];
+  dldb *db;
+  int status = check_params(r, 0);
+  if (!status) status = dlv_req_db(r, &db);
+  if (status) return status;
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "database", cat->db_name);
+  cJSON_AddStringToObject(root, "producer", producer_name(cat->info.producer));
+  cJSON *views = cJSON_AddArrayToObject(root, "views");
+  cJSON *missing = cJSON_AddArrayToObject(root, "missing");
+  for (int i = 0; i < DLV_VIEW_COUNT; i++) {
+    const dlv_view *v = &dlv_views[i];
+    if (cat->views[i].present) {
+      cJSON_AddItemToArray(views, cJSON_CreateString(v->sql_view));
+      continue;
+    }
+    if (dlv_view_optional(v)) continue; /* our extensions: absent from DLProf's files */
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "view", v->sql_view);
+    cJSON_AddStringToObject(m, "endpoint", v->name);
+    cJSON_AddStringToObject(m, "feature", v->feature);
+    cJSON_AddItemToArray(missing, m);
+  }
+  cJSON_AddItemToObject(root, "default_aggr_id", dlv_json_int(cat->info.default_aggr_id));
+  cJSON_AddStringToObject(root, "default_domain", cat->info.default_domain);
+  cJSON *aggrs = cJSON_AddArrayToObject(root, "aggregations");
+  dlv_json_rows collect = {.array = aggrs};
+  dldb_query q = {.view = "view_aggregations", .aggr_id = -1, .sort = "aggr_id", .limit = -1};
+  int rc = aggrs ? dldb_query_rows(db, &q, dlv_json_rows_append, &collect, err, sizeof err) : 0;
+  if (rc) {
+    cJSON_Delete(root);
+    return dlv_send_error(r->conn, 500, "db_error", "%s", err);
+  }
+  cJSON *domains = cJSON_AddArrayToObject(root, "domains");
+  for (int i = 0; i < cat->n_domains; i++)
+    cJSON_AddItemToArray(domains, cJSON_CreateString(cat->domains[i]));
+  if (cat->n_domains == 0) cJSON_AddItemToArray(domains, cJSON_CreateString(cat->info.default_domain));
+  cJSON_AddStringToObject(root, "mode", cat->mode);
+  cJSON_AddItemToObject(root, "num_gpus", dlv_json_int(cat->num_gpus));
+  if (!aggrs || collect.failed) {
+    cJSON_Delete(root);
+    root = NULL;
+  }
+  return dlv_send_json(r->conn, 200, root);
+}

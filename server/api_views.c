@@ -1,0 +1,214 @@
+/*
+ * api_views.c - GET /api/v1/<view>: the 23 dldb views, generically.
+ *
+ * Data flow: query string -> dlv_params (400 on anything wrong, no I/O) ->
+ * catalog check (404 view_missing) -> this thread's dldb handle -> one
+ * dldb_query -> an object, a page of a list with its counts, or the whole
+ * list as streamed CSV. Which view, its shape, default order and tie-break
+ * columns come from the table in views.c.
+ *
+ * JSON answers are written as text straight from the rows (dlv_jbuf, no
+ * cJSON tree) and kept in the server's answer cache under the normalised
+ * request (cache_key: the view and every parsed, defaulted parameter), so a
+ * repeated request costs a stat() of the file, a lookup and a send.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "json.h"
+#include "params.h"
+#include "routes.h"
+#include "server.h"
+
+/* The dldb query for v with parameters p. */
+static void make_query(const dlv_view *v, const dlv_viewcat *vc, const dlv_params *p,
+                       dldb_query *q) {
+  memset(q, 0, sizeof *q);
+  q->view = v->sql_view;
+  q->aggr_id = (v->scope & DLV_PER_AGGR) ? p->aggr_id : -1;
+  q->domain = (v->scope & DLV_PER_DOMAIN) ? p->domain : NULL;
+  q->n_eq = p->n_eq;
+  for (int i = 0; i < p->n_eq; i++) {
+    q->eq[i].column = p->eq[i].column;
+    q->eq[i].value = p->eq[i].value;
+  }
+  q->filter = p->filter;
+  memcpy(q->filter_cols, dlv_filter_columns, sizeof q->filter_cols);
+  q->sort = p->sort;
+  q->desc = p->desc;
+  for (int i = 0, k = 0; i < DLDB_MAX_TIEBREAK && v->tiebreak[i]; i++)
+    if (dlv_viewcat_column(vc, v->tiebreak[i]) >= 0) q->tiebreak[k++] = v->tiebreak[i];
+  q->offset = p->offset;
+  q->limit = p->limit;
+}
+
+static int db_failed(dlv_req *r, const char *err) {
+  return dlv_send_error(r->conn, 500, "db_error", "%s", err);
+}
+
+/* The normalised request: equal keys give equal answers. */
+static const char *cache_key(const dlv_view *v, const dldb_query *q, dlv_cache_key *k) {
+  int order[DLDB_MAX_EQ];
+  dlv_cache_key_init(k, v->name);
+  dlv_cache_key_int(k, "aggr_id", q->aggr_id);
+  if (q->domain) dlv_cache_key_add(k, "domain", q->domain);
+  /* exact-match filters in column order: their order does not change the rows */
+  for (int i = 0; i < q->n_eq; i++) order[i] = i;
+  for (int i = 1; i < q->n_eq; i++)
+    for (int j = i; j > 0 && strcmp(q->eq[order[j - 1]].column, q->eq[order[j]].column) > 0; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  for (int i = 0; i < q->n_eq; i++) {
+    dlv_cache_key_add(k, "eq", q->eq[order[i]].column);
+    dlv_cache_key_add(k, "v", q->eq[order[i]].value);
+  }
+  if (q->filter) dlv_cache_key_add(k, "filter", q->filter);
+  if (q->sort) dlv_cache_key_add(k, "sort", q->sort);
+  dlv_cache_key_int(k, "desc", q->desc);
+  dlv_cache_key_int(k, "offset", q->offset);
+  dlv_cache_key_int(k, "limit", q->limit);
+  return dlv_cache_key_text(k);
+}
+
+/* Sends b's text as a 200 and keeps it under key. */
+static int send_built(dlv_req *r, dlv_jbuf *b, const char *key) {
+  size_t len;
+  char *text = dlv_jbuf_take(b, &len);
+  if (!text) return dlv_send_error(r->conn, 500, "internal", "out of memory building the answer");
+  dlv_cache_put(dlv_server_cache(r->srv), key, text, len);
+  dlv_send_json_text(r->conn, 200, text, len);
+  free(text);
+  return 200;
+}
+
+static int first_row(void *ctx, const dldb_row *row) {
+  dlv_jbuf_rows *rows = ctx;
+  dlv_jbuf_row(rows->buf, row);
+  rows->n++;
+  return 1;
+}
+
+static int send_object(dlv_req *r, dldb *db, dldb_query *q, const dlv_params *p,
+                       const char *key) {
+  char err[512];
+  dlv_jbuf b = {0};
+  dlv_jbuf_rows one = {.buf = &b};
+  int rc = dldb_query_rows(db, q, first_row, &one, err, sizeof err);
+  if (rc) {
+    dlv_jbuf_free(&b);
+    return db_failed(r, err);
+  }
+  if (!one.n) {
+    dlv_jbuf_free(&b);
+    if (q->aggr_id >= 0)
+      return dlv_send_error(r->conn, 404, "not_found", "%s has no row for aggr_id %lld%s%.64s%s",
+                            q->view, (long long)p->aggr_id, q->domain ? " and domain '" : "",
+                            q->domain ? q->domain : "", q->domain ? "'" : "");
+    return dlv_send_error(r->conn, 404, "not_found", "%s has no row", q->view);
+  }
+  return send_built(r, &b, key);
+}
+
+static int send_list(dlv_req *r, dldb *db, const dldb_query *q, const char *key) {
+  char err[512];
+  int64_t total = 0, filtered = 0;
+  int rc = dldb_query_count(db, q, &total, &filtered, err, sizeof err);
+  if (rc) return db_failed(r, err);
+  dlv_jbuf b = {0};
+  dlv_jbuf_lit(&b, "{\"total\":");
+  dlv_jbuf_int(&b, total);
+  dlv_jbuf_lit(&b, ",\"filtered\":");
+  dlv_jbuf_int(&b, filtered);
+  dlv_jbuf_lit(&b, ",\"offset\":");
+  dlv_jbuf_int(&b, q->offset);
+  dlv_jbuf_lit(&b, ",\"limit\":");
+  dlv_jbuf_int(&b, q->limit);
+  dlv_jbuf_lit(&b, ",\"sort\":");
+  if (q->sort) dlv_jbuf_str(&b, q->sort);
+  else dlv_jbuf_lit(&b, "null");
+  dlv_jbuf_lit(&b, q->desc ? ",\"order\":\"desc\",\"rows\":[" : ",\"order\":\"asc\",\"rows\":[");
+  dlv_jbuf_rows rows = {.buf = &b};
+  if (q->offset < filtered)
+    rc = dldb_query_rows(db, q, dlv_jbuf_rows_append, &rows, err, sizeof err);
+  dlv_jbuf_lit(&b, "]}");
+  if (rc) {
+    dlv_jbuf_free(&b);
+    return db_failed(r, err);
+  }
+  return send_built(r, &b, key);
+}
+
+/* The whole list as CSV, streamed. */
+static int send_csv(dlv_req *r, dldb *db, dldb_query *q, const dlv_viewcat *vc) {
+  char err[512], filename[96];
+  snprintf(filename, sizeof filename, "%s.csv", r->view->name);
+  dlv_stream out = {.conn = r->conn, .content_type = "text/csv; charset=utf-8",
+                    .filename = filename};
+  dlv_csv *csv = malloc(sizeof *csv); /* its 32 KiB buffer stays off the thread stack */
+  if (!csv) return dlv_send_error(r->conn, 500, "internal", "out of memory");
+  q->offset = 0;
+  q->limit = -1;
+  dlv_csv_init(csv, dlv_stream_write, &out);
+  dlv_csv_header(csv, (const char *const *)vc->names, vc->n);
+  int rc = dldb_query_rows(db, q, dlv_csv_row, csv, err, sizeof err);
+  int status = 200;
+  if (rc && !out.started) {
+    status = db_failed(r, err);
+  } else if (rc) {
+    fprintf(stderr, "dlprofviewer: CSV of %s cut short: %s\n", q->view, err);
+    mg_disable_keep_alive(r->conn); /* no last chunk, then a close: the client sees it cut */
+    status = 500;
+  } else if (dlv_csv_flush(csv) == 0) {
+    dlv_stream_end(&out);
+  }
+  free(csv);
+  return status;
+}
+
+int api_view(dlv_req *r) {
+  const dlv_view *v = r->view;
+  const dlv_viewcat *vc = dlv_catalog_view(r->cat, v);
+  dlv_params p;
+  char msg[256];
+  dldb *db = NULL;
+  dldb_query q;
+  int status;
+  if (dlv_params_parse(r->query, r->cat, v, DLV_ACCEPT_SCOPE | DLV_ACCEPT_LIST, &p, msg,
+                       sizeof msg) != DL_OK) {
+    status = dlv_send_error(r->conn, 400, "bad_param", "%s", msg);
+    goto out;
+  }
+  if (!vc->present) {
+    status = dlv_send_error(r->conn, 404, "view_missing",
+                            "this database has no %s, which %s needs (it was written by an older "
+                            "DLProf)", v->sql_view, v->feature);
+    goto out;
+  }
+  status = dlv_req_verify(r);
+  if (status) goto out;
+  make_query(v, vc, &p, &q);
+  if (v->shape == DLV_OBJECT) {
+    q.offset = 0;
+    q.limit = 1;
+  }
+  dlv_cache_key k;
+  const char *key = p.csv ? NULL : cache_key(v, &q, &k);
+  const dlv_cache_entry *hit = dlv_cache_get(dlv_server_cache(r->srv), key);
+  if (hit) {
+    status = dlv_send_json_text(r->conn, 200, hit->body, hit->len);
+    dlv_cache_release(dlv_server_cache(r->srv), hit);
+    goto out;
+  }
+  status = dlv_req_db(r, &db);
+  if (status) goto out;
+  if (v->shape == DLV_OBJECT) status = send_object(r, db, &q, &p, key);
+  else if (p.csv) status = send_csv(r, db, &q, vc);
+  else status = send_list(r, db, &q, key);
+out:
+  dlv_params_free(&p);
+  return status;
+}

@@ -1,0 +1,1085 @@
+/*
+ * test_dla - analysis: tensor-core patterns against a pinned name list, op
+ * name parsing, attribution/iterations/breakdown on a hand-written raw
+ * fixture with exact expected numbers, the streamed API-call attribution
+ * against the sort-and-sweep it replaced, and each expert rule firing and not.
+ * Usage: test_dla WORK_DIR
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dla.h"
+#include "dla_internal.h"
+#include "dla_opname.h"
+#include "dla_rules.h"
+#include "dla_tc.h"
+#include "dldb_write.h"
+#include "test.h"
+
+static const char *work_dir;
+
+/* ---- Tensor-core patterns --------------------------------------------------- */
+
+static int test_tc_patterns(void) {
+  static const char *const yes[] = {
+      "volta_h884gemm_64x64_ldg8_nn",
+      "turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_tn",
+      "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+      "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16",
+      "cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8",
+      "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)",
+      "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
+      "fmhaSm100aKernel_QkvE4m3OBfloat16H128",
+      "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT",
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1",
+      "void wmma_example<half>(half*, half*, float*)",
+      "bmm_E4m3E4m3_Fp32_t128x64",
+      "sm100_mma_gemm",
+      "_ZN7cutlass6KernelINS_4gemm6kernel13GemmUniversalIwgmma",
+  };
+  static const char *const no[] = {
+      "volta_sgemm_128x64_nn",
+      "implicit_convolve_sgemm",
+      "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>()",
+      "ampere_sgemm_128x64_nn",
+      "gemv2T_kernel_val",
+      "winograd_nonfused_fwd",
+      "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<c10::Half>>()",
+      "void at::native::elementwise_kernel<bf16_to_fp16_tf32>()",
+      "compute_summary_kernel",
+      "triton_poi_fused_add_0",
+      "bn_fw_tr_1C11_kernel_NCHW",
+      "multi_tensor_apply_kernel",
+      "<script>alert(1)</script>",
+      "",
+  };
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+    if (!dla_tc_uses(dla_tc_classify(yes[i]))) {
+      fprintf(stderr, "expected TC: %s\n", yes[i]);
+      return 1;
+    }
+  }
+  for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+    if (dla_tc_uses(dla_tc_classify(no[i]))) {
+      fprintf(stderr, "expected no TC: %s\n", no[i]);
+      return 1;
+    }
+  }
+  ASSERT_EQ(dla_tc_classify("volta_sgemm_128x64_nn"), DLA_TC_CUDA_CORE);
+  ASSERT_EQ(dla_tc_classify("triton_tem_fused_mm_0"), DLA_TC_GEMM_UNKNOWN);
+  ASSERT_EQ(dla_tc_classify("my_custom_gemm_kernel"), DLA_TC_GEMM_UNKNOWN);
+  ASSERT_EQ(dla_tc_classify("my_custom_fp8_gemm_kernel"), DLA_TC_USES);
+  ASSERT_EQ(dla_tc_classify(NULL), DLA_TC_NOT_GEMM);
+  ASSERT_STR_EQ(DLA_TC_RULES_VERSION, "dla-tc-1");
+  ASSERT(dla_tc_op_eligible("conv2d"));
+  ASSERT(dla_tc_op_eligible("aten::linear"));
+  ASSERT(dla_tc_op_eligible("AddmmBackward0"));
+  ASSERT(dla_tc_op_eligible("ConvolutionBackward0"));
+  ASSERT(dla_tc_op_eligible("MatMul"));
+  ASSERT(!dla_tc_op_eligible("relu_"));
+  ASSERT(!dla_tc_op_eligible("conv2dx"));
+  ASSERT(!dla_tc_op_eligible("Backward0"));
+  ASSERT(!dla_tc_op_eligible(NULL));
+  return 0;
+}
+
+static int test_opname(void) {
+  dla_opname n;
+  dla_opname_parse("aten::conv2d, seq = 3, sizes = [[8, 3, 32, 32], [6, 3, 3, 3], []]", &n);
+  ASSERT_STR_EQ(n.path, "aten::conv2d");
+  ASSERT_STR_EQ(n.type, "conv2d");
+  ASSERT_EQ(n.seq, 3);
+  ASSERT_STR_EQ(n.direction, "fprop");
+  dla_opname_parse("/module/ResNet::forward/Conv2d::forward/conv2d, seq = 12, dtype = float16",
+                   &n);
+  ASSERT_STR_EQ(n.path, "/module/ResNet::forward/Conv2d::forward/conv2d");
+  ASSERT_STR_EQ(n.type, "conv2d");
+  ASSERT_STR_EQ(n.data_type, "float16");
+  dla_opname_parse("/module/ResNet::backward/AddmmBackward0", &n);
+  ASSERT_STR_EQ(n.type, "AddmmBackward0");
+  ASSERT_STR_EQ(n.direction, "bprop");
+  ASSERT_EQ(n.seq, -1);
+  dla_opname_parse("/module/DataLoader::__next__/x", &n);
+  ASSERT(n.is_dataloader);
+  dla_opname_parse("a, b", &n); /* no key = value: the comma is part of the name */
+  ASSERT_STR_EQ(n.path, "a, b");
+  dla_opname_parse("Conv2d::forward", &n);
+  ASSERT_STR_EQ(n.type, "Conv2d::forward");
+  /* DLProf's PyTorch markers (w_Relu's texts) */
+  const char *scope =
+      "{'traceMarker': ['dummy_network.py:42', 'm.py:1102', 'dummy_network.py:26'], "
+      "'funcStack': '/<module>/dummy_network::_call_impl/Conv2d::_call_impl(2)/<lambda>/relu(3)'}";
+  const char *mark = "{'mod': 'torch.nn.functional', 'op': 'conv2d', 'args': [{'name': '', "
+                     "'type': 'tensor', 'shape': (32, 3, 32, 32), 'dtype': 'float32'}]}";
+  ASSERT_EQ(dla_opname_kind(scope), DLA_TEXT_DLPROF_SCOPE);
+  ASSERT_EQ(dla_opname_kind(mark), DLA_TEXT_DLPROF_OP);
+  ASSERT_EQ(dla_opname_kind("{\"model_config\": {\"emit_nvtx\": true}}"), DLA_TEXT_CONFIG);
+  ASSERT_EQ(dla_opname_kind("aten::empty"), DLA_TEXT_EMIT_NVTX);
+  ASSERT_EQ(dla_opname_kind("AddmmBackward0, seq = 4"), DLA_TEXT_EMIT_NVTX);
+  ASSERT_EQ(dla_opname_kind("Conv2d::forward"), DLA_TEXT_PLAIN);
+  ASSERT_EQ(dla_opname_kind("{'other': 1}"), DLA_TEXT_PLAIN);
+  ASSERT_EQ(dla_opname_kind("autograd::engine::evaluate_function: AddmmBackward0"),
+            DLA_TEXT_WRAPPER);
+  char path[256], stack[256];
+  ASSERT_EQ(dla_dlprof_scope_parse(scope, path, sizeof path, stack, sizeof stack), 0);
+  ASSERT_STR_EQ(path, "/module/dummy_network::_call_impl/Conv2d::_call_impl[2]/lambda/relu[3]");
+  ASSERT_STR_EQ(stack, "dummy_network.py:42\nm.py:1102\ndummy_network.py:26");
+  ASSERT_EQ(dla_dlprof_scope_parse(mark, path, sizeof path, stack, sizeof stack), -1);
+  dla_dlprof_op m;
+  ASSERT_EQ(dla_dlprof_op_parse(mark, &m), 0);
+  ASSERT_STR_EQ(m.op, "conv2d");
+  ASSERT_STR_EQ(m.mod, "torch.nn.functional");
+  ASSERT_STR_EQ(m.data_type, "float32");
+  ASSERT(m.args && m.args[0] == '[' && m.args[m.args_len - 1] == ']');
+  ASSERT_EQ(dla_dlprof_op_parse("{'mod': 'torch', 'op': 'randn', 'args': []}", &m), 0);
+  ASSERT_STR_EQ(m.data_type, "");
+  ASSERT_EQ(dla_dlprof_op_parse("{'mod': 'torch', 'op': ", &m), -1); /* truncated */
+  ASSERT_EQ(dla_dlprof_op_parse("{'op': 'x\\", &m), -1);
+  dla_model_config cfg = {-1, -1, -1, -1, -1};
+  dla_model_config_parse("{\"model_config\": {\"emit_nvtx\": true, "
+                         "\"cudnn_benchmark_disabled\": true, \"num_workers\": 4}}",
+                         &cfg);
+  ASSERT_EQ(cfg.emit_nvtx, 1);
+  ASSERT_EQ(cfg.cudnn_benchmark, 0);
+  ASSERT_EQ(cfg.num_workers, 4);
+  ASSERT_EQ(cfg.amp_enabled, -1);
+  ASSERT_EQ(dla_opname_seq("aten::conv2d, seq = 12, op_id = 3"), 12);
+  ASSERT_EQ(dla_opname_seq("aten::empty"), -1);
+  ASSERT(dla_opname_is_backward("AddmmBackward0"));
+  ASSERT(dla_opname_is_backward("/m/CudnnConvolutionBackward"));
+  ASSERT(!dla_opname_is_backward("aten::convolution_backward"));
+  ASSERT(!dla_opname_is_backward("Backward0"));
+  char id[64];
+  dla_opname_id_prefix("uniform_", id, sizeof id);
+  ASSERT_STR_EQ(id, "UNIFORM_");
+  dla_opname_id_prefix("<script>", id, sizeof id);
+  ASSERT_STR_EQ(id, "_SCRIPT_");
+  return 0;
+}
+
+/* ---- Raw fixture ------------------------------------------------------------- */
+
+/* A small profile on one thread and one GPU (times in ns):
+ *   ranges  R1 conv2d [100,400] > R2 inner_op [150,250]; R3 step [500,600];
+ *           R4 relu_ [700,800]; R5 step [900,950]; R6 DataLoader [1000,1100]
+ *   calls   corr1 [120,130] in R1 -> K1 sgemm [300,350]
+ *           corr2 [200,210] in R2 -> K2 elementwise [360,380]
+ *           corr3 [450,460] outside -> K3 [470,490]
+ *           corr4 [520,530] in R3 -> K4 [540,560]
+ *           corr5 [710,720] in R4 -> K5 xmma (TC) [730,800]
+ *           corr6 cudaDeviceSynchronize [1200,1210] outside, no kernel
+ *           corr7 cudaMemcpyAsync [610,615] outside -> memcpy [620,680]
+ */
+static int build_fixture(const char *path, const char *key_op, int64_t it0, int64_t it1,
+                         int twice) {
+  char err[256];
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  if (dldb_writer_create(path, &o, &w, err, sizeof err)) return -1;
+  struct {
+    const char *name;
+    int64_t s, e;
+  } ranges[] = {
+      {"/m/A::forward/conv2d, seq = 0, dtype = float32", 100, 400},
+      {"/m/A::forward/conv2d/inner_op", 150, 250},
+      {"step", 500, 600},
+      {"/m/B/relu_", 700, 800},
+      {"step", 900, 950},
+      {"DataLoader::next", 1000, 1100},
+  };
+  struct {
+    const char *api;
+    int64_t s, e, corr;
+    const char *kernel;
+    int64_t ks, ke;
+  } calls[] = {
+      {"cudaLaunchKernel_v7000", 120, 130, 1, "volta_sgemm_128x64_nn", 300, 350},
+      {"cudaLaunchKernel_v7000", 200, 210, 2, "elementwise_kernel", 360, 380},
+      {"cudaLaunchKernel_v7000", 450, 460, 3, "k3", 470, 490},
+      {"cudaLaunchKernel_v7000", 520, 530, 4, "multi_tensor_apply_kernel", 540, 560},
+      {"cudaLaunchKernel_v7000", 710, 720, 5, "sm80_xmma_fprop_implicit_gemm_f16", 730, 800},
+      {"cudaDeviceSynchronize_v3020", 1200, 1210, 6, NULL, 0, 0},
+      {"cudaMemcpyAsync_v3020", 610, 615, 7, NULL, 0, 0},
+  };
+  int rc = 0;
+  dldb_gpu g = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
+  rc |= dldb_write_gpu(w, &g, err, sizeof err);
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = ranges[i].name,
+                         .start_ns = ranges[i].s, .end_ns = ranges[i].e, .pid = 1, .tid = 1};
+    rc |= dldb_write_nvtx_range(w, &r, NULL, err, sizeof err);
+  }
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    dldb_api_call a = {.name = calls[i].api, .start_ns = calls[i].s, .end_ns = calls[i].e,
+                       .pid = 1, .tid = 1, .correlation_id = calls[i].corr};
+    rc |= dldb_write_api_call(w, &a, err, sizeof err);
+    if (!calls[i].kernel) continue;
+    dldb_kernel k = {.short_name = calls[i].kernel, .device_id = 0, .stream_id = 7,
+                     .gpu_start_ns = calls[i].ks, .gpu_end_ns = calls[i].ke,
+                     .correlation_id = calls[i].corr, .pid = 1, .grid = {4, 2, 1},
+                     .block = {128, 1, 1}};
+    rc |= dldb_write_kernel(w, &k, err, sizeof err);
+  }
+  dldb_memcpy m = {.copy_kind = 1, .bytes = 1 << 20, .gpu_start_ns = 620, .gpu_end_ns = 680,
+                   .correlation_id = 7, .pid = 1};
+  rc |= dldb_write_memcpy(w, &m, err, sizeof err);
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ao.key_op = key_op;
+  ao.iter_start = it0;
+  ao.iter_stop = it1;
+  ao.aggr_start = "2024-01-01 00:00:00";
+  ao.host_name = "host";
+  ao.user_name = "user";
+  if (rc == 0) rc = dla_aggregate(w, &ao, NULL, err, sizeof err);
+  if (rc == 0 && twice) {
+    ao.iter_start = 1;
+    ao.iter_stop = 1;
+    rc = dla_aggregate(w, &ao, NULL, err, sizeof err);
+  }
+  if (rc) {
+    fprintf(stderr, "fixture: %s\n", err);
+    dldb_writer_abort(&w);
+    return rc;
+  }
+  return dldb_writer_commit(&w, err, sizeof err);
+}
+
+static sqlite3 *open_ro(const char *path) {
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    sqlite3_close(db);
+    return NULL;
+  }
+  return db;
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  int64_t v = -999;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  else
+    fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  return v;
+}
+
+static double q_real(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  double v = -999;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+static char qbuf[1024];
+static const char *q_text(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  qbuf[0] = '\0';
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    snprintf(qbuf, sizeof qbuf, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return qbuf;
+}
+
+static int test_fixture_attribution(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/fixture.sqlite", work_dir);
+  ASSERT_OK(build_fixture(path, "step", -1, -1, 1));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  /* iterations: 2 key-op instances -> 3 iterations */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_all WHERE aggr_id = 1"), 3);
+  ASSERT_EQ(q_int(db, "SELECT stop_time FROM view_iterations_all WHERE aggr_id=1 AND iter_value=0"),
+            600);
+  ASSERT_EQ(q_int(db, "SELECT start_time FROM view_iterations_all WHERE aggr_id=1 AND iter_value=2"),
+            950);
+  ASSERT_EQ(q_int(db, "SELECT stop_time FROM view_iterations_all WHERE aggr_id=1 AND iter_value=2"),
+            1210);
+  ASSERT_EQ(q_int(db, "SELECT wall_clock_time FROM view_performance_summary WHERE aggr_id=1"),
+            1210);
+  ASSERT_STR_EQ(q_text(db, "SELECT key_node FROM view_performance_summary WHERE aggr_id=1"),
+                "step");
+  ASSERT_STR_EQ(q_text(db, "SELECT key_op FROM view_key_op_name WHERE aggr_id=1"), "step");
+  ASSERT_EQ(q_int(db, "SELECT total_iterations FROM view_performance_summary WHERE aggr_id=1"), 3);
+  /* kernel -> innermost range, via the launching call */
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_name FROM view_iteration_kernels WHERE aggr_id=1 AND "
+                           "kernel_name='volta_sgemm_128x64_nn'"),
+                "/m/A::forward/conv2d");
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_name FROM view_iteration_kernels WHERE aggr_id=1 AND "
+                           "kernel_name='elementwise_kernel'"),
+                "/m/A::forward/conv2d/inner_op");
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_name FROM view_iteration_kernels WHERE aggr_id=1 AND "
+                           "kernel_name='k3'"),
+                "unassociated_cudaLaunchKernel_v7000");
+  ASSERT_EQ(q_int(db, "SELECT kernel_timestamp FROM view_iteration_kernels WHERE aggr_id=1 AND "
+                      "kernel_name='volta_sgemm_128x64_nn'"),
+            120);
+  ASSERT_STR_EQ(q_text(db, "SELECT grid FROM view_iteration_kernels WHERE aggr_id=1 LIMIT 1"),
+                "4, 2, 1");
+  ASSERT_EQ(q_int(db, "SELECT iter_value FROM view_iteration_kernels WHERE aggr_id=1 AND "
+                      "uses_tc=1"),
+            1);
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_id FROM view_op_nodes WHERE aggr_id=1 AND "
+                           "op_node_name='unassociated_cudaLaunchKernel_v7000'"),
+                "CUDALAUNCHKERNEL_V7000_1");
+  ASSERT_EQ(q_int(db, "SELECT num_calls FROM view_op_nodes WHERE aggr_id=1 AND "
+                      "op_node_name='unassociated_cudaDeviceSynchronize_v3020'"),
+            1);
+  /* op metrics */
+  ASSERT_EQ(q_int(db, "SELECT cpu_time FROM view_op_nodes WHERE aggr_id=1 AND "
+                      "op_node_id='CONV2D_1'"),
+            300);
+  ASSERT_EQ(q_int(db, "SELECT gpu_time FROM view_op_nodes WHERE aggr_id=1 AND "
+                      "op_node_id='CONV2D_1'"),
+            50);
+  ASSERT_EQ(q_int(db, "SELECT is_bad_data_type FROM view_op_nodes WHERE aggr_id=1 AND "
+                      "op_node_id='CONV2D_1'"),
+            1);
+  ASSERT_EQ(q_int(db, "SELECT num_calls FROM view_op_nodes WHERE aggr_id=1 AND "
+                      "op_node_name='step'"),
+            2);
+  ASSERT_EQ(q_int(db, "SELECT using_tc FROM view_op_nodes WHERE aggr_id=1 AND "
+                      "op_node_name='/m/B/relu_'"),
+            1);
+  /* CPU overhead = CPU time not spent in CUDA API calls: 300 - 10, 100 - 10 */
+  ASSERT_EQ(q_int(db, "SELECT cpu_overhead_sum FROM view_op_type_summary WHERE aggr_id=1 AND "
+                      "op_node_type='conv2d'"),
+            290);
+  ASSERT_EQ(q_int(db, "SELECT cpu_overhead_sum FROM view_op_type_summary WHERE aggr_id=1 AND "
+                      "op_node_type='inner_op'"),
+            90);
+  /* an unassociated call is its own op: overhead 0, its kernel's GPU time */
+  ASSERT_EQ(q_int(db, "SELECT gpu_time FROM view_op_nodes WHERE aggr_id=1 AND "
+                      "op_node_name='unassociated_cudaLaunchKernel_v7000'"),
+            20);
+  ASSERT_EQ(q_int(db, "SELECT cpu_overhead_sum FROM view_op_type_summary WHERE aggr_id=1 AND "
+                      "op_node_type='cudaLaunchKernel_v7000'"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT calls FROM view_kernel_summaries WHERE aggr_id=1 AND "
+                      "op_node_id='CONV2D_1'"),
+            1);
+  /* kernel summary: distinct names, kernels + memory */
+  ASSERT_EQ(q_int(db, "SELECT total_gpu_time FROM view_kernel_summary WHERE aggr_id=1"), 240);
+  ASSERT_EQ(q_int(db, "SELECT total_count FROM view_kernel_summary WHERE aggr_id=1"), 6);
+  ASSERT_EQ(q_int(db, "SELECT using_tc_count FROM view_kernel_summary WHERE aggr_id=1"), 1);
+  ASSERT_EQ(q_int(db, "SELECT other_count FROM view_kernel_summary WHERE aggr_id=1"), 4);
+  ASSERT_EQ(q_int(db, "SELECT memory_gpu_time FROM view_kernel_summary WHERE aggr_id=1"), 60);
+  /* breakdown: exact and summing to 100 */
+  ASSERT_NEAR(q_real(db, "SELECT tc_duration_pct FROM view_resource_usage_breakdown "
+                         "WHERE aggr_id=1"),
+              100.0 * 70 / 1210, 1e-9);
+  ASSERT_NEAR(q_real(db, "SELECT non_tc_duration_pct FROM view_resource_usage_breakdown "
+                         "WHERE aggr_id=1"),
+              100.0 * 110 / 1210, 1e-9);
+  ASSERT_NEAR(q_real(db, "SELECT cpu_duration_pct FROM view_resource_usage_breakdown "
+                         "WHERE aggr_id=1"),
+              100.0 * 390 / 1210, 1e-9);
+  ASSERT_NEAR(q_real(db, "SELECT dataloader_duration_pct FROM view_resource_usage_breakdown "
+                         "WHERE aggr_id=1"),
+              100.0 * 100 / 1210, 1e-9);
+  ASSERT_NEAR(q_real(db, "SELECT tc_duration_pct + non_tc_duration_pct + memory_duration_pct + "
+                         "dataloader_duration_pct + io_duration_pct + cpu_duration_pct + "
+                         "other_duration_pct FROM view_resource_usage_breakdown WHERE aggr_id=1"),
+              100.0, 1e-9);
+  ASSERT_NEAR(q_real(db, "SELECT gpu_utilization FROM view_performance_summary WHERE aggr_id=1"),
+              100.0 * 180 / 1210, 1e-9);
+  /* per iteration */
+  ASSERT_EQ(q_int(db, "SELECT cpu_duration FROM view_iterations_profiled WHERE aggr_id=1 AND "
+                      "iter_value=0"),
+            310);
+  ASSERT_EQ(q_int(db, "SELECT other_duration FROM view_iterations_profiled WHERE aggr_id=1 AND "
+                      "iter_value=1"),
+            140);
+  ASSERT_EQ(q_int(db, "SELECT tc_duration + non_tc_duration + memory_duration + "
+                      "dataloader_duration + io_duration + cpu_duration + other_duration - "
+                      "duration FROM view_iterations_profiled WHERE aggr_id=1 AND iter_value=2"),
+            0);
+  /* group tree */
+  ASSERT_EQ(q_int(db, "SELECT level FROM view_group_ops WHERE aggr_id=1 AND row_full_name='/'"),
+            1);
+  ASSERT_STR_EQ(q_text(db, "SELECT row_trimmed_name FROM view_group_ops WHERE aggr_id=1 AND "
+                           "row_full_name='/m/A::forward/'"),
+                "A::forward");
+  ASSERT_EQ(q_int(db, "SELECT level FROM view_group_ops WHERE aggr_id=1 AND "
+                      "row_full_id='CONV2D_1'"),
+            4);
+  ASSERT_EQ(q_int(db, "SELECT num_supported_leaf_ops FROM view_group_ops WHERE aggr_id=1 AND "
+                      "row_full_name='/'"),
+            1);
+  /* second aggregation: iteration 1 only */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_aggregations"), 2);
+  ASSERT_EQ(q_int(db, "SELECT wall_clock_time FROM view_performance_summary WHERE aggr_id=2"),
+            350);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iteration_kernels WHERE aggr_id=2"), 1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_profiled WHERE aggr_id=2"), 1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_all WHERE aggr_id=2"), 3);
+  /* findings: AMP fires (conv2d float32, no TC) */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings WHERE aggr_id=1 AND "
+                      "rule_id='amp_detector' AND javascript_function='ShowBadDataTypeOps'"),
+            1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings WHERE aggr_id=1 AND "
+                      "rule_id='no_iterations_detector'"),
+            0);
+  ASSERT_STR_EQ(q_text(db, "SELECT value FROM dl_meta WHERE key='tc_rules_version'"),
+                "dla-tc-1");
+  sqlite3_close(db);
+  return 0;
+}
+
+static int test_fixture_no_key_op(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/fixture_nokey.sqlite", work_dir);
+  ASSERT_OK(build_fixture(path, "missing_op", -1, -1, 0));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_all"), 1);
+  ASSERT_EQ(q_int(db, "SELECT stop_time FROM view_iterations_all"), 1210);
+  ASSERT_STR_EQ(q_text(db, "SELECT key_node FROM view_performance_summary"), "");
+  ASSERT_STR_EQ(q_text(db, "SELECT problem FROM view_expert_systems WHERE problem LIKE "
+                           "'Unable to split%'"),
+                "Unable to split profile into training iterations: key op missing_op not found");
+  sqlite3_close(db);
+  /* an empty iteration range is refused, and nothing is written */
+  ASSERT(build_fixture(path, "step", 2, 1, 0) == DL_EINVAL);
+  return 0;
+}
+
+/* ---- PyTorch fixture: DLProf markers, emit_nvtx, backward pairing --------------- */
+
+/* Thread 1 (forward), times in ns:
+ *   S1 scope [100,500] > M1 conv2d marker [110,490] > aten::conv2d seq 7 [120,480]
+ *        > aten::cudnn_convolution seq 7 [130,470]; calls: 140-150 -> K1 [200,260],
+ *        160-170 -> memset [250,300] (overlaps K1), 180-190 -> K2 [400,420]
+ *   S2 scope (same funcStack) [600,700] > M2 conv2d marker with other shapes [610,690]
+ *   S3 scope [800,900] > M3 (same text as M1) [810,890]
+ *   C  {"model_config": {...}} [950,960]; calls 970-980 and 990-995 (synchronize) outside
+ * Thread 2 (autograd): B1 "ConvolutionBackward0, seq = 7" [1000,1100], call 1010-1020 -> K3
+ *   [1030,1090]; B2 "MulBackward0, seq = 99" (no forward) [1200,1300]. */
+static int build_pytorch_fixture(const char *path) {
+  char err[256];
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  if (dldb_writer_create(path, &o, &w, err, sizeof err)) return -1;
+  static const char *const scope =
+      "{'traceMarker': ['net.py:42', 'conv.py:443'], 'funcStack': "
+      "'/<module>/Net::forward/Conv2d::_call_impl(2)/conv2d'}";
+  static const char *const m1 =
+      "{'mod': 'torch.nn.functional', 'op': 'conv2d', 'args': [{'name': '', 'type': "
+      "'tensor', 'shape': (8, 3, 32, 32), 'dtype': 'float32'}]}";
+  static const char *const m2 =
+      "{'mod': 'torch.nn.functional', 'op': 'conv2d', 'args': [{'name': '', 'type': "
+      "'tensor', 'shape': (8, 6, 15, 15), 'dtype': 'float32'}]}";
+  struct {
+    const char *name;
+    int64_t s, e, tid;
+  } ranges[] = {
+      {scope, 100, 500, 1},
+      {m1, 110, 490, 1},
+      {"aten::conv2d, seq = 7", 120, 480, 1},
+      {"aten::cudnn_convolution, seq = 7", 130, 470, 1},
+      {scope, 600, 700, 1},
+      {m2, 610, 690, 1},
+      {scope, 800, 900, 1},
+      {m1, 810, 890, 1},
+      {"{\"model_config\": {\"emit_nvtx\": true, \"cudnn_benchmark\": false}}", 950, 960, 1},
+      {"ConvolutionBackward0, seq = 7", 1000, 1100, 2},
+      {"MulBackward0, seq = 99", 1200, 1300, 2},
+  };
+  int rc = 0;
+  dldb_gpu g = {.device_id = 0, .name = "GPU", .cc_major = 7, .sm_count = 40};
+  rc |= dldb_write_gpu(w, &g, err, sizeof err);
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = ranges[i].name,
+                         .start_ns = ranges[i].s, .end_ns = ranges[i].e, .pid = 1,
+                         .tid = ranges[i].tid};
+    rc |= dldb_write_nvtx_range(w, &r, NULL, err, sizeof err);
+  }
+  struct {
+    const char *api;
+    int64_t s, e, corr, tid;
+  } calls[] = {
+      {"cudaLaunchKernel_v7000", 140, 150, 1, 1},    {"cudaMemsetAsync_v3020", 160, 170, 2, 1},
+      {"cudaLaunchKernel_v7000", 180, 190, 3, 1},    {"cudaDeviceSynchronize_v3020", 970, 980, 4, 1},
+      {"cudaDeviceSynchronize_v3020", 990, 995, 5, 1}, {"cudaLaunchKernel_v7000", 1010, 1020, 6, 2},
+  };
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    dldb_api_call a = {.name = calls[i].api, .start_ns = calls[i].s, .end_ns = calls[i].e,
+                       .pid = 1, .tid = calls[i].tid, .correlation_id = calls[i].corr};
+    rc |= dldb_write_api_call(w, &a, err, sizeof err);
+  }
+  struct {
+    const char *name;
+    int64_t s, e, corr;
+  } kernels[] = {
+      {"implicit_convolve_sgemm", 200, 260, 1},
+      {"add_kernel", 400, 420, 3},
+      {"dgrad_sgemm", 1030, 1090, 6},
+  };
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    dldb_kernel k = {.short_name = kernels[i].name, .device_id = 0, .stream_id = 7,
+                     .gpu_start_ns = kernels[i].s, .gpu_end_ns = kernels[i].e,
+                     .correlation_id = kernels[i].corr, .pid = 1, .grid = {1, 1, 1},
+                     .block = {1, 1, 1}};
+    rc |= dldb_write_kernel(w, &k, err, sizeof err);
+  }
+  dldb_memset ms = {.bytes = 4096, .mem_kind = 2, .gpu_start_ns = 250, .gpu_end_ns = 300,
+                    .correlation_id = 2, .pid = 1};
+  rc |= dldb_write_memset(w, &ms, err, sizeof err);
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ao.aggr_start = "2024-01-01 00:00:00";
+  ao.host_name = "host";
+  ao.user_name = "user";
+  if (rc == 0) rc = dla_aggregate(w, &ao, NULL, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "pytorch fixture: %s\n", err);
+    dldb_writer_abort(&w);
+    return rc;
+  }
+  return dldb_writer_commit(&w, err, sizeof err);
+}
+
+static int test_pytorch_nodes(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/fixture_pytorch.sqlite", work_dir);
+  ASSERT_OK(build_pytorch_fixture(path));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  /* nodes: CONV2D_1 (M1, 2 calls), CONV2D_2 (M2: other shapes), the bprop of CONV2D_1,
+   * MulBackward0 (unpaired), 2 unassociated synchronize calls; no aten:: node */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_nodes"), 6);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name LIKE '%aten%'"), 0);
+  const char *name = "/module/Net::forward/Conv2d::_call_impl[2]/conv2d";
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_name FROM view_op_nodes WHERE op_node_id='CONV2D_1'"),
+                name);
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_name FROM view_op_nodes WHERE op_node_id='CONV2D_2'"),
+                name);
+  ASSERT_STR_EQ(q_text(db, "SELECT stack_trace FROM view_op_nodes WHERE op_node_id='CONV2D_1'"),
+                "net.py:42\nconv.py:443");
+  ASSERT_STR_EQ(q_text(db, "SELECT data_type FROM view_op_nodes WHERE op_node_id='CONV2D_1'"),
+                "float32");
+  ASSERT_EQ(q_int(db, "SELECT num_calls FROM view_op_nodes WHERE op_node_id='CONV2D_1'"), 2);
+  ASSERT_EQ(q_int(db, "SELECT kernel_calls FROM view_op_nodes WHERE op_node_id='CONV2D_1'"), 2);
+  /* CPU time = the op markers (380 + 80); GPU time = union of K1, the memset, K2 = 100 + 20;
+   * GPU idle = span 200..420 - 120; overhead = CPU time - API call time */
+  ASSERT_EQ(q_int(db, "SELECT cpu_time FROM view_op_nodes WHERE op_node_id='CONV2D_1'"), 460);
+  ASSERT_EQ(q_int(db, "SELECT gpu_time FROM view_op_nodes WHERE op_node_id='CONV2D_1'"), 120);
+  ASSERT_EQ(q_int(db, "SELECT gpu_idle_sum FROM view_op_type_summary WHERE "
+                      "op_node_type='conv2d'"),
+            100);
+  ASSERT_EQ(q_int(db, "SELECT cpu_overhead_sum FROM view_op_type_summary WHERE "
+                      "op_node_type='conv2d'"),
+            (460 - 30) + 80 + (100 - 10)); /* CONV2D_1, CONV2D_2, bprop */
+  /* backward: paired by seq on the other thread, same name and type, bprop */
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_name FROM view_op_nodes WHERE direction='bprop' AND "
+                           "op_node_type='conv2d'"),
+                name);
+  ASSERT_EQ(q_int(db, "SELECT gpu_time FROM view_op_nodes WHERE direction='bprop' AND "
+                      "op_node_type='conv2d'"),
+            60);
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_id FROM view_op_nodes WHERE direction='bprop' AND "
+                           "op_node_type='conv2d'"),
+                "CONV2D_3");
+  ASSERT_STR_EQ(q_text(db, "SELECT direction FROM view_op_nodes WHERE "
+                           "op_node_type='MulBackward0'"),
+                "bprop");
+  /* one unassociated op per call, numbered in time order, overhead 0 */
+  ASSERT_EQ(q_int(db, "SELECT cpu_time FROM view_op_nodes WHERE "
+                      "op_node_id='CUDADEVICESYNCHRONIZE_V3020_1'"),
+            10);
+  ASSERT_EQ(q_int(db, "SELECT cpu_time FROM view_op_nodes WHERE "
+                      "op_node_id='CUDADEVICESYNCHRONIZE_V3020_2'"),
+            5);
+  ASSERT_EQ(q_int(db, "SELECT cpu_overhead_sum FROM view_op_type_summary WHERE "
+                      "op_node_type='cudaDeviceSynchronize_v3020'"),
+            0);
+  /* every kernel goes to its node */
+  ASSERT_STR_EQ(q_text(db, "SELECT op_node_id FROM view_iteration_op_kernels WHERE "
+                           "kernel_name='add_kernel'"),
+                "CONV2D_1");
+  /* findings: the model_config says cudnn benchmark is off and there are convolutions */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings WHERE "
+                      "rule_id='cudnn_benchmark_detector'"),
+            1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings WHERE rule_id='emit_nvtx_detector'"),
+            0);
+  sqlite3_close(db);
+  return 0;
+}
+
+/* ---- Rules ------------------------------------------------------------------- */
+
+static const int64_t steady[] = {100, 101, 99, 100, 102, 100};
+static const int64_t varied[] = {900, 400, 100, 101, 99, 100, 102, 100, 20};
+
+static void facts_quiet(dla_facts *f) {
+  memset(f, 0, sizeof *f);
+  f->key_op = "step";
+  f->key_op_found = 1;
+  f->total_iterations = 6;
+  f->iter_start = 0;
+  f->iter_stop = 5;
+  f->iter_durations = steady;
+  f->n_iter_durations = 6;
+  f->pct[0] = 60;
+  f->pct[1] = 20;
+  f->pct[5] = 15;
+  f->pct[6] = 5;
+  f->gpu_utilization = 80;
+  f->n_gpus = 1;
+  f->gpu_util[0] = 80;
+  f->gpu_kernels[0] = 10;
+  f->kernel_gpu_time = 1000;
+  f->mode = "pytorch";
+  f->n_ranges = 40;
+  f->n_emit_ranges = 30;
+  f->n_dali_ops = 1;
+  f->model_emit_nvtx = -1;
+  f->model_cudnn_benchmark = -1;
+}
+
+static const dla_finding *find(const dla_finding *fd, size_t n, const char *id) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(fd[i].rule_id, id) == 0) return &fd[i];
+  return NULL;
+}
+
+static int test_rules(void) {
+  dla_facts f;
+  dla_finding fd[16];
+  facts_quiet(&f);
+  ASSERT_EQ(dla_rules_run(&f, fd, 16), 0); /* nothing fires on a healthy run */
+  static const char *const ids[] = {
+      "amp_detector", "cudnn_benchmark_detector", "batch_size_detector",
+      "underutilized_gpu_detector", "imbalanced_gpus_detector", "dataloader_detector",
+      "bad_iteration_range_detector", "no_iterations_detector", "emit_nvtx_detector",
+      "nsys_cuda_memcpy_sync", "nsys_cuda_memset_sync", "nsys_cuda_memcpy_async",
+      "nsys_cuda_api_sync", "nsys_gpu_gaps", "nsys_gpu_time_util"};
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) { /* in this order */
+    size_t j = 0;
+    while (j < dla_rules_count() && strcmp(dla_rules_id(j), ids[i])) j++;
+    ASSERT(j < dla_rules_count());
+    ASSERT(i == 0 || strcmp(dla_rules_id(j - 1), ids[i - 1]) == 0);
+  }
+  f.nsys_rules = 1; /* Nsight Systems' rules: quiet on a healthy run too */
+  ASSERT_EQ(dla_rules_run(&f, fd, 16), 0);
+
+  facts_quiet(&f);
+  f.key_op_found = 0;
+  f.key_op = "";
+  size_t n = dla_rules_run(&f, fd, 16);
+  ASSERT_NOT_NULL(find(fd, n, "no_iterations_detector"));
+  ASSERT_STR_EQ(find(fd, n, "no_iterations_detector")->problem,
+                "Unable to split profile into training iterations: key op  not found");
+
+  facts_quiet(&f);
+  f.iter_durations = varied;
+  f.n_iter_durations = 9;
+  f.iter_stop = 8;
+  n = dla_rules_run(&f, fd, 16);
+  const dla_finding *r = find(fd, n, "bad_iteration_range_detector");
+  ASSERT_NOT_NULL(r);
+  ASSERT_STR_EQ(r->js_function, "ShowBadIterationRange");
+  ASSERT_STR_EQ(r->js_args, "{\"ideal_start\":2,\"ideal_stop\":7}");
+  ASSERT_CONTAINS(r->recommendation, "--iter_start=2 --iter_stop=7");
+  ASSERT_CONTAINS(r->problem, "range of 0 to 8");
+
+  facts_quiet(&f);
+  f.bad_data_type_ops = 5;
+  f.bad_data_type_gpu_time = 620;
+  n = dla_rules_run(&f, fd, 16);
+  r = find(fd, n, "amp_detector");
+  ASSERT_NOT_NULL(r);
+  ASSERT_STR_EQ(r->problem, "5 ops were eligible to use tensor cores but none are using FP16");
+  ASSERT_STR_EQ(r->js_function, "ShowBadDataTypeOps");
+  ASSERT_CONTAINS(r->recommendation, "Try enabling AMP");
+
+  facts_quiet(&f);
+  f.gpu_utilization = 0.04;
+  f.gpu_util[0] = 0.04;
+  f.pct[0] = 0;
+  f.pct[1] = 0.04;
+  f.pct[5] = 78.86;
+  f.pct[6] = 21.1;
+  n = dla_rules_run(&f, fd, 16);
+  r = find(fd, n, "underutilized_gpu_detector");
+  ASSERT_NOT_NULL(r);
+  ASSERT_STR_EQ(r->problem,
+                "The GPU is underutilized: Only 0.0% of the profiled time is spent on GPU kernel "
+                "operations");
+  ASSERT_STR_EQ(r->recommendation, "CPU has the highest (non-GPU) usage at 78.9%. Consider "
+                                   "swapping ops that are running on the CPU for equivalent GPU ops");
+  f.gpu_utilization = DLA_UNDERUTILIZED_GPU_PCT; /* at the threshold: quiet */
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "underutilized_gpu_detector"));
+  f.gpu_utilization = 0.04;
+  f.pct[3] = 87.3;
+  f.pct[5] = 1;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_CONTAINS(find(fd, n, "underutilized_gpu_detector")->recommendation,
+                  "Dataloader has the highest (non-GPU) usage at 87.3%");
+  ASSERT_NOT_NULL(find(fd, n, "dataloader_detector"));
+  ASSERT_CONTAINS(find(fd, n, "dataloader_detector")->problem, "87.3% of the aggregated run");
+
+  facts_quiet(&f);
+  f.n_gpus = 2;
+  f.gpu_ids[1] = 1;
+  f.gpu_kernels[1] = 0;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_NOT_NULL(find(fd, n, "underutilized_gpu_detector"));
+  ASSERT_STR_EQ(find(fd, n, "underutilized_gpu_detector")->problem,
+                "The following GPU device IDs are not being used: 1");
+  ASSERT_NULL(find(fd, n, "imbalanced_gpus_detector")); /* the unused one is not imbalanced */
+
+  facts_quiet(&f);
+  f.pct[3] = 9.9; /* just below the dataloader threshold */
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_NULL(find(fd, n, "dataloader_detector"));
+  f.n_dali_ops = 0; /* DLProf: "No DALI ops detected" */
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_STR_EQ(find(fd, n, "dataloader_detector")->problem, "No DALI ops detected");
+  f.mode = "simple";
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "dataloader_detector"));
+
+  /* cuDNN benchmark: only with evidence (model_config says off) and convolutions */
+  facts_quiet(&f);
+  f.n_conv_ops = 2;
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "cudnn_benchmark_detector"));
+  f.model_cudnn_benchmark = 0;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_CONTAINS(find(fd, n, "cudnn_benchmark_detector")->problem,
+                  "torch.backends.cudnn.benchmark was not enabled");
+  f.n_conv_ops = 0;
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "cudnn_benchmark_detector"));
+
+  /* batch size: where memory is known */
+  facts_quiet(&f);
+  f.gpu_mem_total = 8589934592LL;
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "batch_size_detector")); /* used unknown */
+  f.gpu_mem_used = 2026635264LL;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_STR_EQ(find(fd, n, "batch_size_detector")->problem,
+                "GPU Memory is underutilized: Only 23% of GPU Memory is used");
+  ASSERT_STR_EQ(find(fd, n, "batch_size_detector")->recommendation,
+                "Try increasing batch size by 4x to increase data throughput");
+  f.gpu_mem_used = 6000000000LL;
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "batch_size_detector"));
+
+  /* imbalanced GPUs */
+  facts_quiet(&f);
+  f.n_gpus = 2;
+  f.gpu_ids[1] = 1;
+  f.gpu_util[1] = 70; /* 80 vs 70: 12.5 % less, quiet */
+  f.gpu_kernels[1] = 10;
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "imbalanced_gpus_detector"));
+  f.gpu_util[1] = 40;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_CONTAINS(find(fd, n, "imbalanced_gpus_detector")->problem,
+                  "GPU 0 runs kernels 80.0% of the time but GPU 1 only 40.0% (50% less");
+
+  /* emit_nvtx missing (pytorch mode) */
+  facts_quiet(&f);
+  f.n_emit_ranges = 0;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_CONTAINS(find(fd, n, "emit_nvtx_detector")->problem, "0 of 40 NVTX ranges");
+  f.mode = "simple";
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "emit_nvtx_detector"));
+
+  /* bad iteration range: quiet on steady iterations */
+  facts_quiet(&f);
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "bad_iteration_range_detector"));
+
+  /* Nsight Systems' rules: only when asked, each with what it measured */
+  facts_quiet(&f);
+  f.sync_memcpy_n = 3;
+  f.sync_memcpy_bytes = 3 << 20;
+  f.sync_memcpy_ns = 1500000;
+  f.sync_memset_n = 1;
+  f.sync_memset_ns = 2000;
+  f.pageable_memcpy_n = 11;
+  f.pageable_memcpy_bytes = 640088;
+  f.sync_calls_n = 13;
+  f.sync_calls_ns = 161000;
+  f.gpu_gaps_n = 2;
+  f.gpu_gap_max_ns = 2239000000LL;
+  f.low_util_chunks = 30;
+  f.low_util_regions = 1;
+  ASSERT_EQ(dla_rules_run(&f, fd, 16), 0); /* nsys_rules off */
+  f.nsys_rules = 1;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_EQ(n, 6);
+  ASSERT_CONTAINS(find(fd, n, "nsys_cuda_memcpy_sync")->problem,
+                  "3 synchronous memcpy calls moved 3145728 bytes in 1.500 ms");
+  ASSERT_STR_EQ(find(fd, n, "nsys_cuda_memcpy_sync")->recommendation,
+                "Use cudaMemcpy*Async() APIs instead.");
+  ASSERT_CONTAINS(find(fd, n, "nsys_cuda_memset_sync")->problem, "1 synchronous memset");
+  ASSERT_CONTAINS(find(fd, n, "nsys_cuda_memcpy_async")->problem, "11 asynchronous memcpy");
+  ASSERT_CONTAINS(find(fd, n, "nsys_cuda_api_sync")->problem, "13 device or stream");
+  ASSERT_CONTAINS(find(fd, n, "nsys_gpu_gaps")->problem, "idle 2 times for 500 ms or more");
+  ASSERT_CONTAINS(find(fd, n, "nsys_gpu_time_util")->problem, "30 of 30 time chunks");
+  return 0;
+}
+
+/* ---- DLProf's op shapes (iteration report) ------------------------------------ */
+
+/* 0 when marker's shapes are (in, params, out); NULL expects NULL. */
+static int shapes_are(const char *marker, const char *in, const char *params, const char *out) {
+  dla_dlprof_op m;
+  char *i = NULL, *p = NULL, *o = NULL;
+  int bad = dla_dlprof_op_parse(marker, &m) != 0 || dla_dlprof_shapes(&m, &i, &p, &o) != 0;
+  const char *want[3] = {in, params, out}, *got[3] = {i, p, o};
+  for (int k = 0; k < 3 && !bad; k++) {
+    bad = want[k] ? !got[k] || strcmp(want[k], got[k]) != 0 : got[k] != NULL;
+    if (bad)
+      fprintf(stderr, "  %s: cell %d is %s, want %s\n", marker, k, got[k] ? got[k] : "NULL",
+              want[k] ? want[k] : "NULL");
+  }
+  free(i);
+  free(p);
+  free(o);
+  return bad;
+}
+
+static int test_dlprof_shapes(void) {
+  /* w_Relu's markers and the cells DLProf 1.8 printed for them */
+  ASSERT_OK(shapes_are(
+      "{'mod': 'torch.nn.functional', 'op': 'conv2d', 'args': [{'name': '', 'type': 'tensor', "
+      "'shape': (32, 3, 32, 32), 'dtype': 'float32'}, {'name': '', 'type': 'tensor', 'shape': "
+      "(6, 3, 3, 3), 'dtype': 'float32'}, {'name': '', 'type': 'tensor', 'shape': (6,), "
+      "'dtype': 'float32'}]}",
+      "<N:32, C:3, H:32, W:32>; <K:6, C:3, R:3, S:3>; <6>", "", "<N:32, K:6, P:30, Q:30>"));
+  ASSERT_OK(shapes_are(
+      "{'mod': 'torch.nn.functional', 'op': 'linear', 'args': [{'name': '', 'type': 'tensor', "
+      "'shape': (32, 400), 'dtype': 'float32'}, {'name': '', 'type': 'tensor', 'shape': (120, "
+      "400), 'dtype': 'float32'}, {'name': '', 'type': 'tensor', 'shape': (120,), 'dtype': "
+      "'float32'}]}",
+      "<N:32, K:400>; <M:120, K:400>; <120>", "", "<N:32, M:120>"));
+  ASSERT_OK(shapes_are("{'mod': 'torch.nn.functional', 'op': 'relu', 'args': [{'name': '', "
+                       "'type': 'tensor', 'shape': (32, 6, 30, 30), 'dtype': 'float32'}]}",
+                       "<32, 6, 30, 30>", "", ""));
+  ASSERT_OK(shapes_are("{'mod': 'torch', 'op': 'randn', 'args': []}", "", "", ""));
+  /* a layout that does not fit the dimensions: plain; a 3-D linear input */
+  ASSERT_OK(shapes_are("{'op': 'linear', 'args': [{'type': 'tensor', 'shape': (4, 8, 16)}, "
+                       "{'type': 'tensor', 'shape': (32, 16)}]}",
+                       "<4, 8, 16>; <M:32, K:16>", "", "<4, 8, 32>"));
+  /* non-tensor args: parameters and a conv2d output are not known */
+  ASSERT_OK(shapes_are("{'op': 'conv2d', 'args': [{'type': 'tensor', 'shape': (1, 3, 8, 8)}, "
+                       "{'type': 'tensor', 'shape': (4, 3, 3, 3)}, {'name': 'stride', 'type': "
+                       "'int', 'value': 2}]}",
+                       "<N:1, C:3, H:8, W:8>; <K:4, C:3, R:3, S:3>", NULL, NULL));
+  ASSERT_OK(shapes_are("{'op': 'add', 'args': [{'type': 'tensor', 'shape': ()}, 'junk']}", "<>",
+                       NULL, ""));
+  return 0;
+}
+
+
+/* ---- Streamed call attribution against the sort-and-sweep it replaced ------- */
+
+static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(uint64_t n) {
+  rnd_state ^= rnd_state << 13;
+  rnd_state ^= rnd_state >> 7;
+  rnd_state ^= rnd_state << 17;
+  return rnd_state % n;
+}
+
+typedef struct tcall {
+  int64_t tid, start, id;
+} tcall;
+
+static int cmp_tr(const void *x, const void *y) {
+  const dla_range *a = x, *b = y;
+  if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1;
+  return 0;
+}
+
+static int cmp_tcall(const void *x, const void *y) {
+  const tcall *a = x, *b = y;
+  if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+typedef struct tload {
+  dla_ctx *c;
+  tcall *calls;
+  size_t n;
+} tload;
+
+static int tload_range(void *ctx, const dldb_scan_range *s) {
+  dla_ctx *c = ctx;
+  dla_range *r = &c->r[c->nr];
+  memset(r, 0, sizeof *r);
+  r->start = s->start_ns;
+  r->end = s->end_ns;
+  r->tid = s->tid;
+  r->pid = s->pid;
+  r->name_id = (int32_t)s->name_id;
+  r->op = -1;
+  c->nr++;
+  return 0;
+}
+
+static int tload_call(void *ctx, const dldb_scan_api *s) {
+  tload *l = ctx;
+  l->calls[l->n++] = (tcall){s->tid, s->start_ns, s->id};
+  return 0;
+}
+
+/* Random nested, overlapping, touching and empty ranges on three threads
+ * (thread 1 in two processes), calls on four threads in random order with
+ * shuffled correlation ids: dla__load_calls must give every call the range
+ * the old sweep (calls sorted by thread and start, a stack of open ranges)
+ * gave, and index every (pid, correlation id). */
+static int test_call_attribution(void) {
+  char path[1024], err[512];
+  snprintf(path, sizeof path, "%s/calls.dldb", work_dir);
+  unlink(path);
+  dldb_writer *w = NULL;
+  ASSERT_OK(dldb_writer_create(path, NULL, &w, err, sizeof err));
+  enum { NR_MAX = 12000, NCALLS = 5000 };
+  size_t nranges = 0;
+  for (int th = 0; th < 4; th++) { /* th 3: thread 1 of the second process */
+    int64_t tid = th == 3 ? 1 : th + 1, pid = th == 3 ? 200 : 100, t = 0;
+    int64_t open[64];
+    int sp = 0;
+    for (int step = 0; step < 3000 && nranges < NR_MAX; step++) {
+      int64_t a = 0, b = 0;
+      uint64_t act = rnd(10);
+      if (act < 4 && sp < 64) {
+        open[sp++] = t; /* push */
+        if (rnd(4)) t += (int64_t)rnd(5);
+        continue;
+      }
+      if (act < 8 && sp) {
+        a = open[--sp]; /* pop: nested */
+        b = t;
+      } else {
+        a = t - (int64_t)rnd(30); /* a range overlapping its neighbours */
+        b = a + (int64_t)rnd(40);
+        if (a < 0) a = 0;
+      }
+      t += (int64_t)rnd(4);
+      dldb_nvtx_range r = {.kind = rnd(2) ? DLDB_NVTX_PUSHPOP : DLDB_NVTX_STARTEND,
+                           .name = rnd(2) ? "a" : "b", .start_ns = a, .end_ns = b,
+                           .pid = pid, .tid = tid};
+      ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+      nranges++;
+    }
+  }
+  int64_t *corr = malloc(NCALLS * sizeof *corr);
+  ASSERT_NOT_NULL(corr);
+  for (int i = 0; i < NCALLS; i++) corr[i] = i / 2 + 1; /* two processes: ids 1..N/2 each */
+  for (int i = NCALLS - 1; i > 0; i--) { /* shuffled */
+    int j = (int)rnd((uint64_t)i + 1);
+    int64_t x = corr[i];
+    corr[i] = corr[j];
+    corr[j] = x;
+  }
+  int seen[2][NCALLS / 2 + 2];
+  memset(seen, 0, sizeof seen);
+  int64_t pid_of[NCALLS];
+  for (int i = 0; i < NCALLS; i++) {
+    int p = seen[0][corr[i]] ? 1 : 0; /* the first with an id goes to process 100 */
+    seen[p][corr[i]] = 1;
+    pid_of[i] = p ? 200 : 100;
+    int64_t tid = (int64_t)rnd(4) + 1, t = (int64_t)rnd(4000);
+    dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = t, .end_ns = t + (int64_t)rnd(3),
+                       .pid = pid_of[i], .tid = tid, .correlation_id = corr[i]};
+    ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+  }
+
+  dla_opts o;
+  dla_opts_init(&o);
+  dla_ctx c;
+  memset(&c, 0, sizeof c);
+  c.w = w;
+  c.o = &o;
+  c.err = err;
+  c.errlen = sizeof err;
+  dla_smap_init(&c.op_by_path);
+  ASSERT_OK(dldb_scan_domain(w, "default-domain", &c.domain_id, err, sizeof err));
+  c.r = malloc((nranges + 1) * sizeof *c.r);
+  ASSERT_NOT_NULL(c.r);
+  ASSERT_OK(dldb_scan_ranges(w, c.domain_id, tload_range, &c, err, sizeof err));
+  ASSERT_EQ(c.nr, nranges);
+  qsort(c.r, c.nr, sizeof *c.r, cmp_tr);
+  for (size_t i = 0; i < c.nr; i++) c.r[i].inst = rnd(3) ? (int32_t)i : -1;
+  dla_corr *x = NULL;
+  ASSERT_OK(dla__load_calls(&c, &x));
+  ASSERT_EQ(c.na, NCALLS);
+
+  /* the reference: the old sweep over calls sorted by (thread, start) */
+  tload l = {.c = &c, .calls = malloc(NCALLS * sizeof *l.calls)};
+  int32_t *stack = malloc((c.nr + 1) * sizeof *stack);
+  ASSERT_NOT_NULL(l.calls);
+  ASSERT_NOT_NULL(stack);
+  ASSERT_OK(dldb_scan_api_calls(w, tload_call, &l, err, sizeof err));
+  qsort(l.calls, l.n, sizeof *l.calls, cmp_tcall);
+  size_t ri = 0, ai = 0, bad = 0, unassoc = 0;
+  while (ai < l.n) {
+    int64_t tid = l.calls[ai].tid;
+    size_t sp = 0;
+    while (ri < c.nr && c.r[ri].tid < tid) ri++;
+    for (; ai < l.n && l.calls[ai].tid == tid; ai++) {
+      int64_t t = l.calls[ai].start;
+      while (ri < c.nr && c.r[ri].tid == tid && c.r[ri].start <= t) {
+        while (sp && c.r[stack[sp - 1]].end < c.r[ri].start) sp--;
+        stack[sp++] = (int32_t)ri++;
+      }
+      while (sp && c.r[stack[sp - 1]].end < t) sp--;
+      int32_t want = sp ? stack[sp - 1] : -1;
+      const dla_api *a = &c.a[l.calls[ai].id - 1]; /* c->a is in id order */
+      if (a->range != want) bad++;
+      int outside = want < 0 || c.r[want].inst < 0;
+      if (outside != (a->op >= 0)) bad++;
+      unassoc += outside;
+    }
+  }
+  ASSERT_EQ(bad, 0);
+  ASSERT(unassoc > 0 && unassoc < NCALLS); /* both kinds met */
+  for (int i = 0; i < NCALLS; i++) ASSERT_EQ(dla__corr_get(x, pid_of[i], corr[i]), i);
+  ASSERT_EQ(dla__corr_get(x, 100, NCALLS), -1);
+  ASSERT_EQ(dla__corr_get(x, 300, 1), -1);
+
+  free(stack);
+  free(l.calls);
+  free(corr);
+  dla__corr_free(&x);
+  for (size_t i = 0; i < c.nops; i++) {
+    free(c.ops[i].key);
+    free(c.ops[i].path);
+    free(c.ops[i].type);
+    free(c.ops[i].stack);
+  }
+  free(c.ops);
+  dla_smap_free(&c.op_by_path);
+  free(c.r);
+  free(c.a);
+  dldb_writer_abort(&w);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_dla WORK_DIR\n");
+    return 2;
+  }
+  work_dir = argv[1];
+  RUN(test_tc_patterns);
+  RUN(test_opname);
+  RUN(test_dlprof_shapes);
+  RUN(test_fixture_attribution);
+  RUN(test_call_attribution);
+  RUN(test_fixture_no_key_op);
+  RUN(test_pytorch_nodes);
+  RUN(test_rules);
+  TEST_DONE();
+}

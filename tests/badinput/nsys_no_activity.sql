@@ -1,0 +1,4 @@
+-- include: nsys_base.inc.sql
+-- Every activity table dropped: nothing to import (whole input unusable).
+DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME; DROP TABLE NVTX_EVENTS;
+DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY; DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET;

@@ -1,0 +1,283 @@
+/*
+ * test_dldb_write - the dldb schema and writer: every view's columns equal
+ * NVIDIA DLProf 1.8's (read from the real no_relu database), raw records
+ * round-trip, and output is atomic (no final file before commit, old file
+ * intact on failure, --force semantics).
+ * Usage: test_dldb_write SHARED_DIR WORK_DIR
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dldb_write.h"
+#include "test.h"
+
+static const char *shared_dir, *work_dir;
+static char nvidia_db[1024];
+
+static void path_in(char *buf, size_t n, const char *name) {
+  snprintf(buf, n, "%s/%s", work_dir, name);
+}
+
+static int make_empty(const char *path) {
+  dldb_writer *w = NULL;
+  char err[256];
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  if (dldb_writer_create(path, &o, &w, err, sizeof err)) return -1;
+  return dldb_writer_commit(&w, err, sizeof err);
+}
+
+/* "name:TYPE,..." of a view, NVIDIA's STRING read as TEXT */
+static void view_sig(sqlite3 *db, const char *view, char *buf, size_t n) {
+  sqlite3_stmt *st = NULL;
+  buf[0] = '\0';
+  sqlite3_prepare_v2(db, "SELECT name, type FROM pragma_table_info(?1)", -1, &st, NULL);
+  sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *t = (const char *)sqlite3_column_text(st, 1);
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s:%s,", sqlite3_column_text(st, 0),
+             strcmp(t, "STRING") == 0 ? "TEXT" : t);
+  }
+  sqlite3_finalize(st);
+}
+
+static int test_views_match_nvidia(void) {
+  char ours[1024];
+  path_in(ours, sizeof ours, "views.sqlite");
+  ASSERT_OK(make_empty(ours));
+  sqlite3 *nv = NULL, *db = NULL;
+  ASSERT_EQ(sqlite3_open_v2(nvidia_db, &nv, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_open_v2(ours, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(nv,
+                               "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name",
+                               -1, &st, NULL),
+            SQLITE_OK);
+  int n = 0, bad = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *v = (const char *)sqlite3_column_text(st, 0);
+    char a[2048], b[2048];
+    view_sig(nv, v, a, sizeof a);
+    view_sig(db, v, b, sizeof b);
+    if (strcmp(a, b) != 0) {
+      fprintf(stderr, "view %s differs:\n  nvidia %s\n  ours   %s\n", v, a, b);
+      bad++;
+    }
+    n++;
+  }
+  sqlite3_finalize(st);
+  int ours_views = 0;
+  /* DLProf's views; our own view_dl_* extensions come on top */
+  sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND "
+                         "name NOT LIKE 'view\\_dl\\_%' ESCAPE '\\'", -1, &st, NULL);
+  if (sqlite3_step(st) == SQLITE_ROW) ours_views = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(nv);
+  sqlite3_close(db);
+  ASSERT_EQ(n, 23);
+  ASSERT_EQ(ours_views, 23);
+  ASSERT_EQ(bad, 0);
+  return 0;
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  int64_t v = -999;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+static int q_text(sqlite3 *db, const char *sql, char *buf, size_t n) {
+  sqlite3_stmt *st = NULL;
+  buf[0] = '\0';
+  int ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+           sqlite3_step(st) == SQLITE_ROW;
+  if (ok) snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return ok;
+}
+
+static int test_round_trip(void) {
+  char path[1024], err[256], buf[512];
+  path_in(path, sizeof path, "roundtrip.sqlite");
+  unlink(path);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.producer = "test 1", .source = "unit", .time_origin_ns = 1000000,
+                       .batch_rows = 2};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  static const char hostile[] = "<script>alert(1)</script>\"'javascript:1e5";
+  dldb_gpu g = {.device_id = 0, .name = "GPU X", .cc_major = 8, .cc_minor = 6, .sm_count = 84};
+  ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
+  int64_t rid = 0;
+  dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = hostile, .start_ns = 1000100,
+                       .end_ns = 1000900, .pid = 7, .tid = 8, .payload_kind = DLDB_PAYLOAD_INT,
+                       .payload_int = 42};
+  ASSERT_OK(dldb_write_nvtx_range(w, &r, &rid, err, sizeof err));
+  ASSERT(rid > 0);
+  dldb_api_call a = {.name = "cudaLaunchKernel_v7000", .start_ns = 1000200, .end_ns = 1000300,
+                     .pid = 7, .tid = 8, .correlation_id = 5};
+  ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+  dldb_kernel k = {.short_name = "k1", .long_name = "void k1<float>()", .device_id = 0,
+                   .stream_id = 7, .gpu_start_ns = 1000400, .gpu_end_ns = 1000500,
+                   .correlation_id = 5, .pid = 7, .grid = {2, 3, 4}, .block = {128, 1, 1}};
+  ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  dldb_memcpy m = {.copy_kind = 1, .bytes = 4096, .gpu_start_ns = 1000600, .gpu_end_ns = 1000700,
+                   .correlation_id = 6, .pid = 7};
+  ASSERT_OK(dldb_write_memcpy(w, &m, err, sizeof err));
+  int64_t id1, id2;
+  ASSERT_OK(dldb_writer_intern(w, "k1", &id1, err, sizeof err));
+  ASSERT_OK(dldb_writer_intern(w, "k1", &id2, err, sizeof err));
+  ASSERT_EQ(id1, id2);
+  ASSERT_STR_EQ(dldb_writer_string(w, id1), "k1");
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  ASSERT_NULL(w);
+
+  sqlite3 *db = NULL;
+  ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(q_int(db, "PRAGMA user_version"), DLDB_SCHEMA_VERSION);
+  ASSERT(q_text(db, "SELECT value FROM dl_meta WHERE key = 'format'", buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "dlprof-dldb");
+  ASSERT(q_text(db, "SELECT value FROM dl_meta WHERE key = 'producer'", buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "test 1");
+  ASSERT(q_text(db, "SELECT current_version FROM view_db_version", buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "1.8.0");
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = "
+                      "'read_only_system_config'"),
+            1);
+  ASSERT_EQ(q_int(db, "SELECT start_ns FROM nvtx_ranges"), 100);
+  ASSERT_EQ(q_int(db, "SELECT payload_int FROM nvtx_ranges"), 42);
+  ASSERT(q_text(db, "SELECT s.value FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id", buf,
+                sizeof buf));
+  ASSERT_STR_EQ(buf, hostile);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM kernels"), 2);
+  ASSERT_EQ(q_int(db, "SELECT count(DISTINCT short_name_id) FROM kernels"), 1);
+  ASSERT_EQ(q_int(db, "SELECT gpu_end_ns - gpu_start_ns FROM kernels LIMIT 1"), 100);
+  ASSERT_EQ(q_int(db, "SELECT grid_z FROM kernels LIMIT 1"), 4);
+  ASSERT_EQ(q_int(db, "SELECT bytes FROM memcpys"), 4096);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_domains WHERE domain_name = 'default-domain'"),
+            1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_gpu_names"), 1);
+  sqlite3_close(db);
+  return 0;
+}
+
+static int exists(const char *p) { return access(p, F_OK) == 0; }
+
+static int producer_of(const char *path, char *buf, size_t n) {
+  sqlite3 *db = NULL;
+  int ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+           q_text(db, "SELECT value FROM dl_meta WHERE key = 'producer'", buf, n);
+  sqlite3_close(db);
+  return ok;
+}
+
+static int test_atomic_output(void) {
+  char path[1024], err[256], buf[128];
+  path_in(path, sizeof path, "atomic.sqlite");
+  unlink(path);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.producer = "first"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  ASSERT(!exists(path));
+  ASSERT(exists(dldb_writer_tmp_path(w)));
+  ASSERT_CONTAINS(dldb_writer_tmp_path(w), "atomic.sqlite.tmp-");
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  ASSERT(exists(path));
+
+  /* no force: refused up front */
+  o.producer = "second";
+  ASSERT_EQ(dldb_writer_create(path, &o, &w, err, sizeof err), DL_EEXIST);
+  ASSERT_NULL(w);
+  ASSERT_CONTAINS(err, "exists");
+
+  /* force, then abort: old file intact, temporary file gone */
+  o.force = 1;
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s", dldb_writer_tmp_path(w));
+  dldb_kernel k = {.short_name = "k", .gpu_end_ns = 1};
+  ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  dldb_writer_abort(&w);
+  ASSERT_NULL(w);
+  ASSERT(!exists(tmp));
+  ASSERT(producer_of(path, buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "first");
+
+  /* a file that appears during the build is not replaced without force */
+  unlink(path);
+  o.force = 0;
+  o.producer = "third";
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  snprintf(tmp, sizeof tmp, "%s", dldb_writer_tmp_path(w));
+  ASSERT_OK(make_empty(path)); /* producer "test" */
+  ASSERT_EQ(dldb_writer_commit(&w, err, sizeof err), DL_EEXIST);
+  ASSERT(!exists(tmp));
+  ASSERT(producer_of(path, buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "test");
+
+  /* force: replaced */
+  o.force = 1;
+  o.producer = "fourth";
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  ASSERT(producer_of(path, buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "fourth");
+
+  /* a directory that does not exist */
+  char bad[1100];
+  snprintf(bad, sizeof bad, "%s/no/such/dir/x.sqlite", work_dir);
+  ASSERT_EQ(dldb_writer_create(bad, &o, &w, err, sizeof err), DL_EIO);
+  ASSERT_NULL(w);
+  dldb_writer_abort(&w); /* NULL-safe */
+  return 0;
+}
+
+static int test_open_existing(void) {
+  char path[1024], err[256];
+  path_in(path, sizeof path, "existing.sqlite");
+  ASSERT_OK(make_empty(path));
+  dldb_writer *w = NULL;
+  ASSERT_OK(dldb_writer_open_existing(path, &w, err, sizeof err));
+  dldb_kernel k = {.short_name = "k"};
+  ASSERT_EQ(dldb_write_kernel(w, &k, err, sizeof err), DL_EINVAL);
+  int64_t id;
+  ASSERT_OK(dldb_writer_intern(w, "default-domain", &id, err, sizeof err));
+  ASSERT(id > 0);
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  char other[1024];
+  path_in(other, sizeof other, "not_a_dldb.sqlite");
+  unlink(other);
+  sqlite3 *db = NULL;
+  ASSERT_EQ(sqlite3_open(other, &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+  ASSERT_EQ(dldb_writer_open_existing(other, &w, err, sizeof err), DL_EFORMAT);
+  ASSERT_NULL(w);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: test_dldb_write SHARED_DIR WORK_DIR\n");
+    return 2;
+  }
+  shared_dir = argv[1];
+  work_dir = argv[2];
+  snprintf(nvidia_db, sizeof nvidia_db, "%s/traces/dlprof/no_relu/dlprof_dldb.sqlite",
+           shared_dir);
+  RUN(test_round_trip);
+  RUN(test_atomic_output);
+  if (access(nvidia_db, R_OK) != 0) {
+    printf("SKIP: %s not found; view checks skipped\n", nvidia_db);
+    if (test__failed == 0) exit(77);
+  } else {
+    RUN(test_views_match_nvidia);
+  }
+  RUN(test_open_existing);
+  TEST_DONE();
+}

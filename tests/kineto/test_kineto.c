@@ -1,0 +1,593 @@
+/*
+ * test_kineto - PyTorch profiler (Kineto) traces end to end: dlprof
+ * --database on the real traces of ../shared/traces/kineto, checked against
+ * the reference numbers beside them (TraceLens's kernel_summary.csv and
+ * gpu_timeline.csv, the TensorBoard plugin's gpu_metrics_expected.json),
+ * plus the streaming tokenizer on broken JSON.
+ *
+ * Usage: test_kineto DLPROF SHARED_DIR WORK_DIR
+ * Skips (77) naming the path when SHARED_DIR/traces/kineto is absent; the
+ * tokenizer tests run first either way.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kjson.h"
+#include "test.h"
+
+static const char *dlprof_bin, *work;
+static char kdir[1024];
+static int case_no;
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+typedef struct run_result {
+  int status;
+  char out[1 << 14]; /* stderr */
+  char db[1200];
+} run_result;
+
+/* Runs dlprof --database=trace in a fresh folder; extra: more options. */
+static void run(const char *trace, const char *extra, run_result *r) {
+  char dir[1100], cmd[4096], log[1200];
+  snprintf(dir, sizeof dir, "%s/case%d", work, ++case_no);
+  mkdir(dir, 0755);
+  snprintf(log, sizeof log, "%s/stderr.txt", dir);
+  snprintf(r->db, sizeof r->db, "%s/dlprof_dldb.sqlite", dir);
+  snprintf(cmd, sizeof cmd, "'%s' --database='%s' --output_path='%s' --force=true %s 2>'%s' >/dev/null",
+           dlprof_bin, trace, dir, extra ? extra : "", log);
+  int st = system(cmd);
+  r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r->out[0] = '\0';
+  FILE *f = fopen(log, "r");
+  if (f) {
+    size_t n = fread(r->out, 1, sizeof r->out - 1, f);
+    r->out[n] = '\0';
+    fclose(f);
+  }
+}
+
+static double q_real(const char *db, const char *sql) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  double v = NAN;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_type(st, 0) != SQLITE_NULL)
+    v = sqlite3_column_double(st, 0);
+  else if (!st)
+    fprintf(stderr, "sql error: %s: %s\n", sql, h ? sqlite3_errmsg(h) : "?");
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+static int64_t q_int(const char *db, const char *sql) {
+  double v = q_real(db, sql);
+  return isnan(v) ? -999 : (int64_t)llround(v);
+}
+
+static void trace_path(char *buf, size_t n, const char *rel) { snprintf(buf, n, "%s/%s", kdir, rel); }
+
+/* Splits one CSV line (quotes, doubled quotes) into at most max fields. */
+static int csv_fields(char *line, char **f, int max) {
+  int n = 0;
+  char *p = line, *o;
+  while (n < max) {
+    f[n++] = o = p;
+    if (*p == '"') {
+      p++;
+      for (;;) {
+        if (*p == '"' && p[1] == '"') { *o++ = '"'; p += 2; }
+        else if (*p == '"') { p++; break; }
+        else if (!*p) break;
+        else *o++ = *p++;
+      }
+    } else {
+      while (*p && *p != ',' && *p != '\n' && *p != '\r') *o++ = *p++;
+    }
+    int more = *p == ',';
+    *o = '\0';
+    if (!more) break;
+    p++;
+  }
+  return n;
+}
+
+/* ---- tokenizer ---------------------------------------------------------------- */
+
+typedef struct membuf {
+  const char *p;
+  size_t n, pos, chunk;
+} membuf;
+
+static long mem_read(void *ctx, void *buf, size_t len) {
+  membuf *m = ctx;
+  size_t k = m->n - m->pos;
+  if (k > len) k = len;
+  if (k > m->chunk) k = m->chunk; /* tiny reads: tokens straddle refills */
+  memcpy(buf, m->p + m->pos, k);
+  m->pos += k;
+  return (long)k;
+}
+
+/* Tokenizes s; writes "T:text|" per token into out. Returns the last token. */
+static kj_tok tokenize(const char *s, size_t chunk, char *out, size_t cap) {
+  membuf m = {s, strlen(s), 0, chunk};
+  kjson *j = kjson_open(mem_read, &m);
+  kj_tok t;
+  size_t n = 0;
+  out[0] = '\0';
+  static const char names[] = "E{}[]KSNtfn!";
+  while ((t = kjson_next(j)) != KJ_EOF && t != KJ_ERROR) {
+    int w = snprintf(out + n, cap - n, "%c%s%s|", names[t],
+                     (t == KJ_KEY || t == KJ_STR || t == KJ_NUM) ? ":" : "",
+                     (t == KJ_KEY || t == KJ_STR || t == KJ_NUM) ? kjson_text(j) : "");
+    if (w > 0 && (size_t)w < cap - n) n += (size_t)w;
+  }
+  if (t == KJ_ERROR) snprintf(out + n, cap - n, "ERROR:%s", kjson_error(j));
+  kjson_free(&j);
+  return t;
+}
+
+static int test_tokenizer(void) {
+  char out[2048];
+  for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
+    ASSERT_EQ(tokenize("{\"a\": [1, -2.5e3, true, null], \"b\": \"x\\u00e9\\ud83d\\ude00\"}", chunk,
+                       out, sizeof out),
+              KJ_EOF);
+    ASSERT_STR_EQ(out, "{|K:a|[|N:1|N:-2.5e3|t|n|]|K:b|S:x\xc3\xa9\xf0\x9f\x98\x80|}|");
+    /* integers above int64 stay exact text */
+    ASSERT_EQ(tokenize("[18446744073709551616123]", chunk, out, sizeof out), KJ_EOF);
+    ASSERT_STR_EQ(out, "[|N:18446744073709551616123|]|");
+    /* invalid UTF-8 becomes U+FFFD; bad escapes stay text; lone surrogates U+FFFD */
+    ASSERT_EQ(tokenize("[\"a\xff" "b\xc3\", \"\\x41\\q\", \"\\ud800z\"]", chunk, out, sizeof out),
+              KJ_EOF);
+    ASSERT_STR_EQ(out, "[|S:a\xef\xbf\xbd" "b\xef\xbf\xbd|S:\\x41\\q|S:\xef\xbf\xbdz|]|");
+    /* an unescaped quote inside a string (old Kineto) */
+    ASSERT_EQ(tokenize("{\"name\": \"say \"hi\" now\", \"n\": 1}", chunk, out, sizeof out), KJ_EOF);
+    ASSERT_STR_EQ(out, "{|K:name|S:say \"hi\" now|K:n|N:1|}|");
+    /* NaN and Infinity as numbers */
+    ASSERT_EQ(tokenize("[NaN, -Infinity]", chunk, out, sizeof out), KJ_EOF);
+    ASSERT_STR_EQ(out, "[|N:NaN|N:-Infinity|]|");
+  }
+  ASSERT_EQ(tokenize("{\"a\": [1, 2", 4096, out, sizeof out), KJ_ERROR);
+  ASSERT_CONTAINS(out, "truncated");
+  ASSERT_EQ(tokenize("[1, }", 4096, out, sizeof out), KJ_ERROR);
+  ASSERT_CONTAINS(out, "unexpected '}'");
+  int64_t ns;
+  ASSERT(kjson_us_to_ns("1414456661859.938", &ns));
+  ASSERT_EQ(ns, 1414456661859938LL);
+  ASSERT(kjson_us_to_ns("2.0004", &ns));
+  ASSERT_EQ(ns, 2000);
+  ASSERT(kjson_us_to_ns("2.0005", &ns));
+  ASSERT_EQ(ns, 2001);
+  ASSERT(kjson_us_to_ns("1621401187223197", &ns));
+  ASSERT_EQ(ns, 1621401187223197000LL);
+  ASSERT(kjson_us_to_ns("1.5e3", &ns));
+  ASSERT_EQ(ns, 1500000);
+  ASSERT(!kjson_us_to_ns("abc", &ns));
+  int64_t v;
+  ASSERT(!kjson_int64("18446744073709551616123", &v));
+  ASSERT(kjson_int64("-42", &v));
+  ASSERT_EQ(v, -42);
+  return 0;
+}
+
+/* A broken trace written here: big ints, bad bytes, stray quotes, truncated. */
+static int test_broken_trace(void) {
+  char path[1100];
+  snprintf(path, sizeof path, "%s/broken.pt.trace.json", work);
+  FILE *f = fopen(path, "w");
+  ASSERT_NOT_NULL(f);
+  fputs("{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU X\", "
+        "\"computeMajor\": 8, \"computeMinor\": 0, \"numSms\": 100}],\n\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, "
+        "\"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm \xff bad\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 110, \"dur\": 20, \"args\": {\"Comms Id\": 340282366920938463463374607431768211456, "
+        "\"Input Dims\": [[4, 8], [8, 2]], \"Input type\": [\"float\", \"float\"], \"Sequence number\": 5}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 112, \"dur\": 5, \"args\": {\"correlation\": 7}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm \"quoted\" \\x kernel\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": 120, \"dur\": 30, \"args\": {\"correlation\": 7, \"device\": 0, \"stream\": 7, "
+        "\"grid\": [50, 1, 1], \"block\": [128, 1, 1]}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, \"tid\": 7, \"ts\": 160, \"du",
+        f);
+  fclose(f);
+  run_result r;
+  run(path, NULL, &r);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_CONTAINS(r.out, "kept the 4 events before it");
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM kernels"), 1);
+  /* names are valid UTF-8 in the file; the stray quotes and the bad escape are text */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE kernel_name = "
+                        "'gemm \"quoted\" \\x kernel'"),
+            1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM strings WHERE value LIKE 'aten::mm ' || "
+                        "char(65533) || ' bad, seq = 5, sizes = [[4, 8], [8, 2]], dtype = float32'"),
+            1);
+  /* the op's kernel: blocks per SM from grid / numSms = 0.5 -> SM efficiency 50 % */
+  ASSERT_NEAR(q_real(r.db, "SELECT est_sm_efficiency FROM view_dl_kernel_efficiency"), 50.0, 1e-9);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 1);
+  return 0;
+}
+
+/* ---- H100 traces vs TraceLens ------------------------------------------------ */
+
+static int check_tracelens(const char *base) {
+  char trace[1200], csv[1300];
+  snprintf(trace, sizeof trace, "%s/tracelens_h100/%s.json.gz", kdir, base);
+  run_result r;
+  run(trace, NULL, &r);
+  if (r.status != 0) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  /* per-kernel totals and counts (TraceLens groups by op too: sum its rows by name) */
+  snprintf(csv, sizeof csv, "%s/tracelens_h100/%s_perf_report_csvs/kernel_summary.csv", kdir, base);
+  FILE *f = fopen(csv, "r");
+  ASSERT_NOT_NULL(f);
+  static char line[1 << 16];
+  ASSERT_NOT_NULL(fgets(line, sizeof line, f)); /* header */
+  sqlite3 *db = NULL;
+  ASSERT_EQ(sqlite3_open_v2(r.db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  int rows = 0, names = 0;
+  double ref_total = 0;
+  while (fgets(line, sizeof line, f)) {
+    char *fl[16];
+    if (csv_fields(line, fl, 16) < 6) continue;
+    const char *name = fl[2];
+    /* all rows of this name */
+    double sum_us = 0;
+    int64_t count = 0;
+    FILE *g = fopen(csv, "r");
+    static char l2[1 << 16];
+    ASSERT_NOT_NULL(fgets(l2, sizeof l2, g));
+    int first = 0, seen = 0;
+    while (fgets(l2, sizeof l2, g)) {
+      char *f2[16];
+      if (csv_fields(l2, f2, 16) < 6 || strcmp(f2[2], name) != 0) continue;
+      if (!seen++) first = 1;
+      sum_us += atof(f2[4]);
+      count += atoll(f2[5]);
+    }
+    fclose(g);
+    rows++;
+    /* check each name once (on its first row) */
+    static char done[64][2048];
+    int dup = 0;
+    for (int i = 0; i < names && i < 64; i++) dup |= strcmp(done[i], name) == 0;
+    if (dup || !first) continue;
+    if (names < 64) snprintf(done[names], sizeof done[names], "%s", name);
+    names++;
+    ref_total += sum_us;
+    sqlite3_stmt *st = NULL;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT sum(calls), sum(gpu_time) FROM view_dl_kernel_efficiency "
+                                 "WHERE kernel_name = ?1 AND aggr_id = (SELECT max(aggr_id) FROM "
+                                 "view_aggregations)",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    int64_t calls = sqlite3_column_int64(st, 0), ns = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    if (calls != count) fprintf(stderr, "kernel %s\n", name);
+    ASSERT_EQ(calls, count);
+    ASSERT_NEAR((double)ns, sum_us * 1000.0, 0.5 * (double)count + 1e-6);
+  }
+  fclose(f);
+  sqlite3_close(db);
+  ASSERT(names > 5);
+  /* nothing else ran */
+  ASSERT_NEAR(q_real(r.db, "SELECT sum(gpu_time) FROM view_dl_kernel_efficiency"), ref_total * 1000.0,
+              names + 1e-6);
+  /* GPU busy time within 1 % of gpu_timeline.csv */
+  snprintf(csv, sizeof csv, "%s/tracelens_h100/%s_perf_report_csvs/gpu_timeline.csv", kdir, base);
+  f = fopen(csv, "r");
+  ASSERT_NOT_NULL(f);
+  double busy_ms = -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "busy_time,", 10) == 0) busy_ms = atof(line + 10);
+  fclose(f);
+  ASSERT(busy_ms > 0);
+  double busy_ns = q_real(r.db, "SELECT busy_time FROM view_dl_communication");
+  ASSERT_NEAR(busy_ns, busy_ms * 1e6, busy_ms * 1e6 * 0.01);
+  /* tensor cores: flash attention and (if present) wmma kernels are recognised */
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE kernel_name LIKE "
+                     "'%flash_fwd_kernel%' AND uses_tc = 1") >= 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE kernel_name LIKE "
+                        "'%wmma%' AND uses_tc = 0"),
+            0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE kernel_name LIKE "
+                        "'%tensorop%' AND uses_tc = 0"),
+            0);
+  /* ProfilerStep#6 is the one iteration; kernels carry est. SM efficiency */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 1);
+  ASSERT(q_real(r.db, "SELECT est_sm_efficiency FROM view_dl_gpu_efficiency") > 0);
+  ASSERT(q_real(r.db, "SELECT est_achieved_occupancy FROM view_dl_gpu_efficiency") > 0);
+  return 0;
+}
+
+static int test_h100_falconsai(void) { return check_tracelens("Falconsai_nsfw_image_detection__1016002"); }
+
+static int test_h100_bert(void) {
+  int rc = check_tracelens("gaunernst_bert-small-uncased__1016001");
+  if (rc) return rc;
+  /* bert has a wmma kernel: recognised */
+  char trace[1200];
+  trace_path(trace, sizeof trace, "tracelens_h100/gaunernst_bert-small-uncased__1016001.json.gz");
+  run_result r;
+  run(trace, NULL, &r);
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE kernel_name LIKE "
+                     "'%wmma%' AND uses_tc = 1") >= 1);
+  return 0;
+}
+
+/* ---- resnet50 (TensorBoard plugin) ------------------------------------------ */
+
+static double integral(cJSON *events, const char *counter, const char *arg) {
+  double sum = 0, prev_t = 0, prev_v = 0;
+  int have = 0;
+  cJSON *e;
+  cJSON_ArrayForEach(e, events) {
+    cJSON *ph = cJSON_GetObjectItem(e, "ph"), *name = cJSON_GetObjectItem(e, "name");
+    if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "C") || !cJSON_IsString(name) ||
+        strcmp(name->valuestring, counter))
+      continue;
+    double t = cJSON_GetObjectItem(e, "ts")->valuedouble;
+    double v = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), arg)->valuedouble;
+    if (have) sum += prev_v * (t - prev_t);
+    prev_t = t;
+    prev_v = v;
+    have = 1;
+  }
+  return sum;
+}
+
+static int test_resnet50_gpu_metrics(void) {
+  char input[1200], expected[1200];
+  trace_path(input, sizeof input, "resnet50_v100/gpu_metrics_input.json");
+  trace_path(expected, sizeof expected, "resnet50_v100/gpu_metrics_expected.json");
+  FILE *f = fopen(expected, "rb");
+  ASSERT_NOT_NULL(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = malloc((size_t)n + 1);
+  ASSERT_EQ(fread(text, 1, (size_t)n, f), (size_t)n);
+  text[n] = '\0';
+  fclose(f);
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  ASSERT_NOT_NULL(root);
+  cJSON *events = cJSON_GetObjectItem(root, "traceEvents"), *e;
+  double step_us = 0;
+  cJSON_ArrayForEach(e, events) {
+    cJSON *name = cJSON_GetObjectItem(e, "name");
+    if (cJSON_IsString(name) && strncmp(name->valuestring, "ProfilerStep#", 13) == 0)
+      step_us += cJSON_GetObjectItem(e, "dur")->valuedouble;
+  }
+  /* The plugin's test scales its counters for display: GPU utilization by 100 and
+   * est. SM efficiency by 10 ("Real data values are 1/100 / 1/10 of these",
+   * tb_plugin test_profiler.py test_dump_gpu_metrics). */
+  double util_pct = 100.0 * integral(events, "GPU 0 Utilization", "GPU Utilization") / 100.0 / step_us;
+  double sm_pct = 100.0 * integral(events, "GPU 0 Est. SM Efficiency", "Est. SM Efficiency") / 10.0 / step_us;
+  cJSON_Delete(root);
+  ASSERT(step_us > 0);
+  run_result r;
+  run(input, NULL, &r);
+  if (r.status) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  double ours_util = q_real(r.db, "SELECT gpu_utilization FROM view_dl_gpu_efficiency WHERE device_id = 0");
+  double ours_sm = q_real(r.db, "SELECT est_sm_efficiency FROM view_dl_gpu_efficiency WHERE device_id = 0");
+  fprintf(stderr, "resnet50 gpu_metrics: GPU utilization %.4f%% (plugin %.4f%%), est. SM efficiency "
+                  "%.5f%% (plugin %.5f%%)\n",
+          ours_util, util_pct, ours_sm, sm_pct);
+  ASSERT_NEAR(ours_util, util_pct, 1.0);
+  ASSERT_NEAR(ours_sm, sm_pct, 1.0);
+  /* and much closer than the 1 pp the issue asks */
+  ASSERT_NEAR(ours_util, util_pct, 0.01);
+  ASSERT_NEAR(ours_sm, sm_pct, 0.001);
+  ASSERT_NEAR(q_real(r.db, "SELECT gpu_utilization FROM view_performance_summary"), util_pct, 1.0);
+  return 0;
+}
+
+static int test_resnet50_iterations(void) {
+  const char *files[] = {"resnet50_v100/worker0.1623143089861.pt.trace.json.gz",
+                         "resnet50_v100/worker0.1623143566756.pt.trace.json.gz"};
+  for (int i = 0; i < 2; i++) {
+    char trace[1200];
+    trace_path(trace, sizeof trace, files[i]);
+    run_result r;
+    run(trace, NULL, &r);
+    if (r.status) fprintf(stderr, "%s\n", r.out);
+    ASSERT_EQ(r.status, 0);
+    ASSERT_CONTAINS(r.out, "generation 1");
+    ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 6);
+    ASSERT_EQ(q_int(r.db, "SELECT total_iterations FROM view_performance_summary"), 6);
+    ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_efficiency"), 6);
+    ASSERT(q_real(r.db, "SELECT gpu_utilization FROM view_performance_summary") > 10);
+    ASSERT(q_real(r.db, "SELECT min(est_sm_efficiency) FROM view_dl_iteration_efficiency") > 0);
+    ASSERT(q_real(r.db, "SELECT est_sm_efficiency FROM view_dl_gpu_efficiency") <=
+           q_real(r.db, "SELECT gpu_utilization FROM view_dl_gpu_efficiency") + 1e-9);
+    ASSERT(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name = 'aten::conv2d'") >= 1);
+    ASSERT(q_int(r.db, "SELECT total_count FROM view_kernel_summary") > 10);
+  }
+  return 0;
+}
+
+/* ---- HTA traces --------------------------------------------------------------- */
+
+static int test_hta_control(void) {
+  char trace[1200];
+  trace_path(trace, sizeof trace, "hta/trace_diff_control_control.json.gz");
+  run_result r;
+  run(trace, NULL, &r);
+  if (r.status) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 6);
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_iteration_kernels WHERE uses_tc = 1") >= 1000);
+  ASSERT(q_real(r.db, "SELECT tc_utilization FROM view_tc_utilization") > 0);
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE is_communication = 1") >= 1);
+  return 0;
+}
+
+static int test_hta_nccl(void) {
+  char trace[1200];
+  trace_path(trace, sizeof trace, "hta/nccl_parser_config_nccl_data.json.gz");
+  run_result r;
+  run(trace, NULL, &r);
+  if (r.status) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  ASSERT(q_int(r.db, "SELECT communication_time FROM view_dl_communication") > 0);
+  double comm = q_real(r.db, "SELECT communication_time FROM view_dl_communication");
+  double exposed = q_real(r.db, "SELECT exposed_communication_time FROM view_dl_communication");
+  ASSERT(exposed >= 0 && exposed <= comm);
+  ASSERT_NEAR(q_real(r.db, "SELECT exposed_communication_pct FROM view_dl_communication"),
+              100.0 * exposed / q_real(r.db, "SELECT wall_clock_time FROM view_dl_communication"),
+              1e-6);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 3);
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE is_communication = 1 "
+                     "AND kernel_name LIKE 'ncclKernel%'") >= 1 ||
+         q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE is_communication = 1") >= 1);
+  /* the rule fires exactly when exposed communication is above 10 % of the step time */
+  int fires = q_int(r.db, "SELECT count(*) FROM aggr_findings WHERE rule_id = "
+                          "'exposed_communication_detector'") > 0;
+  ASSERT_EQ(fires, q_real(r.db, "SELECT max(exposed_communication_pct) FROM view_dl_communication") > 10.0);
+  ASSERT_EQ(q_int(r.db, "SELECT value FROM dl_meta WHERE key = 'kineto_world_size'"), 2);
+  return 0;
+}
+
+static int test_hta_two_ranks(void) {
+  char dir[1100], a[1200], b[1200], la[1300], lb[1300];
+  snprintf(dir, sizeof dir, "%s/two_ranks", work);
+  mkdir(dir, 0755);
+  trace_path(a, sizeof a, "hta/trace_filter_sampled_rank-0.json.gz");
+  trace_path(b, sizeof b, "hta/trace_filter_sampled_rank-1.json.gz");
+  snprintf(la, sizeof la, "%s/rank-0.json.gz", dir);
+  snprintf(lb, sizeof lb, "%s/rank-1.json.gz", dir);
+  unlink(la);
+  unlink(lb);
+  ASSERT_OK(symlink(a, la));
+  ASSERT_OK(symlink(b, lb));
+  run_result r;
+  run(dir, NULL, &r);
+  if (r.status) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_CONTAINS(r.out, "from 2 file(s)");
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names"), 2);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE '%(rank 0)'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE '%(rank 1)'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_devices"), 2);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_communication"), 2);
+  /* the ranks' ProfilerStep#551/#552 merge: two iterations, not four */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 2);
+  ASSERT_EQ(q_int(r.db, "SELECT value FROM dl_meta WHERE key = 'kineto_world_size'"), 128);
+  /* every kernel found its launch on its own rank */
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name LIKE 'unassociated%' "
+                     "AND gpu_time > 0") == 0);
+  return 0;
+}
+
+static int test_hta_corner_cases(void) {
+  char trace[1200];
+  run_result r;
+  /* CPU only: ops and CPU time, "no GPU activity" */
+  trace_path(trace, sizeof trace, "hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+  run(trace, NULL, &r);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_CONTAINS(r.out, "no GPU activity");
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_op_nodes") > 0);
+  ASSERT(q_int(r.db, "SELECT sum(cpu_time) FROM view_op_nodes") > 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM aggr_findings WHERE rule_id = 'no_gpu_activity_detector'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT value FROM dl_meta WHERE key = 'kineto_world_size'"), 300);
+  /* a rank without GPU events */
+  trace_path(trace, sizeof trace, "hta/rank_non_gpu_rank_non_gpu.json.gz");
+  run(trace, NULL, &r);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_CONTAINS(r.out, "rank 0 has no GPU activity");
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM aggr_findings WHERE rule_id = 'no_gpu_activity_detector'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 1);
+  /* missing distributedInfo: rank 0 */
+  trace_path(trace, sizeof trace, "hta/distributed_info_unavailable_distributed_info_not_found.json.gz");
+  run(trace, NULL, &r);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_CONTAINS(r.out, "no distributedInfo, taken as rank 0");
+  ASSERT_EQ(q_int(r.db, "SELECT value FROM dl_meta WHERE key = 'kineto_ranks'"), 0);
+  /* an Execution Trace: refused, nothing left behind */
+  trace_path(trace, sizeof trace, "hta/execution_trace_benchmark_simple_add_et.json.gz");
+  run(trace, NULL, &r);
+  ASSERT_EQ(r.status, 1);
+  ASSERT_CONTAINS(r.out, "Execution Trace");
+  ASSERT(access(r.db, F_OK) != 0);
+  /* a directory with a GPU rank and a rank without GPU events */
+  char dir[1100], a[1200], b[1200], la[1300], lb[1300];
+  snprintf(dir, sizeof dir, "%s/mixed_ranks", work);
+  mkdir(dir, 0755);
+  trace_path(a, sizeof a, "hta/trace_diff_control_control.json.gz");
+  trace_path(b, sizeof b, "hta/rank_non_gpu_rank_non_gpu.json.gz");
+  snprintf(la, sizeof la, "%s/a.json.gz", dir);
+  snprintf(lb, sizeof lb, "%s/b.json.gz", dir);
+  unlink(la);
+  unlink(lb);
+  ASSERT_OK(symlink(a, la));
+  ASSERT_OK(symlink(b, lb));
+  run(dir, NULL, &r);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_CONTAINS(r.out, "rank 0 has no GPU activity");
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE '%(rank 3)'"), 1);
+  return 0;
+}
+
+static int test_hta_every_trace(void) {
+  /* every other HTA trace imports */
+  const char *ok[] = {"amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+                      "critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz",
+                      "critical_path_cuda_event_sync_event_sync_trace.json.gz",
+                      "triton_example_triton_example.json.gz"};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    char trace[1200];
+    snprintf(trace, sizeof trace, "%s/hta/%s", kdir, ok[i]);
+    run_result r;
+    run(trace, NULL, &r);
+    if (r.status) fprintf(stderr, "%s: %s\n", ok[i], r.out);
+    ASSERT_EQ(r.status, 0);
+    ASSERT(q_int(r.db, "SELECT count(*) FROM kernels") > 0);
+    ASSERT(q_int(r.db, "SELECT count(*) FROM view_dl_gpu_efficiency") >= 1);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: test_kineto DLPROF SHARED_DIR WORK_DIR\n");
+    return 2;
+  }
+  dlprof_bin = argv[1];
+  static char wbuf[1024];
+  snprintf(wbuf, sizeof wbuf, "%s/kineto-work", argv[3]);
+  work = wbuf;
+  mkdir(work, 0755);
+  RUN(test_tokenizer);
+  RUN(test_broken_trace);
+  snprintf(kdir, sizeof kdir, "%s/traces/kineto", argv[2]);
+  struct stat sb;
+  if (stat(kdir, &sb) != 0) {
+    fprintf(stderr, "SKIP real traces: %s not found\n", kdir);
+    if (test__failed) TEST_DONE();
+    return 77;
+  }
+  RUN(test_h100_falconsai);
+  RUN(test_h100_bert);
+  RUN(test_resnet50_gpu_metrics);
+  RUN(test_resnet50_iterations);
+  RUN(test_hta_control);
+  RUN(test_hta_nccl);
+  RUN(test_hta_two_ranks);
+  RUN(test_hta_corner_cases);
+  RUN(test_hta_every_trace);
+  TEST_DONE();
+}

@@ -1,0 +1,96 @@
+// viewer.test.mjs - dlprofviewer on dldbs that dlprof made from PyTorch
+// profiler (Kineto) traces: the dashboard shows the GPU timeline and
+// communication panel (view_dl_communication) and the "no GPU activity"
+// finding, and Kernels by Iteration shows est. SM efficiency per iteration
+// and per kernel. Real Chromium, real traces from ../shared (run.mjs skips
+// when they are absent).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SHARED, sql1, startServer, launchBrowser, watchedPage, settled } from '../web/helpers.mjs';
+
+const KDIR = path.join(SHARED, 'traces/kineto');
+const DLPROF = process.env.DLPROF;
+let work;
+let browser;
+
+function dldb(trace, name) {
+  const out = path.join(work, name);
+  fs.mkdirSync(out);
+  const r = spawnSync(DLPROF, [`--database=${trace}`, `--output_path=${out}`, '-v', 'quiet'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return path.join(out, 'dlprof_dldb.sqlite');
+}
+
+before(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-kineto-'));
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('NCCL trace: the dashboard shows communication; kernel views show SM efficiency', async () => {
+  const db = dldb(path.join(KDIR, 'hta/nccl_parser_config_nccl_data.json.gz'), 'nccl');
+  const server = await startServer(db);
+  try {
+    const page = await watchedPage(browser.context);
+    await page.goto(`${server.url}/`);
+    await settled(page);
+    const rows = page.locator('[data-panel="communication"] tbody tr');
+    assert.equal(await rows.count(), 1);
+    const text = await rows.first().innerText();
+    const pct = sql1(db, 'SELECT exposed_communication_pct FROM view_dl_communication');
+    assert.match(text, new RegExp(`${Number(pct).toFixed(1)} %`));
+    assert.match(text, /A100/);
+    await page.goto(`${server.url}/#/kernels-by-iteration`);
+    await settled(page);
+    const iters = page.locator('[data-table="iteration-efficiency"] tbody tr');
+    const kern = page.locator('[data-table="kernel-efficiency"] tbody tr');
+    assert.equal(await iters.count(), 3);
+    assert.ok((await kern.count()) > 10);
+    assert.match(await page.locator('body').innerText(), /ncclKernel_AllReduce/);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('CPU-only trace: the dashboard says there is no GPU activity', async () => {
+  const db = dldb(path.join(KDIR, 'hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz'), 'cpu');
+  const server = await startServer(db);
+  try {
+    const page = await watchedPage(browser.context);
+    await page.goto(`${server.url}/`);
+    await settled(page);
+    assert.match(await page.locator('[data-panel="expert-systems"]').innerText(), /No GPU activity/);
+    assert.match(await page.locator('[data-panel="communication"]').innerText(), /No GPU activity|–/);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('ResNet-50 (2021 format): six iterations in the dashboard', async () => {
+  const db = dldb(path.join(KDIR, 'resnet50_v100/worker0.1623143089861.pt.trace.json.gz'), 'resnet');
+  const server = await startServer(db);
+  try {
+    const page = await watchedPage(browser.context);
+    await page.goto(`${server.url}/#/iterations`);
+    await settled(page);
+    assert.equal(sql1(db, 'SELECT count(*) FROM view_iterations_all'), 6);
+    assert.match(await page.locator('body').innerText(), /ProfilerStep#/);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
+});

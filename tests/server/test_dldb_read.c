@@ -1,0 +1,373 @@
+/*
+ * test_dldb_read.c - the dldb read side on files made here: every way a file
+ * can fail dldb_open_ro (with the words of the error), and the query builder
+ * (whitelist, binding, filter, sort, paging, counts) on tests/server/mini.dldb.sql.
+ * Usage: server_test_dldb_read WORKDIR
+ */
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "../test.h"
+#include "dldb.h"
+#include "fixture.h"
+
+static const char *workdir;
+static char mini[4096];
+
+static const char *wpath(const char *name) {
+  static char buf[8][4096];
+  static int k;
+  char *p = buf[k++ % 8];
+  snprintf(p, 4096, "%s/%s", workdir, name);
+  return p;
+}
+
+/* Opens path and expects failure rc with a message containing want. */
+static int expect_fail(const char *path, int rc_want, const char *want) {
+  dldb *db = NULL;
+  char err[1024] = "";
+  int rc = dldb_open_ro(path, &db, NULL, err, sizeof err);
+  ASSERT_NULL(db);
+  ASSERT_EQ(rc, rc_want);
+  ASSERT_CONTAINS(err, path);
+  ASSERT_CONTAINS(err, want);
+  ASSERT(strchr(err, '\n') == NULL);
+  return 0;
+}
+
+static int test_missing(void) {
+  const char *p = wpath("does-not-exist.sqlite");
+  ASSERT_OK(expect_fail(p, DL_ENOTFOUND, "no such file"));
+  struct stat st;
+  ASSERT(stat(p, &st) != 0); /* never created */
+  return 0;
+}
+
+static int test_directory(void) { return expect_fail(workdir, DL_EINVAL, "is a directory"); }
+
+static int test_not_sqlite(void) {
+  const char *p = wpath("text.sqlite");
+  const char text[] = "aggr_id,gpu_time\n1,2\n this is a CSV file, not SQLite, and long enough "
+                      "to hold a 100-byte header.........................................\n";
+  ASSERT_OK(fixture_write(p, text, sizeof text - 1));
+  return expect_fail(p, DL_EFORMAT, "file is not a database");
+}
+
+static int test_zero_bytes(void) {
+  const char *p = wpath("zero.sqlite");
+  ASSERT_OK(fixture_write(p, "", 0));
+  return expect_fail(p, DL_EFORMAT, "empty file");
+}
+
+static int test_no_tables(void) {
+  const char *p = wpath("notables.sqlite");
+  ASSERT_OK(fixture_make(p, NULL, "CREATE TABLE t(x); DROP TABLE t;"));
+  return expect_fail(p, DL_EFORMAT, "empty SQLite database (no tables)");
+}
+
+static int test_not_dldb(void) {
+  const char *p = wpath("other.sqlite");
+  ASSERT_OK(fixture_make(p, NULL, "CREATE TABLE people(name TEXT);"));
+  return expect_fail(p, DL_EFORMAT, "not a dldb");
+}
+
+static int test_nsys_like(void) {
+  const char *p = wpath("nsys-like.sqlite");
+  ASSERT_OK(fixture_make(p, NULL, "CREATE TABLE StringIds(id INTEGER, value TEXT);"
+                                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER);"));
+  return expect_fail(p, DL_EFORMAT, "is an Nsight Systems export, not a dldb; convert it with "
+                                    "dlprof --database=");
+}
+
+static int test_no_version_view(void) {
+  const char *p = wpath("noversion.sqlite");
+  ASSERT_OK(fixture_make(p, mini, "DROP VIEW view_db_version;"));
+  return expect_fail(p, DL_EVERSION, "older, unsupported version");
+}
+
+static int test_new_version(void) {
+  const char *p = wpath("v2.sqlite");
+  ASSERT_OK(fixture_make(p, mini, "UPDATE db_version SET current_version = '2.0.0';"));
+  return expect_fail(p, DL_EVERSION, "'2.0.0'");
+}
+
+static int test_no_aggregations(void) {
+  const char *p = wpath("noaggr.sqlite");
+  ASSERT_OK(fixture_make(p, mini, "DELETE FROM aggregations;"));
+  return expect_fail(p, DL_ENOTFOUND, "DLPROF_aggregate()");
+}
+
+static int test_corrupt(void) {
+  const char *p = wpath("corrupt.sqlite");
+  size_t len = 0;
+  ASSERT_OK(fixture_make(p, mini, NULL));
+  char *buf = fixture_read(p, &len);
+  ASSERT_NOT_NULL(buf);
+  ASSERT(len > 4096);
+  memset(buf + 4096, 0xA5, len - 4096); /* every page after the first */
+  int rc = fixture_write(p, buf, len);
+  free(buf);
+  ASSERT_OK(rc);
+  dldb *db = NULL;
+  char err[1024] = "";
+  rc = dldb_open_ro(p, &db, NULL, err, sizeof err);
+  ASSERT_NULL(db);
+  ASSERT(rc == DL_ECORRUPT || rc == DL_EFORMAT);
+  ASSERT_CONTAINS(err, p);
+  return 0;
+}
+
+static int test_ours_and_info(void) {
+  const char *p = wpath("ours.sqlite");
+  ASSERT_OK(fixture_make(p, mini, "CREATE TABLE dl_meta(key TEXT PRIMARY KEY, value TEXT);"
+                                  "PRAGMA user_version = 7;"));
+  dldb *db = NULL;
+  dldb_info info;
+  char err[1024] = "";
+  ASSERT_OK(dldb_open_ro(p, &db, &info, err, sizeof err));
+  ASSERT_EQ(info.producer, DLDB_PRODUCER_DLPROF);
+  ASSERT_EQ(info.schema_version, 7);
+  ASSERT_STR_EQ(info.current_version, "1.8.0");
+  ASSERT_STR_EQ(info.original_version, "1.7.0");
+  ASSERT_EQ(info.default_aggr_id, 2);
+  ASSERT_STR_EQ(info.default_domain, "default-domain"); /* two domains */
+  ASSERT_STR_EQ(dldb_path(db), p);
+  ASSERT_OK(dldb_verify_file(db, err, sizeof err));
+  dldb_close(&db);
+  ASSERT_NULL(db);
+  dldb_close(&db);
+  dldb_close(NULL);
+  return 0;
+}
+
+static int test_verify_file(void) {
+  const char *p = wpath("verify.sqlite"), *q = wpath("verify2.sqlite");
+  ASSERT_OK(fixture_make(p, mini, NULL));
+  ASSERT_OK(fixture_make(q, mini, NULL));
+  dldb *db = NULL, *again = NULL;
+  char err[1024] = "";
+  ASSERT_OK(dldb_open_ro(p, &db, NULL, err, sizeof err));
+  ASSERT_OK(dldb_open_again(db, &again, err, sizeof err));
+  ASSERT_EQ(dldb_get_info(again)->default_aggr_id, 2);
+  ASSERT_OK(rename(q, p)); /* replaced */
+  ASSERT_EQ(dldb_verify_file(db, err, sizeof err), DL_EIO);
+  ASSERT_CONTAINS(err, "replaced");
+  ASSERT_OK(unlink(p)); /* removed */
+  ASSERT_EQ(dldb_verify_file(db, err, sizeof err), DL_ENOTFOUND);
+  ASSERT_CONTAINS(err, "cannot be found");
+  dldb_close(&again);
+  dldb_close(&db);
+  return 0;
+}
+
+static int test_wal_readonly(void) {
+  const char *p = wpath("wal.sqlite");
+  ASSERT_OK(fixture_make(p, mini, "PRAGMA journal_mode = WAL;"));
+  dldb *db = NULL;
+  char err[1024] = "", shm[4200];
+  ASSERT_OK(dldb_open_ro(p, &db, NULL, err, sizeof err));
+  ASSERT_EQ(dldb_aggr_exists(db, 2), 1);
+  snprintf(shm, sizeof shm, "%s-shm", p);
+  struct stat st;
+  ASSERT(stat(shm, &st) != 0); /* opened immutable: no -shm file */
+  dldb_close(&db);
+  return 0;
+}
+
+/* ---- queries on the mini fixture ----------------------------------------- */
+
+static dldb *mini_db;
+
+typedef struct collected {
+  int n;
+  char names[16][64];
+  int64_t ints[16];
+} collected;
+
+/* Collects column `col` of each row: names as text, ints as integers. */
+static int collect_col(void *ctx, const dldb_row *row) {
+  collected *c = ctx;
+  for (int i = 0; i < dldb_row_count(row) && c->n < 16; i++) {
+    if (strcmp(dldb_row_name(row, i), c->names[15]) != 0) continue;
+    snprintf(c->names[c->n], 64, "%s", dldb_row_text(row, i));
+    c->ints[c->n] = dldb_row_int(row, i);
+  }
+  c->n++;
+  return c->n >= 15;
+}
+
+static int run(dldb_query *q, const char *col, collected *c) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->names[15], 64, "%s", col);
+  char err[512] = "";
+  int rc = dldb_query_rows(mini_db, q, collect_col, c, err, sizeof err);
+  if (rc) fprintf(stderr, "query: %s\n", err);
+  return rc;
+}
+
+static int test_columns(void) {
+  const char *const *names;
+  const dldb_coltype *types;
+  int n = dldb_view_columns(mini_db, "view_iteration_kernels", &names, &types);
+  ASSERT_EQ(n, 9);
+  ASSERT_STR_EQ(names[6], "kernel_duration");
+  ASSERT_EQ(types[6], DLDB_COL_INTEGER); /* untyped: sampled */
+  ASSERT_STR_EQ(names[7], "grid");
+  ASSERT_EQ(types[7], DLDB_COL_TEXT);
+  ASSERT_EQ(dldb_view_columns(mini_db, "view_group_ops", &names, &types), DL_ENOTFOUND);
+  ASSERT_EQ(dldb_has_view(mini_db, "view_group_ops"), 0);
+  ASSERT_EQ(dldb_has_view(mini_db, "view_op_nodes"), 1);
+  n = dldb_view_columns(mini_db, "view_performance_summary", &names, &types);
+  ASSERT_EQ(types[3], DLDB_COL_REAL);
+  return 0;
+}
+
+static int test_sort_filter_page(void) {
+  collected c;
+  dldb_query q = {.view = "view_op_nodes", .aggr_id = 2, .domain = "default-domain",
+                  .sort = "gpu_time", .desc = 1, .tiebreak = {"op_node_id"}, .limit = 10};
+  ASSERT_OK(run(&q, "op_node_id", &c));
+  ASSERT_EQ(c.n, 5);
+  ASSERT_STR_EQ(c.names[0], "CONV2D_1");
+  ASSERT_STR_EQ(c.names[1], "LINEAR_1"); /* tie on 300: op_node_id ascending */
+  ASSERT_STR_EQ(c.names[2], "LINEAR_2");
+  q.offset = 1;
+  q.limit = 2;
+  ASSERT_OK(run(&q, "op_node_id", &c));
+  ASSERT_EQ(c.n, 2);
+  ASSERT_STR_EQ(c.names[0], "LINEAR_1");
+  /* % and _ are literal, case does not matter */
+  q.offset = 0;
+  q.limit = 10;
+  q.filter = "100%_D";
+  memcpy(q.filter_cols, (const char *[]){"op_node_name", "kernel_name", NULL},
+         3 * sizeof(const char *));
+  ASSERT_OK(run(&q, "op_node_id", &c));
+  ASSERT_EQ(c.n, 1);
+  ASSERT_STR_EQ(c.names[0], "LINEAR_1");
+  q.filter = "_";
+  ASSERT_OK(run(&q, "op_node_id", &c));
+  ASSERT_EQ(c.n, 2); /* 100%_done and x_y, not every row as LIKE '%_%' would */
+  return 0;
+}
+
+static int test_counts(void) {
+  char err[512];
+  int64_t total = -1, filtered = -1;
+  dldb_query q = {.view = "view_op_nodes", .aggr_id = 2, .domain = "default-domain",
+                  .filter_cols = {"op_node_name", "op_node_type", NULL}, .limit = 1};
+  ASSERT_OK(dldb_query_count(mini_db, &q, &total, &filtered, err, sizeof err));
+  ASSERT_EQ(total, 5);
+  ASSERT_EQ(filtered, 5);
+  q.filter = "LINEAR";
+  ASSERT_OK(dldb_query_count(mini_db, &q, &total, &filtered, err, sizeof err));
+  ASSERT_EQ(total, 5);
+  ASSERT_EQ(filtered, 2);
+  q.filter = "'";
+  ASSERT_OK(dldb_query_count(mini_db, &q, &total, &filtered, err, sizeof err));
+  ASSERT_EQ(filtered, 1); /* Weird'Type */
+  ASSERT_OK(dldb_query_count(mini_db, &q, &total, &filtered, err, sizeof err)); /* cached */
+  ASSERT_EQ(filtered, 1);
+  q.domain = "other domain";
+  q.filter = NULL;
+  ASSERT_OK(dldb_query_count(mini_db, &q, &total, &filtered, err, sizeof err));
+  ASSERT_EQ(total, 1);
+  return 0;
+}
+
+static int test_eq_and_whitelist(void) {
+  collected c;
+  char err[512];
+  dldb_query q = {.view = "view_iteration_kernels", .aggr_id = 2, .domain = "default-domain",
+                  .n_eq = 1, .eq = {{"iter_value", "4"}}, .sort = "kernel_name", .limit = 10};
+  ASSERT_OK(run(&q, "kernel_name", &c));
+  ASSERT_EQ(c.n, 2);
+  ASSERT_STR_EQ(c.names[0], "k_c");
+  q.eq[0].value = "four";
+  ASSERT_EQ(dldb_query_rows(mini_db, &q, collect_col, &c, err, sizeof err), DL_EINVAL);
+  ASSERT_CONTAINS(err, "iter_value must be an integer");
+  q.eq[0].value = "4";
+  q.sort = "kernel_name; DROP TABLE kernels";
+  ASSERT_EQ(dldb_query_rows(mini_db, &q, collect_col, &c, err, sizeof err), DL_EINVAL);
+  q.sort = NULL;
+  q.eq[0].column = "\"iter_value\"";
+  ASSERT_EQ(dldb_query_rows(mini_db, &q, collect_col, &c, err, sizeof err), DL_EINVAL);
+  q.view = "view_group_ops";
+  q.n_eq = 0;
+  ASSERT_EQ(dldb_query_rows(mini_db, &q, collect_col, &c, err, sizeof err), DL_ENOTFOUND);
+  ASSERT_EQ(dldb_aggr_exists(mini_db, 2), 1);
+  ASSERT_EQ(dldb_aggr_exists(mini_db, 3), 0);
+  ASSERT_EQ(dldb_domain_exists(mini_db, "other domain"), 1);
+  ASSERT_EQ(dldb_domain_exists(mini_db, "x"), 0);
+  return 0;
+}
+
+static int test_dim3_sort(void) {
+  collected c;
+  dldb_query q = {.view = "view_iteration_kernels", .aggr_id = 2, .domain = "default-domain",
+                  .sort = "grid", .limit = 10};
+  ASSERT_OK(run(&q, "kernel_name", &c));
+  ASSERT_EQ(c.n, 4);
+  /* 1,8,1 < 1,64,1 < 2,1,1 < 10,1,1 (as text: "1, 64" < "1, 8" < "10" < "2") */
+  ASSERT_STR_EQ(c.names[0], "k_d");
+  ASSERT_STR_EQ(c.names[1], "k_c");
+  ASSERT_STR_EQ(c.names[2], "k_b");
+  ASSERT_STR_EQ(c.names[3], "k_a");
+  q.desc = 1;
+  q.sort = "block";
+  ASSERT_OK(run(&q, "kernel_name", &c));
+  ASSERT_STR_EQ(c.names[0], "k_c"); /* 256 */
+  ASSERT_STR_EQ(c.names[3], "k_d"); /* 32 */
+  return 0;
+}
+
+static int test_values(void) {
+  collected c;
+  dldb_query q = {.view = "view_performance_summary", .aggr_id = 2, .domain = "default-domain",
+                  .limit = 1};
+  ASSERT_OK(run(&q, "wall_clock_time", &c));
+  ASSERT_EQ(c.n, 1);
+  ASSERT(c.ints[0] == INT64_MAX);
+  q.aggr_id = 1;
+  ASSERT_OK(run(&q, "wall_clock_time", &c));
+  ASSERT(c.ints[0] == INT64_MIN);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s WORKDIR\n", argv[0]);
+    return 2;
+  }
+  workdir = argv[1];
+  snprintf(mini, sizeof mini, "%s", DLV_FIXTURE_SQL);
+  RUN(test_missing);
+  RUN(test_directory);
+  RUN(test_not_sqlite);
+  RUN(test_zero_bytes);
+  RUN(test_no_tables);
+  RUN(test_not_dldb);
+  RUN(test_nsys_like);
+  RUN(test_no_version_view);
+  RUN(test_new_version);
+  RUN(test_no_aggregations);
+  RUN(test_corrupt);
+  RUN(test_ours_and_info);
+  RUN(test_verify_file);
+  RUN(test_wal_readonly);
+  char err[1024];
+  const char *p = wpath("mini.sqlite");
+  if (fixture_make(p, mini, NULL) != 0 || dldb_open_ro(p, &mini_db, NULL, err, sizeof err) != 0) {
+    fprintf(stderr, "cannot open the mini fixture: %s\n", err);
+    return 1;
+  }
+  RUN(test_columns);
+  RUN(test_sort_filter_page);
+  RUN(test_counts);
+  RUN(test_eq_and_whitelist);
+  RUN(test_dim3_sort);
+  RUN(test_values);
+  dldb_close(&mini_db);
+  TEST_DONE();
+}

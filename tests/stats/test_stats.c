@@ -1,0 +1,316 @@
+/*
+ * test_stats.c - issue 8's statistics, end to end: `dlprof --database` on
+ * real Nsight Systems exports, then every number of the view_dl_stats_*
+ * views that the export itself can tell (totals, counts, min, max, median)
+ * compared with SQL run directly on the export (attached to the dldb), the
+ * reports under nsys stats' names, and NVIDIA's no_relu database, which has
+ * no such views.
+ *
+ * usage: test_stats DLPROF SHARED_DIR WORK_DIR. Skips (77) naming the path
+ * when SHARED_DIR/traces is absent.
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "test.h"
+
+static int test__passed, test__failed;
+static const char *dlprof_bin, *shared;
+static char work[1024];
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+/* Runs dlprof in dir (created) with args; returns its exit status, stderr in out. */
+static int dlprof(const char *dir, const char *args, char *out, size_t outlen) {
+  char cmd[4096], log[1200];
+  mkdir(dir, 0755);
+  snprintf(log, sizeof log, "%s/stderr.txt", dir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s -v quiet 2>'%s' >/dev/null", dir, dlprof_bin,
+           args, log);
+  int st = system(cmd);
+  out[0] = '\0';
+  FILE *f = fopen(log, "r");
+  if (f) {
+    size_t n = fread(out, 1, outlen - 1, f);
+    out[n] = '\0';
+    fclose(f);
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Our dldb with the export attached as `x`, both read-only. */
+static sqlite3 *open_pair(const char *dldb, const char *export_path) {
+  sqlite3 *h = NULL;
+  char uri[2400], sql[2600];
+  snprintf(uri, sizeof uri, "file:%s?mode=ro", dldb);
+  if (sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+    sqlite3_close(h);
+    return NULL;
+  }
+  snprintf(sql, sizeof sql, "ATTACH 'file:%s?mode=ro' AS x", export_path);
+  if (sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK) {
+    fprintf(stderr, "attach: %s\n", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    return NULL;
+  }
+  return h;
+}
+
+/* The first column of the first row as an integer (-999 when none). */
+static int64_t q_int(sqlite3 *h, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  int64_t v = -999;
+  if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+    fprintf(stderr, "sql error: %s: %s\n", sql, sqlite3_errmsg(h));
+  else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* Per name: total, count, min, max, median of `dur` over the rows of `src`
+ * (a SELECT with columns name, dur). */
+#define REF(src)                                                                                   \
+  "WITH d AS (" src "), o AS (SELECT name, dur, row_number() OVER (PARTITION BY name ORDER BY "   \
+  "dur) AS rn, count(*) OVER (PARTITION BY name) AS n FROM d) SELECT name, sum(dur), count(*), " \
+  "min(dur), max(dur), avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN dur END) FROM o "      \
+  "GROUP BY name"
+
+#define NEWEST "(SELECT max(aggr_id) FROM main.view_aggregations)"
+
+/* Rows of ref not in ours plus rows of ours not in ref (0: the same sets). */
+static int64_t differences(sqlite3 *h, const char *ref, const char *ours) {
+  char sql[8192];
+  snprintf(sql, sizeof sql,
+           "SELECT (SELECT count(*) FROM (SELECT * FROM (%s) EXCEPT SELECT * FROM (%s))) + "
+           "(SELECT count(*) FROM (SELECT * FROM (%s) EXCEPT SELECT * FROM (%s)))",
+           ref, ours, ours, ref);
+  int64_t n = q_int(h, sql);
+  if (n != 0) fprintf(stderr, "differences %lld between\n  %s\nand\n  %s\n", (long long)n, ref, ours);
+  return n;
+}
+
+static char clover_db[1400], relu_db[1400], clover_x[1200], relu_x[1200];
+
+/* ---- tests ------------------------------------------------------------------- */
+
+static int test_clover_cuda_api(void) {
+  sqlite3 *h = open_pair(clover_db, clover_x);
+  ASSERT_NOT_NULL(h);
+  const char *ref = REF("SELECT s.value AS name, r.\"end\" - r.start AS dur "
+                        "FROM x.CUPTI_ACTIVITY_KIND_RUNTIME r JOIN x.StringIds s ON s.id = r.nameId "
+                        "WHERE r.eventClass IN (0, 1)");
+  ASSERT_EQ(differences(h, ref,
+                        "SELECT name, total_time, num_calls, min, max, med FROM "
+                        "main.view_dl_stats_cuda_api WHERE aggr_id = " NEWEST),
+            0);
+  ASSERT_EQ(q_int(h, "SELECT sum(num_calls) FROM view_dl_stats_cuda_api WHERE aggr_id = " NEWEST),
+            q_int(h, "SELECT count(*) FROM x.CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass IN (0, 1)"));
+  /* nsys stats' order and time % */
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_stats_cuda_api a JOIN view_dl_stats_cuda_api b "
+                     "ON a.aggr_id = b.aggr_id AND b.row_idx = a.row_idx + 1 "
+                     "WHERE b.total_time > a.total_time"),
+            0);
+  ASSERT_EQ(q_int(h, "SELECT round(sum(time_pct)) FROM view_dl_stats_cuda_api WHERE aggr_id = " NEWEST),
+            100);
+  /* every call of an API name is one of an op's calls */
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_stats_cuda_api a WHERE aggr_id = " NEWEST
+                     " AND num_calls != (SELECT sum(calls) FROM view_dl_stats_api_ops o WHERE "
+                     "o.aggr_id = a.aggr_id AND o.name = a.name)"),
+            0);
+  sqlite3_close(h);
+  return 0;
+}
+
+static int test_clover_kernels(void) {
+  sqlite3 *h = open_pair(clover_db, clover_x);
+  ASSERT_NOT_NULL(h);
+  const char *ref = REF("SELECT s.value AS name, k.\"end\" - k.start AS dur "
+                        "FROM x.CUPTI_ACTIVITY_KIND_KERNEL k JOIN x.StringIds s ON s.id = k.demangledName");
+  ASSERT_EQ(differences(h, ref,
+                        "SELECT name, total_time, instances, min, max, med FROM "
+                        "main.view_dl_stats_kernels WHERE aggr_id = " NEWEST),
+            0);
+  ASSERT_EQ(q_int(h, "SELECT sum(instances) FROM view_dl_stats_kernels WHERE aggr_id = " NEWEST), 1312);
+  /* per grid and block, as cuda_gpu_kern_gb_sum */
+  const char *gb = REF("SELECT s.value || ' <' || gridX || ', ' || gridY || ', ' || gridZ || '> <' || "
+                       "blockX || ', ' || blockY || ', ' || blockZ || '>' AS name, k.\"end\" - k.start AS dur "
+                       "FROM x.CUPTI_ACTIVITY_KIND_KERNEL k JOIN x.StringIds s ON s.id = k.demangledName");
+  ASSERT_EQ(differences(h, gb,
+                        "SELECT name || ' <' || grid || '> <' || block || '>', total_time, instances, "
+                        "min, max, med FROM main.view_dl_stats_kernel_configs WHERE aggr_id = " NEWEST),
+            0);
+  /* a kernel's grid/block columns name one of its configurations */
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_stats_kernels k WHERE aggr_id = " NEWEST
+                     " AND NOT EXISTS (SELECT 1 FROM view_dl_stats_kernel_configs c WHERE "
+                     "c.aggr_id = k.aggr_id AND c.name = k.name AND c.grid = k.grid AND c.block = k.block)"),
+            0);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_stats_kernels k WHERE aggr_id = " NEWEST
+                     " AND configs != (SELECT count(*) FROM view_dl_stats_kernel_configs c WHERE "
+                     "c.aggr_id = k.aggr_id AND c.name = k.name)"),
+            0);
+  sqlite3_close(h);
+  return 0;
+}
+
+static int test_clover_memory(void) {
+  sqlite3 *h = open_pair(clover_db, clover_x);
+  ASSERT_NOT_NULL(h);
+  const char *time = REF("SELECT '[CUDA memcpy ' || e.label || ']' AS name, m.\"end\" - m.start AS dur "
+                         "FROM x.CUPTI_ACTIVITY_KIND_MEMCPY m JOIN x.ENUM_CUDA_MEMCPY_OPER e ON e.id = m.copyKind");
+  ASSERT_EQ(differences(h, time,
+                        "SELECT name, total_time, count, min, max, med FROM main.view_dl_stats_memory "
+                        "WHERE aggr_id = " NEWEST),
+            0);
+  const char *size = REF("SELECT '[CUDA memcpy ' || e.label || ']' AS name, m.bytes AS dur "
+                         "FROM x.CUPTI_ACTIVITY_KIND_MEMCPY m JOIN x.ENUM_CUDA_MEMCPY_OPER e ON e.id = m.copyKind");
+  ASSERT_EQ(differences(h, size,
+                        "SELECT name, total_bytes, count, min_bytes, max_bytes, med_bytes FROM "
+                        "main.view_dl_stats_memory WHERE aggr_id = " NEWEST),
+            0);
+  sqlite3_close(h);
+  return 0;
+}
+
+static int test_clover_osrt(void) {
+  sqlite3 *h = open_pair(clover_db, clover_x);
+  ASSERT_NOT_NULL(h);
+  ASSERT(q_int(h, "SELECT count(*) FROM view_dl_stats_osrt WHERE aggr_id = " NEWEST) > 0);
+  const char *ref = REF("SELECT s.value AS name, o.\"end\" - o.start AS dur "
+                        "FROM x.OSRT_API o JOIN x.StringIds s ON s.id = o.nameId WHERE o.eventClass = 27");
+  ASSERT_EQ(differences(h, ref,
+                        "SELECT name, total_time, num_calls, min, max, med FROM main.view_dl_stats_osrt "
+                        "WHERE aggr_id = " NEWEST),
+            0);
+  sqlite3_close(h);
+  return 0;
+}
+
+static int test_relu(void) {
+  sqlite3 *h = open_pair(relu_db, relu_x);
+  ASSERT_NOT_NULL(h);
+  ASSERT_EQ(q_int(h, "SELECT sum(total_time) FROM view_dl_stats_memory WHERE aggr_id = " NEWEST), 66690);
+  ASSERT_EQ(q_int(h, "SELECT total_time FROM view_dl_stats_memory WHERE aggr_id = " NEWEST
+                     " AND name = '[CUDA memset]'"),
+            8992);
+  /* every NVTX range text with its count, as the export has them */
+  ASSERT_EQ(differences(h,
+                        "SELECT text, count(*) FROM x.NVTX_EVENTS WHERE eventType = 59 GROUP BY text",
+                        "SELECT name, instances FROM main.view_dl_stats_nvtx WHERE aggr_id = " NEWEST),
+            0);
+  ASSERT_EQ(q_int(h, "SELECT instances FROM view_dl_stats_nvtx WHERE name = 'aten::clamp_min'"), 8);
+  ASSERT_EQ(q_int(h, "SELECT instances FROM view_dl_stats_nvtx WHERE name = 'aten::resize_'"), 8);
+  /* the GPU projection: every range with GPU work, and a range's projection
+   * is no longer than the span of the whole profile's GPU work */
+  ASSERT(q_int(h, "SELECT count(*) FROM view_dl_stats_nvtx_gpu_proj WHERE aggr_id = " NEWEST) > 0);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_stats_nvtx_gpu_proj WHERE total_gpu_ops <= 0 OR "
+                     "proj_min <= 0 OR proj_max > (SELECT max(\"end\") - min(start) FROM "
+                     "x.CUPTI_ACTIVITY_KIND_KERNEL)"),
+            0);
+  /* the outermost conv2d op range launched the conv kernels: its projection
+   * spans them */
+  ASSERT(q_int(h, "SELECT max(total_gpu_ops) FROM view_dl_stats_nvtx_gpu_proj WHERE name LIKE "
+                  "'aten::conv2d%'") > 0);
+  sqlite3_close(h);
+  return 0;
+}
+
+static int file_starts(const char *path, const char *text) {
+  char buf[512] = "";
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return strncmp(buf, text, strlen(text)) == 0;
+}
+
+static int test_reports(void) {
+  char dir[1200], args[4096], out[4096], path[1400];
+  snprintf(dir, sizeof dir, "%s/reports", work);
+  snprintf(args, sizeof args, "--database='%s' --reports=stats,summary --formats=csv,json --force=true",
+           clover_x);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  static const char *const names[] = {"cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_kern_gb_sum",
+                                      "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "osrt_sum",
+                                      "nvtx_sum", "nvtx_gpu_proj_sum"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    snprintf(path, sizeof path, "%s/dlprof_%s.csv", dir, names[i]);
+    struct stat sb;
+    ASSERT_EQ(stat(path, &sb), 0);
+    snprintf(path, sizeof path, "%s/dlprof_%s.json", dir, names[i]);
+    ASSERT(file_starts(path, "{\"report\":\""));
+  }
+  snprintf(path, sizeof path, "%s/dlprof_cuda_api_sum.csv", dir);
+  ASSERT(file_starts(path, "CUDA API Summary\r\nTime (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),"
+                           "Min (ns),Max (ns),StdDev (ns),Name\r\n") ||
+         file_starts(path, "CUDA API Summary\nTime (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),"
+                           "Min (ns),Max (ns),StdDev (ns),Name\n"));
+  snprintf(path, sizeof path, "%s/dlprof_cuda_gpu_mem_size_sum.csv", dir);
+  ASSERT(file_starts(path, "CUDA GPU MemOps Summary (by Size)"));
+  /* a single report by name, and a name that is none */
+  snprintf(args, sizeof args, "--database='%s' --reports=osrt_sum --force=true", clover_x);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  snprintf(args, sizeof args, "--database='%s' --reports=osrt --force=true", clover_x);
+  ASSERT(dlprof(dir, args, out, sizeof out) != 0);
+  return 0;
+}
+
+/* NVIDIA's database has no statistics views: the report says which. */
+static int test_nvidia_db(void) {
+  char dir[1200], args[4096], out[4096], db[1200];
+  snprintf(db, sizeof db, "%s/traces/dlprof/no_relu/dlprof_dldb.sqlite", shared);
+  snprintf(dir, sizeof dir, "%s/nvidia", work);
+  snprintf(args, sizeof args, "--database='%s' --reports=cuda_api_sum --force=true --output_path='%s'",
+           db, dir);
+  ASSERT(dlprof(dir, args, out, sizeof out) != 0);
+  ASSERT_CONTAINS(out, "view_dl_stats_cuda_api");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: test_stats DLPROF SHARED_DIR WORK_DIR\n");
+    return 2;
+  }
+  dlprof_bin = argv[1];
+  shared = argv[2];
+  snprintf(work, sizeof work, "%s/stats-work", argv[3]);
+  mkdir(work, 0755);
+  snprintf(clover_x, sizeof clover_x, "%s/traces/nsys/nsys2024.5_a100x4_cloverleaf.sqlite", shared);
+  snprintf(relu_x, sizeof relu_x, "%s/traces/dlprof/w_Relu/nsys_profile.sqlite", shared);
+  struct stat sb;
+  if (stat(clover_x, &sb) != 0 || stat(relu_x, &sb) != 0) {
+    printf("SKIP: the shared traces are missing: %s, %s\n", clover_x, relu_x);
+    return 77;
+  }
+  char dir[1200], args[4096], out[4096];
+  snprintf(dir, sizeof dir, "%s/clover", work);
+  snprintf(args, sizeof args, "--database='%s' --force=true", clover_x);
+  if (dlprof(dir, args, out, sizeof out) != 0) {
+    fprintf(stderr, "dlprof failed on %s: %s\n", clover_x, out);
+    return 1;
+  }
+  snprintf(clover_db, sizeof clover_db, "%s/dlprof_dldb.sqlite", dir);
+  snprintf(dir, sizeof dir, "%s/relu", work);
+  snprintf(args, sizeof args, "--database='%s' --force=true", relu_x);
+  if (dlprof(dir, args, out, sizeof out) != 0) {
+    fprintf(stderr, "dlprof failed on %s: %s\n", relu_x, out);
+    return 1;
+  }
+  snprintf(relu_db, sizeof relu_db, "%s/dlprof_dldb.sqlite", dir);
+  RUN(test_clover_cuda_api);
+  RUN(test_clover_kernels);
+  RUN(test_clover_memory);
+  RUN(test_clover_osrt);
+  RUN(test_relu);
+  RUN(test_reports);
+  RUN(test_nvidia_db);
+  TEST_DONE();
+}

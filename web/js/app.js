@@ -1,0 +1,280 @@
+// app.js - start-up, the header (aggregation, domain, reports), the view
+// menu and routing between views.
+//
+// Start-up reads GET /api/v1/info (views present, defaults, aggregations,
+// domains, mode, GPU count), then renders the view named by the URL hash.
+
+import { get, apiUrl, showError, clearErrors } from './api.js';
+import * as router from './router.js';
+import { h, replace, note } from './util.js';
+import dashboard from './views/dashboard.js';
+import opTypes from './views/op_types.js';
+import groupOps from './views/group_ops.js';
+import ops from './views/ops.js';
+import kernelsByIteration from './views/kernels_by_iteration.js';
+import kernelsByOp from './views/kernels_by_op.js';
+import iterations from './views/iterations.js';
+import gpus from './views/gpus.js';
+import statistics from './views/statistics.js';
+
+const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, statistics];
+
+// What each view of the database holds, for "missing view" notes, and the
+// DLProf release that introduced it where that is known (docs peers.md A.8).
+const VIEW_DATA = {
+  view_group_ops: ['group-op data', '1.7'],
+  view_op_type_summary: ['op-type summary data'],
+  view_op_nodes: ['op data'],
+  view_kernel_summaries: ['per-op kernel summaries'],
+  view_iterations_all: ['iteration data'],
+  view_iterations_profiled: ['per-iteration data'],
+  view_iteration_ops: ['per-iteration op data'],
+  view_iteration_kernels: ['per-iteration kernel data'],
+  view_iteration_op_kernels: ['per-iteration op kernel data'],
+  view_gpu_devices: ['per-GPU data'],
+  view_resource_usage_breakdown: ['resource-usage data', '1.2'],
+  view_expert_systems: ['expert-system data'],
+  view_performance_summary: ['performance summary data'],
+  view_kernel_summary: ['kernel summary data'],
+  view_tc_utilization: ['tensor-core utilization data'],
+  view_domain_model_gpu_utilization: ['GPU utilization data'],
+  view_system_config: ['system configuration'],
+};
+
+// DLProf's report names (--reports) as the menu shows them.
+const REPORT_LABELS = {
+  summary: 'Summary',
+  detail: 'Detailed (per op)',
+  iteration: 'Iteration (per kernel launch)',
+  kernel: 'Kernel',
+  tensor: 'Tensor Core',
+  op_type: 'Op Type',
+  group_node: 'Group Op',
+  expert_systems: 'Expert Systems',
+  // ours: nsys stats' tables (report/dlr_stats.h)
+  cuda_api_sum: 'CUDA API Summary',
+  cuda_gpu_kern_sum: 'GPU Kernel Summary',
+  cuda_gpu_kern_gb_sum: 'GPU Kernel Grid/Block Summary',
+  cuda_gpu_mem_time_sum: 'Memory Operations (by Time)',
+  cuda_gpu_mem_size_sum: 'Memory Operations (by Size)',
+  osrt_sum: 'OS Runtime Summary',
+  nvtx_sum: 'NVTX Range Summary',
+  nvtx_gpu_proj_sum: 'NVTX GPU Projection Summary',
+};
+
+const ctx = {
+  info: null,
+  version: null,
+  sysconfig: null,
+  /** True when the database has the view (full name, view_…). */
+  has(view) {
+    return !this.info || this.info.views.includes(view);
+  },
+  /** True in PyTorch mode (Direction and Stack Trace columns). */
+  get pytorch() {
+    const m = (this.info && this.info.mode) || (this.sysconfig && this.sysconfig.mode_string) || '';
+    return String(m).toLowerCase() === 'pytorch';
+  },
+  get numGpus() {
+    return Number((this.info && this.info.num_gpus) || (this.sysconfig && this.sysconfig.num_gpus) || 1);
+  },
+  /** aggr_id and domain of a route (the database's defaults when absent). */
+  base(route) {
+    return {
+      aggr_id: route.params.aggr_id || (this.info && this.info.default_aggr_id),
+      domain: route.params.domain || (this.info && this.info.default_domain),
+    };
+  },
+  aggregation(route) {
+    const id = Number(this.base(route).aggr_id);
+    return ((this.info && this.info.aggregations) || []).find((a) => Number(a.aggr_id) === id) || null;
+  },
+  /** The producer, for notes: "DLProf v1.2.0" when the database says. */
+  writer() {
+    const v = (this.sysconfig && this.sysconfig.dlprof_version) || (this.version && this.version.db_version && this.version.db_version.original_version);
+    if (!v) return 'an older DLProf';
+    return `DLProf ${String(v).replace(/^v/, '')}`;
+  },
+  /**
+   * null when every view in `views` is present, else a note naming what is
+   * missing and why: "This database was written by DLProf 1.2 and has no
+   * group-op data (view_group_ops), which Group Ops needs."
+   */
+  missing(views, feature) {
+    const gone = views.filter((v) => !this.has(v));
+    if (!gone.length) return null;
+    const what = gone.map((v) => (VIEW_DATA[v] ? VIEW_DATA[v][0] : v)).join(', ');
+    const since = gone.map((v) => VIEW_DATA[v] && VIEW_DATA[v][1]).find(Boolean);
+    const text =
+      `This database was written by ${this.writer()} and has no ${what} (${gone.join(', ')} missing), ` +
+      `which ${feature} needs.${since ? ` DLProf writes it from version ${since} on.` : ''}`;
+    return h('div', { class: 'note note-missing', dataset: { missing: gone.join(' ') } }, text);
+  },
+  /** A link to a view keeping aggr_id and domain of the current route. */
+  href(view, params = {}) {
+    const cur = router.current();
+    return router.href(view, { aggr_id: cur.params.aggr_id, domain: cur.params.domain, ...params });
+  },
+};
+
+let active = null; // {view, key, inst}
+const main = () => document.getElementById('main');
+
+function renderNav(route) {
+  const nav = document.getElementById('nav');
+  const items = VIEWS.filter((v) => !v.visible || v.visible(ctx)).map((v) => {
+    const miss = v.needs && v.needs.some((n) => !ctx.has(n));
+    return h(
+      'a',
+      {
+        href: ctx.href(v.id),
+        class: ['nav-item', route.view === v.id ? 'active' : null, miss ? 'missing' : null],
+        'aria-current': route.view === v.id ? 'page' : null,
+        title: miss ? 'This database lacks the data for this view' : null,
+        dataset: { view: v.id },
+      },
+      v.title,
+    );
+  });
+  replace(nav, items);
+}
+
+function renderSelectors(route) {
+  const info = ctx.info;
+  const base = ctx.base(route);
+  const aggrWrap = document.getElementById('aggr-wrap');
+  const aggrSel = document.getElementById('aggr-select');
+  const aggs = [...(info.aggregations || [])].sort((a, b) => String(a.aggr_start).localeCompare(String(b.aggr_start)) || a.aggr_id - b.aggr_id);
+  aggrWrap.hidden = aggs.length < 2;
+  if (aggs.length >= 2) {
+    replace(
+      aggrSel,
+      aggs.map((a) =>
+        h(
+          'option',
+          {
+            value: a.aggr_id,
+            title: a.key_node_name ? `Key op: ${a.key_node_name}` : 'No key op',
+            selected: String(a.aggr_id) === String(base.aggr_id) || null,
+          },
+          `${a.iter_start} to ${a.iter_stop}`,
+        ),
+      ),
+    );
+    const cur = aggs.find((a) => String(a.aggr_id) === String(base.aggr_id));
+    aggrSel.title = cur && cur.key_node_name ? `Key op: ${cur.key_node_name}` : 'No key op';
+  }
+  const domWrap = document.getElementById('domain-wrap');
+  const domSel = document.getElementById('domain-select');
+  const doms = info.domains || [];
+  domWrap.hidden = doms.length < 2;
+  if (doms.length >= 2) {
+    replace(
+      domSel,
+      doms.map((d) => h('option', { value: d, selected: d === base.domain || null }, d)),
+    );
+  }
+}
+
+async function renderReports(route) {
+  const menu = document.getElementById('reports-menu');
+  const list = document.getElementById('reports-list');
+  if (!ctx.reports) return;
+  const base = ctx.base(route);
+  menu.hidden = !ctx.reports.length;
+  replace(
+    list,
+    ctx.reports.map((r) =>
+      h(
+        'div',
+        { class: 'report' },
+        h('span', { class: 'report-name', title: `dlprof --reports=${r.name}` }, REPORT_LABELS[r.name] || String(r.name).replace(/_/g, ' ')),
+        r.csv ? h('a', { href: apiUrl(`reports/${r.name}.csv`, base), download: r.csv, title: r.csv }, 'CSV') : null,
+        r.json ? h('a', { href: apiUrl(`reports/${r.name}.json`, base), download: r.json, title: r.json }, 'JSON') : null,
+      ),
+    ),
+  );
+}
+
+function mountKey(route) {
+  const b = ctx.base(route);
+  return `${route.view}|${b.aggr_id}|${b.domain}`;
+}
+
+function render(route) {
+  const view = VIEWS.find((v) => v.id === route.view && (!v.visible || v.visible(ctx)));
+  if (!view) {
+    router.go('dashboard', { aggr_id: route.params.aggr_id, domain: route.params.domain }, { replace: true });
+    return;
+  }
+  // Fill in aggr_id and domain so that every URL is complete when copied.
+  const b = ctx.base(route);
+  if (!route.params.aggr_id || !route.params.domain) {
+    router.go(route.view, { ...route.params, aggr_id: b.aggr_id, domain: b.domain }, { replace: true });
+    return;
+  }
+  renderNav(route);
+  renderSelectors(route);
+  renderReports(route);
+  const key = mountKey(route);
+  if (!active || active.key !== key) {
+    if (active && active.inst.destroy) active.inst.destroy();
+    clearErrors();
+    const box = replace(main(), h('div', { class: 'view', dataset: { view: view.id } }));
+    const viewEl = box.firstChild;
+    document.title = `${view.title} · dlprofviewer`;
+    const miss = view.needs ? ctx.missing(view.needs, view.title) : null;
+    if (miss && view.needsAll !== false) {
+      viewEl.append(h('h1', { class: 'view-title' }, view.title), miss);
+      active = { key, inst: {} };
+      return;
+    }
+    active = { key, inst: view.mount(viewEl, ctx) };
+    window.scrollTo(0, 0);
+  }
+  if (active.inst.update) active.inst.update(route);
+}
+
+function wireSelectors() {
+  document.getElementById('aggr-select').addEventListener('change', (ev) => {
+    const r = router.current();
+    // A new aggregation: keep the view, drop selections that may not exist there.
+    router.go(r.view, { aggr_id: ev.target.value, domain: r.params.domain });
+  });
+  document.getElementById('domain-select').addEventListener('change', (ev) => {
+    const r = router.current();
+    router.go(r.view, { aggr_id: r.params.aggr_id, domain: ev.target.value });
+  });
+  // Close open menus on outside clicks.
+  document.addEventListener('click', (ev) => {
+    for (const d of document.querySelectorAll('details.menu[open]')) if (!d.contains(ev.target)) d.open = false;
+  });
+}
+
+async function start() {
+  wireSelectors();
+  try {
+    ctx.info = await get('info');
+  } catch (e) {
+    replace(main(), h('div', { class: 'fatal' }, h('h1', null, 'The profile cannot be shown'), h('p', null, e.message)));
+    return;
+  }
+  document.getElementById('db-name').textContent = ctx.info.database || '';
+  const [version, sysconfig, reports] = await Promise.all([
+    get('version', null, { quiet: true }).catch(() => null),
+    ctx.has('view_system_config') ? get('system_config', null, { quiet: true }).catch(() => null) : null,
+    get('reports', null, { quiet: true }).catch(() => null),
+  ]);
+  ctx.version = version;
+  ctx.sysconfig = sysconfig;
+  ctx.reports = (reports && reports.reports) || [];
+  if (sysconfig && sysconfig.profile_name) document.getElementById('db-name').textContent = `${sysconfig.profile_name} · ${ctx.info.database || ''}`;
+  router.onChange(render);
+  render(router.current());
+}
+
+window.addEventListener('error', (ev) => showError(`Page error: ${ev.message}`));
+start().catch((e) => {
+  showError(e);
+  replace(main(), note(`The page failed to start: ${e.message}`));
+});

@@ -1,0 +1,237 @@
+// util.js - DOM building and number formatting shared by every view.
+//
+// Strings from the API (op, kernel, NVTX and file names, expert text) come
+// from user code: they reach the DOM only as text nodes (h(), text()) or
+// through escapeHtml(). Nothing here assigns innerHTML.
+
+/** Escapes the five HTML metacharacters. The one escaper of the page. */
+export function escapeHtml(s) {
+  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+const SAFE_HREF = /^(https?:\/\/|#|\/(?!\/))/i;
+
+/**
+ * Creates an element. attrs: class, title, text, href (http(s), '#…' or
+ * same-origin '/…' only), dataset {}, on {event: fn}, any other plain
+ * attribute; never style, never on* attributes. children: Nodes, strings
+ * (become text nodes), arrays, null/false (skipped).
+ */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'class') el.className = Array.isArray(v) ? v.filter(Boolean).join(' ') : v;
+      else if (k === 'text') el.textContent = String(v);
+      else if (k === 'dataset') Object.assign(el.dataset, v);
+      else if (k === 'on') for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+      else if (k === 'href') {
+        if (SAFE_HREF.test(String(v))) el.setAttribute('href', String(v));
+      } else if (k === 'style' || /^on/i.test(k)) throw new Error(`h(): attribute ${k} is not allowed`);
+      else el.setAttribute(k, v === true ? '' : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else if (c instanceof Node) el.appendChild(c);
+    else el.appendChild(document.createTextNode(String(c)));
+  }
+}
+
+/** Removes every child of el, then appends children. */
+export function replace(el, ...children) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  append(el, children);
+  return el;
+}
+
+const URL_RE = /\bhttps?:\/\/[^\s<>"']+/gi;
+
+/**
+ * Text with its http(s) URLs turned into links (new tab, rel=noopener).
+ * Returns a DocumentFragment made of text nodes and <a> elements.
+ */
+export function linkify(text) {
+  const frag = document.createDocumentFragment();
+  const s = String(text ?? '');
+  let last = 0;
+  for (const m of s.matchAll(URL_RE)) {
+    let url = m[0].replace(/[.,;:!?)\]]+$/, '');
+    const start = m.index;
+    if (start > last) frag.appendChild(document.createTextNode(s.slice(last, start)));
+    let ok;
+    try {
+      const u = new URL(url);
+      ok = u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    if (ok) {
+      const a = document.createElement('a');
+      a.href = url;
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+      a.textContent = url;
+      frag.appendChild(a);
+    } else {
+      frag.appendChild(document.createTextNode(url));
+    }
+    last = start + url.length;
+  }
+  if (last < s.length) frag.appendChild(document.createTextNode(s.slice(last)));
+  return frag;
+}
+
+/* ---- numbers ---------------------------------------------------------- */
+
+const NF = new Intl.NumberFormat('en-US');
+
+/** 1234567 -> "1,234,567"; null -> "–". */
+export function fmtInt(n) {
+  if (n === null || n === undefined || n === '' || !Number.isFinite(Number(n))) return '–';
+  return NF.format(Number(n));
+}
+
+const TIME_UNITS = [
+  ['ns', 1],
+  ['µs', 1e3],
+  ['ms', 1e6],
+  ['s', 1e9],
+  ['min', 60e9],
+  ['h', 3600e9],
+  ['d', 86400e9],
+];
+
+/** The unit to show ns in: the largest whose value is >= 1 (up to s below 1000 s). */
+export function timeUnit(ns) {
+  const a = Math.abs(Number(ns));
+  let i = 0;
+  while (i < 3 && a >= TIME_UNITS[i + 1][1]) i++;
+  if (i === 3) while (i < TIME_UNITS.length - 1 && a / TIME_UNITS[i][1] >= 1000) i++;
+  return TIME_UNITS[i];
+}
+
+function sig3(v) {
+  if (v === 0) return '0';
+  if (Math.abs(v) >= 100) return String(Math.round(v));
+  return v.toPrecision(3);
+}
+
+/** Nanoseconds in a human unit with 3 significant digits: 352000 -> "352 µs". */
+export function fmtTime(ns) {
+  if (ns === null || ns === undefined || ns === '' || !Number.isFinite(Number(ns))) return '–';
+  const n = Number(ns);
+  if (n === 0) return '0 ns';
+  let idx = TIME_UNITS.indexOf(timeUnit(n));
+  let text = sig3(n / TIME_UNITS[idx][1]);
+  // 999.7 µs rounds to "1000": show it in the next unit.
+  if (Math.abs(Number(text)) >= 1000 && idx < TIME_UNITS.length - 1 && idx >= 0) {
+    idx++;
+    text = sig3(n / TIME_UNITS[idx][1]);
+  }
+  if (idx === 0) text = String(Math.round(n * 100) / 100);
+  return `${text} ${TIME_UNITS[idx][0]}`;
+}
+
+/** Exact nanoseconds for a tooltip: "2,864,091,540 ns". */
+export function fmtNs(ns) {
+  if (ns === null || ns === undefined || ns === '' || !Number.isFinite(Number(ns))) return '';
+  const n = Number(ns);
+  if (Number.isInteger(n)) return `${NF.format(n)} ns`;
+  return `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }).format(n)} ns`;
+}
+
+/** A value (ns) in a fixed unit for chart axes: trims to 3 significant digits. */
+export function fmtTimeIn(ns, unit) {
+  const v = Number(ns) / unit[1];
+  const t = v === 0 ? '0' : String(Number(v.toPrecision(3)));
+  return `${t} ${unit[0]}`;
+}
+
+/** A 0-100 percentage with one decimal; tiny non-zero values say "< 0.1 %". */
+export function fmtPct(v) {
+  if (v === null || v === undefined || v === '' || !Number.isFinite(Number(v))) return '–';
+  const n = Number(v);
+  if (n > 0 && n < 0.05) return '< 0.1 %';
+  return `${n.toFixed(1)} %`;
+}
+
+/** A <span> showing a time in human units with exact ns as its tooltip. */
+export function timeSpan(ns, cls) {
+  return h('span', { class: ['num-time', cls], title: fmtNs(ns), dataset: { ns: String(ns ?? '') } }, fmtTime(ns));
+}
+
+/** A <span> showing a percentage with the stored value as its tooltip. */
+export function pctSpan(v) {
+  return h('span', { class: 'num-pct', title: v === null || v === undefined ? '' : `${v} %` }, fmtPct(v));
+}
+
+/** "yes"/"no" badge for a 0/1 column. */
+export function boolSpan(v) {
+  const yes = Number(v) === 1;
+  return h('span', { class: ['bool', yes ? 'bool-yes' : 'bool-no'] }, yes ? 'yes' : 'no');
+}
+
+/**
+ * An op path with break opportunities after each '/': the scopes muted, the
+ * last element (the op) in full ink.
+ */
+export function pathText(s) {
+  const str = String(s ?? '');
+  const cut = str.endsWith('/') ? str.lastIndexOf('/', str.length - 2) : str.lastIndexOf('/');
+  const head = cut >= 0 ? str.slice(0, cut + 1) : '';
+  const tail = cut >= 0 ? str.slice(cut + 1) : str;
+  const scopes = [];
+  head.split('/').forEach((p, i, all) => {
+    if (p) scopes.push(p);
+    if (i < all.length - 1) scopes.push('/', h('wbr'));
+  });
+  return h('span', { class: 'path', title: str }, h('span', { class: 'path-scopes' }, scopes), h('span', { class: 'path-leaf' }, tail));
+}
+
+/** Long text cut to `max` characters (or its first line) with a "more" toggle. */
+export function longText(s, max = 100) {
+  const full = String(s ?? '');
+  const firstNl = full.indexOf('\n');
+  const cut = Math.min(max, firstNl >= 0 ? firstNl : full.length);
+  if (cut >= full.length) return h('span', { class: 'long' }, full);
+  const short = `${full.slice(0, cut)}…`;
+  const body = h('span', { class: 'long-body' }, short);
+  const btn = h('button', { type: 'button', class: 'more', 'aria-expanded': 'false' }, 'more');
+  btn.addEventListener('click', (ev) => {
+    ev.stopPropagation();
+    const open = btn.getAttribute('aria-expanded') === 'true';
+    body.textContent = open ? short : full;
+    btn.textContent = open ? 'more' : 'less';
+    btn.setAttribute('aria-expanded', String(!open));
+    wrap.classList.toggle('open', !open);
+  });
+  const wrap = h('span', { class: 'long' }, body, ' ', btn);
+  return wrap;
+}
+
+/** Debounces fn by ms. */
+export function debounce(fn, ms) {
+  let t = 0;
+  return (...args) => {
+    clearTimeout(t);
+    t = setTimeout(() => fn(...args), ms);
+  };
+}
+
+/** A "Loading…" placeholder. */
+export function loading(what = 'Loading…') {
+  return h('div', { class: 'loading', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), what);
+}
+
+/** A muted note (e.g. a missing view). */
+export function note(text, cls = 'note') {
+  return h('div', { class: cls }, text);
+}

@@ -1,0 +1,187 @@
+// common.js - pieces shared by several views: cards, column sets, the
+// iteration chart's data and its range controls.
+
+import { h, replace, fmtInt, timeSpan } from '../util.js';
+import { ITER_CATEGORIES, COLORS } from '../charts.js';
+import * as router from '../router.js';
+
+/** A titled card. Returns {el, body, head}. */
+export function card(title, opts = {}) {
+  const head = h(
+    'header',
+    { class: 'card-head' },
+    h('div', { class: 'card-heading' }, h('h2', { class: 'card-title' }, title), opts.sub || null),
+    h('div', { class: 'card-tools' }, opts.tools || null),
+  );
+  const body = h('div', { class: ['card-body', opts.bodyClass] });
+  const el = h('section', { class: ['card', opts.cls], dataset: opts.id ? { panel: opts.id } : null }, head, body);
+  return { el, body, head };
+}
+
+/** The page heading of a view with an optional line below it. */
+export function viewHeader(title, sub) {
+  return h('div', { class: 'view-head' }, h('h1', { class: 'view-title' }, title), sub ? h('p', { class: 'view-sub' }, sub) : null);
+}
+
+/** "Iterations 0 to 0 (1 aggregated) · key op: none" for the current aggregation. */
+export function aggrLine(ctx, route) {
+  const a = ctx.aggregation(route);
+  if (!a) return null;
+  const key = a.key_node_name ? `key op ${a.key_node_name}` : 'no key op';
+  return `Iterations ${a.iter_start} to ${a.iter_stop} (${fmtInt(a.iter_aggregated)} aggregated) · ${key} · domain ${ctx.base(route).domain}`;
+}
+
+/* ---- column sets (keys are view columns) -------------------------------- */
+
+export function opColumns(ctx) {
+  const pt = ctx.pytorch;
+  return [
+    { key: 'gpu_time', label: 'GPU Time', type: 'time', title: 'Total GPU time of the kernels of this op' },
+    { key: 'cpu_time', label: 'CPU Time', type: 'time', title: 'Total CPU time of the op' },
+    { key: 'op_node_id', label: 'Op ID', cls: 'nowrap' },
+    { key: 'op_node_name', label: 'Op Name', type: 'path', cls: 'name' },
+    { key: 'direction', label: 'Direction', hidden: !pt },
+    { key: 'op_node_type', label: 'Op Type' },
+    { key: 'num_calls', label: 'Calls', type: 'int' },
+    { key: 'tc_eligible', label: 'TC Eligible', type: 'bool', title: 'The op can use Tensor Cores' },
+    { key: 'using_tc', label: 'Using TC', type: 'bool', title: 'At least one kernel of the op uses Tensor Cores' },
+    { key: 'kernel_calls', label: 'Kernel Calls', type: 'int' },
+    { key: 'data_type', label: 'Data Type' },
+    { key: 'stack_trace', label: 'Stack Trace', type: 'long', hidden: !pt, cls: 'stack' },
+  ];
+}
+
+export function kernelRowColumns(withOpName) {
+  return [
+    withOpName ? { key: 'op_node_name', label: 'Op Name', type: 'path', cls: 'name' } : null,
+    { key: 'kernel_name', label: 'Kernel Name', cls: 'name' },
+    { key: 'device_id', label: 'Device', type: 'int' },
+    { key: 'kernel_timestamp', label: 'Timestamp', type: 'timestamp', title: 'Start of the launching API call (session clock)' },
+    { key: 'kernel_duration', label: 'GPU Time', type: 'time' },
+    { key: 'uses_tc', label: 'Uses TC', type: 'bool' },
+    { key: 'grid', label: 'Grid', cls: 'nowrap' },
+    { key: 'block', label: 'Block', cls: 'nowrap' },
+  ].filter(Boolean);
+}
+
+/** Kernel GPU time of an iteration: tensor-core + other kernels. */
+function kernelTime(r) {
+  return (Number(r.tc_duration) || 0) + (Number(r.non_tc_duration) || 0);
+}
+
+export function iterationColumns() {
+  return [
+    { key: 'iter_value', label: 'Iteration', type: 'int' },
+    { key: 'start_time', label: 'Start', type: 'timestamp', title: 'Start of the iteration (session clock)' },
+    { key: 'duration', label: 'Duration', type: 'time' },
+    { key: 'total_kernel_count', label: 'Kernels', type: 'int' },
+    { key: 'using_tc_kernel_count', label: 'TC Kernels', type: 'int' },
+    {
+      key: 'kernel_time',
+      label: 'Kernel GPU Time',
+      type: 'bar',
+      sortable: false,
+      title: 'Using TC + not using TC kernel time; the bar is its share of the iteration duration',
+      render: (r) => barCell(kernelTime(r), r.duration),
+    },
+    { key: 'tc_duration', label: 'TC GPU Time', type: 'time' },
+    { key: 'memory_duration', label: 'Memory', type: 'time' },
+  ];
+}
+
+/** A time with a thin bar showing value/whole. */
+export function barCell(value, whole) {
+  const frac = whole > 0 ? Math.max(0, Math.min(1, value / whole)) : 0;
+  const bar = h('span', { class: 'bar' }, h('span', { class: 'bar-fill' }));
+  bar.firstChild.style.width = `${Math.max(frac * 100, value > 0 ? 1 : 0)}%`;
+  return h('span', { class: 'bar-cell' }, timeSpan(value), bar);
+}
+
+/* ---- iteration chart data ----------------------------------------------- */
+
+/**
+ * Chart data for iterations from..to: profiled iterations stacked by
+ * category, the others (outside the aggregation) as one grey bar.
+ * all: rows of view_iterations_all; prof: rows of view_iterations_profiled.
+ */
+export function iterSeries(all, prof, from, to, profiledOnly) {
+  const byIter = new Map(prof.map((r) => [Number(r.iter_value), r]));
+  let rows = all.length
+    ? all.map((r) => ({ iter: Number(r.iter_value), duration: Number(r.duration) }))
+    : prof.map((r) => ({ iter: Number(r.iter_value), duration: Number(r.duration) }));
+  if (profiledOnly) rows = rows.filter((r) => byIter.has(r.iter));
+  rows = rows.filter((r) => (from === null || r.iter >= from) && (to === null || r.iter <= to));
+  rows.sort((a, b) => a.iter - b.iter);
+  const labels = rows.map((r) => String(r.iter));
+  const datasets = ITER_CATEGORIES.map(([label, key, color]) => {
+    const data = rows.map((r) => {
+      const p = byIter.get(r.iter);
+      return p ? Number(p[key]) || 0 : 0;
+    });
+    return { label, data, backgroundColor: color, stack: 'it', $hasData: data.some((v) => v > 0) };
+  });
+  const outside = rows.map((r) => (byIter.has(r.iter) ? 0 : r.duration));
+  datasets.push({ label: 'Outside aggregation', data: outside, backgroundColor: COLORS.outside, stack: 'it', $hasData: outside.some((v) => v > 0) });
+  return { labels, datasets };
+}
+
+/**
+ * From/To inputs for an iteration range kept in the URL (params from, to).
+ * Returns {el, set(min, max, from, to)}.
+ */
+export function rangeControls(label = 'Iterations') {
+  const fromEl = h('input', { type: 'number', class: 'range-in', min: 0, step: 1, 'aria-label': 'First iteration shown', dataset: { range: 'from' } });
+  const toEl = h('input', { type: 'number', class: 'range-in', min: 0, step: 1, 'aria-label': 'Last iteration shown', dataset: { range: 'to' } });
+  const reset = h('button', { type: 'button', class: 'btn btn-small', title: 'Show all iterations' }, 'Reset zoom');
+  const apply = () => {
+    let a = fromEl.value === '' ? null : Math.max(0, Math.floor(Number(fromEl.value)));
+    let b = toEl.value === '' ? null : Math.max(0, Math.floor(Number(toEl.value)));
+    if (a !== null && b !== null && a > b) [a, b] = [b, a];
+    router.update({ from: a, to: b });
+  };
+  fromEl.addEventListener('change', apply);
+  toEl.addEventListener('change', apply);
+  reset.addEventListener('click', () => router.update({ from: null, to: null }));
+  const el = h('div', { class: 'range-controls' }, h('span', { class: 'range-label' }, label), fromEl, h('span', null, 'to'), toEl, reset);
+  return {
+    el,
+    set(min, max, from, to) {
+      for (const i of [fromEl, toEl]) {
+        i.min = String(min);
+        i.max = String(max);
+      }
+      if (document.activeElement !== fromEl) fromEl.value = from === null ? '' : String(from);
+      if (document.activeElement !== toEl) toEl.value = to === null ? '' : String(to);
+      fromEl.placeholder = String(min);
+      toEl.placeholder = String(max);
+      reset.disabled = from === null && to === null;
+    },
+  };
+}
+
+/** Integer URL param or null. */
+export function intParam(route, name) {
+  const v = route.params[name];
+  if (v === undefined || v === '' || !/^\d+$/.test(v)) return null;
+  return Number(v);
+}
+
+/** A definition list of [label, value node, tooltip] items; empty values are skipped. */
+export function kvList(items, cls) {
+  return h(
+    'dl',
+    { class: ['kv', cls] },
+    items
+      .filter((it) => it && it[1] !== null && it[1] !== undefined && it[1] !== '')
+      .map(([label, value, tip, key]) =>
+        h(
+          'div',
+          { class: 'kv-item', dataset: key ? { key } : null },
+          h('dt', { title: tip || null }, label, tip ? h('span', { class: 'info', 'aria-hidden': 'true' }, 'i') : null),
+          h('dd', null, value),
+        ),
+      ),
+  );
+}
+
+export { replace };

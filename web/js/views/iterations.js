@@ -1,0 +1,128 @@
+// iterations.js - Iterations: every iteration as a stacked bar (grey when
+// outside the aggregation), All/Profiled toggle, badges, a zoom range, and
+// the range DLProf's expert system suggests (ShowBadIterationRange).
+// Params: show=profiled, from, to, suggest_start, suggest_stop; the
+// iterations table's state under 't.'.
+
+import * as router from '../router.js';
+import { get, getAll } from '../api.js';
+import { h, replace, fmtInt, note, loading } from '../util.js';
+import { iterationChart } from '../charts.js';
+import { DataTable } from '../table.js';
+import { card, viewHeader, aggrLine, iterSeries, rangeControls, intParam } from './common.js';
+
+export default {
+  id: 'iterations',
+  title: 'Iterations',
+  needs: ['view_iterations_all'],
+  mount(root, ctx) {
+    const route0 = router.current();
+    const base = ctx.base(route0);
+    const badges = h('div', { class: 'badges' }, loading());
+    const suggest = h('div', { class: 'banner banner-info', hidden: true, role: 'status' });
+    const range = rangeControls('Zoom');
+    const toggle = h('div', { class: 'seg', role: 'group', 'aria-label': 'Iterations shown' });
+    const allBtn = h('button', { type: 'button', class: 'seg-btn', dataset: { show: 'all' } }, 'All');
+    const profBtn = h('button', { type: 'button', class: 'seg-btn', dataset: { show: 'profiled' } }, 'Profiled');
+    toggle.append(allBtn, profBtn);
+    allBtn.addEventListener('click', () => router.update({ show: null }));
+    profBtn.addEventListener('click', () => router.update({ show: 'profiled' }));
+    const canvas = h('canvas', { role: 'img', 'aria-label': 'Time per iteration by category' });
+    const chartCard = card('Iteration Summary', { id: 'iterations-chart', tools: [toggle, range.el] });
+    const hint = h('div', { class: 'chart-hint' });
+    chartCard.body.append(h('div', { class: 'chart-wrap chart-iter-big' }, canvas), hint);
+    const chart = iterationChart(canvas, (a, b) => router.update({ from: a, to: b }));
+
+    const table = new DataTable({
+      id: 'iterations-all',
+      title: 'All iterations',
+      endpoint: 'iterations_all',
+      prefix: 't.',
+      noun: 'iterations',
+      filterable: false,
+      columns: [
+        { key: 'iter_value', label: 'Iteration', type: 'int' },
+        { key: 'start_time', label: 'Start', type: 'timestamp' },
+        { key: 'stop_time', label: 'Stop', type: 'timestamp' },
+        { key: 'duration', label: 'Duration', type: 'time' },
+      ],
+      baseParams: (r) => ({ aggr_id: ctx.base(r).aggr_id }),
+    });
+
+    root.append(viewHeader('Iterations', aggrLine(ctx, route0)), badges, suggest, chartCard.el, table.el);
+
+    const perfP = ctx.has('view_performance_summary') ? get('performance_summary', base, { quiet: true }).catch(() => null) : Promise.resolve(null);
+    perfP.then((p) => {
+      const a = ctx.aggregation(route0) || {};
+      const badge = (label, value, key) =>
+        h('div', { class: 'badge', dataset: { key } }, h('span', { class: 'badge-value' }, fmtInt(value)), h('span', { class: 'badge-label' }, label));
+      replace(
+        badges,
+        badge('Total iterations', p ? p.total_iterations : null, 'total'),
+        badge('Profiled iterations', p ? p.profiled_iterations : a.iter_aggregated, 'profiled'),
+        badge('Start', p ? p.iter_start : a.iter_start, 'start'),
+        badge('Stop', p ? p.iter_stop : a.iter_stop, 'stop'),
+      );
+    });
+
+    let all = null;
+    let prof = null;
+    const ready = Promise.all([
+      getAll('iterations_all', { aggr_id: base.aggr_id }),
+      ctx.has('view_iterations_profiled') ? getAll('iterations_profiled', base) : Promise.resolve({ rows: [] }),
+    ])
+      .then(([a, p]) => {
+        all = a.rows;
+        prof = p.rows;
+      })
+      .catch((e) => replace(chartCard.body, note(`Could not load: ${e.message}`, 'note note-error')));
+
+    const draw = (r) => {
+      if (!all) return;
+      const profiledOnly = r.params.show === 'profiled';
+      allBtn.classList.toggle('active', !profiledOnly);
+      profBtn.classList.toggle('active', profiledOnly);
+      allBtn.setAttribute('aria-pressed', String(!profiledOnly));
+      profBtn.setAttribute('aria-pressed', String(profiledOnly));
+      const nums = all.map((x) => Number(x.iter_value));
+      const min = nums.length ? Math.min(...nums) : 0;
+      const max = nums.length ? Math.max(...nums) : 0;
+      const from = intParam(r, 'from');
+      const to = intParam(r, 'to');
+      range.set(min, max, from, to);
+      const s = iterSeries(all, prof, from, to, profiledOnly);
+      const ss = intParam(r, 'suggest_start');
+      const se = intParam(r, 'suggest_stop');
+      chart.$dlMarkers = [];
+      if (ss !== null) chart.$dlMarkers.push({ at: String(ss), label: `suggested start ${ss}`, side: 'start' });
+      if (se !== null) chart.$dlMarkers.push({ at: String(se), label: `suggested stop ${se}`, side: 'end' });
+      chart.data.labels = s.labels;
+      chart.data.datasets = s.datasets;
+      chart.update();
+      chartCard.el.dataset.iterations = String(s.labels.length);
+      hint.textContent = `${fmtInt(s.labels.length)} of ${fmtInt(all.length)} iterations shown. Drag across bars to zoom; grey bars are outside the aggregation.`;
+      suggest.hidden = ss === null && se === null;
+      if (!suggest.hidden) {
+        const zoom = h('button', { type: 'button', class: 'btn btn-small' }, 'Zoom to this range');
+        zoom.addEventListener('click', () => router.update({ from: ss, to: se }));
+        replace(
+          suggest,
+          h('strong', null, 'Suggested iteration range: '),
+          h('span', { class: 'suggested', dataset: { start: String(ss ?? ''), stop: String(se ?? '') } }, `${ss ?? '?'} to ${se ?? '?'}`),
+          '. The aggregated range varies a lot; re-run DLProf on the same data with ',
+          h('code', null, `--database=<nsys export> --iter_start=${ss ?? ''} --iter_stop=${se ?? ''}`),
+          ' to aggregate the steady part only. ',
+          zoom,
+        );
+      }
+    };
+
+    return {
+      update(r) {
+        ready.then(() => draw(r));
+        table.update(r);
+      },
+      destroy: () => chart.destroy(),
+    };
+  },
+};

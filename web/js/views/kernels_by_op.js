@@ -1,0 +1,95 @@
+// kernels_by_op.js - Kernels by Op: iterations -> ops in the iteration
+// (view_iteration_ops) -> kernels of that op in that iteration
+// (view_iteration_op_kernels). Params: iter, op; table state under '', 'o.'
+// and 'k.'.
+
+import * as router from '../router.js';
+import { h } from '../util.js';
+import { DataTable } from '../table.js';
+import { viewHeader, aggrLine, iterationColumns, kernelRowColumns } from './common.js';
+
+const state = (p) => [`${p}sort`, `${p}order`, `${p}offset`, `${p}limit`, `${p}filter`];
+
+export default {
+  id: 'kernels-by-op',
+  title: 'Kernels by Op',
+  needs: ['view_iterations_profiled', 'view_iteration_ops', 'view_iteration_op_kernels'],
+  mount(root, ctx) {
+    const route0 = router.current();
+    const pt = ctx.pytorch;
+    const iters = new DataTable({
+      id: 'iterations',
+      title: 'Iterations',
+      endpoint: 'iterations_profiled',
+      noun: 'iterations',
+      filterable: false,
+      columns: iterationColumns(),
+      baseParams: (r) => ctx.base(r),
+      rowKey: (row) => row.iter_value,
+      selected: (r) => r.params.iter,
+      onRowClick: (row) => {
+        const c = { iter: row.iter_value, op: null };
+        for (const k of [...state('o.'), ...state('k.')]) c[k] = null;
+        router.update(c);
+      },
+      hint: 'Click an iteration to see its ops.',
+      empty: 'No profiled iterations.',
+    });
+    const ops = new DataTable({
+      id: 'iteration-ops',
+      title: 'Ops',
+      endpoint: 'iteration_ops',
+      prefix: 'o.',
+      noun: 'ops',
+      columns: [
+        { key: 'op_node_id', label: 'Op ID', cls: 'nowrap' },
+        { key: 'op_node_name', label: 'Op Name', type: 'path', cls: 'name' },
+        { key: 'direction', label: 'Direction', hidden: !pt },
+        { key: 'op_node_type', label: 'Op Type' },
+        { key: 'total_count', label: 'Kernels', type: 'int' },
+        { key: 'tc_count', label: 'TC Kernels', type: 'int' },
+        { key: 'total_gpu_time', label: 'GPU Time', type: 'time' },
+        { key: 'tc_gpu_time', label: 'TC GPU Time', type: 'time' },
+        { key: 'data_type', label: 'Data Type' },
+        { key: 'stack_trace', label: 'Stack Trace', type: 'long', hidden: !pt, cls: 'stack' },
+      ],
+      baseParams: (r) => (r.params.iter !== undefined ? { ...ctx.base(r), iter_value: r.params.iter } : null),
+      rowKey: (row) => row.op_node_id,
+      selected: (r) => r.params.op,
+      onRowClick: (row) => {
+        const c = { op: row.op_node_id };
+        for (const k of state('k.')) c[k] = null;
+        router.update(c);
+      },
+      placeholder: 'Select an iteration above to see its ops.',
+      empty: 'No ops in this iteration.',
+    });
+    const kernels = new DataTable({
+      id: 'iteration-op-kernels',
+      title: 'Kernels',
+      endpoint: 'iteration_op_kernels',
+      prefix: 'k.',
+      noun: 'kernels',
+      columns: kernelRowColumns(false),
+      baseParams: (r) => (r.params.iter !== undefined && r.params.op ? { ...ctx.base(r), iter_value: r.params.iter, op_node_id: r.params.op } : null),
+      placeholder: 'Select an op above to see its kernels.',
+      empty: 'This op launched no kernels in this iteration.',
+      filterPlaceholder: 'Filter kernels…',
+    });
+    root.append(viewHeader('Kernels by Op', aggrLine(ctx, route0)), iters.el, ops.el, kernels.el);
+    return {
+      update(r) {
+        const it = r.params.iter;
+        ops.setTitle(it !== undefined ? ['Ops in iteration ', h('span', { class: 'id' }, it)] : 'Ops');
+        kernels.setTitle(
+          it !== undefined && r.params.op
+            ? ['Kernels of ', h('code', { class: 'id' }, r.params.op), ' in iteration ', h('span', { class: 'id' }, it)]
+            : 'Kernels',
+        );
+        iters.update(r);
+        ops.update(r);
+        kernels.update(r);
+      },
+    };
+  },
+};
