@@ -34,6 +34,7 @@
 #include "dlr_stats.h"
 #include "import_kineto.h"
 #include "profile.h"
+#include "sigclean.h"
 
 enum { V_QUIET, V_MINIMAL, V_NORMAL, V_DETAILED, V_DIAGNOSTIC };
 
@@ -531,6 +532,24 @@ static int reaggregate(const cli *c) {
   return write_reports(c, c->database, aggr_id);
 }
 
+/* From here on, SIGINT, SIGTERM and SIGHUP remove this run's temporary
+ * files (outputs, and the working copy beside a dldb being re-aggregated)
+ * before dlprof ends (cli/sigclean.h). */
+static void clean_up_on_signals(const cli *c) {
+  char prefix[PATH_MAX], dir[PATH_MAX];
+  snprintf(prefix, sizeof prefix, "%s_", c->profile_name);
+  dlprof_sigclean_watch(c->output_path, prefix);
+  snprintf(dir, sizeof dir, "%s", c->database);
+  char *slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = '\0';
+    dlprof_sigclean_watch(slash == dir ? "/" : dir, slash + 1);
+  } else {
+    dlprof_sigclean_watch(".", dir);
+  }
+  (void)dlprof_sigclean_start();
+}
+
 int main(int argc, char **argv) {
   cli c = {.verbosity = V_NORMAL, .mode = "pytorch", .output_path = ".",
            .profile_name = "dlprof", .iter_start = -1, .iter_stop = -1, .csv = 1};
@@ -563,6 +582,7 @@ int main(int argc, char **argv) {
     if (dlprof_profile_app(&po, argc - app, argv + app, live_db, sizeof live_db, &app_status))
       return app_status ? app_status : 1;
     c.database = live_db;
+    clean_up_on_signals(&c);
     rc = reaggregate(&c);
     return app_status ? app_status : rc;
   }
@@ -574,6 +594,7 @@ int main(int argc, char **argv) {
     return fail("--iter_start must not be after --iter_stop");
   dli_kind kind;
   if (dli_detect(c.database, &kind, err, sizeof err) != DL_OK) return fail("%s", err);
+  clean_up_on_signals(&c);
   switch (kind) {
   case DLI_NSYS_SQLITE: return import_nsys(&c);
   case DLI_DLDB: return reaggregate(&c);

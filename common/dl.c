@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *dl_strerror(int rc) {
   switch (rc) {
@@ -32,4 +34,15 @@ int dl_err(char *err, size_t errlen, int rc, const char *fmt, ...) {
       if (*c == '\n' || *c == '\r') *c = ' ';
   }
   return rc;
+}
+
+int dl_csv_formula_like(const char *s) {
+  if (!s || !s[0] || !strchr("=+-@\t\r", s[0])) return 0;
+  if (strcmp(s, "-") == 0) return 0;
+  if (s[0] == '-' || s[0] == '+') { /* a plain number is not a formula */
+    char *end;
+    (void)strtod(s, &end);
+    if (end != s && *end == '\0' && strspn(s + 1, "0123456789.eE+-") == strlen(s + 1)) return 0;
+  }
+  return 1;
 }

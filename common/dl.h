@@ -34,4 +34,10 @@ const char *dl_strerror(int rc);
 int dl_err(char *err, size_t errlen, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* 1 if a CSV cell holding s would be read as a formula by a spreadsheet:
+ * s starts with = + - @ TAB or CR, and is not a plain number ("-1.5") or a
+ * lone "-". Writers put a ' in front of such trace-derived text (OWASP's
+ * advice against CSV injection). */
+int dl_csv_formula_like(const char *s);
+
 #endif

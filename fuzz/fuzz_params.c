@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   if (dlv_token_equal(hdr, text) != (strcmp(hdr, text) == 0)) abort();
   (void)dlv_addr_is_loopback(hdr);
-  (void)dlv_csv_formula_like(text);
+  (void)dl_csv_formula_like(text);
   free(text);
   return 0;
 }

@@ -55,13 +55,17 @@ static void put(dlr_out *o, const char *s, size_t n) {
 
 static void puts_(dlr_out *o, const char *s) { put(o, s, strlen(s)); }
 
-/* A CSV field: quoted when the column is a quoted one or the text needs it. */
+/* A CSV field: quoted when the column is a quoted one or the text needs it;
+ * text a spreadsheet would take for a formula gets a ' in front. */
 static void put_field(dlr_out *o, const char *s, int quote) {
+  const char *guard = dl_csv_formula_like(s) ? "'" : "";
   if (!quote && strpbrk(s, ",\"\r\n") == NULL) {
+    puts_(o, guard);
     puts_(o, s);
     return;
   }
   put(o, "\"", 1);
+  puts_(o, guard);
   for (const char *p = s;;) {
     const char *q = strchr(p, '"');
     if (!q) {

@@ -1,6 +1,8 @@
 /* csv.c - RFC 4180 CSV output (see csv.h). */
 #include "csv.h"
 
+#include "dl.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,10 +54,8 @@ static void field(dlv_csv *c, const char *prefix, const char *s, int first) {
 
 void dlv_csv_field(dlv_csv *c, const char *s, int first) { field(c, "", s, first); }
 
-int dlv_csv_formula_like(const char *s) { return s[0] && strchr("=+-@\t\r", s[0]) != NULL; }
-
 void dlv_csv_text_field(dlv_csv *c, const char *s, int first) {
-  field(c, dlv_csv_formula_like(s) ? "'" : "", s, first);
+  field(c, dl_csv_formula_like(s) ? "'" : "", s, first);
 }
 
 void dlv_format_real(char *buf, size_t len, double v) {

@@ -36,11 +36,9 @@ void dlv_csv_init(dlv_csv *c, dlv_write_fn write, void *ctx);
 void dlv_csv_field(dlv_csv *c, const char *s, int first);
 
 /* Appends one TEXT value (trace-derived, untrusted): as dlv_csv_field, with
- * a ' in front when dlv_csv_formula_like. */
+ * a ' in front when dl_csv_formula_like (common/dl.h). */
 void dlv_csv_text_field(dlv_csv *c, const char *s, int first);
 
-/* 1 if s starts with a character that makes a spreadsheet cell a formula. */
-int dlv_csv_formula_like(const char *s);
 
 /* Writes the header line: n column names. */
 void dlv_csv_header(dlv_csv *c, const char *const *names, int n);

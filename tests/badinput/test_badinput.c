@@ -2,7 +2,7 @@
  * test_badinput.c - the bad-input corpus (cases.txt) and safe outputs.
  *
  * Usage: test_badinput corpus  DLPROF DLPROFVIEWER SRCDIR WORKDIR
- *        test_badinput outputs DLPROF DLPROFVIEWER SRCDIR WORKDIR
+ *        test_badinput outputs DLPROF DLPROFVIEWER SRCDIR WORKDIR NSYS_GEN
  *
  * corpus: builds each input of cases.txt from its text fixture (SQL run
  * into SQLite, JSON with raw-byte and repeat markers, gzip, truncation,
@@ -17,7 +17,9 @@
  * for byte; a full disk (RLIMIT_FSIZE, with SIGXFSZ at its default so that
  * dlprof must ignore it itself) during an import, a new aggregation of an
  * existing dldb, and report writing gives one clear error line and leaves
- * the old outputs as they were, with no temporary or journal file.
+ * the old outputs as they were, with no temporary or journal file; so does
+ * SIGINT, SIGTERM or SIGHUP in the middle of an import (NSYS_GEN: the
+ * bench/nsys_gen program, which makes an export big enough).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -656,6 +658,67 @@ static int test_full_disk_reports(void) {
   return 0;
 }
 
+/* Ctrl-C (SIGINT) and kill (SIGTERM, SIGHUP) while dlprof --force=true
+ * writes a new dldb over old outputs: exit 128 + signal with one line, no
+ * temporary file left, the old outputs byte for byte as they were. The
+ * input is an export of nsys_gen (bench/nsys_gen.c) big enough that the
+ * import is still running when the signal comes: dlprof is signalled as
+ * soon as its temporary dldb appears. */
+static const char *nsys_gen;
+
+static int test_interrupted(void) {
+  ASSERT_NOT_NULL(nsys_gen);
+  const char *good = good_input();
+  ASSERT_NOT_NULL(good);
+  char big[4200], out[4200], db[4300], op[4300], errfile[4300];
+  snprintf(big, sizeof big, "%s/in/big.sqlite", workdir);
+  char *gen[] = {(char *)nsys_gen, "--kernels", "300000", big, NULL};
+  ASSERT_EQ(run_argv(gen, 0), 0);
+  snprintf(out, sizeof out, "%s/out/interrupted", workdir);
+  ASSERT_OK(fresh_dir(out));
+  ASSERT_EQ(run_dlprof(good, out, "--verbosity=quiet", NULL, NULL, 0), 0);
+  ASSERT_OK(snapshot(out));
+  snprintf(db, sizeof db, "--database=%s", big);
+  snprintf(op, sizeof op, "--output_path=%s", out);
+  snprintf(errfile, sizeof errfile, "%s/stderr.txt", workdir);
+  const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+      int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0) _exit(126);
+      dup2(fd, 2);
+      execl(dlprof, dlprof, db, op, "--force=true", "--reports=all", "--verbosity=quiet", (char *)NULL);
+      _exit(127);
+    }
+    int waited = 0;
+    while (count_files(out, ".tmp-") == 0 && waited < 120000 && waitpid(pid, NULL, WNOHANG) == 0) {
+      usleep(5000);
+      waited += 5;
+    }
+    ASSERT(count_files(out, ".tmp-") > 0); /* still writing */
+    ASSERT_OK(kill(pid, sigs[i]));
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    size_t n;
+    char *t = slurp(errfile, &n);
+    snprintf(errtxt, sizeof errtxt, "%s", t ? t : "");
+    free(t);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 128 + sigs[i]) {
+      fprintf(stderr, "signal %d: status %#x: %s\n", sigs[i], st, errtxt);
+      return 1;
+    }
+    ASSERT_EQ(lines(errtxt), 1);
+    ASSERT_CONTAINS(errtxt, "dlprof: stopped by ");
+    ASSERT_CONTAINS(errtxt, "existing outputs left as they were");
+    ASSERT_OK(no_sanitizer_report());
+    ASSERT_EQ(count_files(out, ".tmp"), 0);
+    ASSERT_OK(unchanged(out));
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 6) {
     fprintf(stderr, "usage: test_badinput corpus|outputs DLPROF DLPROFVIEWER SRCDIR WORKDIR\n");
@@ -665,6 +728,7 @@ int main(int argc, char **argv) {
   viewer = argv[3];
   srcdir = argv[4];
   workdir = argv[5];
+  nsys_gen = argc > 6 ? argv[6] : NULL;
   if (access(dlprof, X_OK) != 0 || access(viewer, X_OK) != 0)
     SKIP("dlprof or dlprofviewer is not built");
   signal(SIGPIPE, SIG_IGN);
@@ -678,6 +742,7 @@ int main(int argc, char **argv) {
     RUN(test_full_disk_import);
     RUN(test_full_disk_reaggregate);
     RUN(test_full_disk_reports);
+    RUN(test_interrupted);
   }
   TEST_DONE();
 }

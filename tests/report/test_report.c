@@ -500,8 +500,10 @@ static int test_quoting(void) {
       "UPDATE dictionary SET string = 'gemv2N \"k\",' || char(13, 10) || "
       "'<script>alert(1)</script>' WHERE string = 'gemv2N_kernel'",
       "UPDATE dictionary SET string = 'float,32' WHERE string = 'float32'",
+      "UPDATE read_only_ops SET op_id = '=HYPERLINK(\"http://x\",\"y\")' WHERE op_id = 'UNIFORM__1'",
+      "UPDATE read_only_ops SET op_id = '@SUM(A1)' WHERE op_id = 'UNIFORM__2'",
   };
-  ASSERT_OK(make_copy(copy, sql, 3));
+  ASSERT_OK(make_copy(copy, sql, 5));
   dldb_info info;
   dldb *db = open_db(copy, &info);
   ASSERT_NOT_NULL(db);
@@ -516,6 +518,11 @@ static int test_quoting(void) {
   ASSERT_STR_EQ(find_cell(&c, "CONV2D_1", 3), EVIL_TYPE);
   ASSERT_STR_EQ(find_cell(&c, "CONV2D_1", 23), EVIL_DTYPE);
   ASSERT_EQ(c.ncells[2], 25);
+  /* op names a spreadsheet would run as formulas start with a ' */
+  ASSERT_NOT_NULL(find_cell(&c, "'=HYPERLINK(\"http://x\",\"y\")", 1));
+  ASSERT_NOT_NULL(find_cell(&c, "'@SUM(A1)", 1));
+  for (int r = 0; r < c.nrows; r++)
+    for (int k = 0; k < c.ncells[r]; k++) ASSERT(c.cells[r][k][0] != '=' && c.cells[r][k][0] != '@');
   csv_free(&c);
   free(m.s);
 

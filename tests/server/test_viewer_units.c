@@ -524,7 +524,7 @@ static int test_csv_formulas(void) {
   ASSERT_NOT_NULL(c);
   dlv_csv_init(c, mem_write, &m);
   dlv_csv_text_field(c, "=HYPERLINK(\"http://x\",\"y\")", 1);
-  dlv_csv_text_field(c, "+1", 0);
+  dlv_csv_text_field(c, "+1+cmd|' /C calc'!A0", 0);
   dlv_csv_text_field(c, "-2+3", 0);
   dlv_csv_text_field(c, "@SUM(A1)", 0);
   dlv_csv_text_field(c, "\tx", 0);
@@ -534,10 +534,15 @@ static int test_csv_formulas(void) {
   free(c);
   ASSERT_OK(rc);
   ASSERT_STR_EQ(m.data,
-                "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",'+1,'-2+3,'@SUM(A1),'\tx,a=b,-5");
-  ASSERT_EQ(dlv_csv_formula_like("=1"), 1);
-  ASSERT_EQ(dlv_csv_formula_like(""), 0);
-  ASSERT_EQ(dlv_csv_formula_like("x=1"), 0);
+                "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",'+1+cmd|' /C calc'!A0,'-2+3,'@SUM(A1),'\tx,a=b,-5");
+  ASSERT_EQ(dl_csv_formula_like("=1"), 1);
+  ASSERT_EQ(dl_csv_formula_like(""), 0);
+  ASSERT_EQ(dl_csv_formula_like("x=1"), 0);
+  ASSERT_EQ(dl_csv_formula_like("-1.5"), 0); /* plain numbers and a lone "-" */
+  ASSERT_EQ(dl_csv_formula_like("+3e5"), 0);
+  ASSERT_EQ(dl_csv_formula_like("-"), 0);
+  ASSERT_EQ(dl_csv_formula_like("-1+2"), 1);
+  ASSERT_EQ(dl_csv_formula_like("-inf"), 1);
   return 0;
 }
 

@@ -134,6 +134,34 @@ test('the iteration summary zooms by dragging and by the range inputs', async ()
   await page.close();
 });
 
+test('a narrow Iteration Summary draws several iterations to a bar, and zooming shows each', async () => {
+  const page = await watchedPage(browser.context);
+  await page.setViewportSize({ width: 560, height: 900 });
+  await page.goto(`${server.url}/`);
+  await settled(page);
+  const panel = page.locator('[data-panel="iteration-summary"]');
+  assert.equal(await panel.getAttribute('data-iterations'), String(ITERS));
+  const bars = Number(await panel.getAttribute('data-bars'));
+  const per = Math.ceil(ITERS / bars);
+  assert.ok(per > 1 && bars === Math.ceil(ITERS / per), `${bars} bars for ${ITERS} iterations`);
+  assert.match(await panel.innerText(), new RegExp(`${ITERS} iterations shown, ${per} to a bar \\(their mean\\)`));
+  // A drag selects whole bars: the range starts at a bar's first iteration
+  // and ends at a bar's last one, and then each iteration has its bar.
+  await panel.locator('canvas').scrollIntoViewIfNeeded();
+  const box = await panel.locator('canvas').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction(() => /from=\d+&to=\d+/.test(location.hash));
+  const m = /from=(\d+)&to=(\d+)/.exec(page.url());
+  const [from, to] = [Number(m[1]), Number(m[2])];
+  assert.ok(from % per === 0 && (to + 1) % per === 0 && to > from, `${from}..${to} in bars of ${per}`);
+  await page.waitForFunction((n) => document.querySelector('[data-panel="iteration-summary"]').dataset.bars === String(n), to - from + 1);
+  noProblems(page);
+  await page.close();
+});
+
 test('ShowBadIterationRange opens Iterations with the suggested range', async () => {
   const page = await open('');
   await page.click('[data-panel="expert-systems"] a.btn-action:text("Show range")');

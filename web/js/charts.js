@@ -34,17 +34,15 @@ export const ITER_CATEGORIES = [
   ['Other', 'other_duration', COLORS.other],
 ];
 
-/* How long chart animations run (ms): 0 for users who ask for reduced motion. */
-export function animationMs() {
-  return Chart ? Chart.defaults.animation.duration : 0;
-}
-
 if (Chart) {
   Chart.defaults.font.family = getComputedStyle(document.documentElement).getPropertyValue('--font').trim() || 'system-ui, sans-serif';
   Chart.defaults.font.size = 12;
   Chart.defaults.color = '#475569';
   Chart.defaults.borderColor = '#e2e8f0';
-  Chart.defaults.animation.duration = window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 250;
+  /* No animations: a profile's numbers are shown at once, and a chart of
+   * thousands of iteration bars would animate each bar (issue 2's render
+   * budget). */
+  Chart.defaults.animation = false;
   Chart.defaults.plugins.legend.labels.boxWidth = 12;
   Chart.defaults.plugins.legend.labels.boxHeight = 12;
   Chart.defaults.plugins.tooltip.backgroundColor = 'rgba(15, 23, 42, 0.92)';
@@ -104,7 +102,22 @@ const rangeSelectPlugin = {
   },
 };
 
-/** Dashed vertical markers at category labels (plugin): chart.$dlMarkers = [{label, at}]. */
+/* The bar of an iteration chart that holds iteration `iter`, or -1. */
+function barOf(chart, iter) {
+  const first = chart.$dlFirst || [];
+  const last = chart.$dlLast || [];
+  let lo = 0;
+  let hi = first.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (iter < first[mid]) hi = mid - 1;
+    else if (iter > last[mid]) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** Dashed vertical markers at iterations (plugin): chart.$dlMarkers = [{label, at}]. */
 const markersPlugin = {
   id: 'dlMarkers',
   afterDatasetsDraw(chart) {
@@ -119,7 +132,7 @@ const markersPlugin = {
     ctx.lineWidth = 1.5;
     ctx.font = '11px sans-serif';
     for (const m of marks) {
-      const i = labels.indexOf(m.at);
+      const i = barOf(chart, Number(m.at));
       if (i < 0) continue;
       const half = (scales.x.right - scales.x.left) / Math.max(1, labels.length) / 2;
       const x = scales.x.getPixelForValue(i) + (m.side === 'end' ? half : -half);
@@ -147,7 +160,7 @@ export function iterationChart(canvas, onSelect) {
       interaction: { mode: 'index', intersect: false },
       datasets: { bar: { categoryPercentage: 0.9, barPercentage: 0.95, maxBarThickness: 48 } },
       scales: {
-        x: { stacked: true, title: { display: true, text: 'Iteration' }, grid: { display: false }, ticks: { autoSkip: true, maxRotation: 0 } },
+        x: { stacked: true, title: { display: true, text: 'Iteration' }, grid: { display: false }, ticks: { autoSkip: true, maxRotation: 0, sampleSize: 64 } },
         y: {
           stacked: true,
           beginAtZero: true,
@@ -160,8 +173,13 @@ export function iterationChart(canvas, onSelect) {
         tooltip: {
           filter: (item) => item.parsed.y > 0,
           callbacks: {
-            title: (items) => (items.length ? `Iteration ${items[0].label}` : ''),
-            label: (ctx) => ` ${ctx.dataset.label}: ${fmtTime(ctx.parsed.y)} (${fmtNs(ctx.parsed.y)})`,
+            title: (items) => {
+              if (!items.length) return '';
+              const { chart: c, label, dataIndex: i } = items[0];
+              const n = c.$dlLast[i] - c.$dlFirst[i] + 1;
+              return n > 1 ? `Iterations ${label} (mean of ${n})` : `Iteration ${label}`;
+            },
+            label: (ctx) => ` ${ctx.dataset.label}: ${fmtTime(ctx.parsed.y)} (${fmtNs(Math.round(ctx.parsed.y))})`,
           },
         },
       },
@@ -169,6 +187,21 @@ export function iterationChart(canvas, onSelect) {
   });
   if (onSelect) enableDragSelect(chart, onSelect);
   return chart;
+}
+
+/** Bars an iteration chart has room for: about one per 3 CSS pixels. */
+export function iterMaxBars(chart) {
+  return Math.max(100, Math.floor((chart.chartArea ? chart.chartArea.right - chart.chartArea.left : chart.width) / 3));
+}
+
+/** Shows iterSeries() output s (views/common.js) in an iteration chart. */
+export function setIterations(chart, s) {
+  chart.data.labels = s.labels;
+  chart.data.datasets = s.datasets;
+  chart.$dlFirst = s.first;
+  chart.$dlLast = s.last;
+  chart.$dlPer = s.per;
+  chart.update();
 }
 
 function enableDragSelect(chart, onSelect) {
@@ -198,7 +231,7 @@ function enableDragSelect(chart, onSelect) {
       const idx = (px) => Math.max(0, Math.min(labels.length - 1, Math.round(chart.scales.x.getValueForPixel(px))));
       const a = idx(Math.min(s.x0, s.x1));
       const b = idx(Math.max(s.x0, s.x1));
-      onSelect(labels[a], labels[b]);
+      onSelect(chart.$dlFirst[a], chart.$dlLast[b]);
     }
   };
   canvas.addEventListener('mouseup', finish);

@@ -103,8 +103,13 @@ export function barCell(value, whole) {
  * Chart data for iterations from..to: profiled iterations stacked by
  * category, the others (outside the aggregation) as one grey bar.
  * all: rows of view_iterations_all; prof: rows of view_iterations_profiled.
+ * More iterations than maxBars are drawn per = ceil(count / maxBars)
+ * consecutive iterations to a bar, each category at its mean over them (a
+ * bar narrower than a pixel or two shows nothing; zooming in shows each
+ * iteration). Returns {labels, datasets, first, last, per, count}: bar i
+ * covers iterations first[i]..last[i].
  */
-export function iterSeries(all, prof, from, to, profiledOnly) {
+export function iterSeries(all, prof, from, to, profiledOnly, maxBars = Infinity) {
   const byIter = new Map(prof.map((r) => [Number(r.iter_value), r]));
   let rows = all.length
     ? all.map((r) => ({ iter: Number(r.iter_value), duration: Number(r.duration) }))
@@ -112,17 +117,44 @@ export function iterSeries(all, prof, from, to, profiledOnly) {
   if (profiledOnly) rows = rows.filter((r) => byIter.has(r.iter));
   rows = rows.filter((r) => (from === null || r.iter >= from) && (to === null || r.iter <= to));
   rows.sort((a, b) => a.iter - b.iter);
-  const labels = rows.map((r) => String(r.iter));
+  const per = rows.length > maxBars ? Math.ceil(rows.length / Math.max(1, maxBars)) : 1;
+  const first = [];
+  const last = [];
+  for (let i = 0; i < rows.length; i += per) {
+    first.push(rows[i].iter);
+    last.push(rows[Math.min(rows.length, i + per) - 1].iter);
+  }
+  const labels = first.map((f, i) => (f === last[i] ? String(f) : `${f}–${last[i]}`));
+  /* value(r) per iteration -> per bar (the mean over the bar's iterations) */
+  const bars = (value) => {
+    if (per === 1) return rows.map(value);
+    const out = [];
+    for (let i = 0; i < rows.length; i += per) {
+      const end = Math.min(rows.length, i + per);
+      let sum = 0;
+      for (let j = i; j < end; j++) sum += value(rows[j]);
+      out.push(sum / (end - i));
+    }
+    return out;
+  };
   const datasets = ITER_CATEGORIES.map(([label, key, color]) => {
-    const data = rows.map((r) => {
+    const data = bars((r) => {
       const p = byIter.get(r.iter);
       return p ? Number(p[key]) || 0 : 0;
     });
     return { label, data, backgroundColor: color, stack: 'it', $hasData: data.some((v) => v > 0) };
   });
-  const outside = rows.map((r) => (byIter.has(r.iter) ? 0 : r.duration));
+  const outside = bars((r) => (byIter.has(r.iter) ? 0 : r.duration));
   datasets.push({ label: 'Outside aggregation', data: outside, backgroundColor: COLORS.outside, stack: 'it', $hasData: outside.some((v) => v > 0) });
-  return { labels, datasets };
+  /* Series without a value draw nothing and are not in the legend: leave
+   * them out, so thousands of iterations do not make empty bars. */
+  const used = datasets.filter((d) => d.$hasData);
+  return { labels, datasets: used.length ? used : datasets, first, last, per, count: rows.length };
+}
+
+/** ", N iterations to a bar (their mean)" when iterSeries grouped them, else "". */
+export function barsNote(s) {
+  return s.per > 1 ? `, ${fmtInt(s.per)} to a bar (their mean)` : '';
 }
 
 /**

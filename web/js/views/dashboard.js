@@ -5,9 +5,9 @@
 import { get, getAll } from '../api.js';
 import * as router from '../router.js';
 import { h, replace, fmtInt, fmtTime, fmtNs, fmtPct, timeSpan, pctSpan, linkify, loading, note } from '../util.js';
-import { doughnut, setDoughnut, iterationChart, animationMs, COLORS } from '../charts.js';
+import { doughnut, setDoughnut, iterationChart, setIterations, iterMaxBars, COLORS } from '../charts.js';
 import { cell } from '../table.js';
-import { card, viewHeader, aggrLine, opColumns, iterSeries, rangeControls, intParam, kvList } from './common.js';
+import { card, viewHeader, aggrLine, opColumns, iterSeries, barsNote, rangeControls, intParam, kvList } from './common.js';
 
 const GUIDANCE = [
   ['Tensor Cores: what they are and how to use them', 'https://developer.nvidia.com/tensor-cores'],
@@ -44,7 +44,7 @@ export default {
     const base = ctx.base(route0);
     const charts = [];
     /* Every panel's request chain; when all have settled (and the charts'
-     * animations are done) the page marks itself rendered, which tests and
+     * next frame is drawn) the page marks itself rendered, which tests and
      * bench/dashboard_render.mjs wait for. */
     const pending = [];
     const track = (p) => {
@@ -269,15 +269,14 @@ export default {
       const from = intParam(route, 'from');
       const to = intParam(route, 'to');
       range.set(min, max, from, to);
-      const s = iterSeries(iterAll, iterProf, from, to, false);
-      iterChart.data.labels = s.labels;
-      iterChart.data.datasets = s.datasets;
-      iterChart.update();
-      iter.el.dataset.iterations = String(s.labels.length);
+      const s = iterSeries(iterAll, iterProf, from, to, false, iterMaxBars(iterChart));
+      setIterations(iterChart, s);
+      iter.el.dataset.iterations = String(s.count);
+      iter.el.dataset.bars = String(s.labels.length);
       iterNote.textContent =
-        s.labels.length > 1
-          ? `${fmtInt(s.labels.length)} iterations shown. Drag across bars to zoom into a range; grey bars are outside the aggregation.`
-          : `${fmtInt(s.labels.length)} iteration shown${s.labels.length ? '' : ' (none in this range)'}.`;
+        s.count > 1
+          ? `${fmtInt(s.count)} iterations shown${barsNote(s)}. Drag across bars to zoom into a range; grey bars are outside the aggregation.`
+          : `${fmtInt(s.count)} iteration shown${s.count ? '' : ' (none in this range)'}.`;
     };
 
     /* --- top 10 GPU ops --- */
@@ -534,13 +533,11 @@ export default {
     );
 
     track(iterReady.then(() => drawIter(router.current())));
-    Promise.allSettled(pending)
-      .then(() => new Promise((ok) => setTimeout(ok, animationMs())))
-      .then(() =>
-        requestAnimationFrame(() => {
-          document.documentElement.dataset.rendered = 'dashboard';
-        }),
-      );
+    Promise.allSettled(pending).then(() =>
+      requestAnimationFrame(() => {
+        document.documentElement.dataset.rendered = 'dashboard';
+      }),
+    );
 
     return {
       update(route) {

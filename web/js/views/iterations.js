@@ -7,9 +7,9 @@
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
 import { h, replace, fmtInt, note, loading } from '../util.js';
-import { iterationChart } from '../charts.js';
+import { iterationChart, setIterations, iterMaxBars } from '../charts.js';
 import { DataTable } from '../table.js';
-import { card, viewHeader, aggrLine, iterSeries, rangeControls, intParam } from './common.js';
+import { card, viewHeader, aggrLine, iterSeries, rangeControls, intParam, barsNote } from './common.js';
 
 export default {
   id: 'iterations',
@@ -90,17 +90,16 @@ export default {
       const from = intParam(r, 'from');
       const to = intParam(r, 'to');
       range.set(min, max, from, to);
-      const s = iterSeries(all, prof, from, to, profiledOnly);
+      const s = iterSeries(all, prof, from, to, profiledOnly, iterMaxBars(chart));
       const ss = intParam(r, 'suggest_start');
       const se = intParam(r, 'suggest_stop');
       chart.$dlMarkers = [];
       if (ss !== null) chart.$dlMarkers.push({ at: String(ss), label: `suggested start ${ss}`, side: 'start' });
       if (se !== null) chart.$dlMarkers.push({ at: String(se), label: `suggested stop ${se}`, side: 'end' });
-      chart.data.labels = s.labels;
-      chart.data.datasets = s.datasets;
-      chart.update();
-      chartCard.el.dataset.iterations = String(s.labels.length);
-      hint.textContent = `${fmtInt(s.labels.length)} of ${fmtInt(all.length)} iterations shown. Drag across bars to zoom; grey bars are outside the aggregation.`;
+      setIterations(chart, s);
+      chartCard.el.dataset.iterations = String(s.count);
+      chartCard.el.dataset.bars = String(s.labels.length);
+      hint.textContent = `${fmtInt(s.count)} of ${fmtInt(all.length)} iterations shown${barsNote(s)}. Drag across bars to zoom; grey bars are outside the aggregation.`;
       suggest.hidden = ss === null && se === null;
       if (!suggest.hidden) {
         const zoom = h('button', { type: 'button', class: 'btn btn-small' }, 'Zoom to this range');
