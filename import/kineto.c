@@ -8,6 +8,7 @@
  * and written out at its closing brace. Nothing of the trace is kept
  * except the device table and counters.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -300,8 +301,9 @@ static int map_cat(const char *s, int *capital) {
       {"gpu_memset", C_MEMSET},    {"memset", C_MEMSET},
       {"cuda_sync", C_SYNC},       {"python_function", C_PYTHON},
   };
+  int first = tolower((unsigned char)s[0]);
   for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
-    if (strcasecmp(s, cats[i].name) == 0) return cats[i].cat;
+    if (cats[i].name[0] == first && strcasecmp(s, cats[i].name) == 0) return cats[i].cat;
   return C_OTHER;
 }
 
@@ -370,51 +372,60 @@ static kj_tok read_types(kjson *j, kj_tok t, char *dtype, size_t cap) {
   }
 }
 
+/* The "args" members read; the others are skipped. */
+enum {
+  A_NONE, A_CORR, A_DEVICE, A_STREAM, A_CONTEXT, A_REGS, A_SMEM, A_BYTES, A_BPSM, A_OCC,
+  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME
+};
+
+static int arg_id(const char *key) {
+  static const struct { const char *key; int id; } args[] = {
+      {"correlation", A_CORR},         {"device", A_DEVICE},
+      {"stream", A_STREAM},            {"context", A_CONTEXT},
+      {"registers per thread", A_REGS}, {"shared memory", A_SMEM},
+      {"bytes", A_BYTES},              {"blocks per SM", A_BPSM},
+      {"est. achieved occupancy %", A_OCC}, {"theoretical occupancy %", A_THEO_OCC},
+      {"grid", A_GRID},                {"block", A_BLOCK},
+      {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
+      {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
+      {"name", A_NAME},
+  };
+  for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* first bytes first: cheap */
+    if (args[i].key[0] == key[0] && strcmp(args[i].key, key) == 0) return args[i].id;
+  return A_NONE;
+}
+
 static kj_tok read_args(kimp *k, kjson *j) {
   kev *e = &k->ev;
   for (;;) {
     kj_tok t = kjson_next(j);
     if (t == KJ_OBJ_END || t == KJ_ERROR) return t;
     if (t != KJ_KEY) return KJ_ERROR;
-    char key[64];
-    snprintf(key, sizeof key, "%s", kjson_text(j));
+    int id = arg_id(kjson_text(j));
     t = kjson_next(j);
     if (t == KJ_ERROR) return t;
     int64_t v;
-    if (!strcmp(key, "correlation")) {
-      e->corr_ok = read_int(j, t, &e->corr);
-    } else if (!strcmp(key, "device")) {
-      e->device_ok = read_int(j, t, &e->device);
-    } else if (!strcmp(key, "stream")) {
-      e->stream_ok = read_int(j, t, &e->stream);
-    } else if (!strcmp(key, "context")) {
-      if (read_int(j, t, &v)) e->context = v;
-    } else if (!strcmp(key, "registers per thread")) {
-      if (read_int(j, t, &v)) e->regs = v;
-    } else if (!strcmp(key, "shared memory")) {
-      if (read_int(j, t, &v)) e->smem = v;
-    } else if (!strcmp(key, "bytes")) {
-      if (read_int(j, t, &v)) e->bytes = v;
-    } else if (!strcmp(key, "blocks per SM")) {
-      e->bpsm = read_real(j, t);
-    } else if (!strcmp(key, "est. achieved occupancy %")) {
-      e->occ = read_real(j, t);
-    } else if (!strcmp(key, "theoretical occupancy %")) {
-      if (isnan(e->occ)) e->occ = read_real(j, t);
-    } else if (!strcmp(key, "grid")) {
-      t = read_xyz(j, t, e->grid);
-    } else if (!strcmp(key, "block")) {
-      t = read_xyz(j, t, e->block);
-    } else if (!strcmp(key, "Sequence number")) {
-      e->seq_ok = read_int(j, t, &e->seq);
-    } else if (!strcmp(key, "Fwd thread id")) {
-      e->fwd_ok = read_int(j, t, &e->fwd_tid);
-    } else if (!strcmp(key, "Input Dims")) {
-      t = kjson_render(j, t, e->dims, sizeof e->dims);
-    } else if (!strcmp(key, "Input type")) {
-      t = read_types(j, t, e->dtype, sizeof e->dtype);
-    } else if (!strcmp(key, "name") && t == KJ_STR) {
-      snprintf(e->mname, sizeof e->mname, "%s", kjson_text(j));
+    switch (id) {
+    case A_CORR: e->corr_ok = read_int(j, t, &e->corr); break;
+    case A_DEVICE: e->device_ok = read_int(j, t, &e->device); break;
+    case A_STREAM: e->stream_ok = read_int(j, t, &e->stream); break;
+    case A_CONTEXT: if (read_int(j, t, &v)) e->context = v; break;
+    case A_REGS: if (read_int(j, t, &v)) e->regs = v; break;
+    case A_SMEM: if (read_int(j, t, &v)) e->smem = v; break;
+    case A_BYTES: if (read_int(j, t, &v)) e->bytes = v; break;
+    case A_BPSM: e->bpsm = read_real(j, t); break;
+    case A_OCC: e->occ = read_real(j, t); break;
+    case A_THEO_OCC: if (isnan(e->occ)) e->occ = read_real(j, t); break;
+    case A_GRID: t = read_xyz(j, t, e->grid); break;
+    case A_BLOCK: t = read_xyz(j, t, e->block); break;
+    case A_SEQ: e->seq_ok = read_int(j, t, &e->seq); break;
+    case A_FWD: e->fwd_ok = read_int(j, t, &e->fwd_tid); break;
+    case A_DIMS: t = kjson_render(j, t, e->dims, sizeof e->dims); break;
+    case A_TYPES: t = read_types(j, t, e->dtype, sizeof e->dtype); break;
+    case A_NAME:
+      if (t == KJ_STR) snprintf(e->mname, sizeof e->mname, "%s", kjson_text(j));
+      break;
+    default: break;
     }
     if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
   }
@@ -471,6 +482,20 @@ static const kdev *find_dev(const kimp *k, int64_t dev) {
   return NULL;
 }
 
+static char *put_text(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
+}
+
+/* v >= 0 in decimal. */
+static char *put_int(char *p, int64_t v) {
+  char d[24];
+  int n = 0;
+  do d[n++] = (char)('0' + v % 10); while ((v /= 10) > 0);
+  while (n) *p++ = d[--n];
+  return p;
+}
+
 static int range_text(kimp *k) {
   kev *e = &k->ev;
   size_t need = e->name_len + sizeof e->dims + 128;
@@ -480,14 +505,16 @@ static int range_text(kimp *k) {
     k->text = p;
     k->text_cap = need;
   }
-  size_t n = (size_t)snprintf(k->text, k->text_cap, "%s", e->name ? e->name : "");
-  if (e->seq_ok && e->seq >= 0)
-    n += (size_t)snprintf(k->text + n, k->text_cap - n, ", seq = %lld", (long long)e->seq);
-  if (e->fwd_ok && e->fwd_tid > 0)
-    n += (size_t)snprintf(k->text + n, k->text_cap - n, ", fwd_tid = %lld", (long long)e->fwd_tid);
+  /* need covers every part: the name, dims (bounded by its array), two
+   * numbers of at most 20 digits, dtype (< 32) and the labels */
+  char *p = k->text;
+  p = put_text(p, e->name ? e->name : "", e->name ? e->name_len : 0);
+  if (e->seq_ok && e->seq >= 0) p = put_int(put_text(p, ", seq = ", 8), e->seq);
+  if (e->fwd_ok && e->fwd_tid > 0) p = put_int(put_text(p, ", fwd_tid = ", 12), e->fwd_tid);
   if (e->dims[0] && strcmp(e->dims, "[]") != 0)
-    n += (size_t)snprintf(k->text + n, k->text_cap - n, ", sizes = %s", e->dims);
-  if (e->dtype[0]) snprintf(k->text + n, k->text_cap - n, ", dtype = %s", e->dtype);
+    p = put_text(put_text(p, ", sizes = ", 10), e->dims, strlen(e->dims));
+  if (e->dtype[0]) p = put_text(put_text(p, ", dtype = ", 10), e->dtype, strlen(e->dtype));
+  *p = '\0';
   return 0;
 }
 
@@ -623,14 +650,15 @@ static int read_event(kimp *k, kjson *j) {
     if (t != KJ_KEY) return t == KJ_ERROR ? DL_ECORRUPT : DL_EFORMAT;
     const char *key = kjson_text(j);
     int which = 0;
-    if (!strcmp(key, "ph")) which = 1;
-    else if (!strcmp(key, "cat")) which = 2;
-    else if (!strcmp(key, "name")) which = 3;
-    else if (!strcmp(key, "pid")) which = 4;
-    else if (!strcmp(key, "tid")) which = 5;
-    else if (!strcmp(key, "ts")) which = 6;
-    else if (!strcmp(key, "dur")) which = 7;
-    else if (!strcmp(key, "args")) which = 8;
+    switch (key[0]) { /* one strcmp per member, not eight */
+    case 'p': which = !strcmp(key, "ph") ? 1 : !strcmp(key, "pid") ? 4 : 0; break;
+    case 'c': which = !strcmp(key, "cat") ? 2 : 0; break;
+    case 'n': which = !strcmp(key, "name") ? 3 : 0; break;
+    case 't': which = !strcmp(key, "tid") ? 5 : !strcmp(key, "ts") ? 6 : 0; break;
+    case 'd': which = !strcmp(key, "dur") ? 7 : 0; break;
+    case 'a': which = !strcmp(key, "args") ? 8 : 0; break;
+    default: break;
+    }
     t = kjson_next(j);
     if (t == KJ_ERROR) return DL_ECORRUPT;
     int is_str;

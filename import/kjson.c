@@ -310,10 +310,10 @@ static kj_tok lex_word(kjson *j) {
     if (j->tlen > 4096) return fail(j, "an over-long number");
   }
   j->tb[j->tlen] = '\0';
-  kj_tok t = KJ_NUM;
-  if (strcmp(j->tb, "true") == 0) t = KJ_TRUE;
-  else if (strcmp(j->tb, "false") == 0) t = KJ_FALSE;
-  else if (strcmp(j->tb, "null") == 0) t = KJ_NULL;
+  kj_tok t = KJ_NUM; /* most words are numbers: compare only what could be a literal */
+  if (j->tb[0] == 't' && strcmp(j->tb, "true") == 0) t = KJ_TRUE;
+  else if (j->tb[0] == 'f' && strcmp(j->tb, "false") == 0) t = KJ_FALSE;
+  else if (j->tb[0] == 'n' && strcmp(j->tb, "null") == 0) t = KJ_NULL;
   if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key)
     return fail(j, "a member name is not a string");
   after_value(j);
@@ -332,9 +332,13 @@ kj_tok kjson_next(kjson *j) {
     if (j->done) return KJ_EOF; /* trailing bytes after the value are ignored */
     unsigned char c = j->buf[j->pos];
     switch (c) {
-    case ' ': case '\t': case '\n': case '\r': case ',': case ':':
-      j->pos++;
+    case ' ': case '\t': case '\n': case '\r': case ',': case ':': {
+      /* the whole run of blanks and separators in one loop */
+      const unsigned char *p = j->buf + j->pos + 1, *e = j->buf + j->len;
+      while (p < e && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r' || *p == ',' || *p == ':')) p++;
+      j->pos = (size_t)(p - j->buf);
       continue;
+    }
     case '{': case '[':
       if (j->depth >= KJSON_MAX_DEPTH) return fail(j, "nesting too deep");
       if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key)
@@ -467,6 +471,15 @@ kj_tok kjson_render(kjson *j, kj_tok t, char *buf, size_t cap) {
 /* ---- Number text ---------------------------------------------------------- */
 
 int kjson_int64(const char *text, int64_t *out) {
+  /* the common case, up to 18 plain digits, without strtoll */
+  const char *p = text + (text[0] == '-');
+  int64_t fast = 0;
+  int n = 0;
+  while (n < 18 && p[n] >= '0' && p[n] <= '9') fast = fast * 10 + (p[n++] - '0');
+  if (n > 0 && p[n] == '\0') {
+    *out = text[0] == '-' ? -fast : fast;
+    return 1;
+  }
   char *end;
   errno = 0;
   long long v = strtoll(text, &end, 10);

@@ -174,6 +174,25 @@ static int test_tokenizer(void) {
   ASSERT(!kjson_int64("18446744073709551616123", &v));
   ASSERT(kjson_int64("-42", &v));
   ASSERT_EQ(v, -42);
+  /* the digit fast path and what it hands to strtoll/strtod */
+  ASSERT(kjson_int64("123456789012345678", &v)); /* 18 digits */
+  ASSERT_EQ(v, 123456789012345678LL);
+  ASSERT(kjson_int64("9223372036854775807", &v)); /* 19 digits */
+  ASSERT_EQ(v, INT64_MAX);
+  ASSERT(kjson_int64("-9223372036854775808", &v));
+  ASSERT_EQ(v, INT64_MIN);
+  ASSERT(!kjson_int64("9223372036854775808", &v));
+  ASSERT(kjson_int64("0", &v));
+  ASSERT_EQ(v, 0);
+  ASSERT(kjson_int64("12.0", &v));
+  ASSERT_EQ(v, 12);
+  ASSERT(!kjson_int64("12.5", &v));
+  ASSERT(!kjson_int64("-", &v));
+  ASSERT(!kjson_int64("", &v));
+  ASSERT(!kjson_int64("12abc", &v));
+  /* words that only start like a literal are numbers (tokens), not literals */
+  ASSERT_EQ(tokenize("[true, false, null, nul, t, fals]", 4096, out, sizeof out), KJ_EOF);
+  ASSERT_STR_EQ(out, "[|t|f|n|N:nul|N:t|N:fals|]|");
   return 0;
 }
 

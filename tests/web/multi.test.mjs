@@ -86,6 +86,20 @@ async function open(route) {
   return page;
 }
 
+/* Drags across the middle fifth of an iteration chart (30% to 50% of its
+ * width); returns the [from, to] the page put in its URL. */
+async function dragAcross(page, canvas) {
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction(() => /from=\d+&to=\d+/.test(location.hash));
+  const m = /from=(\d+)&to=(\d+)/.exec(page.url());
+  return [Number(m[1]), Number(m[2])];
+}
+
 const noProblems = (page) => assert.deepEqual(page.problems, [], page.problems.join('\n'));
 
 test('the aggregation selector lists every aggregation and switches', async () => {
@@ -112,14 +126,7 @@ test('the aggregation selector lists every aggregation and switches', async () =
 test('the iteration summary zooms by dragging and by the range inputs', async () => {
   const page = await open('');
   const canvas = page.locator('[data-panel="iteration-summary"] canvas');
-  const box = await canvas.boundingBox();
-  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5, { steps: 5 });
-  await page.mouse.up();
-  await page.waitForFunction(() => /from=\d+&to=\d+/.test(location.hash));
-  const m = /from=(\d+)&to=(\d+)/.exec(page.url());
-  const [from, to] = [Number(m[1]), Number(m[2])];
+  const [from, to] = await dragAcross(page, canvas);
   assert.ok(from > 0 && to > from && to < ITERS - 1, `${from}..${to}`);
   await page.waitForFunction((n) => document.querySelector('[data-panel="iteration-summary"]').dataset.iterations === String(n), to - from + 1);
   // Typed range.
@@ -147,15 +154,7 @@ test('a narrow Iteration Summary draws several iterations to a bar, and zooming 
   assert.match(await panel.innerText(), new RegExp(`${ITERS} iterations shown, ${per} to a bar \\(their mean\\)`));
   // A drag selects whole bars: the range starts at a bar's first iteration
   // and ends at a bar's last one, and then each iteration has its bar.
-  await panel.locator('canvas').scrollIntoViewIfNeeded();
-  const box = await panel.locator('canvas').boundingBox();
-  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5, { steps: 5 });
-  await page.mouse.up();
-  await page.waitForFunction(() => /from=\d+&to=\d+/.test(location.hash));
-  const m = /from=(\d+)&to=(\d+)/.exec(page.url());
-  const [from, to] = [Number(m[1]), Number(m[2])];
+  const [from, to] = await dragAcross(page, panel.locator('canvas'));
   assert.ok(from % per === 0 && (to + 1) % per === 0 && to > from, `${from}..${to} in bars of ${per}`);
   await page.waitForFunction((n) => document.querySelector('[data-panel="iteration-summary"]').dataset.bars === String(n), to - from + 1);
   noProblems(page);
