@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "dldb_dl.h"
 #include "dli_kineto.h"
 #include "kjson.h"
+#include "kpipe.h"
 
 #define MAX_DEVS 64
 #define DIMS_CAP 1024
@@ -38,22 +40,27 @@ typedef struct kdev {
   char name[128];
 } kdev;
 
-/* One event, as read. */
+/* One event, as read. The members up to `name` are its fixed part: reset
+ * per event (the buffers after it only get an empty string) and copied
+ * whole into the pipeline's records. */
 typedef struct kev {
   char ph;
   int cat, cat_capital;
-  char *name;
-  size_t name_len, name_cap;
+  int name_cut;            /* the name was cut at DLI_MAX_NAME_BYTES */
   int64_t pid, tid, ts, dur;
   int pid_ok, tid_ok, tid_str, ts_ok, dur_ok;
   int64_t corr, device, stream, context, regs, smem, bytes, seq, fwd_tid;
   int corr_ok, device_ok, stream_ok, seq_ok, fwd_ok;
   int32_t grid[3], block[3];
   double bpsm, occ;
-  char dims[DIMS_CAP];
   char dtype[16];
+  char *name;              /* name_len bytes and a NUL */
+  size_t name_len, name_cap;
+  char dims[DIMS_CAP];
   char mname[256];
 } kev;
+
+#define KEV_FIXED offsetof(kev, name)
 
 typedef struct kimp {
   const char *path;          /* the file being read */
@@ -71,7 +78,9 @@ typedef struct kimp {
   char cuda_runtime[32], cuda_driver[32];
   char backend[32];
   int64_t base_ns;
-  kev ev;
+  kev ev;                    /* the event being parsed (parsing thread) */
+  kev wev;                   /* the event being written (kpipe's thread) */
+  kpipe *pipe;               /* parsed events on their way to emit() */
   int64_t names_cut;         /* names longer than DLI_MAX_NAME_BYTES */
   char *text;                /* range text scratch */
   size_t text_cap;
@@ -432,12 +441,10 @@ static kj_tok read_args(kimp *k, kjson *j) {
 }
 
 static void ev_reset(kev *e) {
-  char *name = e->name;
-  size_t cap = e->name_cap;
-  memset(e, 0, sizeof *e);
-  e->name = name;
-  e->name_cap = cap;
+  memset(e, 0, KEV_FIXED); /* not the 1.3 KB of buffers, once per event */
+  e->name_len = 0;
   if (e->name) e->name[0] = '\0';
+  e->dims[0] = e->mname[0] = '\0';
   e->bpsm = e->occ = NAN;
 }
 
@@ -496,8 +503,7 @@ static char *put_int(char *p, int64_t v) {
   return p;
 }
 
-static int range_text(kimp *k) {
-  kev *e = &k->ev;
+static int range_text(kimp *k, const kev *e) {
   size_t need = e->name_len + sizeof e->dims + 128;
   if (need > k->text_cap) {
     char *p = realloc(k->text, need);
@@ -542,8 +548,7 @@ static void memcpy_kinds(const char *name, int *copy, int *src, int *dst) {
   }
 }
 
-static int emit(kimp *k) {
-  kev *e = &k->ev;
+static int emit(kimp *k, const kev *e) {
   const char *name = e->name ? e->name : "";
   if (e->cat_capital && e->cat != C_OTHER) k->st->generation = 1;
   if (e->ph == 'M') {
@@ -568,7 +573,7 @@ static int emit(kimp *k) {
       k->st->skipped++;
       return DL_OK;
     }
-    if (range_text(k)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+    if (range_text(k, e)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
     dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = k->text, .start_ns = e->ts,
                          .end_ns = end, .pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid)};
     k->st->ranges++;
@@ -640,6 +645,48 @@ static int emit(kimp *k) {
   }
 }
 
+/* ---- Events through the pipeline: parsed here, written on kpipe's thread --- */
+
+/* A record: the fixed part of the event, then its name, dims and thread
+ * name, each with its NUL. */
+static int put_event(kimp *k, const kev *e) {
+  /* names are C strings from here on (as the writer stores them): a "\u0000"
+   * inside one ends it */
+  size_t name = e->name ? strlen(e->name) : 0, dims = strlen(e->dims), mname = strlen(e->mname);
+  size_t len = KEV_FIXED + name + 1 + dims + 1 + mname + 1;
+  int rc = DL_OK;
+  char *r = kpipe_reserve(k->pipe, len, &rc);
+  if (!r) return rc;
+  memcpy(r, e, KEV_FIXED);
+  r += KEV_FIXED;
+  memcpy(r, e->name ? e->name : "", name);
+  r[name] = '\0';
+  r += name + 1;
+  memcpy(r, e->dims, dims + 1);
+  memcpy(r + dims + 1, e->mname, mname + 1);
+  return kpipe_commit(k->pipe, len);
+}
+
+/* kpipe's callback: the record back into an event, then emit(). */
+static int write_event(void *ctx, const void *rec, size_t len) {
+  kimp *k = ctx;
+  kev *e = &k->wev;
+  const char *r = rec;
+  (void)len;
+  memcpy(e, r, KEV_FIXED);
+  r += KEV_FIXED;
+  size_t n = strlen(r);
+  if (set_name(e, r, n)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+  r += n + 1;
+  n = strlen(r);
+  memcpy(e->dims, r, n + 1); /* both fit: they were copied from a kev */
+  r += n + 1;
+  memcpy(e->mname, r, strlen(r) + 1);
+  if (e->name_cut && !k->names_cut++)
+    note(k, "%s: names longer than %d bytes cut", k->path, DLI_MAX_NAME_BYTES);
+  return emit(k, e);
+}
+
 /* Reads one event object (after its '{') and writes it. */
 static int read_event(kimp *k, kjson *j) {
   kev *e = &k->ev;
@@ -671,8 +718,7 @@ static int read_event(kimp *k, kjson *j) {
         if (n > DLI_MAX_NAME_BYTES) { /* cut at a UTF-8 character, as dli.h says */
           n = DLI_MAX_NAME_BYTES;
           while (n > 0 && ((unsigned char)kjson_text(j)[n] & 0xC0) == 0x80) n--;
-          if (!k->names_cut++)
-            note(k, "%s: names longer than %d bytes cut", k->path, DLI_MAX_NAME_BYTES);
+          e->name_cut = 1;
         }
         if (set_name(e, kjson_text(j), n)) return DL_ENOMEM;
       }
@@ -689,7 +735,7 @@ static int read_event(kimp *k, kjson *j) {
     }
     if (kjson_skip(j, t) == KJ_ERROR) return DL_ECORRUPT;
   }
-  return emit(k);
+  return put_event(k, e);
 }
 
 static kj_tok read_devices(kimp *k, kjson *j, kj_tok t) {
@@ -836,6 +882,11 @@ static int import_file(kimp *k) {
     if (events_now) {
       saw_events = 1;
       k->events_started = 1;
+      if (!k->pipe && (rc = kpipe_start(&k->pipe, write_event, k)) != DL_OK) {
+        rc = dl_err(k->err, k->errlen, rc, "%s: out of memory", k->path);
+        goto out;
+      }
+      int erc = DL_OK;
       for (;;) {
         t = kjson_next(j);
         if (t == KJ_ARR_END || t == KJ_ERROR) break;
@@ -843,17 +894,19 @@ static int import_file(kimp *k) {
           if ((t = kjson_skip(j, t)) == KJ_ERROR) break;
           continue;
         }
-        rc = read_event(k, j);
-        if (rc == DL_ECORRUPT) {
-          t = KJ_ERROR;
-          rc = DL_OK;
-          break;
-        }
-        if (rc == DL_EFORMAT) {
-          rc = json_error(k->path, j, k->err, k->errlen);
-          goto out;
-        }
-        if (rc) goto out;
+        if ((erc = read_event(k, j)) != DL_OK) break;
+      }
+      /* every event parsed is written before anything else is touched */
+      if ((rc = kpipe_flush(k->pipe)) != DL_OK) goto out;
+      if (erc == DL_ECORRUPT) {
+        t = KJ_ERROR;
+      } else if (erc == DL_EFORMAT) {
+        rc = json_error(k->path, j, k->err, k->errlen);
+        goto out;
+      } else if (erc != DL_OK) {
+        rc = erc;
+        if (!k->err[0]) dl_err(k->err, k->errlen, rc, "%s: %s", k->path, dl_strerror(rc));
+        goto out;
       }
       if (t == KJ_ERROR) break;
       if (top_array) break;
@@ -888,6 +941,10 @@ static int import_file(kimp *k) {
   }
   rc = write_gpus(k);
 out:
+  if (k->pipe) {
+    int prc = kpipe_stop(&k->pipe);
+    if (rc == DL_OK) rc = prc;
+  }
   kjson_free(&j);
   gzclose(gz);
   return rc;
@@ -972,6 +1029,7 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
 out:
   dldb_occ_writer_close(&k.occ);
   free(k.ev.name);
+  free(k.wev.name);
   free(k.text);
   free_list(files, files ? nfiles : 0);
   return rc;

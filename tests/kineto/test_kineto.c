@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dl.h"
 #include "kjson.h"
+#include "kpipe.h"
 #include "test.h"
 
 static const char *dlprof_bin, *work;
@@ -580,6 +582,74 @@ static int test_hta_every_trace(void) {
   return 0;
 }
 
+/* ---- kpipe: records cross to the writing thread in order ----------------- */
+
+typedef struct pipe_check {
+  uint64_t next;   /* the sequence number expected next */
+  uint64_t fail_at;
+  size_t bytes;
+  int bad;
+} pipe_check;
+
+/* Record i: its sequence number, then (i * 7919) % 3000 bytes of (i & 0xff). */
+static size_t rec_len(uint64_t i) { return sizeof i + (size_t)((i * 7919) % 3000); }
+
+static int pipe_fn(void *ctx, const void *rec, size_t len) {
+  pipe_check *c = ctx;
+  uint64_t i;
+  memcpy(&i, rec, sizeof i);
+  if (i != c->next || len != rec_len(i)) c->bad = 1;
+  for (size_t k = sizeof i; k < len; k++)
+    if (((const unsigned char *)rec)[k] != (unsigned char)(i & 0xff)) c->bad = 1;
+  c->next++;
+  c->bytes += len;
+  return i == c->fail_at ? DL_EIO : 0;
+}
+
+static int put_rec(kpipe *p, uint64_t i) {
+  int rc = 0;
+  size_t len = rec_len(i);
+  unsigned char *r = kpipe_reserve(p, len, &rc);
+  if (!r) return rc;
+  memcpy(r, &i, sizeof i);
+  memset(r + sizeof i, (int)(i & 0xff), len - sizeof i);
+  return kpipe_commit(p, len);
+}
+
+static int test_kpipe(void) {
+  /* 20,000 records of 8 B to 3 KB (about 30 MB: many blocks, all in flight) */
+  pipe_check c = {.fail_at = UINT64_MAX};
+  kpipe *p = NULL;
+  ASSERT_OK(kpipe_start(&p, pipe_fn, &c));
+  for (uint64_t i = 0; i < 20000; i++) ASSERT_OK(put_rec(p, i));
+  ASSERT_OK(kpipe_flush(p));
+  ASSERT_EQ(c.next, 20000);
+  ASSERT_EQ(c.bad, 0);
+  /* the pipe goes on after a flush */
+  for (uint64_t i = 20000; i < 20100; i++) ASSERT_OK(put_rec(p, i));
+  ASSERT_OK(kpipe_stop(&p));
+  ASSERT(p == NULL);
+  ASSERT_EQ(c.next, 20100);
+  ASSERT_EQ(c.bad, 0);
+  /* a record larger than a block is refused */
+  ASSERT_OK(kpipe_start(&p, pipe_fn, &c));
+  int rc = 0;
+  ASSERT(kpipe_reserve(p, KPIPE_BLOCK, &rc) == NULL);
+  ASSERT_EQ(rc, DL_EINVAL);
+  ASSERT_OK(kpipe_stop(&p));
+  /* the consumer's error stops the calls and comes back to the producer */
+  pipe_check f = {.fail_at = 1000};
+  ASSERT_OK(kpipe_start(&p, pipe_fn, &f));
+  int first = 0;
+  for (uint64_t i = 0; i < 20000 && !first; i++) first = put_rec(p, i);
+  int flushed = kpipe_flush(p);
+  ASSERT_EQ(first ? first : flushed, DL_EIO);
+  ASSERT_EQ(f.next, 1001); /* nothing after the failing record */
+  ASSERT_EQ(kpipe_stop(&p), DL_EIO);
+  ASSERT_EQ(f.bad, 0);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: test_kineto DLPROF SHARED_DIR WORK_DIR\n");
@@ -591,6 +661,7 @@ int main(int argc, char **argv) {
   work = wbuf;
   mkdir(work, 0755);
   RUN(test_tokenizer);
+  RUN(test_kpipe);
   RUN(test_broken_trace);
   snprintf(kdir, sizeof kdir, "%s/traces/kineto", argv[2]);
   struct stat sb;
