@@ -57,7 +57,8 @@ int dli_kineto_is_trace_dir(const char *path);
 int dli_kineto_origin(const char *path, int64_t *origin_ns, char *err, size_t errlen);
 
 /* Imports path (a file or a directory of per-rank traces) into w.
- * stats may be NULL. */
+ * stats may be NULL. While it runs, a second thread of its own makes the
+ * calls on w (kineto.c); w must not be used by anyone else meanwhile. */
 int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
                       dli_kineto_stats *stats, char *err, size_t errlen);
 

@@ -5,8 +5,10 @@
  * handled as they come (deviceProperties and distributedInfo precede
  * traceEvents in every generation seen; baseTimeNanoseconds follows it),
  * and each event object of traceEvents is read into a fixed scratch record
- * and written out at its closing brace. Nothing of the trace is kept
- * except the device table and counters.
+ * and handed at its closing brace to a second thread that writes it
+ * (kpipe.h: in order, at most 4 MB in flight; the parser waits until all
+ * is written before it handles anything else). Nothing of the trace is
+ * kept except the device table and counters.
  */
 #include <ctype.h>
 #include <dirent.h>
