@@ -200,7 +200,6 @@ export function setIterations(chart, s) {
   chart.data.datasets = s.datasets;
   chart.$dlFirst = s.first;
   chart.$dlLast = s.last;
-  chart.$dlPer = s.per;
   chart.update();
 }
 
