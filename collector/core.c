@@ -45,6 +45,7 @@ static struct sigaction previous[NSIG];
 
 /* ---- Notices ------------------------------------------------------------ */
 
+static void vprint(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 static void vprint(const char *fmt, va_list ap) {
   char line[512];
   int n = snprintf(line, sizeof line, "dlprof: ");
