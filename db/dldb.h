@@ -40,7 +40,12 @@ typedef struct dldb_info {
   char original_version[32];   /* view_db_version.original_version */
   int64_t default_aggr_id;     /* the newest aggregation */
   char default_domain[256];    /* the only domain, else "default-domain" */
+  int integrity_checked;       /* 1: PRAGMA quick_check ran and passed (see dldb_open_ro) */
 } dldb_info;
+
+/* Files up to this size get SQLite's quick check (every page read: about
+ * 6 s per GB here) when opened; bigger ones the header checks only. */
+#define DLDB_QUICK_CHECK_MAX_BYTES ((int64_t)1 << 30)
 
 /* Process-wide SQLite settings for a reader with many threads: turns off
  * SQLite's memory statistics, which take one global mutex on every
@@ -49,8 +54,9 @@ typedef struct dldb_info {
 int dldb_global_init(void);
 
 /* Opens path read-only and validates it, in this order: the path exists and
- * is a regular file; it is SQLite and not truncated or corrupt (quick check
- * of the header and schema); it has a dldb marker table (ours: dl_meta;
+ * is a regular file; it is SQLite and not truncated (its size against the
+ * page count in its header) or corrupt (PRAGMA quick_check, for files up to
+ * DLDB_QUICK_CHECK_MAX_BYTES; info->integrity_checked says whether it ran); it has a dldb marker table (ours: dl_meta;
  * NVIDIA's: read_only_system_config); view_db_version exists and its version
  * is supported (1.x); view_aggregations has at least one row. On success
  * *out is a new handle and *info (if not NULL) is filled. The file is never

@@ -205,6 +205,10 @@ int main(int argc, char **argv) {
                   "Ctrl+C stops\n", o.path,
           info->producer == DLDB_PRODUCER_DLPROF ? "dlprof" : "NVIDIA DLProf",
           info->current_version, (long long)info->default_aggr_id, info->default_domain);
+  if (!info->integrity_checked)
+    fprintf(stderr, "dlprofviewer: %s is over %lld MB: not every page was checked at start (only "
+                    "its header); damage, if any, shows as an error where a view reads it\n",
+            o.path, (long long)(DLDB_QUICK_CHECK_MAX_BYTES >> 20));
   if (o.no_token && !dlv_addr_is_loopback(o.bind_ip))
     fprintf(stderr, "dlprofviewer: warning: --no-token: anyone who can reach %s:%d can read this "
                     "profile\n", o.bind_ip, dlv_server_port(srv));

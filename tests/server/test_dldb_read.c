@@ -118,6 +118,27 @@ static int test_corrupt(void) {
   return 0;
 }
 
+/* A cut file is found from its header's page count, before any page is read. */
+static int test_truncated_header(void) {
+  const char *p = wpath("cut.sqlite");
+  size_t len = 0;
+  ASSERT_OK(fixture_make(p, mini, NULL));
+  char *buf = fixture_read(p, &len);
+  ASSERT_NOT_NULL(buf);
+  ASSERT(len > 8192);
+  int rc = fixture_write(p, buf, len - 4096); /* the last page gone */
+  free(buf);
+  ASSERT_OK(rc);
+  dldb *db = NULL;
+  char err[1024] = "", want[64];
+  ASSERT_EQ(dldb_open_ro(p, &db, NULL, err, sizeof err), DL_ECORRUPT);
+  ASSERT_NULL(db);
+  snprintf(want, sizeof want, "%zu of the %zu bytes its header announces", len - 4096, len);
+  ASSERT_CONTAINS(err, want);
+  ASSERT_CONTAINS(err, p);
+  return 0;
+}
+
 static int test_ours_and_info(void) {
   const char *p = wpath("ours.sqlite");
   ASSERT_OK(fixture_make(p, mini, "CREATE TABLE dl_meta(key TEXT PRIMARY KEY, value TEXT);"
@@ -132,6 +153,7 @@ static int test_ours_and_info(void) {
   ASSERT_STR_EQ(info.original_version, "1.7.0");
   ASSERT_EQ(info.default_aggr_id, 2);
   ASSERT_STR_EQ(info.default_domain, "default-domain"); /* two domains */
+  ASSERT_EQ(info.integrity_checked, 1); /* small: quick_check ran */
   ASSERT_STR_EQ(dldb_path(db), p);
   ASSERT_OK(dldb_verify_file(db, err, sizeof err));
   dldb_close(&db);
@@ -353,6 +375,7 @@ int main(int argc, char **argv) {
   RUN(test_new_version);
   RUN(test_no_aggregations);
   RUN(test_corrupt);
+  RUN(test_truncated_header);
   RUN(test_ours_and_info);
   RUN(test_verify_file);
   RUN(test_wal_readonly);
