@@ -3,7 +3,9 @@
  *
  * dldb_open_ro walks the checks of dldb.h in order and stops at the first
  * that fails, with one line naming the file: the path is a readable regular
- * file; its header is SQLite's; it has tables; PRAGMA quick_check passes; a
+ * file; its header is SQLite's and its size covers the pages the header
+ * announces; it has tables; PRAGMA quick_check passes (files up to
+ * DLDB_QUICK_CHECK_MAX_BYTES); a
  * dldb marker table exists (dl_meta: ours, read_only_system_config: NVIDIA
  * DLProf; an Nsight Systems export gets its own hint); view_db_version says
  * 1.x; view_aggregations has a row. The connection is opened through a
