@@ -245,9 +245,17 @@ static int load_columns(dldb *db, const char *view, dldb__viewcols **out, char *
   }
   if (!rc && src != SQLITE_DONE) rc = dldb__sql_err(db, src, view, err, errlen);
   dldb__stmt_done(st);
-  if (!rc && v->n > 0) rc = sample_types(db, v, err, errlen);
   *out = v;
   return rc;
+}
+
+/* The types of v's untyped columns, sampled once, when first needed: the
+ * sample reads a row of the view, which costs a whole sort for a view with
+ * an ORDER BY (seconds on a big dldb), so a presence check does not take it. */
+static int ensure_types(dldb *db, dldb__viewcols *v, char *err, size_t errlen) {
+  if (v->sampled || v->n == 0) return DL_OK;
+  v->sampled = 1;
+  return sample_types(db, v, err, errlen);
 }
 
 /* Empties an entry whose columns could not be read (it then reads as missing). */
@@ -273,6 +281,13 @@ int dldb_view_columns(dldb *db, const char *view, const char *const **names,
     }
   }
   if (v->n == 0) return DL_ENOTFOUND;
+  if (types) {
+    int rc = ensure_types(db, v, NULL, 0);
+    if (rc) {
+      viewcols_forget(v); /* unreadable: it reads as missing, as before */
+      return rc;
+    }
+  }
   if (names) *names = (const char *const *)v->names;
   if (types) *types = v->types;
   return v->n;
@@ -344,6 +359,10 @@ static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, 
                              : dl_err(err, errlen, n, "%s: cannot read the columns of %s",
                                       db->path, in->view);
   v = find_view(db, in->view);
+  if (in->n_eq > 0) {
+    int rc = ensure_types(db, v, err, errlen);
+    if (rc) return rc;
+  }
   int first = 1;
   sb_add(&q->sql, mode == Q_ROWS ? "SELECT * FROM " : "SELECT count(*) FROM ");
   sb_ident(&q->sql, in->view);

@@ -24,6 +24,7 @@ typedef struct dldb__viewcols {
   int n;                /* columns; 0: the view does not exist */
   char **names;         /* owned, n entries */
   dldb_coltype *types;  /* owned, n entries */
+  int sampled;          /* 1: untyped columns got their type from a row */
 } dldb__viewcols;
 
 typedef struct dldb__stmt {
