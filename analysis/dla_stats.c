@@ -30,10 +30,12 @@ typedef struct pair {
 } pair;
 
 /* Sorts pairs by (key, val). Equal pairs are indistinguishable, so any
- * order of them is the order of a stable sort: a quicksort with the
- * comparison inlined (median of three, heapsort past a depth limit,
- * insertion sort below 16), several times faster than qsort's callback on
- * the millions of (name, duration) pairs of the NVTX and API tables. */
+ * order of them is the order of a stable sort: dla_sort.c's introsort
+ * (median of three, heapsort past a depth limit, insertion sort below 16)
+ * written for this one type, with the comparison inlined and no memcpy per
+ * swap: 10 M random pairs sort in 0.96 s, against 2.51 s through
+ * dla__sort's callback and 2.32 s through qsort (gcc -O2, this VM). The
+ * NVTX and API tables sort millions of (name, duration) pairs. */
 static inline int pair_lt(const pair *a, const pair *b) {
   return a->key < b->key || (a->key == b->key && a->val < b->val);
 }

@@ -57,8 +57,9 @@ int dldb_global_init(void);
  * is a regular file; it is SQLite and not truncated (its size against the
  * page count in its header) or corrupt (PRAGMA quick_check, for files up to
  * DLDB_QUICK_CHECK_MAX_BYTES; info->integrity_checked says whether it ran);
- * it has a dldb marker table (ours: dl_meta; NVIDIA's: read_only_system_config); view_db_version exists and its version
- * is supported (1.x); view_aggregations has at least one row. On success
+ * it has a dldb marker table (ours: dl_meta; NVIDIA's:
+ * read_only_system_config); view_db_version exists and its version is
+ * supported (1.x); view_aggregations has at least one row. On success
  * *out is a new handle and *info (if not NULL) is filled. The file is never
  * modified, and never created. */
 int dldb_open_ro(const char *path, dldb **out, dldb_info *info, char *err, size_t errlen);

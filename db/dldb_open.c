@@ -14,9 +14,9 @@
  * immutable, which needs no -shm file (a read-only folder works).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../test.h"
 #include "dldb.h"
@@ -121,16 +122,14 @@ static int test_corrupt(void) {
 /* A cut file is found from its header's page count, before any page is read. */
 static int test_truncated_header(void) {
   const char *p = wpath("cut.sqlite");
-  size_t len = 0;
+  struct stat sb;
   ASSERT_OK(fixture_make(p, mini, NULL));
-  char *buf = fixture_read(p, &len);
-  ASSERT_NOT_NULL(buf);
+  ASSERT_OK(stat(p, &sb));
+  size_t len = (size_t)sb.st_size;
   ASSERT(len > 8192);
-  int rc = fixture_write(p, buf, len - 4096); /* the last page gone */
-  free(buf);
-  ASSERT_OK(rc);
+  ASSERT_OK(truncate(p, (off_t)(len - 4096))); /* the last page gone */
   dldb *db = NULL;
-  char err[1024] = "", want[64];
+  char err[1024] = "", want[128];
   ASSERT_EQ(dldb_open_ro(p, &db, NULL, err, sizeof err), DL_ECORRUPT);
   ASSERT_NULL(db);
   snprintf(want, sizeof want, "%zu of the %zu bytes its header announces", len - 4096, len);
