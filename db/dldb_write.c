@@ -26,8 +26,6 @@ extern const dl_asset dldb_schema_assets[];
 /* SQL of every prepared statement, indexed by DLDB__S_*. */
 static const char *const stmt_sql[DLDB__S_COUNT] = {
     [DLDB__S_STRING] = "INSERT INTO strings(id, value) VALUES (?1, ?2)",
-    [DLDB__S_STRING_OR_IGNORE] = "INSERT OR IGNORE INTO strings(id, value) VALUES (?1, ?2)",
-    [DLDB__S_STRING_FIND] = "SELECT id FROM strings WHERE value = ?1",
     [DLDB__S_STRING_GET] = "SELECT value FROM strings WHERE id = ?1",
     [DLDB__S_STRING_AHEAD] = "SELECT id, value FROM strings WHERE id >= ?1 ORDER BY id LIMIT ?2",
     [DLDB__S_META] = "INSERT OR REPLACE INTO dl_meta(key, value) VALUES (?1, ?2)",
@@ -160,11 +158,13 @@ static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
 /* Strings are cached in memory (an arena of big chunks, an id-indexed
  * pointer array and an open-addressing table of hashes) until the cache
  * holds DLDB__INTERN_BUDGET bytes. After that, new strings go to SQLite
- * only: `strings.value` is UNIQUE, so INSERT OR IGNORE plus a lookup of the
- * existing id dedupes them, and dldb_writer_string() reads them back. Memory
- * thus stays bounded on traces whose NVTX texts are all distinct (PyTorch
- * emit_nvtx's "seq = N"), while the repeated names (kernels, APIs, ops)
- * seen first stay in memory. */
+ * only and are remembered by an 8-byte slot each (32 bits of their hash and
+ * their id) in a second table; a slot whose hash bits match is confirmed by
+ * reading the text back by id. Memory thus stays bounded on traces whose NVTX
+ * texts are all distinct (PyTorch emit_nvtx's "seq = N"), the repeated names
+ * (kernels, APIs, ops) seen first stay in memory, and `strings` needs no
+ * index on its text (inserting 10 M distinct texts into one cost about
+ * 2 us each). */
 
 static uint64_t hash_str(const char *s, size_t n) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a, 8 bytes at a time */
@@ -191,6 +191,7 @@ static int intern_grow(dldb_writer *w) {
     nt[j] = w->htab[i];
   }
   free(w->htab);
+  free(w->otab);
   w->htab = nt;
   w->hcap = ncap;
   return DL_OK;
@@ -247,35 +248,67 @@ static int64_t intern_find(const dldb_writer *w, const char *s, size_t n, uint64
   return 0;
 }
 
-/* The id of s in the strings table, after the cache is full. */
-static int intern_sql(dldb_writer *w, const char *s, size_t n, int64_t *id, char *err,
-                      size_t errlen) {
-  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING_OR_IGNORE);
-  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern");
-  sqlite3_bind_int64(st, 1, w->max_id + 1);
-  sqlite3_bind_text(st, 2, s, (int)n, SQLITE_STATIC);
-  int rc = dldb__step_done(w, st, err, errlen, "dldb_writer_intern");
-  if (rc) return rc;
-  if (sqlite3_changes(w->db) == 1) {
-    *id = ++w->max_id;
-    return DL_OK;
+/* The first slot probed for a hash's high half (the only part a slot keeps,
+ * so that the table can grow without the texts); cap is a power of 2. */
+static size_t overflow_home(uint64_t tag, size_t cap) {
+  return (size_t)((tag * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* Adds id (of a string hashing to h) to the table of uncached strings. */
+static int overflow_add(dldb_writer *w, uint64_t h, int64_t id) {
+  if (id <= 0 || id > (int64_t)UINT32_MAX) return DL_EINVAL;
+  if ((w->on + 1) * 4 > w->ocap * 3) { /* load <= 3/4: 8-byte slots, short probes */
+    size_t ncap = w->ocap ? w->ocap * 2 : 4096;
+    uint64_t *nt = calloc(ncap, sizeof *nt);
+    if (!nt) return DL_ENOMEM;
+    for (size_t i = 0; i < w->ocap; i++) {
+      uint64_t v = w->otab[i];
+      if (!v) continue;
+      size_t j = overflow_home(v >> 32, ncap);
+      while (nt[j]) j = (j + 1) & (ncap - 1);
+      nt[j] = v;
+    }
+    free(w->otab);
+    w->otab = nt;
+    w->ocap = ncap;
   }
-  if (!(st = dldb__stmt(w, DLDB__S_STRING_FIND))) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern");
-  sqlite3_bind_text(st, 1, s, (int)n, SQLITE_STATIC);
-  int s_rc = sqlite3_step(st);
-  *id = s_rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-  sqlite3_reset(st);
-  if (!*id) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern: lookup");
+  uint64_t tag = h >> 32;
+  size_t j = overflow_home(tag, w->ocap);
+  while (w->otab[j]) j = (j + 1) & (w->ocap - 1);
+  w->otab[j] = tag << 32 | (uint64_t)id;
+  w->on++;
   return DL_OK;
+}
+
+/* The id of an uncached string equal to s, 0 if none, -1 on a read error. */
+static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h) {
+  if (!w->ocap) return 0;
+  uint64_t tag = h >> 32;
+  sqlite3_stmt *st = NULL;
+  for (size_t j = overflow_home(tag, w->ocap); w->otab[j];
+       j = (j + 1) & (w->ocap - 1)) {
+    if (w->otab[j] >> 32 != tag) continue;
+    int64_t id = (int64_t)(w->otab[j] & UINT32_MAX);
+    if (!st && !(st = dldb__stmt(w, DLDB__S_STRING_GET))) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int r = sqlite3_step(st);
+    int same = r == SQLITE_ROW && (size_t)sqlite3_column_bytes(st, 0) == n &&
+               memcmp(sqlite3_column_blob(st, 0), s, n) == 0;
+    sqlite3_reset(st);
+    if (r != SQLITE_ROW && r != SQLITE_DONE) return -1;
+    if (same) return id;
+  }
+  return 0;
 }
 
 int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
                  size_t errlen) {
+  static const char *fn = "dldb_writer_intern";
   if (!s) s = "";
   size_t n = strlen(s);
   if (n > DLDB_MAX_STRING_BYTES)
-    return dl_err(err, errlen, DL_EINVAL, "dldb_writer_intern: a string of %zu bytes (limit %d)",
-                  n, DLDB_MAX_STRING_BYTES);
+    return dl_err(err, errlen, DL_EINVAL, "%s: a string of %zu bytes (limit %d)", fn, n,
+                  DLDB_MAX_STRING_BYTES);
   uint64_t h = hash_str(s, n);
   int64_t found = intern_find(w, s, n, h);
   if (found) {
@@ -283,23 +316,25 @@ int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
     return DL_OK;
   }
   int rc;
-  dldb__ahead_reset(w); /* a string may be added */
   if (!w->in_tx && (rc = dldb__tx_begin(w, err, errlen))) return rc;
-  if (w->cached_bytes >= DLDB__INTERN_BUDGET && !pin) return intern_sql(w, s, n, id, err, errlen);
-  int64_t nid = w->max_id + 1;
-  if (w->cached_bytes >= DLDB__INTERN_BUDGET) {
-    /* pinned past the budget: the string may already be in SQLite */
-    if ((rc = intern_sql(w, s, n, &nid, err, errlen))) return rc;
-  } else {
+  found = overflow_find(w, s, n, h);
+  if (found < 0) return dldb__sqlerr(w, err, errlen, fn);
+  int cache = w->cached_bytes < DLDB__INTERN_BUDGET || pin;
+  if (!found) {
+    dldb__ahead_reset(w); /* a string is added */
     sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING);
-    if (!st) return dldb__sqlerr(w, err, errlen, "dldb_writer_intern");
-    sqlite3_bind_int64(st, 1, nid);
+    if (!st) return dldb__sqlerr(w, err, errlen, fn);
+    found = w->max_id + 1;
+    sqlite3_bind_int64(st, 1, found);
     sqlite3_bind_text(st, 2, s, (int)n, SQLITE_STATIC);
-    if ((rc = dldb__step_done(w, st, err, errlen, "dldb_writer_intern"))) return rc;
-    w->max_id = nid;
+    if ((rc = dldb__step_done(w, st, err, errlen, fn))) return rc;
+    w->max_id = found;
+    if (!cache && (rc = overflow_add(w, h, found)))
+      return dl_err(err, errlen, rc, rc == DL_ENOMEM ? "%s: out of memory" : "%s: too many strings",
+                    fn);
   }
-  if (intern_add(w, s, n, nid, h)) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_intern: out of memory");
-  *id = nid;
+  if (cache && intern_add(w, s, n, found, h)) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn);
+  *id = found;
   return DL_OK;
 }
 
@@ -378,11 +413,11 @@ static int intern_load(dldb_writer *w, char *err, size_t errlen) {
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(st, 0);
     if (id > w->max_id) w->max_id = id;
-    if (w->cached_bytes >= DLDB__INTERN_BUDGET) continue; /* read on demand */
     const char *v = (const char *)sqlite3_column_text(st, 1);
     size_t n = (size_t)sqlite3_column_bytes(st, 1);
     if (!v) v = "";
-    rc = intern_add(w, v, n, id, hash_str(v, n));
+    uint64_t h = hash_str(v, n);
+    rc = w->cached_bytes < DLDB__INTERN_BUDGET ? intern_add(w, v, n, id, h) : overflow_add(w, h, id);
     if (rc) break;
   }
   if (rc == DL_OK && s != SQLITE_DONE)

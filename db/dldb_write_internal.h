@@ -12,8 +12,6 @@
 
 enum {
   DLDB__S_STRING,
-  DLDB__S_STRING_OR_IGNORE,
-  DLDB__S_STRING_FIND,
   DLDB__S_STRING_GET,
   DLDB__S_STRING_AHEAD,
   DLDB__S_META,
@@ -80,6 +78,10 @@ struct dldb_writer {
   int64_t max_id;
   dldb__slot *htab;
   size_t hcap;
+  /* strings past the budget: open addressing, a slot is the hash's high 32
+   * bits << 32 | id (0: empty); a match is confirmed by reading the text */
+  uint64_t *otab;
+  size_t ocap, on;
   dldb__chunk *arena;
   size_t cached_bytes;
   char *scratch[DLDB__SCRATCH]; /* dldb_writer_string() of uncached ids, a ring */

@@ -35,10 +35,11 @@ CREATE TABLE db_version (
   original_version TEXT NOT NULL
 );
 
--- Interned strings (kernel, API, NVTX, domain names).
+-- Interned strings (kernel, API, NVTX, domain names), each text once: the
+-- writer dedupes them (db/dldb_write.c), so value has no index to maintain.
 CREATE TABLE strings (
   id    INTEGER PRIMARY KEY,
-  value TEXT NOT NULL UNIQUE
+  value TEXT NOT NULL
 );
 
 -- One row. Named and shaped as DLProf's table so that NVIDIA's viewer
