@@ -14,6 +14,7 @@
 
 #include "dldb_stats.h"
 #include "dli.h"
+#include "rowpipe.h"
 
 typedef struct nsys {
   sqlite3 *db;
@@ -120,26 +121,29 @@ static int prepare_select(nsys *x, const char *table, const char *const *cols, c
   return DL_OK;
 }
 
-static int64_t col_int(sqlite3_stmt *st, int i) { return sqlite3_column_int64(st, i); }
+/* Accessors of a row read through the row pipe (rowpipe.h). */
+static int64_t c_int(const rp_cell *c, int i) { return c[i].i; }
+static int c_is_int(const rp_cell *c, int i) { return c[i].type == SQLITE_INTEGER; }
+/* A text column's text ("" for NULL). */
+static const char *c_text(const rp_cell *c, int i) { return c[i].s ? c[i].s : ""; }
 /* An id column: INTEGER, or a REAL holding an integer; NULL counts as 0. */
-static int id_ok(sqlite3_stmt *st, int i) {
-  int t = sqlite3_column_type(st, i);
+static int c_id_ok(const rp_cell *c, int i) {
+  int t = c[i].type;
   if (t == SQLITE_INTEGER || t == SQLITE_NULL) return 1;
   if (t != SQLITE_FLOAT) return 0;
-  double d = sqlite3_column_double(st, i);
+  double d = c[i].d;
   return d > -9.2e18 && d < 9.2e18 && d == (double)(int64_t)d;
 }
 /* Columns s (start) and s + 1 (end) hold a usable interval. */
-static int times_ok(sqlite3_stmt *st, int s) {
-  if (sqlite3_column_type(st, s) != SQLITE_INTEGER || sqlite3_column_type(st, s + 1) != SQLITE_INTEGER)
-    return 0;
-  int64_t a = sqlite3_column_int64(st, s), b = sqlite3_column_int64(st, s + 1);
+static int c_times_ok(const rp_cell *c, int s) {
+  if (c[s].type != SQLITE_INTEGER || c[s + 1].type != SQLITE_INTEGER) return 0;
+  int64_t a = c[s].i, b = c[s + 1].i;
   return a >= 0 && b >= a && b <= DLI_MAX_TIME_NS;
 }
 /* Every listed column (-1 ends) is a usable id. */
-static int ids_ok(sqlite3_stmt *st, const int *cols) {
+static int c_ids_ok(const rp_cell *c, const int *cols) {
   for (int i = 0; cols[i] >= 0; i++)
-    if (!id_ok(st, cols[i])) return 0;
+    if (!c_id_ok(c, cols[i])) return 0;
   return 1;
 }
 /* Row estimate of a table (its largest rowid: exports never delete). */
@@ -161,13 +165,39 @@ static const char *col_text(sqlite3_stmt *st, int i) {
   return t ? (const char *)t : "";
 }
 
+/* A table scan: its rows are stepped on a second thread (rowpipe.h), so
+ * that reading the export overlaps writing the dldb. s: the last step code. */
+typedef struct scan {
+  sqlite3_stmt *st;
+  rowpipe *rp;
+  int s;
+} scan;
+
+/* The scan's next row (columns in text_cols keep their text), or NULL at
+ * the end or on an error (sc->s tells which). */
+static const rp_cell *scan_row(scan *sc, uint32_t text_cols) {
+  if (!sc->rp && sc->s != SQLITE_ROW) {
+    int rc = rowpipe_open(sc->st, text_cols, &sc->rp);
+    if (rc != DL_OK) {
+      sc->s = rc == DL_ENOMEM ? SQLITE_NOMEM : SQLITE_MISUSE;
+      return NULL;
+    }
+  }
+  if (!sc->rp) return NULL;
+  const rp_cell *c = rowpipe_next(sc->rp, &sc->s);
+  if (c) sc->s = SQLITE_ROW;
+  return c;
+}
+
 /* Ends a table scan: SQLITE_DONE is success, anything else a read error. */
-static int scan_end(nsys *x, sqlite3_stmt *st, int rc, int step_rc, const char *table) {
-  sqlite3_finalize(st);
+static int scan_end(nsys *x, scan *sc, int rc, const char *table) {
+  rowpipe_close(&sc->rp);
+  sqlite3_finalize(sc->st);
+  sc->st = NULL;
   if (rc != DL_OK) return rc;
-  if (step_rc != SQLITE_DONE)
+  if (sc->s != SQLITE_DONE)
     return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: reading %s failed: %s", x->path, table,
-                  sqlite3_errstr(step_rc));
+                  sqlite3_errstr(sc->s));
   return DL_OK;
 }
 
@@ -204,11 +234,13 @@ static int load_strings(nsys *x) {
     return dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: cannot read StringIds: %s", x->path,
                   sqlite3_errmsg(x->db));
   int64_t used = 0;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
-    const char *v = col_text(st, 1);
-    int64_t n = sqlite3_column_bytes(st, 1);
-    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || id < 0 || id >= x->nstrings ||
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 1u << 1))) {
+    int64_t id = c[0].i;
+    const char *v = c_text(c, 1);
+    int64_t n = (int64_t)strlen(v);
+    if (c[0].type != SQLITE_INTEGER || id < 0 || id >= x->nstrings ||
         x->off[id] >= 0 || used + n + 1 > bytes + 1)
       continue;
     memcpy(x->text + used, v, (size_t)n);
@@ -216,7 +248,7 @@ static int load_strings(nsys *x) {
     x->off[id] = used;
     used += n + 1;
   }
-  return scan_end(x, st, DL_OK, s, "StringIds");
+  return scan_end(x, &sc, DL_OK, "StringIds");
 }
 
 /* Reads one value of the metadata table, whichever name it has. */
@@ -307,33 +339,37 @@ static int import_gpus(nsys *x) {
                                      "totalMemory", NULL};
   sqlite3_stmt *st = NULL;
   if (!has_table(x, "TARGET_INFO_GPU")) return DL_OK;
-  int rc = prepare_select(x, "TARGET_INFO_GPU", cols, NULL, &st), s = SQLITE_DONE;
+  int rc = prepare_select(x, "TARGET_INFO_GPU", cols, NULL, &st);
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (!col_is_int(st, 0)) { x->st->skipped++; continue; }
-    dldb_gpu g = {.device_id = (int32_t)col_int(st, 0), .name = fit(x, col_text(st, 1)),
-                  .cc_major = (int)col_int(st, 2), .cc_minor = (int)col_int(st, 3),
-                  .sm_count = (int)col_int(st, 4), .memory_bytes = col_int(st, 5)};
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 1u << 1))) {
+    if (!c_is_int(c, 0)) { x->st->skipped++; continue; }
+    dldb_gpu g = {.device_id = (int32_t)c_int(c, 0), .name = fit(x, c_text(c, 1)),
+                  .cc_major = (int)c_int(c, 2), .cc_minor = (int)c_int(c, 3),
+                  .sm_count = (int)c_int(c, 4), .memory_bytes = c_int(c, 5)};
     if ((rc = dldb_write_gpu(x->w, &g, x->err, x->errlen)) != DL_OK) break;
     x->st->gpus++;
   }
-  return scan_end(x, st, rc, s, "TARGET_INFO_GPU");
+  return scan_end(x, &sc, rc, "TARGET_INFO_GPU");
 }
 
 static int import_threads(nsys *x) {
   static const char *const cols[] = {"nameId", "!globalTid", NULL};
   sqlite3_stmt *st = NULL;
   if (!has_table(x, "ThreadNames")) return DL_OK;
-  int rc = prepare_select(x, "ThreadNames", cols, NULL, &st), s = SQLITE_DONE;
+  int rc = prepare_select(x, "ThreadNames", cols, NULL, &st);
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (!col_is_int(st, 1) || !id_ok(st, 0)) { x->st->skipped++; continue; }
-    int64_t g = col_int(st, 1);
-    dldb_thread t = {.pid = gpid(g), .tid = gtid(g), .name = fit(x, str(x, col_int(st, 0)))};
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 0))) {
+    if (!c_is_int(c, 1) || !c_id_ok(c, 0)) { x->st->skipped++; continue; }
+    int64_t g = c_int(c, 1);
+    dldb_thread t = {.pid = gpid(g), .tid = gtid(g), .name = fit(x, str(x, c_int(c, 0)))};
     if ((rc = dldb_write_thread(x->w, &t, x->err, x->errlen)) != DL_OK) break;
     x->st->threads++;
   }
-  return scan_end(x, st, rc, s, "ThreadNames");
+  return scan_end(x, &sc, rc, "ThreadNames");
 }
 
 /* NVTX domains are created by eventType 75 rows whose text is the name. */
@@ -352,19 +388,21 @@ static const char *domain_name(const domain_map *m, int64_t id) {
 static int load_domains(nsys *x, domain_map *m) {
   static const char *const cols[] = {"domainId", "text", NULL};
   sqlite3_stmt *st = NULL;
-  int rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType = 75", &st), s = SQLITE_DONE;
+  int rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType = 75", &st);
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW && m->n < 256) {
-    if (!id_ok(st, 0)) { x->st->skipped++; continue; }
-    m->id[m->n] = col_int(st, 0);
-    if (!(m->name[m->n] = strdup(fit(x, col_text(st, 1))))) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 1u << 1)) && m->n < 256) {
+    if (!c_id_ok(c, 0)) { x->st->skipped++; continue; }
+    m->id[m->n] = c_int(c, 0);
+    if (!(m->name[m->n] = strdup(fit(x, c_text(c, 1))))) {
       rc = dl_err(x->err, x->errlen, DL_ENOMEM, "%s: out of memory", x->path);
       break;
     }
     m->n++;
   }
-  if (s == SQLITE_ROW) s = SQLITE_DONE; /* more than 256 domains: the rest fold into default */
-  return scan_end(x, st, rc, s, "NVTX_EVENTS");
+  if (c) sc.s = SQLITE_DONE; /* more than 256 domains: the rest fold into default */
+  return scan_end(x, &sc, rc, "NVTX_EVENTS");
 }
 
 #define PROGRESS_EVERY 65536
@@ -377,7 +415,7 @@ static int import_nvtx(nsys *x) {
   static const int idcols[] = {4, 5, 6, 7, -1};
   domain_map dm = {.n = 0};
   sqlite3_stmt *st = NULL;
-  int s = SQLITE_DONE, rc;
+  int rc;
   int64_t n = 0, total;
   if (!has_table(x, "NVTX_EVENTS")) return DL_OK;
   total = row_estimate(x, "NVTX_EVENTS");
@@ -385,28 +423,30 @@ static int import_nvtx(nsys *x) {
   if ((rc = load_domains(x, &dm)) != DL_OK) goto out;
   if ((rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType IN (59, 60)", &st)) != DL_OK)
     goto out;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 1u << 3))) {
     if (++n % PROGRESS_EVERY == 0) progress(x, "NVTX ranges", n, total);
-    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
     }
     int64_t nid = 0;
     const char *name = NULL;
-    if (sqlite3_column_type(st, 3) == SQLITE_TEXT) name = fit(x, col_text(st, 3));
-    else if (sqlite3_column_type(st, 4) == SQLITE_NULL) name = "";
-    else if ((rc = name_id(x, col_int(st, 4), &nid)) != DL_OK) break;
-    int64_t g = col_int(st, 5), ge = col_is_int(st, 6) ? col_int(st, 6) : g;
+    if (c[3].type == SQLITE_TEXT) name = fit(x, c_text(c, 3));
+    else if (c[4].type == SQLITE_NULL) name = "";
+    else if ((rc = name_id(x, c_int(c, 4), &nid)) != DL_OK) break;
+    int64_t g = c_int(c, 5), ge = c_is_int(c, 6) ? c_int(c, 6) : g;
     dldb_nvtx_range r = {
-        .kind = col_int(st, 2) == 59 ? DLDB_NVTX_PUSHPOP : DLDB_NVTX_STARTEND,
-        .domain = domain_name(&dm, col_int(st, 7)), .name = name, .name_id = nid,
-        .start_ns = col_int(st, 0), .end_ns = col_int(st, 1),
+        .kind = c_int(c, 2) == 59 ? DLDB_NVTX_PUSHPOP : DLDB_NVTX_STARTEND,
+        .domain = domain_name(&dm, c_int(c, 7)), .name = name, .name_id = nid,
+        .start_ns = c_int(c, 0), .end_ns = c_int(c, 1),
         .pid = gpid(g), .tid = gtid(g), .end_tid = gtid(ge),
-        .category = (int32_t)col_int(st, 8), .color = (uint32_t)col_int(st, 9)};
+        .category = (int32_t)c_int(c, 8), .color = (uint32_t)c_int(c, 9)};
     if ((rc = dldb_write_nvtx_range(x->w, &r, NULL, x->err, x->errlen)) != DL_OK) break;
     x->st->ranges++;
   }
-  rc = scan_end(x, st, rc, s, "NVTX_EVENTS");
+  rc = scan_end(x, &sc, rc, "NVTX_EVENTS");
   progress(x, "NVTX ranges", n, n);
 out:
   for (int i = 0; i < dm.n; i++) free(dm.name[i]);
@@ -457,15 +497,17 @@ static int import_api(nsys *x) {
   total = row_estimate(x, table);
   progress(x, "CUDA API calls", 0, total);
   const char *where = has_column(x, table, "eventClass") ? "eventClass IN (0, 1)" : NULL;
-  int rc = prepare_select(x, table, cols, where, &st), s = SQLITE_DONE, oom = 0;
+  int rc = prepare_select(x, table, cols, where, &st), oom = 0;
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 0))) {
     if (++n % PROGRESS_EVERY == 0) progress(x, "CUDA API calls", n, total);
-    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
     }
-    int64_t g = col_int(st, 3), corr = col_int(st, 4);
+    int64_t g = c_int(c, 3), corr = c_int(c, 4);
     if (corr_dupe(x, gpid(g), corr, &oom)) {
       x->st->skipped++;
       continue;
@@ -475,16 +517,16 @@ static int import_api(nsys *x) {
       break;
     }
     int64_t nid;
-    if ((rc = name_id(x, col_int(st, 5), &nid)) != DL_OK) break;
-    dldb_api_call a = {.api_kind = col_int(st, 2) == 1 ? DLDB_API_DRIVER : DLDB_API_RUNTIME,
-                       .name_id = nid, .start_ns = col_int(st, 0),
-                       .end_ns = col_int(st, 1), .pid = gpid(g), .tid = gtid(g),
+    if ((rc = name_id(x, c_int(c, 5), &nid)) != DL_OK) break;
+    dldb_api_call a = {.api_kind = c_int(c, 2) == 1 ? DLDB_API_DRIVER : DLDB_API_RUNTIME,
+                       .name_id = nid, .start_ns = c_int(c, 0),
+                       .end_ns = c_int(c, 1), .pid = gpid(g), .tid = gtid(g),
                        .correlation_id = corr,
-                       .return_value = (int32_t)col_int(st, 6)};
+                       .return_value = (int32_t)c_int(c, 6)};
     if ((rc = dldb_write_api_call(x->w, &a, x->err, x->errlen)) != DL_OK) break;
     x->st->api_calls++;
   }
-  rc = scan_end(x, st, rc, s, table);
+  rc = scan_end(x, &sc, rc, table);
   progress(x, "CUDA API calls", n, n);
   return rc;
 }
@@ -501,35 +543,37 @@ static int import_kernels(nsys *x) {
   if (!has_table(x, table)) return DL_OK;
   total = row_estimate(x, table);
   progress(x, "kernels", 0, total);
-  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  int rc = prepare_select(x, table, cols, NULL, &st);
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 0))) {
     if (++n % PROGRESS_EVERY == 0) progress(x, "kernels", n, total);
-    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
     }
-    int64_t lid = col_int(st, 7), sid = col_int(st, 8), l, sh;
+    int64_t lid = c_int(c, 7), sid = c_int(c, 8), l, sh;
     /* the demangled name, else the short one (and the other way round) */
     if (!*str(x, lid)) lid = sid;
     if (!*str(x, sid)) sid = lid;
     if ((rc = name_id(x, lid, &l)) != DL_OK || (rc = name_id(x, sid, &sh)) != DL_OK) break;
     dldb_kernel k = {.short_name_id = sh, .long_name_id = l,
-                     .device_id = (int32_t)col_int(st, 2), .context_id = (int32_t)col_int(st, 3),
-                     .stream_id = (int32_t)col_int(st, 4), .gpu_start_ns = col_int(st, 0),
-                     .gpu_end_ns = col_int(st, 1), .correlation_id = col_int(st, 5),
-                     .pid = gpid(col_int(st, 6)),
-                     .grid = {(int32_t)col_int(st, 9), (int32_t)col_int(st, 10),
-                              (int32_t)col_int(st, 11)},
-                     .block = {(int32_t)col_int(st, 12), (int32_t)col_int(st, 13),
-                               (int32_t)col_int(st, 14)},
-                     .registers_per_thread = (int32_t)col_int(st, 15),
-                     .static_smem_bytes = (int32_t)col_int(st, 16),
-                     .dynamic_smem_bytes = (int32_t)col_int(st, 17)};
+                     .device_id = (int32_t)c_int(c, 2), .context_id = (int32_t)c_int(c, 3),
+                     .stream_id = (int32_t)c_int(c, 4), .gpu_start_ns = c_int(c, 0),
+                     .gpu_end_ns = c_int(c, 1), .correlation_id = c_int(c, 5),
+                     .pid = gpid(c_int(c, 6)),
+                     .grid = {(int32_t)c_int(c, 9), (int32_t)c_int(c, 10),
+                              (int32_t)c_int(c, 11)},
+                     .block = {(int32_t)c_int(c, 12), (int32_t)c_int(c, 13),
+                               (int32_t)c_int(c, 14)},
+                     .registers_per_thread = (int32_t)c_int(c, 15),
+                     .static_smem_bytes = (int32_t)c_int(c, 16),
+                     .dynamic_smem_bytes = (int32_t)c_int(c, 17)};
     if ((rc = dldb_write_kernel(x->w, &k, x->err, x->errlen)) != DL_OK) break;
     x->st->kernels++;
   }
-  rc = scan_end(x, st, rc, s, table);
+  rc = scan_end(x, &sc, rc, table);
   progress(x, "kernels", n, n);
   return rc;
 }
@@ -542,22 +586,24 @@ static int import_memcpys(nsys *x) {
   sqlite3_stmt *st = NULL;
   if (!has_table(x, table)) return DL_OK;
   progress(x, "memory copies", 0, row_estimate(x, table));
-  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  int rc = prepare_select(x, table, cols, NULL, &st);
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 0))) {
+    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
     }
-    dldb_memcpy m = {.copy_kind = (int)col_int(st, 7), .src_kind = (int)col_int(st, 8),
-                     .dst_kind = (int)col_int(st, 9), .bytes = col_int(st, 6),
-                     .device_id = (int32_t)col_int(st, 2), .stream_id = (int32_t)col_int(st, 3),
-                     .gpu_start_ns = col_int(st, 0), .gpu_end_ns = col_int(st, 1),
-                     .correlation_id = col_int(st, 4), .pid = gpid(col_int(st, 5))};
+    dldb_memcpy m = {.copy_kind = (int)c_int(c, 7), .src_kind = (int)c_int(c, 8),
+                     .dst_kind = (int)c_int(c, 9), .bytes = c_int(c, 6),
+                     .device_id = (int32_t)c_int(c, 2), .stream_id = (int32_t)c_int(c, 3),
+                     .gpu_start_ns = c_int(c, 0), .gpu_end_ns = c_int(c, 1),
+                     .correlation_id = c_int(c, 4), .pid = gpid(c_int(c, 5))};
     if ((rc = dldb_write_memcpy(x->w, &m, x->err, x->errlen)) != DL_OK) break;
     x->st->memcpys++;
   }
-  return scan_end(x, st, rc, s, table);
+  return scan_end(x, &sc, rc, table);
 }
 
 static int import_memsets(nsys *x) {
@@ -568,22 +614,24 @@ static int import_memsets(nsys *x) {
   sqlite3_stmt *st = NULL;
   if (!has_table(x, table)) return DL_OK;
   progress(x, "memsets", 0, row_estimate(x, table));
-  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  int rc = prepare_select(x, table, cols, NULL, &st);
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 0))) {
+    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
     }
-    dldb_memset m = {.value = (int32_t)col_int(st, 7), .bytes = col_int(st, 6),
-                     .mem_kind = (int)col_int(st, 8), .device_id = (int32_t)col_int(st, 2),
-                     .stream_id = (int32_t)col_int(st, 3), .gpu_start_ns = col_int(st, 0),
-                     .gpu_end_ns = col_int(st, 1), .correlation_id = col_int(st, 4),
-                     .pid = gpid(col_int(st, 5))};
+    dldb_memset m = {.value = (int32_t)c_int(c, 7), .bytes = c_int(c, 6),
+                     .mem_kind = (int)c_int(c, 8), .device_id = (int32_t)c_int(c, 2),
+                     .stream_id = (int32_t)c_int(c, 3), .gpu_start_ns = c_int(c, 0),
+                     .gpu_end_ns = c_int(c, 1), .correlation_id = c_int(c, 4),
+                     .pid = gpid(c_int(c, 5))};
     if ((rc = dldb_write_memset(x->w, &m, x->err, x->errlen)) != DL_OK) break;
     x->st->memsets++;
   }
-  return scan_end(x, st, rc, s, table);
+  return scan_end(x, &sc, rc, table);
 }
 
 static int import_syncs(nsys *x) {
@@ -594,21 +642,23 @@ static int import_syncs(nsys *x) {
   sqlite3_stmt *st = NULL;
   if (!has_table(x, table)) return DL_OK;
   progress(x, "synchronizations", 0, row_estimate(x, table));
-  int rc = prepare_select(x, table, cols, NULL, &st), s = SQLITE_DONE;
+  int rc = prepare_select(x, table, cols, NULL, &st);
   if (rc != DL_OK) return rc;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 0))) {
+    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
     }
-    dldb_sync y = {.sync_type = (int)col_int(st, 6), .device_id = (int32_t)col_int(st, 2),
-                   .stream_id = (int32_t)col_int(st, 3), .event_id = col_int(st, 7),
-                   .start_ns = col_int(st, 0), .end_ns = col_int(st, 1),
-                   .correlation_id = col_int(st, 4), .pid = gpid(col_int(st, 5))};
+    dldb_sync y = {.sync_type = (int)c_int(c, 6), .device_id = (int32_t)c_int(c, 2),
+                   .stream_id = (int32_t)c_int(c, 3), .event_id = c_int(c, 7),
+                   .start_ns = c_int(c, 0), .end_ns = c_int(c, 1),
+                   .correlation_id = c_int(c, 4), .pid = gpid(c_int(c, 5))};
     if ((rc = dldb_write_sync(x->w, &y, x->err, x->errlen)) != DL_OK) break;
     x->st->syncs++;
   }
-  return scan_end(x, st, rc, s, table);
+  return scan_end(x, &sc, rc, table);
 }
 
 /* OS runtime calls (OSRT_API, captured with -t osrt): eventClass 27 rows;
@@ -622,7 +672,7 @@ static int import_osrt(nsys *x) {
   sqlite3_stmt *st = NULL;
   dldb_osrt_writer *ow = NULL;
   if (!has_table(x, table)) return DL_OK;
-  int rc = dldb_osrt_writer_open(x->w, &ow, x->err, x->errlen), s = SQLITE_DONE;
+  int rc = dldb_osrt_writer_open(x->w, &ow, x->err, x->errlen);
   if (rc == DL_ENOTFOUND) return DL_OK;
   if (rc != DL_OK) return rc;
   progress(x, "OS runtime calls", 0, row_estimate(x, table));
@@ -631,19 +681,21 @@ static int import_osrt(nsys *x) {
     dldb_osrt_writer_close(&ow);
     return rc;
   }
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (!times_ok(st, 0) || !ids_ok(st, idcols)) {
+  scan sc = {.st = st, .s = SQLITE_DONE};
+  const rp_cell *c;
+  while ((c = scan_row(&sc, 0))) {
+    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
     }
-    int64_t g = col_int(st, 2), nid;
-    if ((rc = name_id(x, col_int(st, 3), &nid)) != DL_OK) break;
-    dldb_osrt_call c = {.name_id = nid, .start_ns = col_int(st, 0), .end_ns = col_int(st, 1),
-                        .pid = gpid(g), .tid = gtid(g), .return_value = col_int(st, 4),
-                        .nesting = (int32_t)col_int(st, 5)};
-    if ((rc = dldb_osrt_write(ow, &c, x->err, x->errlen)) != DL_OK) break;
+    int64_t g = c_int(c, 2), nid;
+    if ((rc = name_id(x, c_int(c, 3), &nid)) != DL_OK) break;
+    dldb_osrt_call oc = {.name_id = nid, .start_ns = c_int(c, 0), .end_ns = c_int(c, 1),
+                         .pid = gpid(g), .tid = gtid(g), .return_value = c_int(c, 4),
+                         .nesting = (int32_t)c_int(c, 5)};
+    if ((rc = dldb_osrt_write(ow, &oc, x->err, x->errlen)) != DL_OK) break;
   }
-  rc = scan_end(x, st, rc, s, table);
+  rc = scan_end(x, &sc, rc, table);
   dldb_osrt_writer_close(&ow);
   return rc;
 }
