@@ -4,8 +4,8 @@
  * kernels (by demangled name, and by grid/block configuration), memory
  * operations (time and bytes, per kind), OS runtime calls, NVTX ranges and
  * NVTX ranges projected onto the GPU; plus, per CUDA API name, the ops that
- * called it. Written as aggr_stats / aggr_stats_api_ops rows
- * (db/dldb_stats.h), served by the view_dl_stats_* views.
+ * called it. Written as aggr_stats / aggr_nvtx_stats / aggr_stats_api_ops
+ * rows (db/dldb_stats.h), served by the view_dl_stats_* views.
  *
  * "For the aggregation" (docs/dldb.md): an API call, OS runtime call or
  * NVTX range counts when its start lies in an aggregated iteration, a

@@ -137,58 +137,100 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s) {
   sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_STATIC);
 }
 
+/* Kinds 1-5 (and, in a schema 1 file, 6-7) in aggr_stats. */
+static const char STATS_INSERT[] =
+    "INSERT INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, short_name_id, grid, block, "
+    "configs, instances, total, avg, med, min, max, stddev, time_pct, bytes_total, bytes_avg, "
+    "bytes_med, bytes_min, bytes_max, bytes_stddev, range_time, gpu_ops, avg_level, avg_children) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+    "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
+/* Kinds 6-7 in aggr_nvtx_stats (schema 2). */
+static const char NVTX_INSERT[] =
+    "INSERT INTO aggr_nvtx_stats(aggr_id, kind, row_idx, name_id, style, instances, total, avg, "
+    "med, min, max, stddev, time_pct, range_time, gpu_ops, avg_level, avg_children) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+
+static int is_nvtx(int kind) { return kind == DLDB_STATS_NVTX || kind == DLDB_STATS_NVTX_GPU_PROJ; }
+
+/* Binds row x as STATS_INSERT's values. */
+static void bind_stats(sqlite3_stmt *st, int64_t aggr_id, const dldb_stats_row *x) {
+  sqlite3_bind_int64(st, 1, aggr_id);
+  sqlite3_bind_int(st, 2, x->kind);
+  sqlite3_bind_int64(st, 3, x->row_idx);
+  sqlite3_bind_int64(st, 4, x->name_id);
+  bind_text(st, 5, x->label);
+  sqlite3_bind_int64(st, 6, x->short_name_id);
+  bind_text(st, 7, x->grid);
+  bind_text(st, 8, x->block);
+  sqlite3_bind_int64(st, 9, x->configs);
+  sqlite3_bind_int64(st, 10, x->t.n);
+  sqlite3_bind_int64(st, 11, x->t.total);
+  sqlite3_bind_double(st, 12, x->t.avg);
+  sqlite3_bind_double(st, 13, x->t.med);
+  sqlite3_bind_int64(st, 14, x->t.min);
+  sqlite3_bind_int64(st, 15, x->t.max);
+  sqlite3_bind_double(st, 16, x->t.stddev);
+  sqlite3_bind_double(st, 17, x->time_pct);
+  sqlite3_bind_int64(st, 18, x->b.total);
+  sqlite3_bind_double(st, 19, x->b.avg);
+  sqlite3_bind_double(st, 20, x->b.med);
+  sqlite3_bind_int64(st, 21, x->b.min);
+  sqlite3_bind_int64(st, 22, x->b.max);
+  sqlite3_bind_double(st, 23, x->b.stddev);
+  sqlite3_bind_int64(st, 24, x->range_time);
+  sqlite3_bind_int64(st, 25, x->gpu_ops);
+  sqlite3_bind_double(st, 26, x->avg_level);
+  sqlite3_bind_double(st, 27, x->avg_children);
+}
+
+/* Binds row x (kind 6 or 7) as NVTX_INSERT's values. */
+static void bind_nvtx(sqlite3_stmt *st, int64_t aggr_id, const dldb_stats_row *x) {
+  sqlite3_bind_int64(st, 1, aggr_id);
+  sqlite3_bind_int(st, 2, x->kind);
+  sqlite3_bind_int64(st, 3, x->row_idx);
+  sqlite3_bind_int64(st, 4, x->name_id);
+  bind_text(st, 5, x->label);
+  sqlite3_bind_int64(st, 6, x->t.n);
+  sqlite3_bind_int64(st, 7, x->t.total);
+  sqlite3_bind_double(st, 8, x->t.avg);
+  sqlite3_bind_double(st, 9, x->t.med);
+  sqlite3_bind_int64(st, 10, x->t.min);
+  sqlite3_bind_int64(st, 11, x->t.max);
+  sqlite3_bind_double(st, 12, x->t.stddev);
+  sqlite3_bind_double(st, 13, x->time_pct);
+  sqlite3_bind_int64(st, 14, x->range_time);
+  sqlite3_bind_int64(st, 15, x->gpu_ops);
+  sqlite3_bind_double(st, 16, x->avg_level);
+  sqlite3_bind_double(st, 17, x->avg_children);
+}
+
+/* Steps a bound insert; SQLITE_DONE or the error code. */
+static int step_reset(sqlite3_stmt *st) {
+  int s = sqlite3_step(st);
+  sqlite3_reset(st);
+  return s;
+}
+
 int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, size_t n,
                     char *err, size_t errlen) {
   static const char *fn = "dldb_aggr_stats";
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(w->db,
-                         "INSERT INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
-                         "short_name_id, grid, block, configs, instances, total, avg, med, min, "
-                         "max, stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, "
-                         "bytes_max, bytes_stddev, range_time, gpu_ops, avg_level, avg_children) "
-                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                         "?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
-                         -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, fn);
-  int rc = DL_OK;
-  for (size_t i = 0; i < n; i++) {
-    const dldb_stats_row *x = &r[i];
-    sqlite3_bind_int64(st, 1, aggr_id);
-    sqlite3_bind_int(st, 2, x->kind);
-    sqlite3_bind_int64(st, 3, x->row_idx);
-    sqlite3_bind_int64(st, 4, x->name_id);
-    bind_text(st, 5, x->label);
-    sqlite3_bind_int64(st, 6, x->short_name_id);
-    bind_text(st, 7, x->grid);
-    bind_text(st, 8, x->block);
-    sqlite3_bind_int64(st, 9, x->configs);
-    sqlite3_bind_int64(st, 10, x->t.n);
-    sqlite3_bind_int64(st, 11, x->t.total);
-    sqlite3_bind_double(st, 12, x->t.avg);
-    sqlite3_bind_double(st, 13, x->t.med);
-    sqlite3_bind_int64(st, 14, x->t.min);
-    sqlite3_bind_int64(st, 15, x->t.max);
-    sqlite3_bind_double(st, 16, x->t.stddev);
-    sqlite3_bind_double(st, 17, x->time_pct);
-    sqlite3_bind_int64(st, 18, x->b.total);
-    sqlite3_bind_double(st, 19, x->b.avg);
-    sqlite3_bind_double(st, 20, x->b.med);
-    sqlite3_bind_int64(st, 21, x->b.min);
-    sqlite3_bind_int64(st, 22, x->b.max);
-    sqlite3_bind_double(st, 23, x->b.stddev);
-    sqlite3_bind_int64(st, 24, x->range_time);
-    sqlite3_bind_int64(st, 25, x->gpu_ops);
-    sqlite3_bind_double(st, 26, x->avg_level);
-    sqlite3_bind_double(st, 27, x->avg_children);
-    int s = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (s != SQLITE_DONE) {
+  sqlite3_stmt *st = NULL, *nv = NULL;
+  int rc = DL_OK, nvtx_table = -1;
+  for (size_t i = 0; i < n && rc == DL_OK; i++) {
+    if (is_nvtx(r[i].kind) && nvtx_table < 0) nvtx_table = has_table(w, "aggr_nvtx_stats");
+    sqlite3_stmt **use = is_nvtx(r[i].kind) && nvtx_table ? &nv : &st;
+    if (!*use && sqlite3_prepare_v2(w->db, use == &nv ? NVTX_INSERT : STATS_INSERT, -1, use,
+                                    NULL) != SQLITE_OK) {
       rc = sqlerr(w, err, errlen, fn);
       break;
     }
+    if (use == &nv) bind_nvtx(nv, aggr_id, &r[i]);
+    else bind_stats(st, aggr_id, &r[i]);
+    if (step_reset(*use) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
   }
   sqlite3_finalize(st);
+  sqlite3_finalize(nv);
   return rc;
 }
 

@@ -2,8 +2,8 @@
  * dldb_stats.h - writing and scanning the tables behind our nsys-stats-style
  * statistics (issue 8; db/schema.sql "nsys-stats-style statistics",
  * docs/dldb.md): the osrt_calls raw table (OS runtime calls, from Nsight
- * Systems' OSRT_API) and the aggr_stats / aggr_stats_api_ops derived tables
- * behind the view_dl_stats_* views.
+ * Systems' OSRT_API) and the aggr_stats / aggr_nvtx_stats / aggr_stats_api_ops
+ * derived tables behind the view_dl_stats_* views.
  *
  * A dldb written before these tables existed lacks them: scans then see no
  * rows, dldb_stats_has_tables() says 0 and the analysis writes nothing.
@@ -100,7 +100,8 @@ typedef struct dldb_stats_api_op_row {
   int64_t name_id, op_idx, calls, total;
 } dldb_stats_api_op_row;
 
-/* Rows of the open aggregation (between dldb_aggr_begin and _end). */
+/* Rows of the open aggregation (between dldb_aggr_begin and _end). The NVTX
+ * kinds (6, 7) go to aggr_nvtx_stats, or to aggr_stats in a schema 1 file. */
 int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, size_t n,
                     char *err, size_t errlen);
 int dldb_aggr_stats_api_ops(dldb_writer *w, int64_t aggr_id, const dldb_stats_api_op_row *r,

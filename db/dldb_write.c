@@ -567,9 +567,10 @@ int dldb_writer_open_existing(const char *path, dldb_writer **out, char *err, si
                 path);
     goto out;
   }
-  if (sqlite3_column_int(st, 0) != DLDB_SCHEMA_VERSION) {
+  /* schema 1 differs only where the NVTX statistics go (dldb_stats.c) */
+  if (sqlite3_column_int(st, 0) < 1 || sqlite3_column_int(st, 0) > DLDB_SCHEMA_VERSION) {
     rc = dl_err(err, errlen, DL_EVERSION,
-                "dldb_writer_open_existing: %s has schema version %d, expected %d", path,
+                "dldb_writer_open_existing: %s has schema version %d, expected 1 to %d", path,
                 sqlite3_column_int(st, 0), DLDB_SCHEMA_VERSION);
     goto out;
   }

@@ -9,6 +9,7 @@
  * usage: test_stats DLPROF SHARED_DIR WORK_DIR. Skips (77) naming the path
  * when SHARED_DIR/traces is absent.
  */
+#include <dirent.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -262,6 +263,108 @@ static int test_reports(void) {
   return 0;
 }
 
+/* Copies src to dst; 0 on success. */
+static int copy_file(const char *src, const char *dst) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
+  return system(cmd);
+}
+
+/* Rows of the NVTX tables of aggregation a not in those of b, both ways. */
+static int64_t nvtx_differences(sqlite3 *h, int a, int b) {
+  char x[512], y[512];
+  int64_t n = 0;
+  static const char *const q[] = {
+      "SELECT row_idx, name, style, instances, total_time, avg, med, min, max, stddev, time_pct "
+      "FROM view_dl_stats_nvtx",
+      "SELECT row_idx, name, style, total_proj_time, total_range_time, range_instances, proj_avg, "
+      "proj_med, proj_min, proj_max, proj_stddev, total_gpu_ops, avg_range_level, avg_num_child "
+      "FROM view_dl_stats_nvtx_gpu_proj"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(x, sizeof x, "%s WHERE aggr_id = %d", q[i], a);
+    snprintf(y, sizeof y, "%s WHERE aggr_id = %d", q[i], b);
+    n += differences(h, x, y);
+  }
+  return n;
+}
+
+/* No temporary file is left in dir. */
+static int no_scratch(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  struct dirent *e;
+  int clean = 1;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".tmp-")) clean = 0;
+  closedir(d);
+  return clean;
+}
+
+/* Re-aggregation adds NVTX tables equal to the first aggregation's: into a
+ * schema 2 file (aggr_nvtx_stats) and into a schema 1 file (kinds 6 and 7
+ * in aggr_stats, read by that file's own views). */
+static int test_reaggregation(void) {
+  char dir[1200], db[1400], args[4096], out[4096];
+  snprintf(dir, sizeof dir, "%s/reagg", work);
+  mkdir(dir, 0755);
+  snprintf(db, sizeof db, "%s/v2.sqlite", dir);
+  ASSERT_OK(copy_file(relu_db, db));
+  snprintf(args, sizeof args, "--database='%s' --force=true", db);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  ASSERT(no_scratch(dir));
+  sqlite3 *h = NULL;
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
+  ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_stats WHERE aggr_id = 2") > 100);
+  ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
+  sqlite3_close(h);
+
+  /* a schema 1 file: the NVTX rows in aggr_stats, views reading them there */
+  snprintf(db, sizeof db, "%s/v1.sqlite", dir);
+  ASSERT_OK(copy_file(relu_db, db));
+  ASSERT_EQ(sqlite3_open(db, &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(
+                h,
+                "INSERT INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, instances, total, "
+                " avg, med, min, max, stddev, time_pct, range_time, gpu_ops, avg_level, "
+                " avg_children) SELECT aggr_id, kind, row_idx, name_id, style, instances, total, "
+                " avg, med, min, max, stddev, time_pct, range_time, gpu_ops, avg_level, "
+                " avg_children FROM aggr_nvtx_stats;"
+                "DROP VIEW view_dl_stats_nvtx; DROP VIEW view_dl_stats_nvtx_gpu_proj;"
+                "DROP TABLE aggr_nvtx_stats;"
+                "CREATE VIEW view_dl_stats_nvtx AS SELECT x.aggr_id AS aggr_id, s.value AS "
+                " domain_name, x.row_idx, x.time_pct, x.total AS total_time, x.instances, x.avg, "
+                " x.med, x.min, x.max, x.stddev, x.label AS style, (SELECT n.value FROM strings n "
+                " WHERE n.id = x.name_id) AS name FROM aggregations a CROSS JOIN aggr_stats x ON "
+                " x.aggr_id = a.aggr_id AND x.kind = 6 JOIN domains d ON d.id = a.domain_id JOIN "
+                " strings s ON s.id = d.name_id;"
+                "CREATE VIEW view_dl_stats_nvtx_gpu_proj AS SELECT x.aggr_id AS aggr_id, s.value "
+                " AS domain_name, x.row_idx, (SELECT n.value FROM strings n WHERE n.id = "
+                " x.name_id) AS name, x.label AS style, x.total AS total_proj_time, x.range_time "
+                " AS total_range_time, x.instances AS range_instances, x.avg AS proj_avg, x.med AS "
+                " proj_med, x.min AS proj_min, x.max AS proj_max, x.stddev AS proj_stddev, "
+                " x.gpu_ops AS total_gpu_ops, CASE WHEN x.instances > 0 THEN 1.0 * x.gpu_ops / "
+                " x.instances ELSE 0.0 END AS avg_gpu_ops, x.avg_level AS avg_range_level, "
+                " x.avg_children AS avg_num_child FROM aggregations a CROSS JOIN aggr_stats x ON "
+                " x.aggr_id = a.aggr_id AND x.kind = 7 JOIN domains d ON d.id = a.domain_id JOIN "
+                " strings s ON s.id = d.name_id;"
+                "UPDATE dl_meta SET value = '1' WHERE key = 'schema_version';"
+                "PRAGMA user_version = 1;",
+                NULL, NULL, NULL),
+            SQLITE_OK);
+  sqlite3_close(h);
+  snprintf(args, sizeof args, "--database='%s' --force=true", db);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  ASSERT(no_scratch(dir));
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'aggr_nvtx_stats'"), 0);
+  ASSERT(q_int(h, "SELECT count(*) FROM aggr_stats WHERE aggr_id = 2 AND kind = 6") > 100);
+  ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
+  sqlite3_close(h);
+  return 0;
+}
+
 /* NVIDIA's database has no statistics views: the report says which. */
 static int test_nvidia_db(void) {
   char dir[1200], args[4096], out[4096], db[1200];
@@ -311,6 +414,7 @@ int main(int argc, char **argv) {
   RUN(test_clover_osrt);
   RUN(test_relu);
   RUN(test_reports);
+  RUN(test_reaggregation);
   RUN(test_nvidia_db);
   TEST_DONE();
 }
