@@ -191,7 +191,6 @@ static int intern_grow(dldb_writer *w) {
     nt[j] = w->htab[i];
   }
   free(w->htab);
-  free(w->otab);
   w->htab = nt;
   w->hcap = ncap;
   return DL_OK;
@@ -443,6 +442,7 @@ static void writer_free(dldb_writer *w) {
   free(w->ahead_text);
   for (int i = 0; i < DLDB__SCRATCH; i++) free(w->scratch[i]);
   free(w->htab);
+  free(w->otab);
   free(w->path);
   free(w->tmp);
   free(w);

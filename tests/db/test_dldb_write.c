@@ -261,6 +261,72 @@ static int test_open_existing(void) {
   return 0;
 }
 
+/* Texts past the writer's in-memory budget (32 MB) are found again through
+ * the hash slots, before and after the writer's own table grows, and after
+ * reopening the file; each text is stored once. */
+#define NTEXT 400000 /* 120-byte texts: 48 MB */
+static void text_of(char *buf, size_t n, int i) {
+  snprintf(buf, n, "aten::linear, seq = %07d, op_id = %07d, sizes = [[64, 1024], [1024, 1024]], "
+           "input_op_ids = [(%d, 0)]...", i, i, i);
+}
+
+static int test_intern_past_budget(void) {
+  char path[1024], err[256], t[256];
+  path_in(path, sizeof path, "strings.sqlite");
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  static int64_t ids[NTEXT];
+  for (int i = 0; i < NTEXT; i++) {
+    text_of(t, sizeof t, i);
+    ASSERT_OK(dldb_writer_intern(w, t, &ids[i], err, sizeof err));
+    ASSERT(i == 0 || ids[i] > ids[i - 1]);
+  }
+  /* pinned strings (domain names) past the budget grow the cached table */
+  for (int i = 0; i < 300000; i++) {
+    int64_t d;
+    snprintf(t, sizeof t, "domain %d", i);
+    ASSERT_OK(dldb_write_domain(w, t, &d, err, sizeof err));
+  }
+  int64_t d1, d2;
+  text_of(t, sizeof t, NTEXT - 1); /* a domain named as an uncached text */
+  ASSERT_OK(dldb_write_domain(w, t, &d1, err, sizeof err));
+  ASSERT_OK(dldb_write_domain(w, t, &d2, err, sizeof err));
+  ASSERT_EQ(d1, d2);
+  for (int i = 0; i < NTEXT; i += 997) {
+    int64_t id;
+    text_of(t, sizeof t, i);
+    ASSERT_OK(dldb_writer_intern(w, t, &id, err, sizeof err));
+    ASSERT_EQ(id, ids[i]);
+    ASSERT_STR_EQ(dldb_writer_string(w, id), t);
+  }
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  /* reopened: the first texts are cached again, the others hashed */
+  ASSERT_OK(dldb_writer_open_existing(path, &w, err, sizeof err));
+  for (int i = 0; i < NTEXT; i += 1009) {
+    int64_t id;
+    text_of(t, sizeof t, i);
+    ASSERT_OK(dldb_writer_intern(w, t, &id, err, sizeof err));
+    ASSERT_EQ(id, ids[i]);
+  }
+  int64_t fresh;
+  ASSERT_OK(dldb_writer_intern(w, "a text never seen", &fresh, err, sizeof err));
+  ASSERT(fresh > ids[NTEXT - 1] + 300000);
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = NULL;
+  ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*), count(DISTINCT value) FROM strings", -1, &st,
+                               NULL),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  ASSERT_EQ(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+  ASSERT(sqlite3_column_int64(st, 0) >= NTEXT + 300000);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_dldb_write SHARED_DIR WORK_DIR\n");
@@ -279,5 +345,6 @@ int main(int argc, char **argv) {
     RUN(test_views_match_nvidia);
   }
   RUN(test_open_existing);
+  RUN(test_intern_past_budget);
   TEST_DONE();
 }
