@@ -746,8 +746,7 @@ CREATE TABLE osrt_calls (
 -- 1 CUDA API, 2 kernel (by demangled name), 3 kernel launch configuration
 -- (name, grid, block), 4 memory operation, 5 OS runtime call (6 NVTX range
 -- and 7 NVTX range projected onto the GPU are in aggr_nvtx_stats; schema 1
--- kept them here). Statistics of durations (ns; memory:
--- also of bytes) over the instances in the aggregation's window; avg, med
+-- kept them here). Statistics of durations (ns; memory: also of bytes) over the instances in the aggregation's window; avg, med
 -- and stddev (sample, n - 1) are REAL, time_pct is the row's share of the
 -- kind's total (0-100). row_idx is nsys stats' order: total desc, then
 -- count, then name.

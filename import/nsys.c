@@ -176,14 +176,13 @@ typedef struct scan {
 /* The scan's next row (columns in text_cols keep their text), or NULL at
  * the end or on an error (sc->s tells which). */
 static const rp_cell *scan_row(scan *sc, uint32_t text_cols) {
-  if (!sc->rp && sc->s != SQLITE_ROW) {
+  if (!sc->rp) { /* the first row: start the reader */
     int rc = rowpipe_open(sc->st, text_cols, &sc->rp);
     if (rc != DL_OK) {
       sc->s = rc == DL_ENOMEM ? SQLITE_NOMEM : SQLITE_MISUSE;
       return NULL;
     }
   }
-  if (!sc->rp) return NULL;
   const rp_cell *c = rowpipe_next(sc->rp, &sc->s);
   if (c) sc->s = SQLITE_ROW;
   return c;
