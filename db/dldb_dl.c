@@ -55,7 +55,7 @@ int dldb_occ_write(dldb_occ_writer *o, double blocks_per_sm, double est_occupanc
                    char *err, size_t errlen) {
   if (isnan(blocks_per_sm) && isnan(est_occupancy_pct)) return DL_OK;
   sqlite3_reset(o->st);
-  sqlite3_bind_int64(o->st, 1, sqlite3_last_insert_rowid(o->w->db));
+  sqlite3_bind_int64(o->st, 1, o->w->kernel_max_id); /* the last kernel written */
   bind_real(o->st, 2, blocks_per_sm);
   bind_real(o->st, 3, est_occupancy_pct);
   if (sqlite3_step(o->st) != SQLITE_DONE) return sqlerr(o->w, err, errlen, "dldb_occ_write");
@@ -77,12 +77,14 @@ int dldb_scan_kernel_occupancy(dldb_writer *w, int (*fn)(void *ctx, const dldb_s
                                void *ctx, char *err, size_t errlen) {
   if (!has_table(w, "kernel_occupancy")) return DL_OK;
   sqlite3_stmt *st = NULL;
+  int rc = dldb__flush(w, err, errlen, "dldb_scan_kernel_occupancy");
+  if (rc) return rc;
   if (sqlite3_prepare_v2(w->db,
                          "SELECT kernel_id, blocks_per_sm, est_achieved_occupancy "
                          "FROM kernel_occupancy ORDER BY kernel_id",
                          -1, &st, NULL) != SQLITE_OK)
     return sqlerr(w, err, errlen, "dldb_scan_kernel_occupancy");
-  int rc = DL_OK, s;
+  int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_scan_occ r = {.kernel_id = sqlite3_column_int64(st, 0),
                        .blocks_per_sm = col_real(st, 1),

@@ -2,6 +2,7 @@
 #include "dldb_stats.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "dldb_write_internal.h"
 
@@ -89,11 +90,13 @@ int dldb_scan_osrt_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_os
   static const char *name = "dldb_scan_osrt_calls";
   if (!has_table(w, "osrt_calls")) return DL_OK;
   sqlite3_stmt *st = NULL;
+  int rc = dldb__flush(w, err, errlen, name);
+  if (rc) return rc;
   if (sqlite3_prepare_v2(w->db,
                          "SELECT name_id, start_ns, end_ns, pid, tid FROM osrt_calls ORDER BY id",
                          -1, &st, NULL) != SQLITE_OK)
     return sqlerr(w, err, errlen, name);
-  int rc = DL_OK, s;
+  int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_scan_osrt r = {.name_id = sqlite3_column_int64(st, 0),
                         .start_ns = sqlite3_column_int64(st, 1),
@@ -111,12 +114,14 @@ int dldb_scan_kernel_launches(dldb_writer *w, int (*fn)(void *ctx, const dldb_sc
                               void *ctx, char *err, size_t errlen) {
   static const char *name = "dldb_scan_kernel_launches";
   sqlite3_stmt *st = NULL;
+  int rc = dldb__flush(w, err, errlen, name);
+  if (rc) return rc;
   if (sqlite3_prepare_v2(w->db,
                          "SELECT id, long_name_id, grid_x, grid_y, grid_z, block_x, block_y, "
                          "block_z FROM kernels ORDER BY id",
                          -1, &st, NULL) != SQLITE_OK)
     return sqlerr(w, err, errlen, name);
-  int rc = DL_OK, s;
+  int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_scan_launch r = {.kernel_id = sqlite3_column_int64(st, 0),
                           .long_name_id = sqlite3_column_int64(st, 1)};
@@ -133,104 +138,74 @@ int dldb_scan_kernel_launches(dldb_writer *w, int (*fn)(void *ctx, const dldb_sc
 
 /* ---- Derived rows --------------------------------------------------------- */
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s) {
-  sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_STATIC);
+static const char *text_or_empty(const char *s) { return s ? s : ""; }
+
+/* Row x as aggr_stats' 27 columns: kinds 1-5 (and, in a schema 1 file,
+ * 6-7). */
+static void stats_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
+  const dldb__cell v[] = {
+      DLDB__I(aggr_id),
+      DLDB__I(x->kind),
+      DLDB__I(x->row_idx),
+      DLDB__I(x->name_id),
+      DLDB__T(text_or_empty(x->label), -1),
+      DLDB__I(x->short_name_id),
+      DLDB__T(text_or_empty(x->grid), -1),
+      DLDB__T(text_or_empty(x->block), -1),
+      DLDB__I(x->configs),
+      DLDB__I(x->t.n),
+      DLDB__I(x->t.total),
+      DLDB__R(x->t.avg),
+      DLDB__R(x->t.med),
+      DLDB__I(x->t.min),
+      DLDB__I(x->t.max),
+      DLDB__R(x->t.stddev),
+      DLDB__R(x->time_pct),
+      DLDB__I(x->b.total),
+      DLDB__R(x->b.avg),
+      DLDB__R(x->b.med),
+      DLDB__I(x->b.min),
+      DLDB__I(x->b.max),
+      DLDB__R(x->b.stddev),
+      DLDB__I(x->range_time),
+      DLDB__I(x->gpu_ops),
+      DLDB__R(x->avg_level),
+      DLDB__R(x->avg_children),
+  };
+  memcpy(c, v, sizeof v);
 }
 
-/* Kinds 1-5 (and, in a schema 1 file, 6-7) in aggr_stats. */
-static const char STATS_INSERT[] =
-    "INSERT INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, short_name_id, grid, block, "
-    "configs, instances, total, avg, med, min, max, stddev, time_pct, bytes_total, bytes_avg, "
-    "bytes_med, bytes_min, bytes_max, bytes_stddev, range_time, gpu_ops, avg_level, avg_children) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-    "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
-/* Kinds 6-7 in aggr_nvtx_stats (schema 2). */
-static const char NVTX_INSERT[] =
-    "INSERT INTO aggr_nvtx_stats(aggr_id, kind, row_idx, name_id, style, instances, total, avg, "
-    "med, min, max, stddev, time_pct, range_time, gpu_ops, avg_level, avg_children) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+/* Row x (kind 6 or 7) as aggr_nvtx_stats' 17 columns (schema 2). */
+static void nvtx_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
+  const dldb__cell v[] = {
+      DLDB__I(aggr_id),      DLDB__I(x->kind),       DLDB__I(x->row_idx),
+      DLDB__I(x->name_id),   DLDB__T(text_or_empty(x->label), -1),
+      DLDB__I(x->t.n),       DLDB__I(x->t.total),    DLDB__R(x->t.avg),
+      DLDB__R(x->t.med),     DLDB__I(x->t.min),      DLDB__I(x->t.max),
+      DLDB__R(x->t.stddev),  DLDB__R(x->time_pct),   DLDB__I(x->range_time),
+      DLDB__I(x->gpu_ops),   DLDB__R(x->avg_level),  DLDB__R(x->avg_children),
+  };
+  memcpy(c, v, sizeof v);
+}
 
 static int is_nvtx(int kind) { return kind == DLDB_STATS_NVTX || kind == DLDB_STATS_NVTX_GPU_PROJ; }
-
-/* Binds row x as STATS_INSERT's values. */
-static void bind_stats(sqlite3_stmt *st, int64_t aggr_id, const dldb_stats_row *x) {
-  sqlite3_bind_int64(st, 1, aggr_id);
-  sqlite3_bind_int(st, 2, x->kind);
-  sqlite3_bind_int64(st, 3, x->row_idx);
-  sqlite3_bind_int64(st, 4, x->name_id);
-  bind_text(st, 5, x->label);
-  sqlite3_bind_int64(st, 6, x->short_name_id);
-  bind_text(st, 7, x->grid);
-  bind_text(st, 8, x->block);
-  sqlite3_bind_int64(st, 9, x->configs);
-  sqlite3_bind_int64(st, 10, x->t.n);
-  sqlite3_bind_int64(st, 11, x->t.total);
-  sqlite3_bind_double(st, 12, x->t.avg);
-  sqlite3_bind_double(st, 13, x->t.med);
-  sqlite3_bind_int64(st, 14, x->t.min);
-  sqlite3_bind_int64(st, 15, x->t.max);
-  sqlite3_bind_double(st, 16, x->t.stddev);
-  sqlite3_bind_double(st, 17, x->time_pct);
-  sqlite3_bind_int64(st, 18, x->b.total);
-  sqlite3_bind_double(st, 19, x->b.avg);
-  sqlite3_bind_double(st, 20, x->b.med);
-  sqlite3_bind_int64(st, 21, x->b.min);
-  sqlite3_bind_int64(st, 22, x->b.max);
-  sqlite3_bind_double(st, 23, x->b.stddev);
-  sqlite3_bind_int64(st, 24, x->range_time);
-  sqlite3_bind_int64(st, 25, x->gpu_ops);
-  sqlite3_bind_double(st, 26, x->avg_level);
-  sqlite3_bind_double(st, 27, x->avg_children);
-}
-
-/* Binds row x (kind 6 or 7) as NVTX_INSERT's values. */
-static void bind_nvtx(sqlite3_stmt *st, int64_t aggr_id, const dldb_stats_row *x) {
-  sqlite3_bind_int64(st, 1, aggr_id);
-  sqlite3_bind_int(st, 2, x->kind);
-  sqlite3_bind_int64(st, 3, x->row_idx);
-  sqlite3_bind_int64(st, 4, x->name_id);
-  bind_text(st, 5, x->label);
-  sqlite3_bind_int64(st, 6, x->t.n);
-  sqlite3_bind_int64(st, 7, x->t.total);
-  sqlite3_bind_double(st, 8, x->t.avg);
-  sqlite3_bind_double(st, 9, x->t.med);
-  sqlite3_bind_int64(st, 10, x->t.min);
-  sqlite3_bind_int64(st, 11, x->t.max);
-  sqlite3_bind_double(st, 12, x->t.stddev);
-  sqlite3_bind_double(st, 13, x->time_pct);
-  sqlite3_bind_int64(st, 14, x->range_time);
-  sqlite3_bind_int64(st, 15, x->gpu_ops);
-  sqlite3_bind_double(st, 16, x->avg_level);
-  sqlite3_bind_double(st, 17, x->avg_children);
-}
-
-/* Steps a bound insert; SQLITE_DONE or the error code. */
-static int step_reset(sqlite3_stmt *st) {
-  int s = sqlite3_step(st);
-  sqlite3_reset(st);
-  return s;
-}
 
 int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, size_t n,
                     char *err, size_t errlen) {
   static const char *fn = "dldb_aggr_stats";
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
-  sqlite3_stmt *st = NULL, *nv = NULL;
   int rc = DL_OK, nvtx_table = -1;
+  dldb__cell c[27];
   for (size_t i = 0; i < n && rc == DL_OK; i++) {
     if (is_nvtx(r[i].kind) && nvtx_table < 0) nvtx_table = has_table(w, "aggr_nvtx_stats");
-    sqlite3_stmt **use = is_nvtx(r[i].kind) && nvtx_table ? &nv : &st;
-    if (!*use && sqlite3_prepare_v2(w->db, use == &nv ? NVTX_INSERT : STATS_INSERT, -1, use,
-                                    NULL) != SQLITE_OK) {
-      rc = sqlerr(w, err, errlen, fn);
-      break;
+    if (is_nvtx(r[i].kind) && nvtx_table) {
+      nvtx_cells(c, aggr_id, &r[i]);
+      rc = dldb__batch_row(w, DLDB__B_NVTX_STATS, c, err, errlen, fn);
+    } else {
+      stats_cells(c, aggr_id, &r[i]);
+      rc = dldb__batch_row(w, DLDB__B_STATS, c, err, errlen, fn);
     }
-    if (use == &nv) bind_nvtx(nv, aggr_id, &r[i]);
-    else bind_stats(st, aggr_id, &r[i]);
-    if (step_reset(*use) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
   }
-  sqlite3_finalize(st);
-  sqlite3_finalize(nv);
   return rc;
 }
 

@@ -25,7 +25,6 @@ extern const dl_asset dldb_schema_assets[];
 
 /* SQL of every prepared statement, indexed by DLDB__S_*. */
 static const char *const stmt_sql[DLDB__S_COUNT] = {
-    [DLDB__S_STRING] = "INSERT INTO strings(id, value) VALUES (?1, ?2)",
     [DLDB__S_STRING_GET] = "SELECT value FROM strings WHERE id = ?1",
     [DLDB__S_STRING_AHEAD] = "SELECT id, value FROM strings WHERE id >= ?1 ORDER BY id LIMIT ?2",
     [DLDB__S_META] = "INSERT OR REPLACE INTO dl_meta(key, value) VALUES (?1, ?2)",
@@ -39,17 +38,6 @@ static const char *const stmt_sql[DLDB__S_COUNT] = {
     [DLDB__S_GPU] = "INSERT OR REPLACE INTO gpus(device_id, gpu_name, cc_major, cc_minor, "
                     "sm_count, memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [DLDB__S_THREAD] = "INSERT OR REPLACE INTO threads(pid, tid, name_id) VALUES (?1, ?2, ?3)",
-    [DLDB__S_NVTX] =
-        "INSERT INTO nvtx_ranges(kind, domain_id, name_id, start_ns, end_ns, pid, tid, end_tid, "
-        "parent_id, category, color, payload_kind, payload_int, payload_real) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    [DLDB__S_API] = "INSERT INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, pid, tid, "
-                    "correlation_id, return_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    [DLDB__S_KERNEL] =
-        "INSERT INTO kernels(short_name_id, long_name_id, device_id, context_id, stream_id, "
-        "gpu_start_ns, gpu_end_ns, correlation_id, pid, grid_x, grid_y, grid_z, block_x, "
-        "block_y, block_z, registers_per_thread, static_smem_bytes, dynamic_smem_bytes) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     [DLDB__S_MEMCPY] =
         "INSERT INTO memcpys(copy_kind, src_kind, dst_kind, bytes, device_id, stream_id, "
         "gpu_start_ns, gpu_end_ns, correlation_id, pid) "
@@ -71,7 +59,6 @@ static const char *const stmt_sql[DLDB__S_COUNT] = {
                      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [DLDB__S_OP] = "INSERT INTO aggr_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
                    "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
-    [DLDB__S_KATTR] = "INSERT INTO aggr_kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [DLDB__S_ITER_OP] = "INSERT INTO aggr_iter_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [DLDB__S_OP_KERNEL] =
         "INSERT INTO aggr_op_kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -81,6 +68,38 @@ static const char *const stmt_sql[DLDB__S_COUNT] = {
                         "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [DLDB__S_GPU_UTIL] = "INSERT INTO aggr_gpus VALUES (?1, ?2, ?3, ?4)",
     [DLDB__S_FINDING] = "INSERT INTO aggr_findings VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+};
+
+/* Heads and widths of the batched inserts, indexed by DLDB__B_*. */
+static const struct {
+  const char *head;
+  int ncols;
+} batch_def[DLDB__B_COUNT] = {
+    [DLDB__B_STRING] = {"INSERT INTO strings(id, value) VALUES ", 2},
+    [DLDB__B_NVTX] = {"INSERT INTO nvtx_ranges(id, kind, domain_id, name_id, start_ns, end_ns, pid, "
+                      "tid, end_tid, parent_id, category, color, payload_kind, payload_int, "
+                      "payload_real) VALUES ",
+                      15},
+    [DLDB__B_API] = {"INSERT INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, pid, tid, "
+                     "correlation_id, return_value) VALUES ",
+                     8},
+    [DLDB__B_KERNEL] = {"INSERT INTO kernels(id, short_name_id, long_name_id, device_id, context_id, "
+                        "stream_id, gpu_start_ns, gpu_end_ns, correlation_id, pid, grid_x, grid_y, "
+                        "grid_z, block_x, block_y, block_z, registers_per_thread, "
+                        "static_smem_bytes, dynamic_smem_bytes) VALUES ",
+                        19},
+    [DLDB__B_KATTR] = {"INSERT INTO aggr_kernels(aggr_id, iter_value, kernel_id, op_idx, uses_tc, "
+                       "api_start_ns, api_dur_ns) VALUES ",
+                       7},
+    [DLDB__B_STATS] = {"INSERT INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
+                       "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
+                       "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "
+                       "bytes_stddev, range_time, gpu_ops, avg_level, avg_children) VALUES ",
+                       27},
+    [DLDB__B_NVTX_STATS] = {"INSERT INTO aggr_nvtx_stats(aggr_id, kind, row_idx, name_id, style, "
+                            "instances, total, avg, med, min, max, stddev, time_pct, range_time, "
+                            "gpu_ops, avg_level, avg_children) VALUES ",
+                            17},
 };
 
 /* ---- Small helpers -------------------------------------------------------- */
@@ -124,6 +143,34 @@ void dldb__bind_text(sqlite3_stmt *st, int i, const char *s) {
   sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_TRANSIENT);
 }
 
+int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  for (int i = 0; i < DLDB__B_COUNT; i++)
+    if (w->batch[i].nrows && dldb__batch_flush(&w->batch[i], w->db) != SQLITE_OK)
+      return dldb__sqlerr(w, err, errlen, fn);
+  return DL_OK;
+}
+
+int dldb__batch_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
+                    const char *fn) {
+  if (dldb__batch_push(&w->batch[which], w->db, row) != SQLITE_OK)
+    return dldb__sqlerr(w, err, errlen, fn);
+  return DL_OK;
+}
+
+/* Finalizes every statement (before the connection closes). */
+static void finalize_all(dldb_writer *w) {
+  for (int i = 0; i < DLDB__S_COUNT; i++) {
+    sqlite3_finalize(w->stmts[i]);
+    w->stmts[i] = NULL;
+  }
+  for (int i = 0; i < DLDB__B_COUNT; i++) dldb__batch_free(&w->batch[i]);
+}
+
+static void batches_init(dldb_writer *w) {
+  for (int i = 0; i < DLDB__B_COUNT; i++)
+    dldb__batch_init(&w->batch[i], batch_def[i].head, batch_def[i].ncols);
+}
+
 int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {
   if (w->in_tx) return DL_OK;
   int rc = exec(w, "BEGIN", err, errlen, "dldb_writer: begin");
@@ -133,6 +180,8 @@ int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {
 
 int dldb__tx_commit(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_tx) return DL_OK;
+  int rc = dldb__flush(w, err, errlen, "dldb_writer: commit");
+  if (rc) return rc;
   w->in_tx = 0;
   w->pending = 0;
   return exec(w, "COMMIT", err, errlen, "dldb_writer: commit");
@@ -288,7 +337,9 @@ static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h
        j = (j + 1) & (w->ocap - 1)) {
     if (w->otab[j] >> 32 != tag) continue;
     int64_t id = (int64_t)(w->otab[j] & UINT32_MAX);
-    if (!st && !(st = dldb__stmt(w, DLDB__S_STRING_GET))) return -1;
+    if (!st && (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK ||
+                !(st = dldb__stmt(w, DLDB__S_STRING_GET))))
+      return -1;
     sqlite3_bind_int64(st, 1, id);
     int r = sqlite3_step(st);
     int same = r == SQLITE_ROW && (size_t)sqlite3_column_bytes(st, 0) == n &&
@@ -321,12 +372,9 @@ int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
   int cache = w->cached_bytes < DLDB__INTERN_BUDGET || pin;
   if (!found) {
     dldb__ahead_reset(w); /* a string is added */
-    sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING);
-    if (!st) return dldb__sqlerr(w, err, errlen, fn);
     found = w->max_id + 1;
-    sqlite3_bind_int64(st, 1, found);
-    sqlite3_bind_text(st, 2, s, (int)n, SQLITE_STATIC);
-    if ((rc = dldb__step_done(w, st, err, errlen, fn))) return rc;
+    const dldb__cell row[] = {DLDB__I(found), DLDB__T(s, (int)n)};
+    if ((rc = dldb__batch_row(w, DLDB__B_STRING, row, err, errlen, fn))) return rc;
     w->max_id = found;
     if (!cache && (rc = overflow_add(w, h, found)))
       return dl_err(err, errlen, rc, rc == DL_ENOMEM ? "%s: out of memory" : "%s: too many strings",
@@ -345,6 +393,7 @@ int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, si
  * buffer. 0, or -1 on a read error (the block is then empty). */
 static int ahead_load(dldb_writer *w, int64_t id) {
   dldb__ahead_reset(w);
+  if (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK) return -1;
   sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING_AHEAD);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, id);
@@ -431,7 +480,7 @@ static int intern_load(dldb_writer *w, char *err, size_t errlen) {
 
 static void writer_free(dldb_writer *w) {
   if (!w) return;
-  for (int i = 0; i < DLDB__S_COUNT; i++) sqlite3_finalize(w->stmts[i]);
+  finalize_all(w);
   if (w->db) sqlite3_close(w->db);
   while (w->arena) {
     dldb__chunk *next = w->arena->next;
@@ -489,8 +538,9 @@ int dldb_writer_create(const char *path, const dldb_write_opts *opts, dldb_write
   if (!o->force && access(path, F_OK) == 0)
     return dl_err(err, errlen, DL_EEXIST, "dldb_writer_create: %s exists (use --force)", path);
   w = calloc(1, sizeof *w);
-  if (w) dldb__ahead_reset(w);
   if (!w) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_create: out of memory");
+  dldb__ahead_reset(w);
+  batches_init(w);
   size_t n = strlen(path);
   w->path = strdup(path);
   w->tmp = malloc(n + 16);
@@ -546,8 +596,9 @@ int dldb_writer_open_existing(const char *path, dldb_writer **out, char *err, si
   int rc = DL_OK;
   *out = NULL;
   w = calloc(1, sizeof *w);
-  if (w) dldb__ahead_reset(w);
   if (!w) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_open_existing: out of memory");
+  dldb__ahead_reset(w);
+  batches_init(w);
   w->existing = 1;
   w->batch_rows = 100000;
   if (!(w->path = strdup(path))) {
@@ -575,6 +626,17 @@ int dldb_writer_open_existing(const char *path, dldb_writer **out, char *err, si
     goto out;
   }
   if ((rc = intern_load(w, err, errlen))) goto out;
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(w->db,
+                         "SELECT (SELECT coalesce(max(id), 0) FROM nvtx_ranges), "
+                         "(SELECT coalesce(max(id), 0) FROM kernels)",
+                         -1, &st, NULL) != SQLITE_OK ||
+      sqlite3_step(st) != SQLITE_ROW) {
+    rc = dldb__sqlerr(w, err, errlen, "dldb_writer_open_existing: ids");
+    goto out;
+  }
+  w->nvtx_max_id = sqlite3_column_int64(st, 0);
+  w->kernel_max_id = sqlite3_column_int64(st, 1);
 out:
   sqlite3_finalize(st);
   if (rc) {
@@ -622,10 +684,7 @@ int dldb_writer_commit(dldb_writer **pw, char *err, size_t errlen) {
     goto out;
   }
   if ((rc = dldb__tx_commit(w, err, errlen))) goto out;
-  for (int i = 0; i < DLDB__S_COUNT; i++) {
-    sqlite3_finalize(w->stmts[i]);
-    w->stmts[i] = NULL;
-  }
+  finalize_all(w);
   if (sqlite3_close(w->db) != SQLITE_OK) {
     rc = dldb__sqlerr(w, err, errlen, "dldb_writer_commit: close");
     goto out;
@@ -644,10 +703,7 @@ void dldb_writer_abort(dldb_writer **pw) {
   dldb_writer *w = *pw;
   *pw = NULL;
   if (w->db && w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
-  for (int i = 0; i < DLDB__S_COUNT; i++) {
-    sqlite3_finalize(w->stmts[i]);
-    w->stmts[i] = NULL;
-  }
+  finalize_all(w);
   if (w->db) sqlite3_close(w->db);
   w->db = NULL;
   if (w->tmp) unlink(w->tmp);
@@ -748,12 +804,11 @@ int dldb_write_thread(dldb_writer *w, const dldb_thread *t, char *err, size_t er
   return dldb__step_done(w, st, err, errlen, "dldb_write_thread");
 }
 
-int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id, char *err,
-                          size_t errlen) {
-  int rc = row_begin(w, err, errlen, "dldb_write_nvtx_range");
-  if (rc) return rc;
+int dldb__nvtx_push(dldb_writer *w, int64_t id, const dldb_nvtx_range *r, char *err,
+                    size_t errlen, const char *fn) {
   const char *dom = r->domain ? r->domain : "default-domain";
   int64_t dom_id, name_id;
+  int rc;
   if (w->last_domain_name && strcmp(w->last_domain_name, dom) == 0) {
     dom_id = w->last_domain_id;
   } else {
@@ -765,72 +820,93 @@ int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id,
   }
   if (r->name_id > 0) name_id = r->name_id;
   else if ((rc = dldb_writer_intern(w, r->name, &name_id, err, errlen))) return rc;
-  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_NVTX);
-  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_nvtx_range");
   int64_t end = r->kind == DLDB_NVTX_MARK ? r->start_ns : r->end_ns;
-  sqlite3_bind_int(st, 1, r->kind ? r->kind : DLDB_NVTX_PUSHPOP);
-  sqlite3_bind_int64(st, 2, dom_id);
-  sqlite3_bind_int64(st, 3, name_id);
-  sqlite3_bind_int64(st, 4, r->start_ns - w->origin);
-  sqlite3_bind_int64(st, 5, end - w->origin);
-  sqlite3_bind_int64(st, 6, r->pid);
-  sqlite3_bind_int64(st, 7, r->tid);
-  sqlite3_bind_int64(st, 8, r->end_tid ? r->end_tid : r->tid);
-  if (r->parent_id > 0) sqlite3_bind_int64(st, 9, r->parent_id);
-  sqlite3_bind_int(st, 10, r->category);
-  sqlite3_bind_int64(st, 11, r->color);
-  sqlite3_bind_int(st, 12, r->payload_kind);
-  if (r->payload_kind == DLDB_PAYLOAD_INT) sqlite3_bind_int64(st, 13, r->payload_int);
-  if (r->payload_kind == DLDB_PAYLOAD_REAL) sqlite3_bind_double(st, 14, r->payload_real);
-  if ((rc = dldb__step_done(w, st, err, errlen, "dldb_write_nvtx_range"))) return rc;
-  if (id) *id = sqlite3_last_insert_rowid(w->db);
+  const dldb__cell row[] = {
+      DLDB__I(id),
+      DLDB__I(r->kind ? r->kind : DLDB_NVTX_PUSHPOP),
+      DLDB__I(dom_id),
+      DLDB__I(name_id),
+      DLDB__I(r->start_ns - w->origin),
+      DLDB__I(end - w->origin),
+      DLDB__I(r->pid),
+      DLDB__I(r->tid),
+      DLDB__I(r->end_tid ? r->end_tid : r->tid),
+      r->parent_id > 0 ? DLDB__I(r->parent_id) : DLDB__N,
+      DLDB__I(r->category),
+      DLDB__I(r->color),
+      DLDB__I(r->payload_kind),
+      r->payload_kind == DLDB_PAYLOAD_INT ? DLDB__I(r->payload_int) : DLDB__N,
+      r->payload_kind == DLDB_PAYLOAD_REAL ? DLDB__R(r->payload_real) : DLDB__N,
+  };
+  return dldb__batch_row(w, DLDB__B_NVTX, row, err, errlen, fn);
+}
+
+int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id, char *err,
+                          size_t errlen) {
+  static const char *fn = "dldb_write_nvtx_range";
+  int rc = row_begin(w, err, errlen, fn);
+  if (rc || (rc = dldb__nvtx_push(w, w->nvtx_max_id + 1, r, err, errlen, fn))) return rc;
+  w->nvtx_max_id++;
+  if (id) *id = w->nvtx_max_id;
   return DL_OK;
 }
 
+int dldb__api_push(dldb_writer *w, const dldb_api_call *a, int64_t name_id, char *err,
+                   size_t errlen, const char *fn) {
+  const dldb__cell row[] = {
+      DLDB__I(a->api_kind),           DLDB__I(name_id), DLDB__I(a->start_ns - w->origin),
+      DLDB__I(a->end_ns - w->origin), DLDB__I(a->pid),  DLDB__I(a->tid),
+      DLDB__I(a->correlation_id),     DLDB__I(a->return_value),
+  };
+  return dldb__batch_row(w, DLDB__B_API, row, err, errlen, fn);
+}
+
 int dldb_write_api_call(dldb_writer *w, const dldb_api_call *a, char *err, size_t errlen) {
-  int rc = row_begin(w, err, errlen, "dldb_write_api_call");
+  static const char *fn = "dldb_write_api_call";
+  int rc = row_begin(w, err, errlen, fn);
   if (rc) return rc;
   int64_t name_id = a->name_id;
   if (name_id <= 0 && (rc = dldb_writer_intern(w, a->name, &name_id, err, errlen))) return rc;
-  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_API);
-  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_api_call");
-  sqlite3_bind_int(st, 1, a->api_kind);
-  sqlite3_bind_int64(st, 2, name_id);
-  sqlite3_bind_int64(st, 3, a->start_ns - w->origin);
-  sqlite3_bind_int64(st, 4, a->end_ns - w->origin);
-  sqlite3_bind_int64(st, 5, a->pid);
-  sqlite3_bind_int64(st, 6, a->tid);
-  sqlite3_bind_int64(st, 7, a->correlation_id);
-  sqlite3_bind_int(st, 8, a->return_value);
-  return dldb__step_done(w, st, err, errlen, "dldb_write_api_call");
+  return dldb__api_push(w, a, name_id, err, errlen, fn);
+}
+
+int dldb__kernel_push(dldb_writer *w, const dldb_kernel *k, int64_t sid, int64_t lid, char *err,
+                      size_t errlen, const char *fn) {
+  const dldb__cell row[] = {
+      DLDB__I(w->kernel_max_id + 1),
+      DLDB__I(sid),
+      DLDB__I(lid),
+      DLDB__I(k->device_id),
+      DLDB__I(k->context_id),
+      DLDB__I(k->stream_id),
+      DLDB__I(k->gpu_start_ns - w->origin),
+      DLDB__I(k->gpu_end_ns - w->origin),
+      DLDB__I(k->correlation_id),
+      DLDB__I(k->pid),
+      DLDB__I(k->grid[0]),
+      DLDB__I(k->grid[1]),
+      DLDB__I(k->grid[2]),
+      DLDB__I(k->block[0]),
+      DLDB__I(k->block[1]),
+      DLDB__I(k->block[2]),
+      DLDB__I(k->registers_per_thread),
+      DLDB__I(k->static_smem_bytes),
+      DLDB__I(k->dynamic_smem_bytes),
+  };
+  int rc = dldb__batch_row(w, DLDB__B_KERNEL, row, err, errlen, fn);
+  if (rc == DL_OK) w->kernel_max_id++;
+  return rc;
 }
 
 int dldb_write_kernel(dldb_writer *w, const dldb_kernel *k, char *err, size_t errlen) {
-  int rc = row_begin(w, err, errlen, "dldb_write_kernel");
+  static const char *fn = "dldb_write_kernel";
+  int rc = row_begin(w, err, errlen, fn);
   if (rc) return rc;
   int64_t sid = k->short_name_id, lid = k->long_name_id;
   if (sid <= 0 && (rc = dldb_writer_intern(w, k->short_name, &sid, err, errlen))) return rc;
   if (lid <= 0 && !k->long_name) lid = sid;
   if (lid <= 0 && (rc = dldb_writer_intern(w, k->long_name, &lid, err, errlen))) return rc;
-  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_KERNEL);
-  if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_kernel");
-  sqlite3_bind_int64(st, 1, sid);
-  sqlite3_bind_int64(st, 2, lid);
-  sqlite3_bind_int(st, 3, k->device_id);
-  sqlite3_bind_int(st, 4, k->context_id);
-  sqlite3_bind_int(st, 5, k->stream_id);
-  sqlite3_bind_int64(st, 6, k->gpu_start_ns - w->origin);
-  sqlite3_bind_int64(st, 7, k->gpu_end_ns - w->origin);
-  sqlite3_bind_int64(st, 8, k->correlation_id);
-  sqlite3_bind_int64(st, 9, k->pid);
-  for (int i = 0; i < 3; i++) {
-    sqlite3_bind_int(st, 10 + i, k->grid[i]);
-    sqlite3_bind_int(st, 13 + i, k->block[i]);
-  }
-  sqlite3_bind_int(st, 16, k->registers_per_thread);
-  sqlite3_bind_int(st, 17, k->static_smem_bytes);
-  sqlite3_bind_int(st, 18, k->dynamic_smem_bytes);
-  return dldb__step_done(w, st, err, errlen, "dldb_write_kernel");
+  return dldb__kernel_push(w, k, sid, lid, err, errlen, fn);
 }
 
 int dldb_write_memcpy(dldb_writer *w, const dldb_memcpy *m, char *err, size_t errlen) {

@@ -10,8 +10,11 @@
 
 /* ---- Scans ------------------------------------------------------------------ */
 
+/* Prepares a read (after writing the rows still in batches). */
 static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err, size_t errlen,
                    const char *fn) {
+  int rc = dldb__flush(w, err, errlen, fn);
+  if (rc) return rc;
   if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) != SQLITE_OK)
     return dldb__sqlerr(w, err, errlen, fn);
   return DL_OK;
@@ -39,7 +42,8 @@ int64_t dldb_scan_estimate(dldb_writer *w, const char *table) {
   sqlite3_stmt *st = NULL;
   int64_t n = 0;
   snprintf(sql, sizeof sql, "SELECT max(id) FROM %s", known[i]);
-  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+  if (dldb__flush(w, NULL, 0, "dldb_scan_estimate") == DL_OK &&
+      sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
     n = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   return n;
@@ -317,17 +321,13 @@ int dldb_aggr_op(dldb_writer *w, int64_t aggr_id, const dldb_op_row *r, char *er
 
 int dldb_aggr_kernel(dldb_writer *w, int64_t aggr_id, const dldb_kernel_attr_row *r, char *err,
                      size_t errlen) {
-  sqlite3_stmt *st;
-  int rc = aggr_stmt(w, DLDB__S_KATTR, aggr_id, &st, err, errlen, "dldb_aggr_kernel");
-  if (rc) return rc;
-  sqlite3_bind_int64(st, 2, r->iter_value);
-  sqlite3_bind_int64(st, 3, r->kernel_id);
-  sqlite3_bind_int64(st, 4, r->op_idx);
-  sqlite3_bind_int(st, 5, r->uses_tc);
-  sqlite3_bind_int64(st, 6, r->api_start_ns);
-  if (r->api_dur_ns >= 0) sqlite3_bind_int64(st, 7, r->api_dur_ns);
-  else sqlite3_bind_null(st, 7);
-  return dldb__step_done(w, st, err, errlen, "dldb_aggr_kernel");
+  if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_kernel: no open aggregation");
+  const dldb__cell row[] = {
+      DLDB__I(aggr_id),        DLDB__I(r->iter_value), DLDB__I(r->kernel_id),
+      DLDB__I(r->op_idx),      DLDB__I(r->uses_tc),    DLDB__I(r->api_start_ns),
+      r->api_dur_ns >= 0 ? DLDB__I(r->api_dur_ns) : DLDB__N,
+  };
+  return dldb__batch_row(w, DLDB__B_KATTR, row, err, errlen, "dldb_aggr_kernel");
 }
 
 int dldb_aggr_iter_op(dldb_writer *w, int64_t aggr_id, const dldb_iter_op_row *r, char *err,
@@ -438,6 +438,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
 void dldb_aggr_cancel(dldb_writer *w) {
   if (!w || !w->in_aggr) return;
   w->in_aggr = 0;
+  for (int i = 0; i < DLDB__B_COUNT; i++) dldb__batch_drop(&w->batch[i]);
   if (w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
   dldb__ahead_reset(w); /* strings added in the aggregation are gone */
   w->in_tx = 0;

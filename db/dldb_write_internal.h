@@ -8,10 +8,10 @@
 
 #include <sqlite3.h>
 
+#include "dldb_batch.h"
 #include "dldb_write.h"
 
 enum {
-  DLDB__S_STRING,
   DLDB__S_STRING_GET,
   DLDB__S_STRING_AHEAD,
   DLDB__S_META,
@@ -20,9 +20,6 @@ enum {
   DLDB__S_SYSCONFIG,
   DLDB__S_GPU,
   DLDB__S_THREAD,
-  DLDB__S_NVTX,
-  DLDB__S_API,
-  DLDB__S_KERNEL,
   DLDB__S_MEMCPY,
   DLDB__S_MEMSET,
   DLDB__S_SYNC,
@@ -30,7 +27,6 @@ enum {
   DLDB__S_SUMMARY,
   DLDB__S_ITER,
   DLDB__S_OP,
-  DLDB__S_KATTR,
   DLDB__S_ITER_OP,
   DLDB__S_OP_KERNEL,
   DLDB__S_GROUP,
@@ -38,6 +34,18 @@ enum {
   DLDB__S_GPU_UTIL,
   DLDB__S_FINDING,
   DLDB__S_COUNT
+};
+
+/* The tables written through a dldb__batch (many rows to a statement). */
+enum {
+  DLDB__B_STRING,
+  DLDB__B_NVTX,
+  DLDB__B_API,
+  DLDB__B_KERNEL,
+  DLDB__B_KATTR,
+  DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
+  DLDB__B_NVTX_STATS, /* aggr_nvtx_stats (dldb_stats.c) */
+  DLDB__B_COUNT
 };
 
 /* Bytes of string text cached in memory; later strings live in SQLite only. */
@@ -71,6 +79,8 @@ struct dldb_writer {
   int64_t batch_rows, pending;
   int in_tx, in_aggr;
   sqlite3_stmt *stmts[DLDB__S_COUNT];
+  dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
+  int64_t nvtx_max_id, kernel_max_id; /* nvtx_ranges, kernels ids are assigned here */
   /* interning: strs[id] points into the arena for cached strings (NULL
    * or past scap: only in SQLite); htab maps hashes to cached ids */
   char **strs;
@@ -102,6 +112,23 @@ int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn);
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);
 int dldb__step_done(dldb_writer *w, sqlite3_stmt *st, char *err, size_t errlen, const char *fn);
 void dldb__bind_text(sqlite3_stmt *st, int i, const char *s);
+/* Writes every batch's pending rows: before reading a table, before a
+ * commit. */
+int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn);
+/* Appends row to batch which (DLDB__B_*). */
+int dldb__batch_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
+                    const char *fn);
+/* Rows of the raw tables into their batches, for dldb_write_* and the live
+ * store (dldb_write_live.c), inside an open transaction. The range gets id
+ * (its name is interned here unless r->name_id is set); the API call's and
+ * the kernel's names are interned (name_id; sid, lid); the kernel gets the
+ * next id (kernel_max_id, advanced on success). */
+int dldb__nvtx_push(dldb_writer *w, int64_t id, const dldb_nvtx_range *r, char *err,
+                    size_t errlen, const char *fn);
+int dldb__api_push(dldb_writer *w, const dldb_api_call *a, int64_t name_id, char *err,
+                   size_t errlen, const char *fn);
+int dldb__kernel_push(dldb_writer *w, const dldb_kernel *k, int64_t sid, int64_t lid, char *err,
+                      size_t errlen, const char *fn);
 int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen);
 int dldb__tx_commit(dldb_writer *w, char *err, size_t errlen);
 /* dldb_writer_intern; pin: keep it in memory even past the budget (domain

@@ -16,13 +16,9 @@
 
 #include "dldb_write_internal.h"
 
-enum { L_NVTX, L_CONTEXT, L_OVERHEAD, L_EXTCORR, L_CATEGORY, L_COUNT };
+enum { L_CONTEXT, L_OVERHEAD, L_EXTCORR, L_CATEGORY, L_COUNT };
 
 static const char *const live_sql[L_COUNT] = {
-    [L_NVTX] =
-        "INSERT INTO nvtx_ranges(id, kind, domain_id, name_id, start_ns, end_ns, pid, tid, "
-        "end_tid, parent_id, category, color, payload_kind, payload_int, payload_real) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [L_CONTEXT] = "INSERT OR REPLACE INTO cuda_contexts(context_id, device_id, null_stream_id) "
                   "VALUES (?1, ?2, ?3)",
     [L_OVERHEAD] = "INSERT INTO cupti_overheads(overhead_kind, object_kind, start_ns, end_ns) "
@@ -47,35 +43,9 @@ static const char side_tables_sql[] =
     "  domain_id INTEGER NOT NULL REFERENCES domains(id), category INTEGER NOT NULL,"
     "  name_id INTEGER NOT NULL REFERENCES strings(id), PRIMARY KEY (domain_id, category));";
 
-/* Rows of the two hot kinds (kernels, API calls) gathered for multi-row
- * INSERTs: one statement execution per LB_ROWS rows instead of one per
- * row, and no clearing of bindings (every parameter is bound each time). */
-enum { LB_KERNEL, LB_API, LB_COUNT, LB_ROWS = 32, LB_MAX_COLS = 18 };
-
-static const struct {
-  const char *table, *cols;
-  int ncols;
-} lb_def[LB_COUNT] = {
-    [LB_KERNEL] = {"kernels",
-                   "short_name_id, long_name_id, device_id, context_id, stream_id, "
-                   "gpu_start_ns, gpu_end_ns, correlation_id, pid, grid_x, grid_y, grid_z, "
-                   "block_x, block_y, block_z, registers_per_thread, static_smem_bytes, "
-                   "dynamic_smem_bytes",
-                   18},
-    [LB_API] = {"cuda_api_calls",
-                "api_kind, name_id, start_ns, end_ns, pid, tid, correlation_id, return_value", 8},
-};
-
-typedef struct lbuf {
-  int64_t v[LB_ROWS * LB_MAX_COLS];
-  int n;
-  sqlite3_stmt *multi, *single;  /* LB_ROWS rows, one row */
-} lbuf;
-
 struct dldb_live {
   dldb_writer *w;
   sqlite3_stmt *st[L_COUNT];
-  lbuf lb[LB_COUNT];
 };
 
 static int lerr(sqlite3 *db, char *err, size_t errlen, const char *fn) {
@@ -163,85 +133,19 @@ out:
 
 dldb_writer *dldb_live_writer(dldb_live *l) { return l->w; }
 
-/* "INSERT INTO t(cols) VALUES (?, ...), ..." for rows rows. */
-static int lb_prepare(dldb_live *l, int which, int rows, sqlite3_stmt **out, char *err,
-                      size_t errlen) {
-  int nc = lb_def[which].ncols;
-  size_t cap = 128 + strlen(lb_def[which].cols) + (size_t)rows * ((size_t)nc * 2 + 4);
-  char *sql = malloc(cap);
-  if (!sql) return dl_err(err, errlen, DL_ENOMEM, "dldb_live: out of memory");
-  size_t n = (size_t)snprintf(sql, cap, "INSERT INTO %s(%s) VALUES ", lb_def[which].table,
-                              lb_def[which].cols);
-  for (int r = 0; r < rows; r++) {
-    sql[n++] = r ? ',' : ' ';
-    sql[n++] = '(';
-    for (int c = 0; c < nc; c++) {
-      if (c) sql[n++] = ',';
-      sql[n++] = '?';
-    }
-    sql[n++] = ')';
-  }
-  sql[n] = '\0';
-  int rc = sqlite3_prepare_v3(l->w->db, sql, (int)n + 1, SQLITE_PREPARE_PERSISTENT, out, NULL);
-  free(sql);
-  return rc == SQLITE_OK ? DL_OK : lerr(l->w->db, err, errlen, "dldb_live: prepare");
-}
-
-/* Writes the gathered rows of one kind. */
-static int lb_flush(dldb_live *l, int which, char *err, size_t errlen) {
-  lbuf *b = &l->lb[which];
-  int nc = lb_def[which].ncols, rc = DL_OK;
-  if (!b->n) return DL_OK;
-  if ((rc = dldb__tx_begin(l->w, err, errlen))) return rc;
-  sqlite3_stmt **st = b->n == LB_ROWS ? &b->multi : &b->single;
-  if (!*st && (rc = lb_prepare(l, which, b->n == LB_ROWS ? LB_ROWS : 1, st, err, errlen)))
-    return rc;
-  int per = b->n == LB_ROWS ? LB_ROWS : 1;
-  for (int r = 0; r < b->n && rc == DL_OK; r += per) {
-    for (int i = 0; i < per * nc; i++) sqlite3_bind_int64(*st, i + 1, b->v[r * nc + i]);
-    rc = dldb__step_done(l->w, *st, err, errlen, "dldb_live: insert");
-  }
-  b->n = 0;
-  return rc;
-}
-
-static int lb_flush_all(dldb_live *l, char *err, size_t errlen) {
-  int rc = DL_OK;
-  for (int i = 0; i < LB_COUNT && rc == DL_OK; i++) rc = lb_flush(l, i, err, errlen);
-  return rc;
-}
-
-/* Room for one row of kind which (flushing a full buffer first). */
-static int64_t *lb_row(dldb_live *l, int which, char *err, size_t errlen) {
-  lbuf *b = &l->lb[which];
-  if (b->n == LB_ROWS && lb_flush(l, which, err, errlen)) return NULL;
-  return &b->v[(b->n++) * lb_def[which].ncols];
-}
-
 int dldb_live_kernel(dldb_live *l, const dldb_kernel *k, char *err, size_t errlen) {
+  static const char *fn = "dldb_live_kernel";
   if (k->short_name_id <= 0 || k->long_name_id <= 0)
-    return dl_err(err, errlen, DL_EINVAL, "dldb_live_kernel: name ids missing");
-  int64_t *v = lb_row(l, LB_KERNEL, err, errlen);
-  if (!v) return DL_EDB;
-  int64_t o = l->w->origin;
-  v[0] = k->short_name_id, v[1] = k->long_name_id, v[2] = k->device_id;
-  v[3] = k->context_id, v[4] = k->stream_id, v[5] = k->gpu_start_ns - o;
-  v[6] = k->gpu_end_ns - o, v[7] = k->correlation_id, v[8] = k->pid;
-  v[9] = k->grid[0], v[10] = k->grid[1], v[11] = k->grid[2];
-  v[12] = k->block[0], v[13] = k->block[1], v[14] = k->block[2];
-  v[15] = k->registers_per_thread, v[16] = k->static_smem_bytes, v[17] = k->dynamic_smem_bytes;
-  return DL_OK;
+    return dl_err(err, errlen, DL_EINVAL, "%s: name ids missing", fn);
+  int rc = dldb__tx_begin(l->w, err, errlen);
+  return rc ? rc : dldb__kernel_push(l->w, k, k->short_name_id, k->long_name_id, err, errlen, fn);
 }
 
 int dldb_live_api_call(dldb_live *l, const dldb_api_call *a, char *err, size_t errlen) {
-  if (a->name_id <= 0)
-    return dl_err(err, errlen, DL_EINVAL, "dldb_live_api_call: name id missing");
-  int64_t *v = lb_row(l, LB_API, err, errlen);
-  if (!v) return DL_EDB;
-  int64_t o = l->w->origin;
-  v[0] = a->api_kind, v[1] = a->name_id, v[2] = a->start_ns - o, v[3] = a->end_ns - o;
-  v[4] = a->pid, v[5] = a->tid, v[6] = a->correlation_id, v[7] = a->return_value;
-  return DL_OK;
+  static const char *fn = "dldb_live_api_call";
+  if (a->name_id <= 0) return dl_err(err, errlen, DL_EINVAL, "%s: name id missing", fn);
+  int rc = dldb__tx_begin(l->w, err, errlen);
+  return rc ? rc : dldb__api_push(l->w, a, a->name_id, err, errlen, fn);
 }
 
 /* The prepared statement `which`, reset, inside an open batch; NULL on error. */
@@ -259,41 +163,8 @@ static sqlite3_stmt *lstmt(dldb_live *l, int which, char *err, size_t errlen, co
 
 int dldb_live_nvtx_range(dldb_live *l, int64_t id, const dldb_nvtx_range *r, char *err,
                          size_t errlen) {
-  const char *fn = "dldb_live_nvtx_range";
-  dldb_writer *w = l->w;
-  const char *dom = r->domain ? r->domain : "default-domain";
-  int64_t dom_id, name_id;
-  int rc;
-  if (w->last_domain_name && strcmp(w->last_domain_name, dom) == 0) {
-    dom_id = w->last_domain_id;
-  } else {
-    int64_t sid;
-    if ((rc = dldb_write_domain(w, dom, &dom_id, err, errlen))) return rc;
-    if ((rc = dldb_writer_intern(w, dom, &sid, err, errlen))) return rc;
-    w->last_domain_name = w->strs[sid];
-    w->last_domain_id = dom_id;
-  }
-  if (r->name_id > 0) name_id = r->name_id;
-  else if ((rc = dldb_writer_intern(w, r->name, &name_id, err, errlen))) return rc;
-  sqlite3_stmt *st = lstmt(l, L_NVTX, err, errlen, fn);
-  if (!st) return DL_EDB;
-  int64_t end = r->kind == DLDB_NVTX_MARK ? r->start_ns : r->end_ns;
-  sqlite3_bind_int64(st, 1, id);
-  sqlite3_bind_int(st, 2, r->kind ? r->kind : DLDB_NVTX_PUSHPOP);
-  sqlite3_bind_int64(st, 3, dom_id);
-  sqlite3_bind_int64(st, 4, name_id);
-  sqlite3_bind_int64(st, 5, r->start_ns - w->origin);
-  sqlite3_bind_int64(st, 6, end - w->origin);
-  sqlite3_bind_int64(st, 7, r->pid);
-  sqlite3_bind_int64(st, 8, r->tid);
-  sqlite3_bind_int64(st, 9, r->end_tid ? r->end_tid : r->tid);
-  if (r->parent_id > 0) sqlite3_bind_int64(st, 10, r->parent_id);
-  sqlite3_bind_int(st, 11, r->category);
-  sqlite3_bind_int64(st, 12, r->color);
-  sqlite3_bind_int(st, 13, r->payload_kind);
-  if (r->payload_kind == DLDB_PAYLOAD_INT) sqlite3_bind_int64(st, 14, r->payload_int);
-  if (r->payload_kind == DLDB_PAYLOAD_REAL) sqlite3_bind_double(st, 15, r->payload_real);
-  return dldb__step_done(w, st, err, errlen, fn);
+  int rc = dldb__tx_begin(l->w, err, errlen);
+  return rc ? rc : dldb__nvtx_push(l->w, id, r, err, errlen, "dldb_live_nvtx_range");
 }
 
 int dldb_live_context(dldb_live *l, int64_t context_id, int32_t device_id,
@@ -378,21 +249,15 @@ int dldb_live_scan_extcorr(dldb_writer *w, int64_t domain_id,
 }
 
 int dldb_live_commit(dldb_live *l, char *err, size_t errlen) {
-  int rc = lb_flush_all(l, err, errlen);
-  return rc ? rc : dldb__tx_commit(l->w, err, errlen);
+  return dldb__tx_commit(l->w, err, errlen); /* writes the batches first */
 }
 
 int dldb_live_close(dldb_live **pl, char *err, size_t errlen) {
   dldb_live *l = pl ? *pl : NULL;
   if (!l) return DL_OK;
   *pl = NULL;
-  int rc = lb_flush_all(l, err, errlen);
-  if (rc == DL_OK) rc = dldb__tx_commit(l->w, err, errlen);
+  int rc = dldb__tx_commit(l->w, err, errlen);
   for (int i = 0; i < L_COUNT; i++) sqlite3_finalize(l->st[i]);
-  for (int i = 0; i < LB_COUNT; i++) {
-    sqlite3_finalize(l->lb[i].multi);
-    sqlite3_finalize(l->lb[i].single);
-  }
   dldb_writer_abort(&l->w); /* nothing open any more: closes and frees */
   free(l);
   return rc;

@@ -1,0 +1,120 @@
+/*
+ * dldb_batch.c - rows of one INSERT written many to a statement
+ * (dldb_batch.h).
+ */
+#include "dldb_batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dldb__batch_init(dldb__batch *b, const char *head, int ncols) {
+  memset(b, 0, sizeof *b);
+  b->head = head;
+  b->ncols = ncols;
+}
+
+/* "head(?, ...), ..." for rows rows; NULL without memory. */
+static char *insert_sql(const dldb__batch *b, int rows) {
+  size_t hl = strlen(b->head), cap = hl + (size_t)rows * ((size_t)b->ncols * 3 + 4) + 1;
+  char *sql = malloc(cap);
+  if (!sql) return NULL;
+  memcpy(sql, b->head, hl);
+  size_t n = hl;
+  for (int r = 0; r < rows; r++) {
+    if (r) sql[n++] = ',';
+    sql[n++] = '(';
+    for (int c = 0; c < b->ncols; c++) {
+      if (c) sql[n++] = ',';
+      sql[n++] = '?';
+    }
+    sql[n++] = ')';
+  }
+  sql[n] = '\0';
+  return sql;
+}
+
+static int prepare(dldb__batch *b, sqlite3 *db, int rows, sqlite3_stmt **st) {
+  if (*st) return SQLITE_OK;
+  char *sql = insert_sql(b, rows);
+  if (!sql) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+  free(sql);
+  return rc;
+}
+
+/* Binds stored row r as the statement's row slot. */
+static void bind_row(const dldb__batch *b, sqlite3_stmt *st, int r, int slot) {
+  const dldb__cell *c = b->cells + (size_t)r * (size_t)b->ncols;
+  int base = slot * b->ncols;
+  for (int i = 0; i < b->ncols; i++) {
+    switch (c[i].type) {
+      case DLDB__INT: sqlite3_bind_int64(st, base + i + 1, c[i].v.i); break;
+      case DLDB__REAL: sqlite3_bind_double(st, base + i + 1, c[i].v.d); break;
+      case DLDB__TEXT:
+        sqlite3_bind_text(st, base + i + 1, b->text + c[i].v.i, c[i].n, SQLITE_STATIC);
+        break;
+      default: sqlite3_bind_null(st, base + i + 1); break;
+    }
+  }
+}
+
+static int step(sqlite3_stmt *st) {
+  int s = sqlite3_step(st);
+  sqlite3_reset(st);
+  return s == SQLITE_DONE ? SQLITE_OK : s;
+}
+
+int dldb__batch_flush(dldb__batch *b, sqlite3 *db) {
+  int rc = SQLITE_OK;
+  if (b->nrows == DLDB__BATCH_ROWS) {
+    if ((rc = prepare(b, db, DLDB__BATCH_ROWS, &b->multi)) == SQLITE_OK) {
+      for (int r = 0; r < b->nrows; r++) bind_row(b, b->multi, r, r);
+      rc = step(b->multi);
+    }
+  } else if (b->nrows) {
+    if ((rc = prepare(b, db, 1, &b->single)) == SQLITE_OK) {
+      for (int r = 0; r < b->nrows && rc == SQLITE_OK; r++) {
+        bind_row(b, b->single, r, 0);
+        rc = step(b->single);
+      }
+    }
+  }
+  dldb__batch_drop(b);
+  return rc;
+}
+
+int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row) {
+  if (!b->cells &&
+      !(b->cells = malloc(sizeof *b->cells * DLDB__BATCH_ROWS * (size_t)b->ncols)))
+    return SQLITE_NOMEM;
+  dldb__cell *c = b->cells + (size_t)b->nrows * (size_t)b->ncols;
+  for (int i = 0; i < b->ncols; i++) {
+    c[i] = row[i];
+    if (row[i].type != DLDB__TEXT) continue;
+    const char *s = row[i].v.s ? row[i].v.s : "";
+    size_t n = row[i].n >= 0 && row[i].v.s ? (size_t)row[i].n : strlen(s);
+    if (b->tlen + n + 1 > b->tcap) {
+      size_t cap = b->tcap ? b->tcap : 4096;
+      while (cap < b->tlen + n + 1) cap *= 2;
+      char *t = realloc(b->text, cap);
+      if (!t) return SQLITE_NOMEM;
+      b->text = t;
+      b->tcap = cap;
+    }
+    memcpy(b->text + b->tlen, s, n);
+    b->text[b->tlen + n] = '\0';
+    c[i].v.i = (int64_t)b->tlen;
+    c[i].n = (int)n;
+    b->tlen += n + 1;
+  }
+  return ++b->nrows == DLDB__BATCH_ROWS ? dldb__batch_flush(b, db) : SQLITE_OK;
+}
+
+void dldb__batch_free(dldb__batch *b) {
+  sqlite3_finalize(b->multi);
+  sqlite3_finalize(b->single);
+  free(b->cells);
+  free(b->text);
+  dldb__batch_init(b, b->head, b->ncols);
+}

@@ -1,0 +1,68 @@
+/*
+ * dldb_batch.h - rows of one INSERT gathered and written many to a statement
+ * (db/ internal). A 32-row INSERT costs SQLite about half as much per row as
+ * one row a statement (docs/performance.md, "multi-row inserts"): the big
+ * tables of an import and of an aggregation go through a batch.
+ *
+ * A batch copies each row pushed (texts included) and writes the rows
+ * DLDB__BATCH_ROWS to one statement; dldb__batch_flush writes what is left,
+ * one row a statement. Rows reach the file in the order pushed, so rowids
+ * the table assigns itself follow that order; a row is in the table only
+ * once flushed (a reader of the table flushes first).
+ *
+ * Ownership: the batch owns its statements, cells and text copies; the
+ * sqlite3 handle is borrowed for each call and must be the same every time.
+ * dldb__batch_free finalizes and frees (the batch can be initialized again).
+ * Errors: SQLite result codes (SQLITE_OK; otherwise the handle's errmsg
+ * says why). After a failed write the batch is empty: the rows it did not
+ * write are dropped (the caller rolls back).
+ */
+#ifndef DLDB_BATCH_H
+#define DLDB_BATCH_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DLDB__BATCH_ROWS 32
+
+enum { DLDB__NULL = 0, DLDB__INT, DLDB__REAL, DLDB__TEXT };
+
+typedef struct dldb__cell {
+  int type; /* DLDB__* */
+  int n;    /* text: bytes, < 0: up to the NUL */
+  union {
+    int64_t i;
+    double d;
+    const char *s; /* pushed: borrowed (stored: v.i is the copy's offset) */
+  } v;
+} dldb__cell;
+
+#define DLDB__I(x) ((dldb__cell){.type = DLDB__INT, .v.i = (x)})
+#define DLDB__R(x) ((dldb__cell){.type = DLDB__REAL, .v.d = (x)})
+#define DLDB__T(x, len) ((dldb__cell){.type = DLDB__TEXT, .n = (len), .v.s = (x)})
+#define DLDB__N ((dldb__cell){.type = DLDB__NULL})
+
+typedef struct dldb__batch {
+  const char *head;  /* "INSERT INTO t(a, b) VALUES ", static */
+  int ncols, nrows;
+  sqlite3_stmt *multi, *single;
+  dldb__cell *cells; /* DLDB__BATCH_ROWS rows of ncols */
+  char *text;        /* the rows' texts, each followed by a NUL */
+  size_t tlen, tcap;
+} dldb__batch;
+
+/* head must stay valid (a string literal); ncols <= 64. */
+void dldb__batch_init(dldb__batch *b, const char *head, int ncols);
+/* Copies row (ncols cells); writes the batch when it is full. */
+int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row);
+/* Writes the rows pushed and not yet written. */
+int dldb__batch_flush(dldb__batch *b, sqlite3 *db);
+/* Forgets the rows not yet written (a rolled-back transaction). */
+static inline void dldb__batch_drop(dldb__batch *b) {
+  b->nrows = 0;
+  b->tlen = 0;
+}
+void dldb__batch_free(dldb__batch *b);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * test_dldb_batch.c - db/dldb_batch: rows pushed through a batch reach the
+ * table as pushed (every type, NULLs, texts of any length, full batches and
+ * a remainder), a failing row reports the error and leaves the batch
+ * empty, and dropped rows never arrive. A real SQLite file.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dldb_batch.h"
+#include "test.h"
+
+static const char *dir = ".";
+
+static sqlite3 *open_db(const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  unlink(path);
+  sqlite3 *db = NULL;
+  if (sqlite3_open(path, &db) != SQLITE_OK ||
+      sqlite3_exec(db,
+                   "CREATE TABLE t(id INTEGER PRIMARY KEY, i INTEGER, r REAL, s TEXT NOT NULL)",
+                   NULL, NULL, NULL) != SQLITE_OK) {
+    sqlite3_close(db);
+    return NULL;
+  }
+  return db;
+}
+
+/* Row k's text: k copies of a letter (0 to 5,000 bytes), so the text
+ * buffer grows several times within a batch. */
+static void text_of(int k, char *buf) {
+  int n = (k * 37) % 5001;
+  memset(buf, 'a' + k % 26, (size_t)n);
+  buf[n] = '\0';
+}
+
+static int test_rows_arrive_as_pushed(void) {
+  sqlite3 *db = open_db("batch-rows.sqlite");
+  ASSERT(db);
+  dldb__batch b;
+  dldb__batch_init(&b, "INSERT INTO t(i, r, s) VALUES ", 3);
+  enum { N = 3 * DLDB__BATCH_ROWS + 7 };
+  static char buf[5002];
+  for (int k = 0; k < N; k++) {
+    text_of(k, buf);
+    dldb__cell row[3] = {k % 5 ? DLDB__I((int64_t)k * 1000000007) : DLDB__N, DLDB__R(k + 0.25),
+                         DLDB__T(buf, -1)};
+    ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+    memset(buf, 'z', strlen(buf)); /* the batch holds its own copy */
+    /* full batches are written at once; the rest waits for the flush */
+    ASSERT_EQ(b.nrows, (k + 1) % DLDB__BATCH_ROWS);
+  }
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &st, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  ASSERT_EQ(sqlite3_column_int(st, 0), 3 * DLDB__BATCH_ROWS);
+  sqlite3_finalize(st);
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  ASSERT_EQ(b.nrows, 0);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT id, i, r, s FROM t ORDER BY id", -1, &st, NULL),
+            SQLITE_OK);
+  int k = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    text_of(k, buf);
+    ASSERT_EQ(sqlite3_column_int64(st, 0), k + 1);
+    if (k % 5) ASSERT_EQ(sqlite3_column_int64(st, 1), (int64_t)k * 1000000007);
+    else ASSERT_EQ(sqlite3_column_type(st, 1), SQLITE_NULL);
+    ASSERT(sqlite3_column_double(st, 2) == k + 0.25);
+    ASSERT_EQ(sqlite3_column_bytes(st, 3), strlen(buf));
+    ASSERT(strcmp((const char *)sqlite3_column_text(st, 3), buf) == 0);
+    k++;
+  }
+  sqlite3_finalize(st);
+  ASSERT_EQ(k, N);
+  dldb__batch_free(&b);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK); /* every statement finalized */
+  return 0;
+}
+
+static int count_rows(sqlite3 *db) {
+  sqlite3_stmt *st = NULL;
+  int n = -1;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  return n;
+}
+
+static int test_failure_and_drop(void) {
+  sqlite3 *db = open_db("batch-fail.sqlite");
+  ASSERT(db);
+  dldb__batch b;
+  dldb__batch_init(&b, "INSERT INTO t(i, r, s) VALUES ", 3);
+  /* a NULL text in a NOT NULL column, in a full batch: the statement fails
+   * as a whole and the batch forgets its rows */
+  for (int k = 0; k < DLDB__BATCH_ROWS - 1; k++) {
+    dldb__cell row[3] = {DLDB__I(k), DLDB__R(0), DLDB__T("x", 1)};
+    ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+  }
+  dldb__cell bad[3] = {DLDB__I(-1), DLDB__R(0), DLDB__N};
+  ASSERT_EQ(dldb__batch_push(&b, db, bad), SQLITE_CONSTRAINT);
+  ASSERT(strstr(sqlite3_errmsg(db), "NOT NULL") != NULL);
+  ASSERT_EQ(b.nrows, 0);
+  ASSERT_EQ(count_rows(db), 0);
+  /* the same in a remainder written one row a statement */
+  dldb__cell good[3] = {DLDB__I(1), DLDB__R(0), DLDB__T("y", -1)};
+  ASSERT_EQ(dldb__batch_push(&b, db, good), SQLITE_OK);
+  ASSERT_EQ(dldb__batch_push(&b, db, bad), SQLITE_OK); /* not written yet */
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_CONSTRAINT);
+  ASSERT_EQ(b.nrows, 0);
+  ASSERT_EQ(count_rows(db), 1);
+  /* dropped rows never arrive; the batch goes on after a failure */
+  ASSERT_EQ(dldb__batch_push(&b, db, good), SQLITE_OK);
+  dldb__batch_drop(&b);
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  ASSERT_EQ(count_rows(db), 1);
+  ASSERT_EQ(dldb__batch_push(&b, db, good), SQLITE_OK);
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  ASSERT_EQ(count_rows(db), 2);
+  dldb__batch_free(&b);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) dir = argv[1];
+  RUN(test_rows_arrive_as_pushed);
+  RUN(test_failure_and_drop);
+  TEST_DONE();
+}
