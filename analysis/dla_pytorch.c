@@ -42,14 +42,16 @@ enum { PATH_CAP = 1024, STACK_CAP = 8192, KEY_CAP = PATH_CAP + 4096 };
  * distinct (emit_nvtx's "seq = N") do not keep a slot per range. */
 enum { TEXT_CACHE_MAX = 1 << 16 }; /* ~2 MiB of slots: stays in the CPU caches */
 
-/* The op of a plain or emit_nvtx instance text. */
-static int op_of_text(builder *b, int64_t name_id, const char *text, int32_t *out) {
+/* The op of a plain or emit_nvtx instance text; parsed: b->pn already
+ * holds the text's dla_opname_parse (emit_nvtx texts, all distinct in
+ * most traces, are not parsed twice). */
+static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed, int32_t *out) {
   int64_t v = dla_map_get(&b->text_ops, (uint64_t)name_id);
   if (v >= 0) {
     *out = (int32_t)v;
     return DL_OK;
   }
-  dla_opname_parse(text, b->pn);
+  if (!parsed) dla_opname_parse(text, b->pn);
   int64_t found = dla_smap_get(&b->c->op_by_path, b->pn->path);
   int rc = DL_OK;
   if (found >= 0) *out = (int32_t)found;
@@ -67,7 +69,7 @@ static int op_of_text(builder *b, int64_t name_id, const char *text, int32_t *ou
 /* The op of a DLProf op marker; scope: the enclosing scope marker's text. */
 static int op_of_marker(builder *b, const char *text, const char *scope, int32_t *out) {
   dla_dlprof_op m;
-  if (dla_dlprof_op_parse(text, &m)) return op_of_text(b, -1, text, out);
+  if (dla_dlprof_op_parse(text, &m)) return op_of_text(b, -1, text, 0, out);
   if (!scope || dla_dlprof_scope_parse(scope, b->path, PATH_CAP, b->stack, STACK_CAP) ||
       !b->path[0]) {
     snprintf(b->path, PATH_CAP, "/%s", m.op);
@@ -92,7 +94,7 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
 static int op_of_backward(builder *b, int64_t name_id, const char *text, int32_t *out) {
   int64_t seq = dla_opname_seq(text);
   int64_t fwd = seq >= 0 ? dla_map_get(&b->fwd_by_seq, (uint64_t)seq) : -1;
-  if (fwd < 0) return op_of_text(b, name_id, text, out);
+  if (fwd < 0) return op_of_text(b, name_id, text, 0, out);
   int64_t v = dla_map_get(&b->bprop_of, (uint64_t)fwd);
   if (v >= 0) {
     *out = (int32_t)v;
@@ -157,7 +159,7 @@ static int build(builder *b) {
         r->op = -2; /* paired below, once every forward range is known */
         npending++;
       } else {
-        rc = op_of_text(b, r->name_id, text, &r->op);
+        rc = op_of_text(b, r->name_id, text, 1, &r->op);
       }
       break;
     }
@@ -165,7 +167,7 @@ static int build(builder *b) {
       if (r->in_dlprof) break;
       r->role = DLA_ROLE_INST;
       r->inst = (int32_t)i;
-      rc = op_of_text(b, r->name_id, text, &r->op);
+      rc = op_of_text(b, r->name_id, text, 0, &r->op);
       break;
     }
     /* the outermost forward range of each seq names that seq's op */

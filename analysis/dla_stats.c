@@ -29,78 +29,84 @@ typedef struct pair {
   int64_t key, val;
 } pair;
 
-/* Sorts pairs by (key, val). Equal pairs are indistinguishable, so any
- * order of them is the order of a stable sort: dla_sort.c's introsort
- * (median of three, heapsort past a depth limit, insertion sort below 16)
- * written for this one type, with the comparison inlined and no memcpy per
- * swap: 10 M random pairs sort in 0.96 s, against 2.51 s through
- * dla__sort's callback and 2.32 s through qsort (gcc -O2, this VM). The
- * NVTX and API tables sort millions of (name, duration) pairs. */
+/* INTROSORT(name, T, lt) defines name(T *v, size_t n, int depth): dla_sort.c's
+ * introsort (median of three, heapsort past a depth limit, insertion sort
+ * below 16) written for one type, with lt(const T *, const T *) inlined and
+ * no memcpy per swap: 10 M random pairs sort in 0.96 s, against 2.51 s
+ * through dla__sort's callback and 2.32 s through qsort (gcc -O2, this VM).
+ * Not stable: used where lt is a total order of the distinct elements. */
+#define INTROSORT(name, T, lt)                                                 \
+  static void name##_sift(T *v, size_t root, size_t n) {                     \
+    for (;;) {                                                               \
+      size_t child = 2 * root + 1;                                           \
+      if (child >= n) return;                                                \
+      if (child + 1 < n && lt(&v[child], &v[child + 1])) child++;            \
+      if (!lt(&v[root], &v[child])) return;                                  \
+      T t = v[root];                                                         \
+      v[root] = v[child];                                                    \
+      v[child] = t;                                                          \
+      root = child;                                                          \
+    }                                                                        \
+  }                                                                          \
+  static void name(T *v, size_t n, int depth) {                              \
+    T t;                                                                     \
+    while (n > 16) {                                                         \
+      if (depth-- == 0) { /* heapsort */                                     \
+        for (size_t i = n / 2; i-- > 0;) name##_sift(v, i, n);               \
+        for (size_t end = n; end-- > 1;) {                                   \
+          t = v[0], v[0] = v[end], v[end] = t;                               \
+          name##_sift(v, 0, end);                                            \
+        }                                                                    \
+        return;                                                              \
+      }                                                                      \
+      size_t mid = n / 2, last = n - 1;                                      \
+      if (lt(&v[mid], &v[0])) t = v[mid], v[mid] = v[0], v[0] = t;           \
+      if (lt(&v[last], &v[0])) t = v[last], v[last] = v[0], v[0] = t;        \
+      if (lt(&v[last], &v[mid])) t = v[last], v[last] = v[mid], v[mid] = t;  \
+      t = v[0], v[0] = v[mid], v[mid] = t; /* the median as pivot, at 0 */   \
+      size_t i = 0, j = n;                                                   \
+      for (;;) {                                                             \
+        do i++;                                                              \
+        while (i < n && lt(&v[i], &v[0]));                                   \
+        do j--;                                                              \
+        while (lt(&v[0], &v[j]));                                            \
+        if (i >= j) break;                                                   \
+        t = v[i], v[i] = v[j], v[j] = t;                                     \
+      }                                                                      \
+      t = v[0], v[0] = v[j], v[j] = t;                                       \
+      if (j < n - j - 1) { /* recurse into the smaller side */               \
+        name(v, j, depth);                                                   \
+        v += j + 1;                                                          \
+        n -= j + 1;                                                          \
+      } else {                                                               \
+        name(v + j + 1, n - j - 1, depth);                                   \
+        n = j;                                                               \
+      }                                                                      \
+    }                                                                        \
+    for (size_t i = 1; i < n; i++) { /* insertion sort */                    \
+      T x = v[i];                                                            \
+      size_t k = i;                                                          \
+      for (; k > 0 && lt(&x, &v[k - 1]); k--) v[k] = v[k - 1];               \
+      v[k] = x;                                                              \
+    }                                                                        \
+  }
+
+/* Pairs by (key, val): equal pairs are indistinguishable, so any order of
+ * them is the order of a stable sort. */
 static inline int pair_lt(const pair *a, const pair *b) {
   return a->key < b->key || (a->key == b->key && a->val < b->val);
 }
 
-static inline void pair_swap(pair *a, pair *b) {
-  pair t = *a;
-  *a = *b;
-  *b = t;
-}
+INTROSORT(pair_intro, pair, pair_lt)
 
-static void pair_sift(pair *v, size_t root, size_t n) {
-  for (;;) {
-    size_t child = 2 * root + 1;
-    if (child >= n) return;
-    if (child + 1 < n && pair_lt(&v[child], &v[child + 1])) child++;
-    if (!pair_lt(&v[root], &v[child])) return;
-    pair_swap(&v[root], &v[child]);
-    root = child;
-  }
-}
-
-static void pair_intro(pair *v, size_t n, int depth) {
-  while (n > 16) {
-    if (depth-- == 0) { /* heapsort */
-      for (size_t i = n / 2; i-- > 0;) pair_sift(v, i, n);
-      for (size_t end = n; end-- > 1;) {
-        pair_swap(&v[0], &v[end]);
-        pair_sift(v, 0, end);
-      }
-      return;
-    }
-    size_t mid = n / 2, last = n - 1;
-    if (pair_lt(&v[mid], &v[0])) pair_swap(&v[mid], &v[0]);
-    if (pair_lt(&v[last], &v[0])) pair_swap(&v[last], &v[0]);
-    if (pair_lt(&v[last], &v[mid])) pair_swap(&v[last], &v[mid]);
-    pair_swap(&v[0], &v[mid]); /* the median as pivot, at 0 */
-    size_t i = 0, j = n;
-    for (;;) {
-      do i++; while (i < n && pair_lt(&v[i], &v[0]));
-      do j--; while (pair_lt(&v[0], &v[j]));
-      if (i >= j) break;
-      pair_swap(&v[i], &v[j]);
-    }
-    pair_swap(&v[0], &v[j]);
-    if (j < n - j - 1) { /* recurse into the smaller side */
-      pair_intro(v, j, depth);
-      v += j + 1;
-      n -= j + 1;
-    } else {
-      pair_intro(v + j + 1, n - j - 1, depth);
-      n = j;
-    }
-  }
-  for (size_t i = 1; i < n; i++) { /* insertion sort */
-    pair x = v[i];
-    size_t k = i;
-    for (; k > 0 && pair_lt(&x, &v[k - 1]); k--) v[k] = v[k - 1];
-    v[k] = x;
-  }
+static int sort_depth(size_t n) {
+  int depth = 0;
+  for (size_t m = n; m; m >>= 1) depth += 2;
+  return depth;
 }
 
 static void sort_pairs(pair *v, size_t n) {
-  int depth = 0;
-  for (size_t m = n; m; m >>= 1) depth += 2;
-  if (n > 1) pair_intro(v, n, depth);
+  if (n > 1) pair_intro(v, n, sort_depth(n));
 }
 
 /* Statistics of the sorted values v[0..n-1] (n > 0). */
@@ -220,19 +226,21 @@ static int emit_rows(emit *e, rows *o) {
  * has its own text (emit_nvtx's "seq = N"): they are sorted as compact
  * runs of the sorted pairs (56 bytes, not a srow's 96, and no statistics
  * yet), and each batch's srows are made from its runs just before it is
- * written. The order is emit_rows' (cmp_run sorts as cmp_srow). */
+ * written. The order is emit_rows' (run_lt sorts as cmp_srow). */
 typedef struct run {
   int64_t total, key;
   int64_t a, b, x, y;  /* the srow's a, b, x, y (x, y as integer sums) */
   int32_t first, n;    /* its pairs: p[first .. first + n - 1] */
 } run;
 
-static int cmp_run(const void *x, const void *y) {
-  const run *a = x, *b = y;
-  if (a->total != b->total) return a->total > b->total ? -1 : 1;
-  if (a->n != b->n) return a->n < b->n ? -1 : 1;
-  return (a->key > b->key) - (a->key < b->key);
+/* cmp_srow's order: total desc, count, key (distinct: one run a key). */
+static inline int run_lt(const run *a, const run *b) {
+  if (a->total != b->total) return a->total > b->total;
+  if (a->n != b->n) return a->n < b->n;
+  return a->key < b->key;
 }
+
+INTROSORT(run_intro, run, run_lt)
 
 /* The runs of equal keys of the sorted pairs p[0..n-1], in key order. */
 static int runs_of(const pair *p, size_t n, run **out, size_t *nout) {
@@ -255,7 +263,7 @@ static int runs_of(const pair *p, size_t n, run **out, size_t *nout) {
 
 /* Writes the runs v[0..n-1] of the sorted pairs p as one table (frees v). */
 static int emit_runs(emit *e, const pair *p, run *v, size_t n) {
-  dla__qsort(v, n, sizeof *v, cmp_run);
+  if (n > 1) run_intro(v, n, sort_depth(n));
   int64_t sum = 0;
   for (size_t i = 0; i < n; i++) sum += v[i].total;
   dldb_stats_row *r = malloc(BATCH * sizeof *r);

@@ -302,10 +302,13 @@ static size_t overflow_home(uint64_t tag, size_t cap) {
   return (size_t)((tag * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
-/* Adds id (of a string hashing to h) to the table of uncached strings. */
-static int overflow_add(dldb_writer *w, uint64_t h, int64_t id) {
+/* Adds id (of a string hashing to h) to the table of uncached strings;
+ * hint: the empty slot where overflow_find's probe for h ended, or
+ * SIZE_MAX (saves a second random access to the table per new string). */
+static int overflow_add(dldb_writer *w, uint64_t h, int64_t id, size_t hint) {
   if (id <= 0 || id > (int64_t)UINT32_MAX) return DL_EINVAL;
   if ((w->on + 1) * 4 > w->ocap * 3) { /* load <= 3/4: 8-byte slots, short probes */
+    hint = SIZE_MAX;
     size_t ncap = w->ocap ? w->ocap * 2 : 4096;
     uint64_t *nt = calloc(ncap, sizeof *nt);
     if (!nt) return DL_ENOMEM;
@@ -321,20 +324,22 @@ static int overflow_add(dldb_writer *w, uint64_t h, int64_t id) {
     w->ocap = ncap;
   }
   uint64_t tag = h >> 32;
-  size_t j = overflow_home(tag, w->ocap);
+  size_t j = hint < w->ocap ? hint : overflow_home(tag, w->ocap);
   while (w->otab[j]) j = (j + 1) & (w->ocap - 1);
   w->otab[j] = tag << 32 | (uint64_t)id;
   w->on++;
   return DL_OK;
 }
 
-/* The id of an uncached string equal to s, 0 if none, -1 on a read error. */
-static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h) {
+/* The id of an uncached string equal to s, 0 if none, -1 on a read error.
+ * *end: the empty slot that ended the probe (SIZE_MAX: no table). */
+static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h, size_t *end) {
+  *end = SIZE_MAX;
   if (!w->ocap) return 0;
   uint64_t tag = h >> 32;
   sqlite3_stmt *st = NULL;
-  for (size_t j = overflow_home(tag, w->ocap); w->otab[j];
-       j = (j + 1) & (w->ocap - 1)) {
+  size_t j = overflow_home(tag, w->ocap);
+  for (; w->otab[j]; j = (j + 1) & (w->ocap - 1)) {
     if (w->otab[j] >> 32 != tag) continue;
     int64_t id = (int64_t)(w->otab[j] & UINT32_MAX);
     if (!st && (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK ||
@@ -348,6 +353,7 @@ static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h
     if (r != SQLITE_ROW && r != SQLITE_DONE) return -1;
     if (same) return id;
   }
+  *end = j;
   return 0;
 }
 
@@ -367,7 +373,8 @@ int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
   }
   int rc;
   if (!w->in_tx && (rc = dldb__tx_begin(w, err, errlen))) return rc;
-  found = overflow_find(w, s, n, h);
+  size_t free_slot;
+  found = overflow_find(w, s, n, h, &free_slot);
   if (found < 0) return dldb__sqlerr(w, err, errlen, fn);
   int cache = w->cached_bytes < DLDB__INTERN_BUDGET || pin;
   if (!found) {
@@ -376,7 +383,7 @@ int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
     const dldb__cell row[] = {DLDB__I(found), DLDB__T(s, (int)n)};
     if ((rc = dldb__batch_row(w, DLDB__B_STRING, row, err, errlen, fn))) return rc;
     w->max_id = found;
-    if (!cache && (rc = overflow_add(w, h, found)))
+    if (!cache && (rc = overflow_add(w, h, found, free_slot)))
       return dl_err(err, errlen, rc, rc == DL_ENOMEM ? "%s: out of memory" : "%s: too many strings",
                     fn);
   }
@@ -465,7 +472,8 @@ static int intern_load(dldb_writer *w, char *err, size_t errlen) {
     size_t n = (size_t)sqlite3_column_bytes(st, 1);
     if (!v) v = "";
     uint64_t h = hash_str(v, n);
-    rc = w->cached_bytes < DLDB__INTERN_BUDGET ? intern_add(w, v, n, id, h) : overflow_add(w, h, id);
+    rc = w->cached_bytes < DLDB__INTERN_BUDGET ? intern_add(w, v, n, id, h)
+                                                : overflow_add(w, h, id, SIZE_MAX);
     if (rc) break;
   }
   if (rc == DL_OK && s != SQLITE_DONE)
