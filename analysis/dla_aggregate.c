@@ -211,14 +211,14 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
     m->range = a ? a->range : -1;
     return gpu_owner(c, ai, m->start, &m->inst, &m->op);
   }
-  if (g->short_name_id < 0 || g->short_name_id > INT32_MAX || g->device_id < INT16_MIN ||
-      g->device_id > INT16_MAX)
+  if (g->id < 0 || g->id > INT32_MAX || g->short_name_id < 0 || g->short_name_id > INT32_MAX ||
+      g->device_id < INT16_MIN || g->device_id > INT16_MAX)
     return dl_err(c->err, c->errlen, DL_ECORRUPT,
                   "dla_aggregate: kernel %lld has string id %lld, device %d", (long long)g->id,
                   (long long)g->short_name_id, (int)g->device_id);
   if (GROW(c->k, c->nk, c->kcap)) return DL_ENOMEM;
   dla_kern *k = &c->k[c->nk++];
-  k->id = g->id;
+  k->id = (int32_t)g->id;
   k->gpu_start = g->gpu_start_ns;
   k->gpu_end = g->gpu_end_ns < g->gpu_start_ns ? g->gpu_start_ns : g->gpu_end_ns;
   k->short_id = (int32_t)g->short_name_id;

@@ -39,11 +39,12 @@ typedef struct dla_api {     /* one CUDA API call, in id order (32 bytes; see dl
   int32_t op;                /* its unassociated_<api> op when outside every instance, else -1 */
 } dla_api;
 
-/* One kernel launch (48 bytes). What comes from the launching call (its
+/* One kernel launch (40 bytes). What comes from the launching call (its
  * start and duration, its innermost range, the op instance) is not copied
  * here: k->api indexes c->a, and the dla__kern_* accessors below derive it. */
 typedef struct dla_kern {
-  int64_t id, gpu_start, gpu_end;
+  int64_t gpu_start, gpu_end;
+  int32_t id;                /* kernels.id (the loader refuses ids past INT32_MAX) */
   int32_t api;               /* the launching call (index into c->a), -1: not found */
   int32_t short_id;          /* strings id of the short name */
   int32_t op, iter;
