@@ -777,7 +777,7 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   if ((rc = dla__comm_write(c, aggr_id))) goto out;
   /* the statistics in two steps: the tables of calls, kernels and memory,
    * then the NVTX tables (a row per distinct range text) */
-  dla__progress(c, "writing statistics", 0, 2);
+  dla__progress(c, "writing statistics", 0, 1);
   if ((rc = dla__stats_write(c, aggr_id, &nvtx))) goto out;
   for (int g = 0; g < c->ngpus; g++) {
     dldb_gpu_util_row r = {.device_id = c->gpu_ids[g], .gpu_utilization = c->gpu_util[g],
@@ -799,9 +799,10 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   free(c->a);
   c->a = NULL;
   c->na = 0;
-  dla__progress(c, "writing statistics", 1, 2);
+  dla__progress(c, "writing statistics", 1, 1);
+  dla__progress(c, "writing NVTX statistics", 0, 1);
   if ((rc = dla__stats_write_nvtx(c, aggr_id, &nvtx))) goto out;
-  dla__progress(c, "writing statistics", 2, 2);
+  dla__progress(c, "writing NVTX statistics", 1, 1);
   rc = dldb_aggr_end(c->w, err, errlen);
 out:
   dla__stats_nvtx_free(&nvtx);

@@ -5,7 +5,8 @@
 # emit_nvtx ranges with distinct texts, memcpys, memsets), Release build.
 # Prints wall time and peak RSS of the import + aggregation + commit (the
 # reports are left to --reports' default, the summary CSV). docs/performance.md
-# quotes these figures with this command.
+# quotes these figures with this command. The phases come from the progress
+# lines of --verbosity=detailed, each stamped with the seconds since the start.
 # Usage: bench/nsys_import.sh [KERNELS] [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,11 +23,22 @@ fi
 echo "export: $export_db ($(du -h "$export_db" | cut -f1))"
 out=$build/bench/nsys_out
 rm -rf "$out" && mkdir -p "$out"
+# Each progress line (a phase's start and end, every 5 s between) gets the
+# seconds since the start; /usr/bin/time's report comes last.
+start=$(date +%s.%N)
+set +e
 /usr/bin/time -v "$build/cli/dlprof" --database="$export_db" --output_path="$out" \
-  --key_op="Optimizer.step#SGD.step" --verbosity=minimal 2>"$out/time.txt" || {
+  --key_op="Optimizer.step#SGD.step" --verbosity=detailed 2>&1 >/dev/null |
+  while IFS= read -r line; do
+    awk -v now="$(date +%s.%N)" -v t0="$start" -v l="$line" 'BEGIN { printf "%7.1f s  %s\n", now - t0, l }'
+  done >"$out/time.txt"
+status=${PIPESTATUS[0]}
+set -e
+if [[ $status -ne 0 ]]; then
   cat "$out/time.txt"
   exit 1
-}
-grep -E "^dlprof: (read|kernels: 100|loading kernels: 100)" "$out/time.txt" || true
+fi
+echo "phases (seconds since the start; a phase runs until the next one starts):"
+grep -E "s  dlprof: ([^:]*: 0%|read |aggregating|writing [^ ]*$)" "$out/time.txt" || true
 grep -E "Elapsed \(wall clock\)|Maximum resident set size|User time|System time" "$out/time.txt"
 echo "dldb: $(du -h "$out/dlprof_dldb.sqlite" | cut -f1)"
