@@ -7,7 +7,9 @@
  * types), let analysis/ add one or more aggregations, and commit. A new dldb
  * is built at `<out>.tmp-XXXXXX` in the target directory with journaling and
  * syncs off (a failed build is simply deleted), inside batched transactions
- * with prepared statements; dldb_writer_commit() finalises it and renames it
+ * with prepared statements; the big tables' rows go 32 to an INSERT
+ * (dldb_batch.h), so an insert's error (a full disk) may be reported by a
+ * later call of the writer. dldb_writer_commit() finalises it and renames it
  * into place atomically. An existing file is never touched unless `force` is
  * set, and even then only replaced by the rename of a complete new file.
  * dldb_writer_open_existing() instead appends aggregations to an existing
