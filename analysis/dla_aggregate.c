@@ -964,6 +964,7 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   int rc;
 
   if ((rc = resolve_domain(&c))) goto out;
+  dldb_writer_strings_idle(w); /* the analysis adds no strings: 8 bytes each back */
   loader l = {.c = &c};
   if ((rc = load_phase(&l, "loading NVTX ranges", "nvtx_ranges", (void **)&c.r, &l.rcap,
                        sizeof *c.r)))

@@ -357,6 +357,37 @@ static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h
   return 0;
 }
 
+/* Puts every uncached string into the slot table again (it was dropped by
+ * dldb_writer_strings_idle, or not built by dldb_writer_open_existing). */
+static int overflow_rebuild(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  if (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK)
+    return dldb__sqlerr(w, err, errlen, fn);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM strings ORDER BY id", -1, &st, NULL))
+    return dldb__sqlerr(w, err, errlen, fn);
+  int rc = DL_OK, s;
+  while (rc == DL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (id > 0 && (size_t)id < w->scap && w->strs[id]) continue; /* cached */
+    const char *v = (const char *)sqlite3_column_text(st, 1);
+    size_t n = (size_t)sqlite3_column_bytes(st, 1);
+    rc = overflow_add(w, hash_str(v ? v : "", n), id, SIZE_MAX);
+  }
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn);
+  else if (rc) rc = dl_err(err, errlen, rc, "%s: out of memory", fn);
+  sqlite3_finalize(st);
+  if (rc == DL_OK) w->otab_stale = 0;
+  return rc;
+}
+
+void dldb_writer_strings_idle(dldb_writer *w) {
+  if (!w || !w->ocap) return;
+  free(w->otab);
+  w->otab = NULL;
+  w->ocap = w->on = 0;
+  w->otab_stale = 1;
+}
+
 int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
                  size_t errlen) {
   static const char *fn = "dldb_writer_intern";
@@ -373,6 +404,7 @@ int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
   }
   int rc;
   if (!w->in_tx && (rc = dldb__tx_begin(w, err, errlen))) return rc;
+  if (w->otab_stale && (rc = overflow_rebuild(w, err, errlen, fn))) return rc;
   size_t free_slot;
   found = overflow_find(w, s, n, h, &free_slot);
   if (found < 0) return dldb__sqlerr(w, err, errlen, fn);
@@ -460,27 +492,37 @@ const char *dldb_writer_string(dldb_writer *w, int64_t id) {
   return w->scratch[k];
 }
 
+/* Caches the first strings of an existing file, up to the budget. The slot
+ * table of the others is built by the first dldb_writer_intern that needs
+ * it (re-aggregation interns nothing: millions of texts are not read). */
 static int intern_load(dldb_writer *w, char *err, size_t errlen) {
+  static const char *fn = "dldb_writer_open_existing: strings";
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM strings ORDER BY id", -1, &st, NULL))
-    return dldb__sqlerr(w, err, errlen, "dldb_writer_open_existing: strings");
+    return dldb__sqlerr(w, err, errlen, fn);
   int rc = DL_OK, s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (w->cached_bytes >= DLDB__INTERN_BUDGET) {
+      w->otab_stale = 1; /* strings past the budget */
+      break;
+    }
     int64_t id = sqlite3_column_int64(st, 0);
     if (id > w->max_id) w->max_id = id;
     const char *v = (const char *)sqlite3_column_text(st, 1);
     size_t n = (size_t)sqlite3_column_bytes(st, 1);
-    if (!v) v = "";
-    uint64_t h = hash_str(v, n);
-    rc = w->cached_bytes < DLDB__INTERN_BUDGET ? intern_add(w, v, n, id, h)
-                                                : overflow_add(w, h, id, SIZE_MAX);
-    if (rc) break;
+    if ((rc = intern_add(w, v ? v : "", n, id, hash_str(v ? v : "", n)))) break;
   }
-  if (rc == DL_OK && s != SQLITE_DONE)
-    rc = dldb__sqlerr(w, err, errlen, "dldb_writer_open_existing: strings");
-  else if (rc)
-    rc = dl_err(err, errlen, rc, "dldb_writer_open_existing: out of memory");
+  if (rc == DL_OK && s != SQLITE_DONE && s != SQLITE_ROW) rc = dldb__sqlerr(w, err, errlen, fn);
+  else if (rc) rc = dl_err(err, errlen, rc, "dldb_writer_open_existing: out of memory");
   sqlite3_finalize(st);
+  if (rc == DL_OK && w->otab_stale) {
+    if (sqlite3_prepare_v2(w->db, "SELECT max(id) FROM strings", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW)
+      rc = dldb__sqlerr(w, err, errlen, fn);
+    else if (sqlite3_column_int64(st, 0) > w->max_id)
+      w->max_id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
   return rc;
 }
 

@@ -88,6 +88,13 @@ const char *dldb_writer_tmp_path(const dldb_writer *w);
  * SQLite (slower, but a trace of millions of distinct NVTX texts fits). */
 int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, size_t errlen);
 
+/* Says that no strings are being added for now (the analysis calls it once
+ * the raw records are in): the writer frees its table of the strings past
+ * its in-memory cache (8 bytes a string: 128 MB at 10 M distinct NVTX
+ * texts). A later dldb_writer_intern still finds every string: it first
+ * reads them all again to rebuild the table. */
+void dldb_writer_strings_idle(dldb_writer *w);
+
 /* The string with that id, or NULL if there is none. Borrowed: strings
  * cached in memory live until the writer is freed, others are read from the
  * file into one of a few buffers that later calls reuse (the last 4 results

@@ -92,6 +92,7 @@ struct dldb_writer {
    * bits << 32 | id (0: empty); a match is confirmed by reading the text */
   uint64_t *otab;
   size_t ocap, on;
+  int otab_stale; /* otab lacks strings (dropped, or not built): rebuild first */
   dldb__chunk *arena;
   size_t cached_bytes;
   char *scratch[DLDB__SCRATCH]; /* dldb_writer_string() of uncached ids, a ring */
