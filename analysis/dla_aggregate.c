@@ -263,10 +263,10 @@ static int cmp_tid_group(const void *x, const void *y) {
   return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-static int sort_ranges(dla_ctx *c, size_t *cap) {
+static void sort_ranges(dla_ctx *c, size_t *cap) {
   size_t n = c->nr, k = 1;
   while (k < n && cmp_range(&c->r[k - 1], &c->r[k]) <= 0) k++;
-  if (k >= n) return DL_OK; /* already sorted */
+  if (k >= n) return; /* already sorted */
   dla_map slot_of;          /* tid -> group */
   dla_map_init(&slot_of);
   tid_group *g = malloc(MAX_GROUP_THREADS * sizeof *g);
@@ -293,7 +293,7 @@ static int sort_ranges(dla_ctx *c, size_t *cap) {
     free(g);
     dla_map_free(&slot_of);
     dla__qsort(c->r, n, sizeof *c->r, cmp_range);
-    return DL_OK;
+    return;
   }
   qsort(g, ng, sizeof *g, cmp_tid_group);
   for (size_t j = 0, b = 0; j < ng; b += g[j++].n) at[g[j].slot] = b;
@@ -317,7 +317,6 @@ static int sort_ranges(dla_ctx *c, size_t *cap) {
   }
   free(g);
   dla_map_free(&slot_of);
-  return DL_OK;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -975,7 +974,7 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
     rc = dl_err(err, errlen, DL_EINVAL, "dla_aggregate: more than %d NVTX ranges", INT32_MAX);
     goto out;
   }
-  if ((rc = sort_ranges(&c, &l.rcap))) goto out;
+  sort_ranges(&c, &l.rcap);
   if ((rc = dla__build_nodes(&c))) goto out;
   if ((rc = dla__load_calls(&c, &corr))) goto out;
   gpu_loader gl = {.c = &c, .corr = corr, .tc_cache = &tc_cache, .l = &l};

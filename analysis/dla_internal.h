@@ -184,8 +184,9 @@ void dla__comm_free(dla_ctx *c);
 
 /* dla_stats.c: writes the nsys-stats-style tables (aggr_stats,
  * aggr_nvtx_stats, aggr_stats_api_ops) of the aggregation; nothing on a
- * dldb without them. In two steps, so that the caller can free c->k and c->a in between (the
- * NVTX tables, a row per distinct range name, need the most memory):
+ * dldb without them. In two steps, so that the caller can free c->k and
+ * c->a in between (the NVTX tables, a row per distinct range name, need
+ * the most memory):
  * dla__stats_write writes the API, kernel, memory and OS runtime tables and
  * keeps each range's GPU projection in *nvtx (NULL without the tables);
  * dla__stats_write_nvtx writes the NVTX tables from c->r and *nvtx, and

@@ -881,6 +881,85 @@ static int test_dlprof_shapes(void) {
 /* ---- Streamed call attribution against the sort-and-sweep it replaced ------- */
 
 static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
+/* Ranges written in time order with two threads interleaved, one thread's
+ * ranges out of start order (an inner range before the range around it, as
+ * exports ordered by end time have them), plus `extra` threads of one range
+ * each (past 4096 threads the analysis sorts the whole array instead of
+ * grouping by thread): every kernel still goes to the innermost range of
+ * its launching call. */
+static int range_order_case(int extra) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/range_order_%d.sqlite", work_dir, extra);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  struct {
+    const char *name;
+    int64_t s, e, tid;
+  } ranges[] = {
+      {"t1_outer", 100, 500, 1}, {"t2_inner", 250, 350, 2},
+      {"t1_inner", 200, 300, 1}, {"t2_outer", 240, 600, 2},
+  };
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = ranges[i].name,
+                         .start_ns = ranges[i].s, .end_ns = ranges[i].e, .pid = 1,
+                         .tid = ranges[i].tid};
+    ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+  }
+  for (int i = 0; i < extra; i++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = "x", .start_ns = 1000 - i % 7,
+                         .end_ns = 1010, .pid = 1, .tid = 100 + i};
+    ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+  }
+  struct {
+    int64_t t, tid;
+    const char *kernel;
+  } calls[] = {{210, 1, "k_t1_inner"}, {260, 2, "k_t2_inner"}, {400, 2, "k_t2_outer"},
+               {450, 1, "k_t1_outer"}};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    int64_t corr = (int64_t)i + 1;
+    dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = calls[i].t,
+                       .end_ns = calls[i].t + 5, .pid = 1, .tid = calls[i].tid,
+                       .correlation_id = corr};
+    ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+    dldb_kernel k = {.short_name = calls[i].kernel, .gpu_start_ns = calls[i].t + 10,
+                     .gpu_end_ns = calls[i].t + 20, .correlation_id = corr, .pid = 1,
+                     .grid = {1, 1, 1}, .block = {1, 1, 1}};
+    ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  }
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ao.aggr_start = "2024-01-01 00:00:00";
+  if (dla_aggregate(w, &ao, NULL, err, sizeof err)) {
+    fprintf(stderr, "range order: %s\n", err);
+    dldb_writer_abort(&w);
+    return 1;
+  }
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  static const char *const expect[][2] = {{"k_t1_inner", "t1_inner"},
+                                          {"k_t2_inner", "t2_inner"},
+                                          {"k_t2_outer", "t2_outer"},
+                                          {"k_t1_outer", "t1_outer"}};
+  for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT op_node_name FROM view_iteration_kernels WHERE aggr_id = 1 AND "
+             "kernel_name = '%s'",
+             expect[i][0]);
+    ASSERT_STR_EQ(q_text(db, sql), expect[i][1]);
+  }
+  sqlite3_close(db);
+  return 0;
+}
+
+static int test_range_order(void) {
+  ASSERT_OK(range_order_case(0));
+  ASSERT_OK(range_order_case(5000));
+  return 0;
+}
+
 static uint64_t rnd(uint64_t n) {
   rnd_state ^= rnd_state << 13;
   rnd_state ^= rnd_state >> 7;
@@ -1078,6 +1157,7 @@ int main(int argc, char **argv) {
   RUN(test_dlprof_shapes);
   RUN(test_fixture_attribution);
   RUN(test_call_attribution);
+  RUN(test_range_order);
   RUN(test_fixture_no_key_op);
   RUN(test_pytorch_nodes);
   RUN(test_rules);
