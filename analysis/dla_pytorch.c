@@ -27,10 +27,55 @@
 
 #include "dla_internal.h"
 
+/* seq -> op. PyTorch's sequence numbers count up from wherever the process
+ * was when profiling began, so from the first seen on they index an array
+ * (4 bytes a seq; a hash map took 32 and a cache miss per lookup: a sixth
+ * of building the ops of 10 M ranges); seqs outside its span (limit slots
+ * from base) go to a map. */
+typedef struct seq_index {
+  int64_t base;   /* the first seq put */
+  int32_t *ops;   /* ops[seq - base], -1: none */
+  size_t cap;     /* slots allocated */
+  size_t limit;   /* slots allowed */
+  dla_map far;
+} seq_index;
+
+static int64_t seq_get(const seq_index *x, int64_t seq) {
+  if (x->ops && seq >= x->base && (uint64_t)(seq - x->base) < x->limit)
+    return (uint64_t)(seq - x->base) < x->cap ? x->ops[seq - x->base] : -1;
+  return dla_map_get(&x->far, (uint64_t)seq);
+}
+
+/* Returns 0, or -1 when out of memory. */
+static int seq_put(seq_index *x, int64_t seq, int32_t op) {
+  if (!x->ops) {
+    size_t cap = 4096;
+    if (!(x->ops = malloc(cap * sizeof *x->ops))) return -1;
+    for (size_t i = 0; i < cap; i++) x->ops[i] = -1;
+    x->cap = cap;
+    x->base = seq;
+  }
+  if (seq < x->base || (uint64_t)(seq - x->base) >= x->limit)
+    return dla_map_put(&x->far, (uint64_t)seq, op);
+  size_t at = (size_t)(seq - x->base);
+  if (at >= x->cap) {
+    size_t cap = x->cap;
+    while (cap <= at) cap *= 2;
+    if (cap > x->limit) cap = x->limit;
+    int32_t *n = realloc(x->ops, cap * sizeof *n);
+    if (!n) return -1;
+    for (size_t i = x->cap; i < cap; i++) n[i] = -1;
+    x->ops = n;
+    x->cap = cap;
+  }
+  x->ops[at] = op;
+  return 0;
+}
+
 typedef struct builder {
   dla_ctx *c;
   dla_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
-  dla_map fwd_by_seq; /* seq -> op of the outermost forward range */
+  seq_index fwd_by_seq; /* seq -> op of the outermost forward range */
   dla_map bprop_of;   /* forward op -> its bprop op */
   dla_opname *pn;
   char *path, *stack, *key;
@@ -93,7 +138,7 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
 /* The bprop op of a backward range text (seq >= 0), or its own node. */
 static int op_of_backward(builder *b, int64_t name_id, const char *text, int32_t *out) {
   int64_t seq = dla_opname_seq(text);
-  int64_t fwd = seq >= 0 ? dla_map_get(&b->fwd_by_seq, (uint64_t)seq) : -1;
+  int64_t fwd = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
   if (fwd < 0) return op_of_text(b, name_id, text, 0, out);
   int64_t v = dla_map_get(&b->bprop_of, (uint64_t)fwd);
   if (v >= 0) {
@@ -173,9 +218,9 @@ static int build(builder *b) {
     /* the outermost forward range of each seq names that seq's op */
     if (rc == DL_OK && r->kind == DLA_TEXT_EMIT_NVTX && r->inst >= 0) {
       int32_t owner_op = r->inst == (int32_t)i ? r->op : c->r[r->inst].op;
-      int64_t seq = owner_op >= 0 ? dla_opname_seq(text) : -1;
-      if (seq >= 0 && dla_map_get(&b->fwd_by_seq, (uint64_t)seq) < 0 &&
-          dla_map_put(&b->fwd_by_seq, (uint64_t)seq, owner_op))
+      int64_t seq = owner_op < 0 ? -1 : r->inst == (int32_t)i ? b->pn->seq : dla_opname_seq(text);
+      if (seq >= 0 && seq_get(&b->fwd_by_seq, seq) < 0 &&
+          seq_put(&b->fwd_by_seq, seq, owner_op))
         rc = DL_ENOMEM;
     }
     stack[sp++] = (int32_t)i;
@@ -198,7 +243,8 @@ static int build(builder *b) {
 int dla__build_nodes(dla_ctx *c) {
   builder b = {.c = c};
   dla_map_init(&b.text_ops);
-  dla_map_init(&b.fwd_by_seq);
+  dla_map_init(&b.fwd_by_seq.far);
+  b.fwd_by_seq.limit = 4 * c->nr + 65536; /* at most 16 bytes a range */
   dla_map_init(&b.bprop_of);
   c->model_config = (dla_model_config){-1, -1, -1, -1, -1};
   b.pn = malloc(sizeof *b.pn);
@@ -211,7 +257,8 @@ int dla__build_nodes(dla_ctx *c) {
   free(b.stack);
   free(b.key);
   dla_map_free(&b.text_ops);
-  dla_map_free(&b.fwd_by_seq);
+  free(b.fwd_by_seq.ops);
+  dla_map_free(&b.fwd_by_seq.far);
   dla_map_free(&b.bprop_of);
   return rc;
 }

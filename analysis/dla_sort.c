@@ -3,8 +3,8 @@
  *
  * glibc's qsort() is a merge sort that first allocates a copy of the whole
  * array, which doubles the peak memory of sorting millions of ranges or API
- * calls. This is an introsort (median-of-three quicksort, heapsort past a
- * depth limit, insertion sort on short runs) that needs no memory beyond a
+ * calls. This is an introsort (quicksort on a ninther pivot, heapsort past
+ * a depth limit, insertion sort on short runs) that needs no memory beyond a
  * one-element buffer. Not stable, so it is used only for arrays over
  * DLA_SORT_COPY_BYTES; smaller ones keep glibc's (stable) qsort.
  */
@@ -65,18 +65,37 @@ static void heapsort_range(sorter *s, size_t lo, size_t hi) {
   }
 }
 
+/* The index of the median of elements a, b and c. */
+static size_t med3(const sorter *s, size_t a, size_t b, size_t c) {
+  if (s->cmp(EL(s, a), EL(s, b)) < 0) {
+    if (s->cmp(EL(s, b), EL(s, c)) < 0) return b;
+    return s->cmp(EL(s, a), EL(s, c)) < 0 ? c : a;
+  }
+  if (s->cmp(EL(s, a), EL(s, c)) < 0) return a;
+  return s->cmp(EL(s, b), EL(s, c)) < 0 ? c : b;
+}
+
+/* A pivot for [lo, hi): the median of three medians of three (Tukey's
+ * ninther) of nine elements spread over the range. A median of the first,
+ * middle and last elements is poor on the analysis's usual input, records
+ * in time order with a few late ones at the end (memory operations after
+ * the kernels): the last element is then about random, splits were
+ * lopsided, and more than half of 10 M GPU events ended in the heapsort. */
+static size_t pivot(const sorter *s, size_t lo, size_t hi) {
+  size_t n = hi - lo, mid = lo + n / 2;
+  if (n < 128) return med3(s, lo, mid, hi - 1);
+  size_t d = n / 8;
+  return med3(s, med3(s, lo, lo + d, lo + 2 * d), med3(s, mid - d, mid, mid + d),
+              med3(s, hi - 1 - 2 * d, hi - 1 - d, hi - 1));
+}
+
 static void intro(sorter *s, size_t lo, size_t hi, int depth) {
   while (hi - lo > 16) {
     if (depth-- == 0) {
       heapsort_range(s, lo, hi);
       return;
     }
-    size_t mid = lo + (hi - lo) / 2, last = hi - 1;
-    /* median of three to lo */
-    if (s->cmp(EL(s, mid), EL(s, lo)) < 0) swap(s, mid, lo);
-    if (s->cmp(EL(s, last), EL(s, lo)) < 0) swap(s, last, lo);
-    if (s->cmp(EL(s, last), EL(s, mid)) < 0) swap(s, last, mid);
-    swap(s, lo, mid); /* pivot (the median) at lo */
+    swap(s, lo, pivot(s, lo, hi)); /* the pivot at lo */
     /* Hoare partition around the pivot at lo */
     size_t i = lo, j = hi;
     for (;;) {

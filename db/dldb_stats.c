@@ -194,11 +194,12 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
                     char *err, size_t errlen) {
   static const char *fn = "dldb_aggr_stats";
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
-  int rc = DL_OK, nvtx_table = -1;
+  int rc = DL_OK;
   dldb__cell c[27];
   for (size_t i = 0; i < n && rc == DL_OK; i++) {
-    if (is_nvtx(r[i].kind) && nvtx_table < 0) nvtx_table = has_table(w, "aggr_nvtx_stats");
-    if (is_nvtx(r[i].kind) && nvtx_table) {
+    if (is_nvtx(r[i].kind) && !w->nvtx_stats_table) /* a look at the schema, once */
+      w->nvtx_stats_table = has_table(w, "aggr_nvtx_stats") ? 1 : 2;
+    if (is_nvtx(r[i].kind) && w->nvtx_stats_table == 1) {
       nvtx_cells(c, aggr_id, &r[i]);
       rc = dldb__batch_row(w, DLDB__B_NVTX_STATS, c, err, errlen, fn);
     } else {

@@ -80,6 +80,7 @@ struct dldb_writer {
   int in_tx, in_aggr;
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
+  int nvtx_stats_table;               /* aggr_nvtx_stats exists: 0 not known yet, 1 yes, 2 no */
   int64_t nvtx_max_id, kernel_max_id; /* nvtx_ranges, kernels ids are assigned here */
   /* interning: strs[id] points into the arena for cached strings (NULL
    * or past scap: only in SQLite); htab maps hashes to cached ids */
