@@ -83,7 +83,7 @@ typedef struct dla_ctx {
   int64_t domain_id;
   dla_range *r; size_t nr;
   dla_api *a; size_t na;
-  dla_kern *k; size_t nk, kcap;
+  dla_kern *k; size_t nk, kcap;      /* in kernels.id order (dldb_scan_gpu_ops reads so) */
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;
   dla_smap op_by_path;

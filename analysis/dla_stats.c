@@ -30,12 +30,23 @@ typedef struct pair {
 } pair;
 
 /* INTROSORT(name, T, lt) defines name(T *v, size_t n, int depth): dla_sort.c's
- * introsort (median of three, heapsort past a depth limit, insertion sort
+ * introsort (ninther pivot, heapsort past a depth limit, insertion sort
  * below 16) written for one type, with lt(const T *, const T *) inlined and
  * no memcpy per swap: 10 M random pairs sort in 0.96 s, against 2.51 s
  * through dla__sort's callback and 2.32 s through qsort (gcc -O2, this VM).
  * Not stable: used where lt is a total order of the distinct elements. */
 #define INTROSORT(name, T, lt)                                                 \
+  static size_t name##_med3(const T *v, size_t a, size_t b, size_t c) {      \
+    if (lt(&v[a], &v[b])) return lt(&v[b], &v[c]) ? b : lt(&v[a], &v[c]) ? c : a; \
+    return lt(&v[a], &v[c]) ? a : lt(&v[b], &v[c]) ? c : b;                   \
+  }                                                                          \
+  static size_t name##_pivot(const T *v, size_t n) { /* dla_sort.c's */     \
+    size_t mid = n / 2, d = n / 8;                                           \
+    if (n < 128) return name##_med3(v, 0, mid, n - 1);                       \
+    return name##_med3(v, name##_med3(v, 0, d, 2 * d),                       \
+                       name##_med3(v, mid - d, mid, mid + d),                \
+                       name##_med3(v, n - 1 - 2 * d, n - 1 - d, n - 1));     \
+  }                                                                          \
   static void name##_sift(T *v, size_t root, size_t n) {                     \
     for (;;) {                                                               \
       size_t child = 2 * root + 1;                                           \
@@ -59,11 +70,8 @@ typedef struct pair {
         }                                                                    \
         return;                                                              \
       }                                                                      \
-      size_t mid = n / 2, last = n - 1;                                      \
-      if (lt(&v[mid], &v[0])) t = v[mid], v[mid] = v[0], v[0] = t;           \
-      if (lt(&v[last], &v[0])) t = v[last], v[last] = v[0], v[0] = t;        \
-      if (lt(&v[last], &v[mid])) t = v[last], v[last] = v[mid], v[mid] = t;  \
-      t = v[0], v[0] = v[mid], v[mid] = t; /* the median as pivot, at 0 */   \
+      size_t m = name##_pivot(v, n); /* the pivot, to 0 */                  \
+      t = v[0], v[0] = v[m], v[m] = t;                                       \
       size_t i = 0, j = n;                                                   \
       for (;;) {                                                             \
         do i++;                                                              \
@@ -109,24 +117,30 @@ static void sort_pairs(pair *v, size_t n) {
   if (n > 1) pair_intro(v, n, sort_depth(n));
 }
 
-/* Statistics of the sorted values v[0..n-1] (n > 0). */
-static dldb_stat stat_of(const pair *v, size_t n) {
-  dldb_stat s = {.n = (int64_t)n, .min = v[0].val, .max = v[n - 1].val};
+/* Statistics of n sorted values (n > 0), each stride int64s after the
+ * one before: the vals of pairs or of NVTX pairs. */
+static dldb_stat stat_vals(const int64_t *val, size_t stride, size_t n) {
+#define V(i) val[(i) * stride]
+  dldb_stat s = {.n = (int64_t)n, .min = V(0), .max = V(n - 1)};
   double sum = 0;
   for (size_t i = 0; i < n; i++) {
-    s.total += v[i].val;
-    sum += (double)v[i].val;
+    s.total += V(i);
+    sum += (double)V(i);
   }
   s.avg = sum / (double)n;
-  s.med = n % 2 ? (double)v[n / 2].val : ((double)v[n / 2 - 1].val + (double)v[n / 2].val) / 2.0;
+  s.med = n % 2 ? (double)V(n / 2) : ((double)V(n / 2 - 1) + (double)V(n / 2)) / 2.0;
   double sq = 0;
   for (size_t i = 0; n > 1 && i < n; i++) {
-    double d = (double)v[i].val - s.avg;
+    double d = (double)V(i) - s.avg;
     sq += d * d;
   }
+#undef V
   s.stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
   return s;
 }
+
+/* Statistics of the sorted pairs v[0..n-1] (n > 0). */
+static dldb_stat stat_of(const pair *v, size_t n) { return stat_vals(&v->val, 2, n); }
 
 /* One summarised group: its key (a name id, a configuration, a memory
  * kind, an NVTX name and style) and statistics; a, b, x, y are per table:
@@ -224,13 +238,28 @@ static int emit_rows(emit *e, rows *o) {
 
 /* Tables with a row per NVTX name have millions of rows when every range
  * has its own text (emit_nvtx's "seq = N"): they are sorted as compact
- * runs of the sorted pairs (56 bytes, not a srow's 96, and no statistics
- * yet), and each batch's srows are made from its runs just before it is
- * written. The order is emit_rows' (run_lt sorts as cmp_srow). */
+ * runs of the sorted NVTX pairs (24 bytes, not a srow's 96, and no
+ * statistics yet), and each batch's srows are made from its runs and their
+ * pairs just before it is written. The order is emit_rows' (run_lt sorts
+ * as cmp_srow). An NVTX pair carries its range: the GPU projection's sums
+ * (range time, GPU ops, levels, children) are read through it then. */
+typedef struct npair {
+  int64_t key, val; /* name id << 1 | start/end, duration */
+  int64_t range;    /* index into c->r */
+} npair;
+
+/* By (key, val, range): a total order, ranges being distinct. */
+static inline int npair_lt(const npair *a, const npair *b) {
+  if (a->key != b->key) return a->key < b->key;
+  if (a->val != b->val) return a->val < b->val;
+  return a->range < b->range;
+}
+
+INTROSORT(npair_intro, npair, npair_lt)
+
 typedef struct run {
   int64_t total, key;
-  int64_t a, b, x, y;  /* the srow's a, b, x, y (x, y as integer sums) */
-  int32_t first, n;    /* its pairs: p[first .. first + n - 1] */
+  int32_t first, n; /* its pairs: p[first .. first + n - 1] */
 } run;
 
 /* cmp_srow's order: total desc, count, key (distinct: one run a key). */
@@ -243,7 +272,7 @@ static inline int run_lt(const run *a, const run *b) {
 INTROSORT(run_intro, run, run_lt)
 
 /* The runs of equal keys of the sorted pairs p[0..n-1], in key order. */
-static int runs_of(const pair *p, size_t n, run **out, size_t *nout) {
+static int runs_of(const npair *p, size_t n, run **out, size_t *nout) {
   size_t nr = 0;
   for (size_t i = 0; i < n; i++) nr += i == 0 || p[i].key != p[i - 1].key;
   run *v = malloc((nr + 1) * sizeof *v);
@@ -261,8 +290,10 @@ static int runs_of(const pair *p, size_t n, run **out, size_t *nout) {
   return DL_OK;
 }
 
+static void run_sums(const emit *e, const npair *p, const run *u, srow *s);
+
 /* Writes the runs v[0..n-1] of the sorted pairs p as one table (frees v). */
-static int emit_runs(emit *e, const pair *p, run *v, size_t n) {
+static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
   if (n > 1) run_intro(v, n, sort_depth(n));
   int64_t sum = 0;
   for (size_t i = 0; i < n; i++) sum += v[i].total;
@@ -274,8 +305,8 @@ static int emit_runs(emit *e, const pair *p, run *v, size_t n) {
     size_t m = n - i < BATCH ? n - i : BATCH;
     for (size_t j = 0; j < m; j++) {
       const run *u = &v[i + j];
-      s[j] = (srow){.key = u->key, .t = stat_of(p + u->first, (size_t)u->n), .a = u->a,
-                    .b = u->b, .x = (double)u->x, .y = (double)u->y};
+      s[j] = (srow){.key = u->key, .t = stat_vals(&p[u->first].val, 3, (size_t)u->n)};
+      if (e->kind == DLDB_STATS_NVTX_GPU_PROJ) run_sums(e, p, u, &s[j]);
     }
     rc = write_batch(e, s, m, i, sum, r, gb);
   }
@@ -360,20 +391,9 @@ typedef struct kcfg {
   int32_t grid[3], block[3];
 } kcfg;
 
-typedef struct kid {
-  int64_t id;
-  int32_t idx;
-} kid;
-
-static int cmp_kid(const void *x, const void *y) {
-  const kid *a = x, *b = y;
-  return (a->id > b->id) - (a->id < b->id);
-}
-
 typedef struct kscan {
   const dla_ctx *c;
-  const kid *order; /* the aggregation's kernels by id */
-  size_t n, pos;
+  size_t pos;       /* in c->k, which is in id order (loaded so), as the scan */
   int32_t *cfg;     /* per c->k index: its configuration, -1 */
   kcfg *cfgs;
   size_t ncfg, capcfg;
@@ -391,9 +411,11 @@ static uint64_t cfg_hash(const dldb_scan_launch *l) {
 
 static int load_launch(void *ctx, const dldb_scan_launch *l) {
   kscan *s = ctx;
-  while (s->pos < s->n && s->order[s->pos].id < l->kernel_id) s->pos++;
-  if (s->pos == s->n || s->order[s->pos].id != l->kernel_id) return 0;
-  int32_t ki = s->order[s->pos++].idx;
+  const dla_ctx *c = s->c;
+  while (s->pos < c->nk && c->k[s->pos].id < l->kernel_id) s->pos++;
+  if (s->pos == c->nk || c->k[s->pos].id != l->kernel_id) return 0;
+  int32_t ki = (int32_t)s->pos++;
+  if (!dla__in_aggr(c, c->k[ki].iter)) return 0; /* the aggregation's kernels only */
   uint64_t h = cfg_hash(l);
   for (;;) {
     int64_t v = dla_map_get(&s->map, h);
@@ -457,19 +479,12 @@ static int kernel_stats(emit *e, rows *o, pair *p) {
   dla_map_init(&names);
   kbest *best = NULL;
   size_t nbest = 0;
-  kid *order = malloc((c->nk + 1) * sizeof *order);
+  /* c->k and the scan are both in id order: one merge, and no sorted copy
+   * of the ids (160 MB at 10 M kernels, at the statistics' peak of memory) */
   s.cfg = malloc((c->nk + 1) * sizeof *s.cfg);
-  int rc = order && s.cfg ? DL_OK : DL_ENOMEM;
-  for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
-    s.cfg[i] = -1;
-    if (dla__in_aggr(c, c->k[i].iter)) order[s.n++] = (kid){c->k[i].id, (int32_t)i};
-  }
-  if (rc == DL_OK) {
-    dla__qsort(order, s.n, sizeof *order, cmp_kid);
-    s.order = order;
-    rc = dldb_scan_kernel_launches(c->w, load_launch, &s, c->err, c->errlen);
-  }
-  free(order);
+  int rc = s.cfg ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < c->nk; i++) s.cfg[i] = -1;
+  if (rc == DL_OK) rc = dldb_scan_kernel_launches(c->w, load_launch, &s, c->err, c->errlen);
   /* by configuration */
   size_t n = 0;
   for (size_t i = 0; rc == DL_OK && i < c->nk; i++)
@@ -648,15 +663,19 @@ static int counted(const dla_ctx *c, size_t i) {
   return c->r[i].style != DLDB_NVTX_MARK && in_window(c, c->r[i].start);
 }
 
-/* The run with key among v[0..n-1] in key order (runs_of). */
-static run *run_of_key(run *v, size_t n, int64_t key) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid].key < key) lo = mid + 1;
-    else hi = mid;
+/* The GPU projection's sums of a run's ranges (e->ctx: the projections). */
+static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
+  const proj *pj = e->ctx;
+  int64_t x = 0, y = 0;
+  for (int32_t i = u->first; i < u->first + u->n; i++) {
+    const dla_range *r = &e->c->r[p[i].range];
+    s->a += r->end - r->start;
+    s->b += pj[p[i].range].ops;
+    x += pj[p[i].range].level;
+    y += pj[p[i].range].children;
   }
-  return lo < n && v[lo].key == key ? &v[lo] : NULL;
+  s->x = (double)x;
+  s->y = (double)y;
 }
 
 /* The GPU projection of every range, while the kernels and calls exist. */
@@ -708,11 +727,12 @@ static int nvtx_stats(emit *e, proj *pj) {
   dla_ctx *c = e->c;
   size_t n = 0, nrun = 0;
   run *v = NULL;
-  pair *p = malloc((c->nr + 1) * sizeof *p);
+  npair *p = malloc((c->nr + 1) * sizeof *p);
   if (!p) return DL_ENOMEM;
   for (size_t i = 0; i < c->nr; i++)
-    if (counted(c, i)) p[n++] = (pair){range_key(&c->r[i]), c->r[i].end - c->r[i].start};
-  sort_pairs(p, n);
+    if (counted(c, i))
+      p[n++] = (npair){range_key(&c->r[i]), c->r[i].end - c->r[i].start, (int64_t)i};
+  if (n > 1) npair_intro(p, n, sort_depth(n));
   e->kind = DLDB_STATS_NVTX;
   e->fill = fill_range;
   int rc = runs_of(p, n, &v, &nrun);
@@ -721,18 +741,12 @@ static int nvtx_stats(emit *e, proj *pj) {
   if (rc || !c->nr) goto out;
   n = 0;
   for (size_t i = 0; i < c->nr; i++)
-    if (pj[i].ops > 0 && counted(c, i)) p[n++] = (pair){range_key(&c->r[i]), pj[i].hi - pj[i].lo};
-  sort_pairs(p, n);
+    if (pj[i].ops > 0 && counted(c, i))
+      p[n++] = (npair){range_key(&c->r[i]), pj[i].hi - pj[i].lo, (int64_t)i};
+  if (n > 1) npair_intro(p, n, sort_depth(n));
   if ((rc = runs_of(p, n, &v, &nrun))) goto out;
-  for (size_t i = 0; i < c->nr; i++) {
-    if (pj[i].ops == 0 || !counted(c, i)) continue;
-    run *x = run_of_key(v, nrun, range_key(&c->r[i])); /* there is one: i made it */
-    x->a += c->r[i].end - c->r[i].start;
-    x->b += pj[i].ops;
-    x->x += pj[i].level;
-    x->y += pj[i].children;
-  }
   e->kind = DLDB_STATS_NVTX_GPU_PROJ;
+  e->ctx = pj;
   rc = emit_runs(e, p, v, nrun);
   v = NULL;
 out:

@@ -16,34 +16,52 @@
 
 #include "dla_internal.h"
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* LSD radix sort on non-negative keys (8 bits a pass, skipping passes whose
- * byte is constant); falls back to qsort when memory is short. */
-static void sort_keys(int64_t *v, size_t n) {
-  int64_t *tmp = n > 4096 ? malloc(n * sizeof *tmp) : NULL;
-  if (!tmp) {
-    dla__qsort(v, n, sizeof *v, cmp_i64);
+/* In-place MSD radix sort (American flag sort) of non-negative keys on
+ * their bits below shift + 8, a byte a level; short runs by insertion.
+ * No buffer: the sweep's events are its biggest array (two int64 per
+ * kernel, memory op and merged range interval: 320 MB at 10 M kernels),
+ * and the LSD radix sort it replaces needed a copy of them, at the
+ * analysis's peak of memory. */
+static void flag_sort(int64_t *v, size_t n, int shift) {
+  if (n < 64) {
+    for (size_t i = 1; i < n; i++) {
+      int64_t x = v[i];
+      size_t k = i;
+      for (; k > 0 && v[k - 1] > x; k--) v[k] = v[k - 1];
+      v[k] = x;
+    }
     return;
   }
+  size_t count[256] = {0}, start[256], next[256];
+  for (size_t i = 0; i < n; i++) count[((uint64_t)v[i] >> shift) & 0xff]++;
+  for (size_t b = 0, at = 0; b < 256; at += count[b++]) start[b] = next[b] = at;
+  for (int b = 0; b < 256; b++) /* each element to its bucket, by cycles */
+    while (next[b] < start[b] + count[b]) {
+      int64_t x = v[next[b]];
+      int d = (int)(((uint64_t)x >> shift) & 0xff);
+      while (d != b) {
+        int64_t t = v[next[d]];
+        v[next[d]++] = x;
+        x = t;
+        d = (int)(((uint64_t)x >> shift) & 0xff);
+      }
+      v[next[b]++] = x;
+    }
+  if (shift == 0) return;
+  for (int b = 0; b < 256; b++)
+    if (count[b] > 1) flag_sort(v + start[b], count[b], shift - 8);
+}
+
+static void sort_keys(int64_t *v, size_t n) {
   uint64_t maxv = 0;
+  size_t k = 1;
+  while (k < n && v[k - 1] <= v[k]) k++;
+  if (k >= n) return; /* already sorted */
   for (size_t i = 0; i < n; i++)
     if ((uint64_t)v[i] > maxv) maxv = (uint64_t)v[i];
-  int64_t *src = v, *dst = tmp;
-  for (int shift = 0; shift < 64 && (maxv >> shift) != 0; shift += 8) {
-    size_t count[257] = {0};
-    for (size_t i = 0; i < n; i++) count[(((uint64_t)src[i] >> shift) & 0xff) + 1]++;
-    for (int b = 0; b < 256; b++) count[b + 1] += count[b];
-    for (size_t i = 0; i < n; i++) dst[count[((uint64_t)src[i] >> shift) & 0xff]++] = src[i];
-    int64_t *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
-  free(tmp);
+  int shift = 0;
+  while (shift < 56 && (maxv >> shift) > 0xff) shift += 8;
+  flag_sort(v, n, shift);
 }
 
 typedef struct events {
