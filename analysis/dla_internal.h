@@ -198,6 +198,8 @@ void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);
 
 /* dla_sweep.c: fills cat_total, iter_cat, gpu_util/busy. */
 int dla__sweep(dla_ctx *c);
+/* Sorts non-negative keys ascending, in place (the sweep's events). */
+void dla__sort_keys(int64_t *v, size_t n);
 /* dla_groups.c: writes aggr_group_ops and aggr_op_types rows. */
 int dla__write_groups(dla_ctx *c, int64_t aggr_id);
 int dla__write_op_types(dla_ctx *c, int64_t aggr_id);

@@ -52,7 +52,7 @@ static void flag_sort(int64_t *v, size_t n, int shift) {
     if (count[b] > 1) flag_sort(v + start[b], count[b], shift - 8);
 }
 
-static void sort_keys(int64_t *v, size_t n) {
+void dla__sort_keys(int64_t *v, size_t n) {
   uint64_t maxv = 0;
   size_t k = 1;
   while (k < n && v[k - 1] <= v[k]) k++;
@@ -187,7 +187,7 @@ int dla__sweep(dla_ctx *c) {
                  c->k[i].tc ? DLA_CAT_TC : DLA_CAT_NON_TC);
   for (size_t i = 0; i < c->nm; i++) add_interval(&e, c->m[i].start, c->m[i].end, DLA_CAT_MEMORY);
   range_unions(c, &e);
-  sort_keys(e.v, e.n);
+  dla__sort_keys(e.v, e.n);
 
   int64_t active[DLA_NCAT] = {0};
   int64_t prev = c->wall_start;

@@ -927,6 +927,40 @@ static int test_sort_big(void) {
   return 0;
 }
 
+static int cmp_key(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The sweep's in-place radix sort of its events against qsort: random keys
+ * of every width (one byte to 62 bits: each level of the radix), sorted
+ * runs with a late block, many equal keys, short arrays (insertion). */
+static int test_sort_keys(void) {
+  enum { N = 300000 };
+  int64_t *v = malloc(N * sizeof *v), *w = malloc(N * sizeof *w);
+  ASSERT(v && w);
+  uint64_t x = 2463534242ull;
+  size_t sizes[] = {0, 1, 2, 63, 64, 65, 1000, N};
+  for (int pattern = 0; pattern < 5; pattern++)
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+      size_t n = sizes[si];
+      int bits = pattern == 0 ? 8 : pattern == 1 ? 33 : 62;
+      for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t r = (int64_t)(x >> (64 - bits));
+        if (pattern == 3) r = i < n - n / 10 ? (int64_t)i << 4 : (int64_t)(x >> 40); /* late block */
+        if (pattern == 4) r = (int64_t)(x % 5) << 40;                                 /* equal keys */
+        v[i] = w[i] = r;
+      }
+      dla__sort_keys(v, n);
+      qsort(w, n, sizeof *w, cmp_key);
+      ASSERT(n == 0 || memcmp(v, w, n * sizeof *v) == 0);
+    }
+  free(v);
+  free(w);
+  return 0;
+}
+
 /* ---- Streamed call attribution against the sort-and-sweep it replaced ------- */
 
 static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
@@ -1208,6 +1242,7 @@ int main(int argc, char **argv) {
   RUN(test_call_attribution);
   RUN(test_range_order);
   RUN(test_sort_big);
+  RUN(test_sort_keys);
   RUN(test_fixture_no_key_op);
   RUN(test_pytorch_nodes);
   RUN(test_rules);
