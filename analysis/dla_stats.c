@@ -149,8 +149,7 @@ static dldb_stat stat_of(const pair *v, size_t n) { return stat_vals(&v->val, 2,
 typedef struct srow {
   int64_t key;
   dldb_stat t;
-  int64_t a, b;
-  double x, y;
+  int64_t a, b, x, y;
 } srow;
 
 typedef struct rows {
@@ -639,8 +638,10 @@ static void fill_range(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]
   if (r->kind == DLDB_STATS_NVTX_GPU_PROJ) {
     r->range_time = s->a;
     r->gpu_ops = s->b;
-    r->avg_level = s->t.n ? s->x / (double)s->t.n : 0.0;
-    r->avg_children = s->t.n ? s->y / (double)s->t.n : 0.0;
+    r->level_sum = s->x;
+    r->child_sum = s->y;
+    r->avg_level = s->t.n ? (double)s->x / (double)s->t.n : 0.0;
+    r->avg_children = s->t.n ? (double)s->y / (double)s->t.n : 0.0;
   }
 }
 
@@ -674,8 +675,8 @@ static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
     x += pj[p[i].range].level;
     y += pj[p[i].range].children;
   }
-  s->x = (double)x;
-  s->y = (double)y;
+  s->x = x;
+  s->y = y;
 }
 
 /* The GPU projection of every range, while the kernels and calls exist. */

@@ -188,6 +188,30 @@ static void nvtx_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) 
   memcpy(c, v, sizeof v);
 }
 
+/* Row x (kind 6 or 7) as aggr_nvtx_runs' 14 columns (schema 3): what the
+ * views cannot derive; NULL where one instance makes it total (or 0). */
+static void run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
+  int one = x->t.n == 1, gpu = x->kind == DLDB_STATS_NVTX_GPU_PROJ;
+  int startend = x->label && strcmp(x->label, "StartEnd") == 0;
+  const dldb__cell v[] = {
+      DLDB__I(aggr_id),
+      DLDB__I(x->kind),
+      DLDB__I(x->row_idx),
+      DLDB__I(x->name_id * 2 + startend),
+      DLDB__I(x->t.n),
+      DLDB__I(x->t.total),
+      one ? DLDB__N : DLDB__R(x->t.med),
+      one ? DLDB__N : DLDB__I(x->t.min),
+      one ? DLDB__N : DLDB__I(x->t.max),
+      one ? DLDB__N : DLDB__R(x->t.stddev),
+      gpu ? DLDB__I(x->range_time) : DLDB__N,
+      gpu ? DLDB__I(x->gpu_ops) : DLDB__N,
+      gpu ? DLDB__I(x->level_sum) : DLDB__N,
+      gpu ? DLDB__I(x->child_sum) : DLDB__N,
+  };
+  memcpy(c, v, sizeof v);
+}
+
 static int is_nvtx(int kind) { return kind == DLDB_STATS_NVTX || kind == DLDB_STATS_NVTX_GPU_PROJ; }
 
 int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, size_t n,
@@ -197,15 +221,43 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
   int rc = DL_OK;
   dldb__cell c[27];
   for (size_t i = 0; i < n && rc == DL_OK; i++) {
-    if (is_nvtx(r[i].kind) && !w->nvtx_stats_table) /* a look at the schema, once */
-      w->nvtx_stats_table = has_table(w, "aggr_nvtx_stats") ? 1 : 2;
-    if (is_nvtx(r[i].kind) && w->nvtx_stats_table == 1) {
+    int layout = is_nvtx(r[i].kind) ? w->nvtx_layout : DLDB__NVTX_IN_STATS;
+    if (layout == DLDB__NVTX_UNKNOWN) /* a look at the schema, once */
+      layout = w->nvtx_layout = has_table(w, "aggr_nvtx_runs")    ? DLDB__NVTX_RUNS
+                                : has_table(w, "aggr_nvtx_stats") ? DLDB__NVTX_STATS
+                                                                  : DLDB__NVTX_IN_STATS;
+    if (layout == DLDB__NVTX_RUNS) {
+      if (r[i].t.n < 1)
+        return dl_err(err, errlen, DL_EINVAL, "%s: an NVTX row without instances", fn);
+      run_cells(c, aggr_id, &r[i]);
+      w->nvtx_total[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ] += r[i].t.total;
+      w->nvtx_rows[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ]++;
+      rc = dldb__batch_row(w, DLDB__B_NVTX_RUNS, c, err, errlen, fn);
+    } else if (layout == DLDB__NVTX_STATS) {
       nvtx_cells(c, aggr_id, &r[i]);
       rc = dldb__batch_row(w, DLDB__B_NVTX_STATS, c, err, errlen, fn);
     } else {
       stats_cells(c, aggr_id, &r[i]);
       rc = dldb__batch_row(w, DLDB__B_STATS, c, err, errlen, fn);
     }
+  }
+  return rc;
+}
+
+int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen) {
+  static const char *fn = "dldb_aggr_end";
+  int rc = DL_OK;
+  for (int k = 0; k < 2 && rc == DL_OK; k++) {
+    if (!w->nvtx_rows[k]) continue;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, "INSERT INTO aggr_nvtx_totals(aggr_id, kind, total) "
+                                  "VALUES (?1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
+      return sqlerr(w, err, errlen, fn);
+    sqlite3_bind_int64(st, 1, aggr_id);
+    sqlite3_bind_int64(st, 2, k ? DLDB_STATS_NVTX_GPU_PROJ : DLDB_STATS_NVTX);
+    sqlite3_bind_int64(st, 3, w->nvtx_total[k]);
+    if (sqlite3_step(st) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
+    sqlite3_finalize(st);
   }
   return rc;
 }

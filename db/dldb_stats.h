@@ -93,7 +93,8 @@ typedef struct dldb_stats_row {
   double time_pct;
   dldb_stat b;                    /* memory: bytes */
   int64_t range_time, gpu_ops;    /* kind 7 */
-  double avg_level, avg_children;
+  int64_t level_sum, child_sum;   /* kind 7: sums over the instances */
+  double avg_level, avg_children; /* kind 7: those sums / t.n */
 } dldb_stats_row;
 
 typedef struct dldb_stats_api_op_row {
@@ -101,7 +102,11 @@ typedef struct dldb_stats_api_op_row {
 } dldb_stats_api_op_row;
 
 /* Rows of the open aggregation (between dldb_aggr_begin and _end). The NVTX
- * kinds (6, 7) go to aggr_nvtx_stats, or to aggr_stats in a schema 1 file. */
+ * kinds (6, 7) go to aggr_nvtx_runs (their totals to aggr_nvtx_totals at
+ * dldb_aggr_end), or to the file's older layout: aggr_nvtx_stats (schema
+ * 2), aggr_stats (schema 1). A kind's rows have distinct row_idx; their
+ * time_pct must be 100 * total / the sum of their totals, which is what
+ * schema 3 views compute. */
 int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, size_t n,
                     char *err, size_t errlen);
 int dldb_aggr_stats_api_ops(dldb_writer *w, int64_t aggr_id, const dldb_stats_api_op_row *r,

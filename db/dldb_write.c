@@ -100,6 +100,10 @@ static const struct {
                             "instances, total, avg, med, min, max, stddev, time_pct, range_time, "
                             "gpu_ops, avg_level, avg_children) VALUES ",
                             17},
+    [DLDB__B_NVTX_RUNS] = {"INSERT INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, instances, "
+                           "total, med, min, max, stddev, range_time, gpu_ops, levels, "
+                           "children) VALUES ",
+                           14},
 };
 
 /* ---- Small helpers -------------------------------------------------------- */

@@ -227,7 +227,9 @@ int dldb_aggr_begin(dldb_writer *w, const dldb_aggr_row *a, int64_t *aggr_id, ch
   sqlite3_bind_int(st, 11, a->key_op_found);
   dldb__bind_text(st, 12, a->tc_rules);
   if ((rc = dldb__step_done(w, st, err, errlen, "dldb_aggr_begin"))) return rc;
-  *aggr_id = sqlite3_last_insert_rowid(w->db);
+  *aggr_id = w->aggr_id = sqlite3_last_insert_rowid(w->db);
+  memset(w->nvtx_total, 0, sizeof w->nvtx_total);
+  memset(w->nvtx_rows, 0, sizeof w->nvtx_rows);
   return DL_OK;
 }
 
@@ -431,6 +433,8 @@ int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_f
 
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_end: no open aggregation");
+  int rc = dldb__nvtx_totals(w, w->aggr_id, err, errlen);
+  if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
   return dldb__tx_commit(w, err, errlen);
 }

@@ -44,8 +44,17 @@ enum {
   DLDB__B_KERNEL,
   DLDB__B_KATTR,
   DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
-  DLDB__B_NVTX_STATS, /* aggr_nvtx_stats (dldb_stats.c) */
+  DLDB__B_NVTX_STATS, /* aggr_nvtx_stats, schema 2 files (dldb_stats.c) */
+  DLDB__B_NVTX_RUNS,  /* aggr_nvtx_runs (dldb_stats.c) */
   DLDB__B_COUNT
+};
+
+/* The file's table of NVTX statistics rows (dldb_stats.c). */
+enum {
+  DLDB__NVTX_UNKNOWN,  /* not looked up yet */
+  DLDB__NVTX_RUNS,     /* aggr_nvtx_runs and aggr_nvtx_totals (schema 3) */
+  DLDB__NVTX_STATS,    /* aggr_nvtx_stats (schema 2) */
+  DLDB__NVTX_IN_STATS  /* aggr_stats (schema 1) */
 };
 
 /* Bytes of string text cached in memory; later strings live in SQLite only. */
@@ -80,7 +89,9 @@ struct dldb_writer {
   int in_tx, in_aggr;
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
-  int nvtx_stats_table;               /* aggr_nvtx_stats exists: 0 not known yet, 1 yes, 2 no */
+  int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
+  int64_t aggr_id;                    /* the open aggregation */
+  int64_t nvtx_total[2], nvtx_rows[2]; /* its aggr_nvtx_runs rows of kinds 6, 7 */
   int64_t nvtx_max_id, kernel_max_id; /* nvtx_ranges, kernels ids are assigned here */
   /* interning: strs[id] points into the arena for cached strings (NULL
    * or past scap: only in SQLite); htab maps hashes to cached ids */
@@ -111,6 +122,8 @@ struct dldb_writer {
 };
 
 int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn);
+/* Writes the open aggregation's aggr_nvtx_totals rows (dldb_stats.c). */
+int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);
 int dldb__step_done(dldb_writer *w, sqlite3_stmt *st, char *err, size_t errlen, const char *fn);
 void dldb__bind_text(sqlite3_stmt *st, int i, const char *s);

@@ -15,7 +15,7 @@
 -- of a view's columns or rows; a view rewritten to give the same rows faster
 -- keeps it (a dldb written before still reads and aggregates the same).
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 ---------------------------------------------------------------------------
 -- (a) Raw records
@@ -745,7 +745,7 @@ CREATE TABLE osrt_calls (
 -- One row per summarised name, per aggregation and table (kind):
 -- 1 CUDA API, 2 kernel (by demangled name), 3 kernel launch configuration
 -- (name, grid, block), 4 memory operation, 5 OS runtime call (6 NVTX range
--- and 7 NVTX range projected onto the GPU are in aggr_nvtx_stats; schema 1
+-- and 7 NVTX range projected onto the GPU are in aggr_nvtx_runs; schema 1
 -- kept them here). Statistics of durations (ns; memory: also of bytes) over the instances in the aggregation's window; avg, med
 -- and stddev (sample, n - 1) are REAL, time_pct is the row's share of the
 -- kind's total (0-100). row_idx is nsys stats' order: total desc, then
@@ -783,29 +783,40 @@ CREATE TABLE aggr_stats (
 
 -- The NVTX tables of aggr_stats' kinds 6 (ranges by name and style) and 7
 -- (the same ranges projected onto the GPU: total etc. are of projected
--- times), with only their columns. A row per distinct name: millions when
--- every range has its own text (emit_nvtx's "seq = N"), where aggr_stats'
--- 27 columns made each insert about a quarter slower. style: 'PushPop' or
--- 'StartEnd'.
-CREATE TABLE aggr_nvtx_stats (
+-- times). A row per distinct name: millions when every range has its own
+-- text (emit_nvtx's "seq = N"), nearly all of one range. So a row holds only
+-- what the views cannot derive (schema 3; schema 2 kept the views' 17
+-- columns in aggr_nvtx_stats, about twice the cost of a row): key is the
+-- name id * 2 + 1 for start/end ranges (0: push/pop); avg and time % are
+-- computed from total, instances and aggr_nvtx_totals; med, min, max and
+-- stddev are NULL for one instance (total, total, total, 0). Kind 7 also
+-- has the ranges' CPU time, the GPU ops launched inside them, and the sums
+-- of their nesting levels (0: outermost) and of their direct children.
+CREATE TABLE aggr_nvtx_runs (
   aggr_id      INTEGER NOT NULL,
   kind         INTEGER NOT NULL,           -- 6 or 7
   row_idx      INTEGER NOT NULL,
-  name_id      INTEGER NOT NULL,           -- strings.id
-  style        TEXT NOT NULL,
+  key          INTEGER NOT NULL,           -- strings.id * 2 + (style = 'StartEnd')
   instances    INTEGER NOT NULL,
   total        INTEGER NOT NULL,           -- ns (kind 7: projected ns)
-  avg          REAL NOT NULL,
-  med          REAL NOT NULL,
-  min          INTEGER NOT NULL,
-  max          INTEGER NOT NULL,
-  stddev       REAL NOT NULL,
-  time_pct     REAL NOT NULL,
-  range_time   INTEGER NOT NULL DEFAULT 0, -- kind 7: total CPU time of the ranges, ns
-  gpu_ops      INTEGER NOT NULL DEFAULT 0, -- kind 7: GPU ops launched inside the ranges
-  avg_level    REAL NOT NULL DEFAULT 0,    -- kind 7: mean nesting level (0: outermost)
-  avg_children REAL NOT NULL DEFAULT 0,    -- kind 7: mean number of direct child ranges
+  med          REAL,                       -- NULL: instances = 1
+  min          INTEGER,
+  max          INTEGER,
+  stddev       REAL,
+  range_time   INTEGER,                    -- kind 7, ns
+  gpu_ops      INTEGER,                    -- kind 7
+  levels       INTEGER,                    -- kind 7
+  children     INTEGER,                    -- kind 7
   PRIMARY KEY (aggr_id, kind, row_idx)
+) WITHOUT ROWID;
+
+-- The sum of total over an aggregation's rows of a kind of aggr_nvtx_runs:
+-- time % is 100 * total / this.
+CREATE TABLE aggr_nvtx_totals (
+  aggr_id  INTEGER NOT NULL,
+  kind     INTEGER NOT NULL,
+  total    INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, kind)
 ) WITHOUT ROWID;
 
 -- Per aggregation, CUDA API name and op: the calls the op made (an API
@@ -873,24 +884,32 @@ JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
 CREATE VIEW view_dl_stats_nvtx AS
-SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, x.time_pct,
-       x.total AS total_time, x.instances, x.avg, x.med, x.min, x.max, x.stddev,
-       x.style, (SELECT n.value FROM strings n WHERE n.id = x.name_id) AS name
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx,
+       CASE WHEN t.total > 0 THEN 100.0 * x.total / t.total ELSE 0.0 END AS time_pct,
+       x.total AS total_time, x.instances, CAST(x.total AS REAL) / x.instances AS avg,
+       coalesce(x.med, CAST(x.total AS REAL)) AS med, coalesce(x.min, x.total) AS min,
+       coalesce(x.max, x.total) AS max, coalesce(x.stddev, 0.0) AS stddev,
+       CASE WHEN x.key & 1 THEN 'StartEnd' ELSE 'PushPop' END AS style,
+       (SELECT n.value FROM strings n WHERE n.id = x.key >> 1) AS name
 FROM aggregations a
-CROSS JOIN aggr_nvtx_stats x ON x.aggr_id = a.aggr_id AND x.kind = 6
+CROSS JOIN aggr_nvtx_runs x ON x.aggr_id = a.aggr_id AND x.kind = 6
+JOIN aggr_nvtx_totals t ON t.aggr_id = a.aggr_id AND t.kind = 6
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
 CREATE VIEW view_dl_stats_nvtx_gpu_proj AS
-SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx, (SELECT n.value FROM strings n WHERE n.id = x.name_id) AS name,
-       x.style, x.total AS total_proj_time, x.range_time AS total_range_time,
-       x.instances AS range_instances, x.avg AS proj_avg, x.med AS proj_med,
-       x.min AS proj_min, x.max AS proj_max, x.stddev AS proj_stddev,
-       x.gpu_ops AS total_gpu_ops,
-       CASE WHEN x.instances > 0 THEN 1.0 * x.gpu_ops / x.instances ELSE 0.0 END AS avg_gpu_ops,
-       x.avg_level AS avg_range_level, x.avg_children AS avg_num_child
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx,
+       (SELECT n.value FROM strings n WHERE n.id = x.key >> 1) AS name,
+       CASE WHEN x.key & 1 THEN 'StartEnd' ELSE 'PushPop' END AS style,
+       x.total AS total_proj_time, x.range_time AS total_range_time,
+       x.instances AS range_instances, CAST(x.total AS REAL) / x.instances AS proj_avg,
+       coalesce(x.med, CAST(x.total AS REAL)) AS proj_med, coalesce(x.min, x.total) AS proj_min,
+       coalesce(x.max, x.total) AS proj_max, coalesce(x.stddev, 0.0) AS proj_stddev,
+       x.gpu_ops AS total_gpu_ops, CAST(x.gpu_ops AS REAL) / x.instances AS avg_gpu_ops,
+       CAST(x.levels AS REAL) / x.instances AS avg_range_level,
+       CAST(x.children AS REAL) / x.instances AS avg_num_child
 FROM aggregations a
-CROSS JOIN aggr_nvtx_stats x ON x.aggr_id = a.aggr_id AND x.kind = 7
+CROSS JOIN aggr_nvtx_runs x ON x.aggr_id = a.aggr_id AND x.kind = 7
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 

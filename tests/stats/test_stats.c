@@ -300,14 +300,57 @@ static int no_scratch(const char *dir) {
   return clean;
 }
 
-/* Re-aggregation adds NVTX tables equal to the first aggregation's: into a
- * schema 2 file (aggr_nvtx_stats) and into a schema 1 file (kinds 6 and 7
- * in aggr_stats, read by that file's own views). */
+/* A schema 3 file made a schema 2 one: the NVTX statistics as the views
+ * read them, in aggr_nvtx_stats' 17 columns, and schema 2's views. */
+static const char V2_SQL[] =
+    "CREATE TABLE aggr_nvtx_stats (aggr_id INTEGER NOT NULL, kind INTEGER NOT NULL, row_idx "
+    " INTEGER NOT NULL, name_id INTEGER NOT NULL, style TEXT NOT NULL, instances INTEGER NOT "
+    " NULL, total INTEGER NOT NULL, avg REAL NOT NULL, med REAL NOT NULL, min INTEGER NOT NULL, "
+    " max INTEGER NOT NULL, stddev REAL NOT NULL, time_pct REAL NOT NULL, range_time INTEGER NOT "
+    " NULL DEFAULT 0, gpu_ops INTEGER NOT NULL DEFAULT 0, avg_level REAL NOT NULL DEFAULT 0, "
+    " avg_children REAL NOT NULL DEFAULT 0, PRIMARY KEY (aggr_id, kind, row_idx)) WITHOUT ROWID;"
+    "INSERT INTO aggr_nvtx_stats SELECT x.aggr_id, 6, x.row_idx, x.key >> 1, v.style, "
+    " v.instances, v.total_time, v.avg, v.med, v.min, v.max, v.stddev, v.time_pct, 0, 0, 0, 0 "
+    " FROM aggr_nvtx_runs x JOIN view_dl_stats_nvtx v ON v.aggr_id = x.aggr_id AND v.row_idx = "
+    " x.row_idx WHERE x.kind = 6;"
+    "INSERT INTO aggr_nvtx_stats SELECT x.aggr_id, 7, x.row_idx, x.key >> 1, v.style, "
+    " v.range_instances, v.total_proj_time, v.proj_avg, v.proj_med, v.proj_min, v.proj_max, "
+    " v.proj_stddev, 0, v.total_range_time, v.total_gpu_ops, v.avg_range_level, v.avg_num_child "
+    " FROM aggr_nvtx_runs x JOIN view_dl_stats_nvtx_gpu_proj v ON v.aggr_id = x.aggr_id AND "
+    " v.row_idx = x.row_idx WHERE x.kind = 7;"
+    "DROP VIEW view_dl_stats_nvtx; DROP VIEW view_dl_stats_nvtx_gpu_proj;"
+    "DROP TABLE aggr_nvtx_runs; DROP TABLE aggr_nvtx_totals;"
+    "CREATE VIEW view_dl_stats_nvtx AS SELECT x.aggr_id AS aggr_id, s.value AS domain_name, "
+    " x.row_idx, x.time_pct, x.total AS total_time, x.instances, x.avg, x.med, x.min, x.max, "
+    " x.stddev, x.style, (SELECT n.value FROM strings n WHERE n.id = x.name_id) AS name FROM "
+    " aggregations a CROSS JOIN aggr_nvtx_stats x ON x.aggr_id = a.aggr_id AND x.kind = 6 JOIN "
+    " domains d ON d.id = a.domain_id JOIN strings s ON s.id = d.name_id;"
+    "CREATE VIEW view_dl_stats_nvtx_gpu_proj AS SELECT x.aggr_id AS aggr_id, s.value AS "
+    " domain_name, x.row_idx, (SELECT n.value FROM strings n WHERE n.id = x.name_id) AS name, "
+    " x.style, x.total AS total_proj_time, x.range_time AS total_range_time, x.instances AS "
+    " range_instances, x.avg AS proj_avg, x.med AS proj_med, x.min AS proj_min, x.max AS "
+    " proj_max, x.stddev AS proj_stddev, x.gpu_ops AS total_gpu_ops, CASE WHEN x.instances > 0 "
+    " THEN 1.0 * x.gpu_ops / x.instances ELSE 0.0 END AS avg_gpu_ops, x.avg_level AS "
+    " avg_range_level, x.avg_children AS avg_num_child FROM aggregations a CROSS JOIN "
+    " aggr_nvtx_stats x ON x.aggr_id = a.aggr_id AND x.kind = 7 JOIN domains d ON d.id = "
+    " a.domain_id JOIN strings s ON s.id = d.name_id;"
+    "UPDATE dl_meta SET value = '2' WHERE key = 'schema_version';"
+    "PRAGMA user_version = 2;";
+
+/* Copies relu_db to db and makes it a schema 2 (or 1) file by SQL. */
+static int older_copy(const char *db, int schema);
+
+/* Re-aggregation adds NVTX tables equal to the first aggregation's: into
+ * this schema's file (aggr_nvtx_runs, rows of one range mostly NULLs), into
+ * a schema 2 file (aggr_nvtx_stats: its first aggregation's rows are what
+ * schema 3's views derived, the second's what the writer computed, and
+ * they must be equal) and into a schema 1 file (kinds 6 and 7 in
+ * aggr_stats, read by that file's own views). */
 static int test_reaggregation(void) {
   char dir[1200], db[1400], args[4096], out[4096];
   snprintf(dir, sizeof dir, "%s/reagg", work);
   mkdir(dir, 0755);
-  snprintf(db, sizeof db, "%s/v2.sqlite", dir);
+  snprintf(db, sizeof db, "%s/v3.sqlite", dir);
   ASSERT_OK(copy_file(relu_db, db));
   snprintf(args, sizeof args, "--database='%s' --force=true", db);
   ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
@@ -315,14 +358,52 @@ static int test_reaggregation(void) {
   sqlite3 *h = NULL;
   ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
   ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
+  ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_runs WHERE aggr_id = 2") > 100);
+  /* both forms of row: one instance (NULLs) and several */
+  ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_runs WHERE instances = 1 AND med IS NULL") > 0);
+  ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_runs WHERE instances > 1 AND "
+                  "med IS NOT NULL") > 0);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM aggr_nvtx_runs WHERE (instances = 1) <> (med IS NULL)"),
+            0);
+  ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
+  sqlite3_close(h);
+
+  snprintf(db, sizeof db, "%s/v2.sqlite", dir);
+  ASSERT_OK(older_copy(db, 2));
+  snprintf(args, sizeof args, "--database='%s' --force=true", db);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  ASSERT(no_scratch(dir));
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'aggr_nvtx_runs'"), 0);
   ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_stats WHERE aggr_id = 2") > 100);
   ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
   sqlite3_close(h);
 
   /* a schema 1 file: the NVTX rows in aggr_stats, views reading them there */
   snprintf(db, sizeof db, "%s/v1.sqlite", dir);
+  ASSERT_OK(older_copy(db, 1));
+  snprintf(args, sizeof args, "--database='%s' --force=true", db);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  ASSERT(no_scratch(dir));
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'aggr_nvtx_stats'"), 0);
+  ASSERT(q_int(h, "SELECT count(*) FROM aggr_stats WHERE aggr_id = 2 AND kind = 6") > 100);
+  ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
+  sqlite3_close(h);
+  return 0;
+}
+
+static int older_copy(const char *db, int schema) {
   ASSERT_OK(copy_file(relu_db, db));
+  sqlite3 *h = NULL;
   ASSERT_EQ(sqlite3_open(db, &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, V2_SQL, NULL, NULL, NULL), SQLITE_OK);
+  if (schema == 2) {
+    sqlite3_close(h);
+    return 0;
+  }
   ASSERT_EQ(sqlite3_exec(
                 h,
                 "INSERT INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, instances, total, "
@@ -352,15 +433,6 @@ static int test_reaggregation(void) {
                 "PRAGMA user_version = 1;",
                 NULL, NULL, NULL),
             SQLITE_OK);
-  sqlite3_close(h);
-  snprintf(args, sizeof args, "--database='%s' --force=true", db);
-  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
-  ASSERT(no_scratch(dir));
-  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
-  ASSERT_EQ(q_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'aggr_nvtx_stats'"), 0);
-  ASSERT(q_int(h, "SELECT count(*) FROM aggr_stats WHERE aggr_id = 2 AND kind = 6") > 100);
-  ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
   sqlite3_close(h);
   return 0;
 }
