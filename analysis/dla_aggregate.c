@@ -879,7 +879,10 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   dla__progress(c, "writing NVTX statistics", 0, 1);
   if ((rc = dla__stats_write_nvtx(c, aggr_id, &nvtx))) goto out;
   dla__progress(c, "writing NVTX statistics", 1, 1);
+  /* the first aggregation of a file builds the index of kernels by op here */
+  dla__progress(c, "committing the aggregation", 0, 1);
   rc = dldb_aggr_end(c->w, err, errlen);
+  if (rc == DL_OK) dla__progress(c, "committing the aggregation", 1, 1);
 out:
   dla__stats_nvtx_free(&nvtx);
   if (rc) dldb_aggr_cancel(c->w);

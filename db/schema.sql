@@ -323,7 +323,9 @@ CREATE TABLE aggr_kernels (
   api_dur_ns   INTEGER,
   PRIMARY KEY (aggr_id, iter_value, kernel_id)
 ) WITHOUT ROWID;
-CREATE INDEX aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value);
+-- aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value) is made by
+-- the writer when it ends the file's first aggregation (DLDB_KERNELS_BY_OP_SQL
+-- in db/dldb_write.h): built from the sorted rows, not row by row.
 
 -- Per (aggregation, iteration, op): kernel counts and times.
 CREATE TABLE aggr_iter_ops (

@@ -293,6 +293,17 @@ static int test_fixture_attribution(void) {
   ASSERT_OK(build_fixture(path, "step", -1, -1, 1));
   sqlite3 *db = open_ro(path);
   ASSERT_NOT_NULL(db);
+  /* the index of kernels by op: built at the end of the first aggregation,
+   * updated by the second; each aggregation's rows are found through it */
+  ASSERT_STR_EQ(q_text(db, "PRAGMA integrity_check"), "ok");
+  for (int a = 1; a <= 2; a++) {
+    char q[2][256];
+    snprintf(q[0], sizeof q[0], "SELECT count(*) FROM aggr_kernels WHERE aggr_id = %d", a);
+    snprintf(q[1], sizeof q[1], "SELECT count(*) FROM aggr_kernels INDEXED BY aggr_kernels_by_op "
+             "WHERE aggr_id = %d AND op_idx >= 0", a);
+    ASSERT(q_int(db, q[0]) > 0);
+    ASSERT_EQ(q_int(db, q[1]), q_int(db, q[0]));
+  }
   /* iterations: 2 key-op instances -> 3 iterations */
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_all WHERE aggr_id = 1"), 3);
   ASSERT_EQ(q_int(db, "SELECT stop_time FROM view_iterations_all WHERE aggr_id=1 AND iter_value=0"),
