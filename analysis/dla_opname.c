@@ -25,18 +25,32 @@ static void copy_trunc(char *dst, size_t cap, const char *src, size_t n) {
   dst[n] = '\0';
 }
 
-/* Value of ", key = VALUE" in the suffix part (up to the next ", key = "). */
-static int kv_value(const char *suffix, const char *key, char *buf, size_t cap) {
-  size_t kl = strlen(key);
-  for (const char *p = suffix; (p = strstr(p, ", ")) != NULL; p += 2) {
-    if (!is_kv_start(p) || strncmp(p + 2, key, kl) != 0 || strncmp(p + 2 + kl, " = ", 3) != 0)
-      continue;
-    const char *v = p + 2 + kl + 3, *e = v;
-    while (*e && !is_kv_start(e)) e++;
-    copy_trunc(buf, cap, v, (size_t)(e - v));
-    return 1;
+/* The first ", key = " suffix at or after p (NULL: none). */
+static const char *next_kv(const char *p) {
+  for (; (p = strchr(p, ',')) != NULL; p++)
+    if (is_kv_start(p)) return p;
+  return NULL;
+}
+
+/* Value of ", key = VALUE" in the suffix part (up to the next ", key = "):
+ * the first such key from kv, which starts a suffix. One pass over the
+ * suffixes for every key asked: keys[i] (klen[i] bytes) gets its value in
+ * bufs[i] (caps[i] bytes) and found bit i. */
+static unsigned kv_values(const char *kv, int n, const char *const *keys, char **bufs,
+                          const size_t *caps) {
+  unsigned found = 0;
+  while (kv) {
+    const char *k = kv + 2, *eq = strchr(k, ' '); /* is_kv_start: " = " follows */
+    const char *v = eq + 3, *next = next_kv(v);
+    size_t kl = (size_t)(eq - k);
+    for (int i = 0; i < n; i++)
+      if (!(found >> i & 1) && strlen(keys[i]) == kl && memcmp(k, keys[i], kl) == 0) {
+        copy_trunc(bufs[i], caps[i], v, next ? (size_t)(next - v) : strlen(v));
+        found |= 1u << i;
+      }
+    kv = next;
   }
-  return 0;
+  return found;
 }
 
 static int contains_ci(const char *hay, const char *needle) {
@@ -53,13 +67,14 @@ void dla_opname_parse(const char *text, dla_opname *out) {
    * of emit_nvtx texts are parsed) */
   out->data_type[0] = '\0';
   out->seq = -1;
-  const char *cut = text;
-  while (*cut && !is_kv_start(cut)) cut++;
-  copy_trunc(out->path, sizeof out->path, text, (size_t)(cut - text));
-  if (*cut) {
+  const char *cut = next_kv(text);
+  copy_trunc(out->path, sizeof out->path, text, cut ? (size_t)(cut - text) : strlen(text));
+  if (cut) {
+    static const char *const keys[] = {"seq", "dtype"};
     char v[64];
-    if (kv_value(cut, "seq", v, sizeof v)) out->seq = strtoll(v, NULL, 10);
-    kv_value(cut, "dtype", out->data_type, sizeof out->data_type);
+    char *bufs[] = {v, out->data_type};
+    const size_t caps[] = {sizeof v, sizeof out->data_type};
+    if (kv_values(cut, 2, keys, bufs, caps) & 1) out->seq = strtoll(v, NULL, 10);
   }
   /* type: last path element without a trailing '/' */
   size_t plen = strlen(out->path);
@@ -194,9 +209,7 @@ dla_text_kind dla_opname_kind(const char *text) {
   const char *p = text;
   while (islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_') p++;
   if (p > text && p[0] == ':' && p[1] == ':') return DLA_TEXT_EMIT_NVTX;
-  for (p = text; *p; p++)
-    if (is_kv_start(p)) return DLA_TEXT_EMIT_NVTX;
-  return DLA_TEXT_PLAIN;
+  return next_kv(text) ? DLA_TEXT_EMIT_NVTX : DLA_TEXT_PLAIN;
 }
 
 int dla_dlprof_op_parse(const char *text, dla_dlprof_op *out) {
@@ -330,10 +343,11 @@ int dla_opname_is_backward(const char *path) {
 
 int64_t dla_opname_seq(const char *text) {
   if (!text) return -1;
-  const char *cut = text;
-  while (*cut && !is_kv_start(cut)) cut++;
+  static const char *const keys[] = {"seq"};
   char v[32];
-  return *cut && kv_value(cut, "seq", v, sizeof v) ? strtoll(v, NULL, 10) : -1;
+  char *bufs[] = {v};
+  const size_t caps[] = {sizeof v};
+  return kv_values(next_kv(text), 1, keys, bufs, caps) ? strtoll(v, NULL, 10) : -1;
 }
 
 /* ---- Op shapes (DLProf's iteration report) --------------------------------- */

@@ -93,6 +93,17 @@ static int test_opname(void) {
   ASSERT_STR_EQ(n.type, "conv2d");
   ASSERT_EQ(n.seq, 3);
   ASSERT_STR_EQ(n.direction, "fprop");
+  /* keys in any order, after values holding ", "; a longer key is not the
+   * key; the first of two is */
+  dla_opname_parse("aten::mm, sizes = [[2, 3], [3, 4]], seqx = 9, dtype = bfloat16, seq = 7, "
+                   "seq = 8, dtype = float32",
+                   &n);
+  ASSERT_STR_EQ(n.path, "aten::mm");
+  ASSERT_EQ(n.seq, 7);
+  ASSERT_STR_EQ(n.data_type, "bfloat16");
+  ASSERT_EQ(dla_opname_seq("aten::mm, sizes = [[2, 3]], seq = 11"), 11);
+  ASSERT_EQ(dla_opname_seq("aten::mm, sizes = [[2, 3]]"), -1);
+  ASSERT_EQ(dla_opname_seq("a, b"), -1);
   dla_opname_parse("/module/ResNet::forward/Conv2d::forward/conv2d, seq = 12, dtype = float16",
                    &n);
   ASSERT_STR_EQ(n.path, "/module/ResNet::forward/Conv2d::forward/conv2d");
