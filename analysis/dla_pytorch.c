@@ -135,11 +135,14 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
   return dla_dlprof_shapes(&m, &op->in_shapes, &op->params, &op->out_shapes) ? DL_ENOMEM : DL_OK;
 }
 
-/* The bprop op of a backward range text (seq >= 0), or its own node. */
-static int op_of_backward(builder *b, int64_t name_id, const char *text, int32_t *out) {
-  int64_t seq = dla_opname_seq(text);
-  int64_t fwd = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
-  if (fwd < 0) return op_of_text(b, name_id, text, 0, out);
+/* The bprop op of a backward range (its text's seq >= 0), or the node of
+ * its text when no forward range has that seq (the text is read only then). */
+static int op_of_backward(builder *b, int64_t name_id, int64_t seq, int32_t *out) {
+  int64_t fwd = seq_get(&b->fwd_by_seq, seq);
+  if (fwd < 0) {
+    const char *text = dldb_writer_string(b->c->w, name_id);
+    return op_of_text(b, name_id, text ? text : "", 0, out);
+  }
   int64_t v = dla_map_get(&b->bprop_of, (uint64_t)fwd);
   if (v >= 0) {
     *out = (int32_t)v;
@@ -159,7 +162,10 @@ static int build(builder *b) {
   if (!stack) return DL_ENOMEM;
   size_t sp = 0;
   int rc = DL_OK;
-  int64_t npending = 0;
+  /* backward instances wait for every forward range; their seqs are kept
+   * (in range order) so that their texts need not be read again */
+  int64_t *pseq = NULL;
+  size_t npending = 0, pcap = 0;
   for (size_t i = 0; i < c->nr && rc == DL_OK; i++) {
     dla_range *r = &c->r[i];
     if (i == 0 || r->tid != c->r[i - 1].tid || r->pid != c->r[i - 1].pid) sp = 0;
@@ -202,7 +208,15 @@ static int build(builder *b) {
       dla_opname_parse(text, b->pn);
       if (b->pn->seq >= 0 && dla_opname_is_backward(b->pn->path)) {
         r->op = -2; /* paired below, once every forward range is known */
-        npending++;
+        if (npending == pcap) {
+          int64_t *n = realloc(pseq, (pcap = pcap ? 2 * pcap : 4096) * sizeof *n);
+          if (!n) {
+            rc = DL_ENOMEM;
+            break;
+          }
+          pseq = n;
+        }
+        pseq[npending++] = b->pn->seq;
       } else {
         rc = op_of_text(b, r->name_id, text, 1, &r->op);
       }
@@ -226,11 +240,12 @@ static int build(builder *b) {
     stack[sp++] = (int32_t)i;
   }
   free(stack);
-  for (size_t i = 0; rc == DL_OK && npending && i < c->nr; i++) {
+  for (size_t i = 0, j = 0; rc == DL_OK && j < npending && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->op != -2 || r->inst != (int32_t)i) continue;
-    rc = op_of_backward(b, r->name_id, dldb_writer_string(c->w, r->name_id), &r->op);
+    rc = op_of_backward(b, r->name_id, pseq[j++], &r->op);
   }
+  free(pseq);
   for (size_t i = 0; rc == DL_OK && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->inst != (int32_t)i) r->op = r->inst >= 0 ? c->r[r->inst].op : -1;
