@@ -258,7 +258,10 @@ INTROSORT(npair_intro, npair, npair_lt)
 
 typedef struct run {
   int64_t total, key;
-  int32_t first, n; /* its pairs: p[first .. first + n - 1] */
+  int32_t first, n; /* its pairs: p[first .. first + n - 1]; n = 1: first is
+                       the pair's range (the rows are written in total
+                       order: a run of one needs no look at p, a cache miss
+                       a row with millions of names) */
 } run;
 
 /* cmp_srow's order: total desc, count, key (distinct: one run a key). */
@@ -281,7 +284,8 @@ static int runs_of(const npair *p, size_t n, run **out, size_t *nout) {
     size_t j = i;
     int64_t total = 0;
     for (; j < n && p[j].key == p[i].key; j++) total += p[j].val;
-    v[k++] = (run){.total = total, .key = p[i].key, .first = (int32_t)i, .n = (int32_t)(j - i)};
+    v[k++] = (run){.total = total, .key = p[i].key,
+                   .first = (int32_t)(j - i == 1 ? p[i].range : (int64_t)i), .n = (int32_t)(j - i)};
     i = j;
   }
   *out = v;
@@ -304,7 +308,10 @@ static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
     size_t m = n - i < BATCH ? n - i : BATCH;
     for (size_t j = 0; j < m; j++) {
       const run *u = &v[i + j];
-      s[j] = (srow){.key = u->key, .t = stat_vals(&p[u->first].val, 3, (size_t)u->n)};
+      dldb_stat one = {.n = 1, .total = u->total, .min = u->total, .max = u->total,
+                       .avg = (double)u->total, .med = (double)u->total};
+      s[j] = (srow){.key = u->key,
+                    .t = u->n == 1 ? one : stat_vals(&p[u->first].val, 3, (size_t)u->n)};
       if (e->kind == DLDB_STATS_NVTX_GPU_PROJ) run_sums(e, p, u, &s[j]);
     }
     rc = write_batch(e, s, m, i, sum, r, gb);
@@ -668,12 +675,13 @@ static int counted(const dla_ctx *c, size_t i) {
 static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
   const proj *pj = e->ctx;
   int64_t x = 0, y = 0;
-  for (int32_t i = u->first; i < u->first + u->n; i++) {
-    const dla_range *r = &e->c->r[p[i].range];
+  for (int32_t i = 0; i < u->n; i++) {
+    int64_t ri = u->n == 1 ? u->first : p[u->first + i].range;
+    const dla_range *r = &e->c->r[ri];
     s->a += r->end - r->start;
-    s->b += pj[p[i].range].ops;
-    x += pj[p[i].range].level;
-    y += pj[p[i].range].children;
+    s->b += pj[ri].ops;
+    x += pj[ri].level;
+    y += pj[ri].children;
   }
   s->x = x;
   s->y = y;
