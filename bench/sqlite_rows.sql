@@ -1,5 +1,5 @@
 -- SQLite's own cost of a row of aggr_nvtx_stats (17 columns, WITHOUT ROWID,
--- as db/schema.sql), the same columns in a rowid table, and 6 columns:
+-- as schema 2 of db/schema.sql had it), the same columns in a rowid table, and 6 columns:
 -- 2 M generated rows each, no binding. docs/performance.md quotes it.
 -- Run: rm -f /tmp/rows.sqlite && sqlite3 /tmp/rows.sqlite < bench/sqlite_rows.sql
 PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; PRAGMA page_size=8192;
