@@ -340,6 +340,17 @@ static const char V2_SQL[] =
 /* Copies relu_db to db and makes it a schema 2 (or 1) file by SQL. */
 static int older_copy(const char *db, int schema);
 
+/* dlprof --database=db adds a second aggregation; *h: db opened read-only. */
+static int reaggregate(const char *dir, const char *db, sqlite3 **h) {
+  char args[4096], out[4096];
+  snprintf(args, sizeof args, "--database='%s' --force=true", db);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  ASSERT(no_scratch(dir));
+  ASSERT_EQ(sqlite3_open_v2(db, h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(q_int(*h, "SELECT count(*) FROM view_aggregations"), 2);
+  return 0;
+}
+
 /* Re-aggregation adds NVTX tables equal to the first aggregation's: into
  * this schema's file (aggr_nvtx_runs, rows of one range mostly NULLs), into
  * a schema 2 file (aggr_nvtx_stats: its first aggregation's rows are what
@@ -347,17 +358,13 @@ static int older_copy(const char *db, int schema);
  * they must be equal) and into a schema 1 file (kinds 6 and 7 in
  * aggr_stats, read by that file's own views). */
 static int test_reaggregation(void) {
-  char dir[1200], db[1400], args[4096], out[4096];
+  char dir[1200], db[1400], q[256];
   snprintf(dir, sizeof dir, "%s/reagg", work);
   mkdir(dir, 0755);
   snprintf(db, sizeof db, "%s/v3.sqlite", dir);
   ASSERT_OK(copy_file(relu_db, db));
-  snprintf(args, sizeof args, "--database='%s' --force=true", db);
-  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
-  ASSERT(no_scratch(dir));
   sqlite3 *h = NULL;
-  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
+  ASSERT_OK(reaggregate(dir, db, &h));
   ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_runs WHERE aggr_id = 2") > 100);
   /* both forms of row: one instance (NULLs) and several */
   ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_runs WHERE instances = 1 AND med IS NULL") > 0);
@@ -368,30 +375,25 @@ static int test_reaggregation(void) {
   ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
   sqlite3_close(h);
 
-  snprintf(db, sizeof db, "%s/v2.sqlite", dir);
-  ASSERT_OK(older_copy(db, 2));
-  snprintf(args, sizeof args, "--database='%s' --force=true", db);
-  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
-  ASSERT(no_scratch(dir));
-  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
-  ASSERT_EQ(q_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'aggr_nvtx_runs'"), 0);
-  ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_stats WHERE aggr_id = 2") > 100);
-  ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
-  sqlite3_close(h);
-
-  /* a schema 1 file: the NVTX rows in aggr_stats, views reading them there */
-  snprintf(db, sizeof db, "%s/v1.sqlite", dir);
-  ASSERT_OK(older_copy(db, 1));
-  snprintf(args, sizeof args, "--database='%s' --force=true", db);
-  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
-  ASSERT(no_scratch(dir));
-  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_aggregations"), 2);
-  ASSERT_EQ(q_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'aggr_nvtx_stats'"), 0);
-  ASSERT(q_int(h, "SELECT count(*) FROM aggr_stats WHERE aggr_id = 2 AND kind = 6") > 100);
-  ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
-  sqlite3_close(h);
+  /* older files: the rows go to their own table, which their views read */
+  static const struct {
+    int schema;
+    const char *file, *absent, *rows;
+  } older[] = {
+      {2, "v2.sqlite", "aggr_nvtx_runs", "SELECT count(*) FROM aggr_nvtx_stats WHERE aggr_id = 2"},
+      {1, "v1.sqlite", "aggr_nvtx_stats",
+       "SELECT count(*) FROM aggr_stats WHERE aggr_id = 2 AND kind = 6"},
+  };
+  for (size_t i = 0; i < sizeof older / sizeof older[0]; i++) {
+    snprintf(db, sizeof db, "%s/%s", dir, older[i].file);
+    ASSERT_OK(older_copy(db, older[i].schema));
+    ASSERT_OK(reaggregate(dir, db, &h));
+    snprintf(q, sizeof q, "SELECT count(*) FROM sqlite_master WHERE name = '%s'", older[i].absent);
+    ASSERT_EQ(q_int(h, q), 0);
+    ASSERT(q_int(h, older[i].rows) > 100);
+    ASSERT_EQ(nvtx_differences(h, 1, 2), 0);
+    sqlite3_close(h);
+  }
   return 0;
 }
 
