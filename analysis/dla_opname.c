@@ -32,10 +32,10 @@ static const char *next_kv(const char *p) {
   return NULL;
 }
 
-/* Value of ", key = VALUE" in the suffix part (up to the next ", key = "):
- * the first such key from kv, which starts a suffix. One pass over the
- * suffixes for every key asked: keys[i] (klen[i] bytes) gets its value in
- * bufs[i] (caps[i] bytes) and found bit i. */
+/* Values of ", key = VALUE" suffixes (a value runs up to the next
+ * ", key = "), from kv, which starts a suffix (NULL: none), to the end:
+ * one pass for all n keys. The first suffix of keys[i] puts its value in
+ * bufs[i] (caps[i] bytes, cut to fit) and sets bit i of the result. */
 static unsigned kv_values(const char *kv, int n, const char *const *keys, char **bufs,
                           const size_t *caps) {
   unsigned found = 0;

@@ -788,7 +788,8 @@ CREATE TABLE aggr_stats (
 -- times). A row per distinct name: millions when every range has its own
 -- text (emit_nvtx's "seq = N"), nearly all of one range. So a row holds only
 -- what the views cannot derive (schema 3; schema 2 kept the views' 17
--- columns in aggr_nvtx_stats, about twice the cost of a row): key is the
+-- columns in aggr_nvtx_stats, about twice SQLite's cost of such a row,
+-- docs/performance.md): key is the
 -- name id * 2 + 1 for start/end ranges (0: push/pop); avg and time % are
 -- computed from total, instances and aggr_nvtx_totals; med, min, max and
 -- stddev are NULL for one instance (total, total, total, 0). Kind 7 also
