@@ -308,10 +308,11 @@ static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
     size_t m = n - i < BATCH ? n - i : BATCH;
     for (size_t j = 0; j < m; j++) {
       const run *u = &v[i + j];
-      dldb_stat one = {.n = 1, .total = u->total, .min = u->total, .max = u->total,
-                       .avg = (double)u->total, .med = (double)u->total};
       s[j] = (srow){.key = u->key,
-                    .t = u->n == 1 ? one : stat_vals(&p[u->first].val, 3, (size_t)u->n)};
+                    .t = u->n > 1 ? stat_vals(&p[u->first].val, 3, (size_t)u->n)
+                                  : (dldb_stat){.n = 1, .total = u->total, .min = u->total,
+                                                .max = u->total, .avg = (double)u->total,
+                                                .med = (double)u->total}};
       if (e->kind == DLDB_STATS_NVTX_GPU_PROJ) run_sums(e, p, u, &s[j]);
     }
     rc = write_batch(e, s, m, i, sum, r, gb);
@@ -647,8 +648,6 @@ static void fill_range(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]
     r->gpu_ops = s->b;
     r->level_sum = s->x;
     r->child_sum = s->y;
-    r->avg_level = s->t.n ? (double)s->x / (double)s->t.n : 0.0;
-    r->avg_children = s->t.n ? (double)s->y / (double)s->t.n : 0.0;
   }
 }
 

@@ -140,6 +140,12 @@ int dldb_scan_kernel_launches(dldb_writer *w, int (*fn)(void *ctx, const dldb_sc
 
 static const char *text_or_empty(const char *s) { return s ? s : ""; }
 
+/* A kind 7 sum's mean over the row's instances (schema 1 and 2 store it;
+ * schema 3's views compute it). */
+static double per_instance(int64_t sum, const dldb_stats_row *x) {
+  return x->t.n ? (double)sum / (double)x->t.n : 0.0;
+}
+
 /* Row x as aggr_stats' 27 columns: kinds 1-5 (and, in a schema 1 file,
  * 6-7). */
 static void stats_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
@@ -169,8 +175,8 @@ static void stats_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x)
       DLDB__R(x->b.stddev),
       DLDB__I(x->range_time),
       DLDB__I(x->gpu_ops),
-      DLDB__R(x->avg_level),
-      DLDB__R(x->avg_children),
+      DLDB__R(per_instance(x->level_sum, x)),
+      DLDB__R(per_instance(x->child_sum, x)),
   };
   memcpy(c, v, sizeof v);
 }
@@ -183,7 +189,8 @@ static void nvtx_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) 
       DLDB__I(x->t.n),       DLDB__I(x->t.total),    DLDB__R(x->t.avg),
       DLDB__R(x->t.med),     DLDB__I(x->t.min),      DLDB__I(x->t.max),
       DLDB__R(x->t.stddev),  DLDB__R(x->time_pct),   DLDB__I(x->range_time),
-      DLDB__I(x->gpu_ops),   DLDB__R(x->avg_level),  DLDB__R(x->avg_children),
+      DLDB__I(x->gpu_ops),   DLDB__R(per_instance(x->level_sum, x)),
+      DLDB__R(per_instance(x->child_sum, x)),
   };
   memcpy(c, v, sizeof v);
 }

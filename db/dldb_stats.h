@@ -93,8 +93,8 @@ typedef struct dldb_stats_row {
   double time_pct;
   dldb_stat b;                    /* memory: bytes */
   int64_t range_time, gpu_ops;    /* kind 7 */
-  int64_t level_sum, child_sum;   /* kind 7: sums over the instances */
-  double avg_level, avg_children; /* kind 7: those sums / t.n */
+  int64_t level_sum, child_sum;   /* kind 7: sums over the instances of
+                                     nesting levels and direct children */
 } dldb_stats_row;
 
 typedef struct dldb_stats_api_op_row {
