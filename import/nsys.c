@@ -371,11 +371,18 @@ static int import_threads(nsys *x) {
   return scan_end(x, &sc, rc, "ThreadNames");
 }
 
-/* NVTX domains are created by eventType 75 rows whose text is the name. */
+/* NVTX domains are created by eventType 75 rows whose text is the name;
+ * the first DOMAINS_KEPT keep their names, the rest fold into the default
+ * domain. The ranges' scan reads the 75 rows too, so that the table is
+ * scanned once: a range whose domain was not seen yet (its 75 row comes
+ * later in the table) makes load_domains read them all, once, through a
+ * second connection (the scan's is busy on the reader thread). */
+#define DOMAINS_KEPT 256
 typedef struct domain_map {
-  int64_t id[256];
-  char *name[256];
+  int64_t id[DOMAINS_KEPT];
+  char *name[DOMAINS_KEPT];
   int n;
+  int complete; /* every 75 row has been read */
 } domain_map;
 
 static const char *domain_name(const domain_map *m, int64_t id) {
@@ -384,29 +391,65 @@ static const char *domain_name(const domain_map *m, int64_t id) {
   return NULL; /* the default domain */
 }
 
-static int load_domains(nsys *x, domain_map *m) {
-  static const char *const cols[] = {"domainId", "text", NULL};
-  sqlite3_stmt *st = NULL;
-  int rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType = 75", &st);
-  if (rc != DL_OK) return rc;
-  scan sc = {.st = st, .s = SQLITE_DONE};
-  const rp_cell *c;
-  while ((c = scan_row(&sc, 1u << 1)) && m->n < 256) {
-    if (!c_id_ok(c, 0)) { x->st->skipped++; continue; }
-    m->id[m->n] = c_int(c, 0);
-    if (!(m->name[m->n] = strdup(fit(x, c_text(c, 1))))) {
-      rc = dl_err(x->err, x->errlen, DL_ENOMEM, "%s: out of memory", x->path);
-      break;
-    }
-    m->n++;
+/* Adds a 75 row's domain (id in column i, name in column t) while the map
+ * has room; a row with an unusable id is counted as skipped, an id given
+ * again keeps its first name. */
+static int domain_add(nsys *x, domain_map *m, const rp_cell *c, int i, int t) {
+  if (m->n >= DOMAINS_KEPT) return DL_OK;
+  if (!c_id_ok(c, i)) {
+    x->st->skipped++;
+    return DL_OK;
   }
-  if (c) sc.s = SQLITE_DONE; /* more than 256 domains: the rest fold into default */
-  return scan_end(x, &sc, rc, "NVTX_EVENTS");
+  if (domain_name(m, c_int(c, i))) return DL_OK;
+  if (!(m->name[m->n] = strdup(fit(x, c_text(c, t)))))
+    return dl_err(x->err, x->errlen, DL_ENOMEM, "%s: out of memory", x->path);
+  m->id[m->n++] = c_int(c, i);
+  return DL_OK;
+}
+
+/* Reads every 75 row into m in table order (the rows seen before keep their
+ * place: they are the table's first ones); their skips were counted by the
+ * scan that found them, so the ones after are counted here only. */
+static int load_domains(nsys *x, domain_map *m, int64_t seen) {
+  static const char *const cols[] = {"domainId", "text", NULL};
+  sqlite3 *main_db = x->db, *db = NULL;
+  int rc;
+  m->complete = 1;
+  if (sqlite3_open_v2(x->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+      SQLITE_OK) {
+    rc = dl_err(x->err, x->errlen, DL_EIO, "%s: cannot open: %s", x->path,
+                db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return rc;
+  }
+  sqlite3_stmt *st = NULL;
+  x->db = db; /* prepare_select probes the columns through x->db */
+  rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType = 75", &st);
+  x->db = main_db;
+  if (rc == DL_OK) {
+    int s = SQLITE_DONE;
+    int64_t row = 0;
+    while (m->n < DOMAINS_KEPT && (s = sqlite3_step(st)) == SQLITE_ROW) {
+      if (row++ < seen) continue;
+      rp_cell c[2] = {{.type = sqlite3_column_type(st, 0)}, {.type = sqlite3_column_type(st, 1)}};
+      c[0].i = sqlite3_column_int64(st, 0);
+      c[0].d = sqlite3_column_double(st, 0);
+      c[1].s = col_text(st, 1);
+      if ((rc = domain_add(x, m, c, 0, 1)) != DL_OK) break;
+    }
+    if (rc == DL_OK && m->n < DOMAINS_KEPT && s != SQLITE_DONE)
+      rc = dl_err(x->err, x->errlen, DL_ECORRUPT, "%s: reading NVTX_EVENTS failed: %s", x->path,
+                  sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return rc;
 }
 
 #define PROGRESS_EVERY 65536
 
-/* Push/pop (59) and start/end (60) ranges, already paired by the export. */
+/* Push/pop (59) and start/end (60) ranges, already paired by the export,
+ * and the domains (75) they name. */
 static int import_nvtx(nsys *x) {
   static const char *const cols[] = {"!start", "!end", "!eventType", "text", "textId",
                                      "globalTid", "endGlobalTid", "domainId", "category",
@@ -415,20 +458,30 @@ static int import_nvtx(nsys *x) {
   domain_map dm = {.n = 0};
   sqlite3_stmt *st = NULL;
   int rc;
-  int64_t n = 0, total;
+  int64_t n = 0, total, domain_rows = 0;
   if (!has_table(x, "NVTX_EVENTS")) return DL_OK;
   total = row_estimate(x, "NVTX_EVENTS");
   progress(x, "NVTX ranges", 0, total);
-  if ((rc = load_domains(x, &dm)) != DL_OK) goto out;
-  if ((rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType IN (59, 60)", &st)) != DL_OK)
+  if ((rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType IN (59, 60, 75)", &st)) != DL_OK)
     goto out;
   scan sc = {.st = st, .s = SQLITE_DONE};
   const rp_cell *c;
   while ((c = scan_row(&sc, 1u << 3))) {
     if (++n % PROGRESS_EVERY == 0) progress(x, "NVTX ranges", n, total);
+    if (c_int(c, 2) == 75) {
+      domain_rows++;
+      if (!dm.complete && (rc = domain_add(x, &dm, c, 7, 3)) != DL_OK) break;
+      continue;
+    }
     if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
+    }
+    int64_t d = c_int(c, 7);
+    const char *domain = domain_name(&dm, d);
+    if (!domain && d != 0 && !dm.complete) {
+      if ((rc = load_domains(x, &dm, domain_rows)) != DL_OK) break;
+      domain = domain_name(&dm, d);
     }
     int64_t nid = 0;
     const char *name = NULL;
@@ -438,7 +491,7 @@ static int import_nvtx(nsys *x) {
     int64_t g = c_int(c, 5), ge = c_is_int(c, 6) ? c_int(c, 6) : g;
     dldb_nvtx_range r = {
         .kind = c_int(c, 2) == 59 ? DLDB_NVTX_PUSHPOP : DLDB_NVTX_STARTEND,
-        .domain = domain_name(&dm, c_int(c, 7)), .name = name, .name_id = nid,
+        .domain = domain, .name = name, .name_id = nid,
         .start_ns = c_int(c, 0), .end_ns = c_int(c, 1),
         .pid = gpid(g), .tid = gtid(g), .end_tid = gtid(ge),
         .category = (int32_t)c_int(c, 8), .color = (uint32_t)c_int(c, 9)};

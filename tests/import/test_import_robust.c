@@ -251,6 +251,58 @@ static int test_huge_name(void) {
   return 0;
 }
 
+/* The domain of each range, by the range's name, as "name=domain;...". */
+static int range_domains(char *buf, size_t len) {
+  char db[4200];
+  snprintf(db, sizeof db, "%s/dlprof_dldb.sqlite", out_dir);
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  ASSERT_OK(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL));
+  ASSERT_OK(sqlite3_prepare_v2(h,
+                               "SELECT group_concat(n.value || '=' || s.value, ';') FROM "
+                               "(SELECT * FROM nvtx_ranges ORDER BY start_ns) r "
+                               "JOIN strings n ON n.id = r.name_id JOIN domains d ON "
+                               "d.id = r.domain_id JOIN strings s ON s.id = d.name_id "
+                               "WHERE n.value LIKE 'in %'",
+                               -1, &st, NULL));
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return 0;
+}
+
+/* Domains (eventType 75 rows) are read in the ranges' own scan; one stored
+ * after a range that names it is still found, an unknown one is the
+ * default domain, and an unusable 75 row is counted once. */
+static int test_domain_order(void) {
+  const char *p = fixture(
+      "domains", 5,
+      "INSERT INTO NVTX_EVENTS SELECT 900, NULL, 75, 'early', globalTid, NULL, NULL, 6, 0, 0 "
+      " FROM NVTX_EVENTS LIMIT 1;"
+      "INSERT INTO NVTX_EVENTS SELECT 2000000, 2000100, 59, 'in late', globalTid, NULL, NULL, "
+      " 5, 0, 0 FROM NVTX_EVENTS LIMIT 1;"
+      "INSERT INTO NVTX_EVENTS SELECT 2000200, 2000300, 59, 'in early', globalTid, NULL, NULL, "
+      " 6, 0, 0 FROM NVTX_EVENTS LIMIT 1;"
+      "INSERT INTO NVTX_EVENTS SELECT 2000400, 2000500, 59, 'in none', globalTid, NULL, NULL, "
+      " 9, 0, 0 FROM NVTX_EVENTS LIMIT 1;"
+      "INSERT INTO NVTX_EVENTS SELECT 900, NULL, 75, 'bad', globalTid, NULL, NULL, 'x', 0, 0 "
+      " FROM NVTX_EVENTS LIMIT 1;"
+      "INSERT INTO NVTX_EVENTS SELECT 900, NULL, 75, 'late', globalTid, NULL, NULL, 5, 0, 0 "
+      " FROM NVTX_EVENTS LIMIT 1;");
+  ASSERT_NOT_NULL(p);
+  int st = run(p, NULL);
+  if (st) fprintf(stderr, "%s", errtxt);
+  ASSERT_EQ(st, 0);
+  ASSERT_OK(sane(st));
+  ASSERT_CONTAINS(errtxt, "8 NVTX ranges");
+  ASSERT_CONTAINS(errtxt, "1 unusable rows skipped");
+  char got[512];
+  ASSERT_OK(range_domains(got, sizeof got));
+  ASSERT_STR_EQ(got, "in late=late;in early=early;in none=default-domain");
+  return 0;
+}
+
 static int test_missing_tables(void) {
   const char *p = fixture("no_strings", 3, "DROP TABLE StringIds;");
   ASSERT_NOT_NULL(p);
@@ -395,6 +447,7 @@ int main(int argc, char **argv) {
   RUN(test_reversed_and_absurd);
   RUN(test_duplicate_corr);
   RUN(test_huge_name);
+  RUN(test_domain_order);
   RUN(test_missing_tables);
   RUN(test_missing_column);
   RUN(test_truncated_and_corrupt);
