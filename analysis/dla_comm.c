@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "dla_internal.h"
+#include "dla_introsort.h"
 #include "dldb_dl.h"
 
 struct dla_comm {
@@ -139,15 +140,26 @@ enum { CL_COMP, CL_COMM, CL_MCPY };
 
 typedef struct tev {  /* 16 bytes: two per kernel and memory op of a GPU */
   int64_t t;
-  int32_t k;       /* kernel index (its facts give the SM efficiency), -1: memory op */
+  int32_t k;       /* kernel index (its facts give the SM efficiency), or
+                      -1 - i for memory op i */
   int8_t cls, delta;
 } tev;
 
-static int cmp_tev(const void *x, const void *y) {
-  const tev *a = x, *b = y;
-  if (a->t != b->t) return a->t < b->t ? -1 : 1;
-  return a->delta - b->delta; /* ends first */
+/* An event's place among those of its time and delta: kernels by index,
+ * then memory ops by index (the order they are listed in). */
+static inline int64_t tev_pos(const tev *e) {
+  return e->k >= 0 ? e->k : (int64_t)INT32_MAX + (-1 - (int64_t)e->k) + 1;
 }
+
+/* By time, ends first, then as listed: a total order, the one a stable sort
+ * gives, so the sweep's sums are the same whatever the array's size. */
+static inline int tev_lt(const tev *a, const tev *b) {
+  if (a->t != b->t) return a->t < b->t;
+  if (a->delta != b->delta) return a->delta < b->delta;
+  return tev_pos(a) < tev_pos(b);
+}
+
+INTROSORT(tev_intro, tev, tev_lt)
 
 typedef struct kfacts {
   double bpsm, occ; /* NaN: unknown */
@@ -254,10 +266,10 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     int64_t s = m->start, e = m->end;
     if (!clip(c, &s, &e)) continue;
     int8_t cls = m->kind == 1 ? CL_MCPY : CL_COMP;
-    v[nv++] = (tev){s, -1, cls, 1};
-    v[nv++] = (tev){e, -1, cls, -1};
+    v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), cls, 1};
+    v[nv++] = (tev){e, (int32_t)(-1 - (int64_t)i), cls, -1};
   }
-  dla__qsort(v, nv, sizeof *v, cmp_tev);
+  tev_intro(v, nv, dla__sort_depth(nv));
   int64_t cnt[3] = {0, 0, 0}, kcnt = 0, prev = c->wall_start;
   double effsum = 0, sm = 0;
   int64_t it = c->iter_start;

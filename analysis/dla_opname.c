@@ -34,12 +34,13 @@ static const char *next_kv(const char *p) {
 
 /* Values of ", key = VALUE" suffixes (a value runs up to the next
  * ", key = "), from kv, which starts a suffix (NULL: none), to the end:
- * one pass for all n keys. The first suffix of keys[i] puts its value in
- * bufs[i] (caps[i] bytes, cut to fit) and sets bit i of the result. */
+ * one pass for all n keys, which ends when each is found. The first suffix
+ * of keys[i] puts its value in bufs[i] (caps[i] bytes, cut to fit) and sets
+ * bit i of the result. */
 static unsigned kv_values(const char *kv, int n, const char *const *keys, char **bufs,
                           const size_t *caps) {
-  unsigned found = 0;
-  while (kv) {
+  unsigned found = 0, all = (1u << n) - 1;
+  while (kv && found != all) {
     const char *k = kv + 2, *eq = strchr(k, ' '); /* is_kv_start: " = " follows */
     const char *v = eq + 3, *next = next_kv(v);
     size_t kl = (size_t)(eq - k);

@@ -89,9 +89,10 @@ enum { TEXT_CACHE_MAX = 1 << 16 }; /* ~2 MiB of slots: stays in the CPU caches *
 
 /* The op of a plain or emit_nvtx instance text; parsed: b->pn already
  * holds the text's dla_opname_parse (emit_nvtx texts, all distinct in
- * most traces, are not parsed twice). */
+ * most traces, are not parsed twice, and skip the cache: it saves parses,
+ * and a lookup of a text seen once costs a miss and a slot). */
 static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed, int32_t *out) {
-  int64_t v = dla_map_get(&b->text_ops, (uint64_t)name_id);
+  int64_t v = parsed ? -1 : dla_map_get(&b->text_ops, (uint64_t)name_id);
   if (v >= 0) {
     *out = (int32_t)v;
     return DL_OK;
@@ -103,6 +104,7 @@ static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed,
   else
     rc = dla__op_new(b->c, b->pn->path, b->pn->path, b->pn->type, b->pn->direction,
                      b->pn->data_type, "", out);
+  if (parsed) return rc; /* nothing to save: the parse is done */
   if (b->text_ops.n >= TEXT_CACHE_MAX) {
     dla_map_free(&b->text_ops);
     dla_map_init(&b->text_ops);

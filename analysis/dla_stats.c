@@ -23,81 +23,12 @@
 #include <string.h>
 
 #include "dla_internal.h"
+#include "dla_introsort.h"
 #include "dldb_stats.h"
 
 typedef struct pair {
   int64_t key, val;
 } pair;
-
-/* INTROSORT(name, T, lt) defines name(T *v, size_t n, int depth): dla_sort.c's
- * introsort (ninther pivot, heapsort past a depth limit, insertion sort
- * below 16) written for one type, with lt(const T *, const T *) inlined and
- * no memcpy per swap: 10 M random pairs sort in 0.96 s, against 2.51 s
- * through dla__sort's callback and 2.32 s through qsort (gcc -O2, this VM).
- * Not stable: used where lt is a total order of the distinct elements. */
-#define INTROSORT(name, T, lt)                                                 \
-  static size_t name##_med3(const T *v, size_t a, size_t b, size_t c) {      \
-    if (lt(&v[a], &v[b])) return lt(&v[b], &v[c]) ? b : lt(&v[a], &v[c]) ? c : a; \
-    return lt(&v[a], &v[c]) ? a : lt(&v[b], &v[c]) ? c : b;                   \
-  }                                                                          \
-  static size_t name##_pivot(const T *v, size_t n) { /* dla_sort.c's */     \
-    size_t mid = n / 2, d = n / 8;                                           \
-    if (n < 128) return name##_med3(v, 0, mid, n - 1);                       \
-    return name##_med3(v, name##_med3(v, 0, d, 2 * d),                       \
-                       name##_med3(v, mid - d, mid, mid + d),                \
-                       name##_med3(v, n - 1 - 2 * d, n - 1 - d, n - 1));     \
-  }                                                                          \
-  static void name##_sift(T *v, size_t root, size_t n) {                     \
-    for (;;) {                                                               \
-      size_t child = 2 * root + 1;                                           \
-      if (child >= n) return;                                                \
-      if (child + 1 < n && lt(&v[child], &v[child + 1])) child++;            \
-      if (!lt(&v[root], &v[child])) return;                                  \
-      T t = v[root];                                                         \
-      v[root] = v[child];                                                    \
-      v[child] = t;                                                          \
-      root = child;                                                          \
-    }                                                                        \
-  }                                                                          \
-  static void name(T *v, size_t n, int depth) {                              \
-    T t;                                                                     \
-    while (n > 16) {                                                         \
-      if (depth-- == 0) { /* heapsort */                                     \
-        for (size_t i = n / 2; i-- > 0;) name##_sift(v, i, n);               \
-        for (size_t end = n; end-- > 1;) {                                   \
-          t = v[0], v[0] = v[end], v[end] = t;                               \
-          name##_sift(v, 0, end);                                            \
-        }                                                                    \
-        return;                                                              \
-      }                                                                      \
-      size_t m = name##_pivot(v, n); /* the pivot, to 0 */                  \
-      t = v[0], v[0] = v[m], v[m] = t;                                       \
-      size_t i = 0, j = n;                                                   \
-      for (;;) {                                                             \
-        do i++;                                                              \
-        while (i < n && lt(&v[i], &v[0]));                                   \
-        do j--;                                                              \
-        while (lt(&v[0], &v[j]));                                            \
-        if (i >= j) break;                                                   \
-        t = v[i], v[i] = v[j], v[j] = t;                                     \
-      }                                                                      \
-      t = v[0], v[0] = v[j], v[j] = t;                                       \
-      if (j < n - j - 1) { /* recurse into the smaller side */               \
-        name(v, j, depth);                                                   \
-        v += j + 1;                                                          \
-        n -= j + 1;                                                          \
-      } else {                                                               \
-        name(v + j + 1, n - j - 1, depth);                                   \
-        n = j;                                                               \
-      }                                                                      \
-    }                                                                        \
-    for (size_t i = 1; i < n; i++) { /* insertion sort */                    \
-      T x = v[i];                                                            \
-      size_t k = i;                                                          \
-      for (; k > 0 && lt(&x, &v[k - 1]); k--) v[k] = v[k - 1];               \
-      v[k] = x;                                                              \
-    }                                                                        \
-  }
 
 /* Pairs by (key, val): equal pairs are indistinguishable, so any order of
  * them is the order of a stable sort. */
@@ -107,14 +38,8 @@ static inline int pair_lt(const pair *a, const pair *b) {
 
 INTROSORT(pair_intro, pair, pair_lt)
 
-static int sort_depth(size_t n) {
-  int depth = 0;
-  for (size_t m = n; m; m >>= 1) depth += 2;
-  return depth;
-}
-
 static void sort_pairs(pair *v, size_t n) {
-  if (n > 1) pair_intro(v, n, sort_depth(n));
+  if (n > 1) pair_intro(v, n, dla__sort_depth(n));
 }
 
 /* Statistics of n sorted values (n > 0), each stride int64s after the
@@ -297,7 +222,7 @@ static void run_sums(const emit *e, const npair *p, const run *u, srow *s);
 
 /* Writes the runs v[0..n-1] of the sorted pairs p as one table (frees v). */
 static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
-  if (n > 1) run_intro(v, n, sort_depth(n));
+  if (n > 1) run_intro(v, n, dla__sort_depth(n));
   int64_t sum = 0;
   for (size_t i = 0; i < n; i++) sum += v[i].total;
   dldb_stats_row *r = malloc(BATCH * sizeof *r);
@@ -740,7 +665,7 @@ static int nvtx_stats(emit *e, proj *pj) {
   for (size_t i = 0; i < c->nr; i++)
     if (counted(c, i))
       p[n++] = (npair){range_key(&c->r[i]), c->r[i].end - c->r[i].start, (int64_t)i};
-  if (n > 1) npair_intro(p, n, sort_depth(n));
+  if (n > 1) npair_intro(p, n, dla__sort_depth(n));
   e->kind = DLDB_STATS_NVTX;
   e->fill = fill_range;
   int rc = runs_of(p, n, &v, &nrun);
@@ -751,7 +676,7 @@ static int nvtx_stats(emit *e, proj *pj) {
   for (size_t i = 0; i < c->nr; i++)
     if (pj[i].ops > 0 && counted(c, i))
       p[n++] = (npair){range_key(&c->r[i]), pj[i].hi - pj[i].lo, (int64_t)i};
-  if (n > 1) npair_intro(p, n, sort_depth(n));
+  if (n > 1) npair_intro(p, n, dla__sort_depth(n));
   if ((rc = runs_of(p, n, &v, &nrun))) goto out;
   e->kind = DLDB_STATS_NVTX_GPU_PROJ;
   e->ctx = pj;
