@@ -24,6 +24,7 @@
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
+#include "dla_pipe.h"
 #include "dldb_stats.h"
 
 typedef struct pair {
@@ -114,18 +115,29 @@ static int cmp_srow(const void *x, const void *y) {
 /* Writes rows as one table: in nsys stats' order (total desc, count, key),
  * numbered, with time %; fill() names each row. In batches, so that the
  * text fill() writes into buf stays small. */
-#define BATCH 4096 /* rows per dldb_aggr_stats call, which prepares its statement */
+#define BATCH 4096 /* rows per dldb_aggr_stats call */
 typedef struct emit {
   dla_ctx *c;
   int64_t aggr_id;
   int kind;
   void (*fill)(struct emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]);
   void *ctx;
+  dla_pipe *pipe; /* set: batches go to the pipe's consumer (the NVTX tables) */
 } emit;
 
-/* Fills and writes the batch s[0..m-1], the rows idx0.. of the table. */
+/* A pipe batch: BATCH rows, then their grid and block texts. */
+#define PIPE_BATCH_BYTES (BATCH * (sizeof(dldb_stats_row) + sizeof(char[2][48])))
+
+/* Fills and writes the batch s[0..m-1], the rows idx0.. of the table (in
+ * r and gb, or in a batch of e->pipe, which its consumer writes). */
 static int write_batch(emit *e, const srow *s, size_t m, size_t idx0, int64_t sum,
                        dldb_stats_row *r, char (*gb)[2][48]) {
+  if (e->pipe) {
+    char *b = dla_pipe_claim(e->pipe);
+    if (!b) return DL_EDB; /* the writer failed; dla_pipe_run returns its error */
+    r = (dldb_stats_row *)(void *)b;
+    gb = (char(*)[2][48])(b + BATCH * sizeof *r);
+  }
   for (size_t j = 0; j < m; j++) {
     memset(&r[j], 0, sizeof r[j]);
     gb[j][0][0] = gb[j][1][0] = '\0';
@@ -138,6 +150,7 @@ static int write_batch(emit *e, const srow *s, size_t m, size_t idx0, int64_t su
     r[j].grid = gb[j][0];
     r[j].block = gb[j][1];
   }
+  if (e->pipe) return dla_pipe_publish(e->pipe, m);
   return dldb_aggr_stats(e->c->w, e->aggr_id, r, m, e->c->err, e->c->errlen);
 }
 
@@ -714,11 +727,30 @@ int dla__stats_write(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   return rc;
 }
 
+/* The NVTX tables' rows are computed on a second thread (sorting millions
+ * of ranges and runs, their statistics) while this one writes them. */
+typedef struct nvtx_job {
+  emit e;
+  proj *pj;
+} nvtx_job;
+
+static int nvtx_produce(void *ctx, dla_pipe *p) {
+  nvtx_job *j = ctx;
+  j->e.pipe = p;
+  return nvtx_stats(&j->e, j->pj);
+}
+
+static int nvtx_consume(void *ctx, void *batch, size_t n) {
+  const nvtx_job *j = ctx;
+  dla_ctx *c = j->e.c;
+  return dldb_aggr_stats(c->w, j->e.aggr_id, batch, n, c->err, c->errlen);
+}
+
 int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   int rc = DL_OK;
   if (*nvtx) { /* NULL: no statistics tables */
-    emit e = {.c = c, .aggr_id = aggr_id};
-    rc = nvtx_stats(&e, (*nvtx)->pj);
+    nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .pj = (*nvtx)->pj};
+    rc = dla_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
   }
   dla__stats_nvtx_free(nvtx);
   return rc;

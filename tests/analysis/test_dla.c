@@ -14,6 +14,7 @@
 #include "dla.h"
 #include "dla_internal.h"
 #include "dla_opname.h"
+#include "dla_pipe.h"
 #include "dla_rules.h"
 #include "dla_tc.h"
 #include "dldb_write.h"
@@ -922,6 +923,55 @@ static int cmp_sort_ev(const void *x, const void *y) {
  * elements went past that (its lopsided splits sent much of the array to
  * the heapsort; bench/sort_events.sh). A shuffled block at the end, and a
  * reversed array, are sorted too, each element once. */
+/* dla_pipe: batches reach the consumer whole and in order, however many
+ * slots (0: no thread); a consumer's error stops the producer and is the
+ * one returned; a producer's error is returned after its batches. */
+typedef struct pipe_case {
+  int batches, fail_at, prod_rc, seen, bad;
+} pipe_case;
+
+static int pipe_prod(void *ctx, dla_pipe *p) {
+  pipe_case *t = ctx;
+  for (int i = 0; i < t->batches; i++) {
+    int *b = dla_pipe_claim(p);
+    if (!b) return DL_EIO;
+    for (int j = 0; j < 100; j++) b[j] = i * 100 + j;
+    int rc = dla_pipe_publish(p, (size_t)(i % 100) + 1);
+    if (rc) return rc;
+  }
+  return t->prod_rc;
+}
+
+static int pipe_cons(void *ctx, void *batch, size_t n) {
+  pipe_case *t = ctx;
+  const int *b = batch;
+  for (int j = 0; j < 100; j++) t->bad += b[j] != t->seen * 100 + j;
+  t->bad += n != (size_t)(t->seen % 100) + 1;
+  t->seen++;
+  return t->seen == t->fail_at ? DL_EDB : DL_OK;
+}
+
+static int test_pipe(void) {
+  const int slots[] = {0, 1, 4};
+  for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
+    pipe_case ok = {.batches = 3000};
+    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &ok, pipe_cons, &ok), DL_OK);
+    ASSERT_EQ(ok.seen, 3000);
+    ASSERT_EQ(ok.bad, 0);
+    pipe_case fail = {.batches = 3000, .fail_at = 10};
+    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &fail, pipe_cons, &fail),
+              DL_EDB);
+    ASSERT_EQ(fail.seen, 10);
+    ASSERT_EQ(fail.bad, 0);
+    pipe_case perr = {.batches = 50, .prod_rc = DL_ENOMEM};
+    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &perr, pipe_cons, &perr),
+              DL_ENOMEM);
+    ASSERT_EQ(perr.seen, 50);
+    ASSERT_EQ(perr.bad, 0);
+  }
+  return 0;
+}
+
 static int test_sort_big(void) {
   enum { N = 4500000, TAIL = 20000 }; /* 72 MB */
   sort_ev *v = malloc(N * sizeof *v);
@@ -1263,6 +1313,7 @@ int main(int argc, char **argv) {
   RUN(test_fixture_attribution);
   RUN(test_call_attribution);
   RUN(test_range_order);
+  RUN(test_pipe);
   RUN(test_sort_big);
   RUN(test_sort_keys);
   RUN(test_fixture_no_key_op);
