@@ -93,22 +93,8 @@ static void consume(dla_pipe *p) {
   pthread_mutex_unlock(&p->mu);
 }
 
-/* Runs first: its error stops the pipe as a consumer's does. */
-static void run_first(dla_pipe *p, int (*first)(void *cctx)) {
-  int rc = first ? first(p->cctx) : DL_OK;
-  if (!rc) return;
-  if (p->nslots) pthread_mutex_lock(&p->mu);
-  p->stop = 1;
-  p->cons_rc = rc;
-  if (p->nslots) {
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-  }
-}
-
 int dla_pipe_run(size_t batch_bytes, int nslots, int (*prod)(void *pctx, dla_pipe *p),
-                 void *pctx, int (*first)(void *cctx),
-                 int (*cons)(void *cctx, void *batch, size_t n), void *cctx) {
+                 void *pctx, int (*cons)(void *cctx, void *batch, size_t n), void *cctx) {
   dla_pipe p = {.batch_bytes = batch_bytes, .cons = cons, .cctx = cctx, .prod = prod,
                 .pctx = pctx};
   int threaded = 0;
@@ -121,7 +107,6 @@ int dla_pipe_run(size_t batch_bytes, int nslots, int (*prod)(void *pctx, dla_pip
         pthread_t t;
         threaded = pthread_create(&t, NULL, producer, &p) == 0;
         if (threaded) {
-          run_first(&p, first);
           consume(&p);
           pthread_join(t, NULL);
         }
@@ -137,8 +122,7 @@ int dla_pipe_run(size_t batch_bytes, int nslots, int (*prod)(void *pctx, dla_pip
     p.nslots = 0;
     p.stop = 0;
     if (!(p.buf = malloc(batch_bytes))) return DL_ENOMEM;
-    run_first(&p, first);
-    p.prod_rc = p.stop ? DL_OK : prod(pctx, &p);
+    p.prod_rc = prod(pctx, &p);
   }
   free(p.buf);
   free(p.rows);

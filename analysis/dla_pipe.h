@@ -3,21 +3,18 @@
  * by the calling thread: the analysis computes rows on one core while the
  * other writes them to SQLite (whose connection stays on the calling thread).
  *
- * dla_pipe_run starts prod(pctx, pipe) on a new thread, then calls
- * first(cctx) (when not NULL) on the calling thread: work of the consumer's
- * that overlaps the producer's before the first batch. The producer fills
+ * dla_pipe_run starts prod(pctx, pipe) on a new thread. The producer fills
  * batch buffers of batch_bytes each: dla_pipe_claim gives it an empty one
  * (waiting while all nslots are full), dla_pipe_publish hands it over with
  * its row count. The calling thread passes each batch, in order, to
  * cons(cctx, batch, n) until the producer returns. A batch is the
  * consumer's during its call only; the producer may reuse it after.
  *
- * Errors: a non-zero return of first or cons stops the pipe (dla_pipe_claim then
+ * Errors: a consumer's non-zero return stops the pipe (dla_pipe_claim then
  * returns NULL and the producer should return); dla_pipe_run returns the
  * consumer's error, else the producer's, else DL_OK. Without a thread or
- * memory for the slots, first runs, then the producer on the calling
- * thread, each publish calling the consumer directly (same results, one
- * core).
+ * memory for the slots, the producer runs on the calling thread and each
+ * publish calls the consumer directly (same results, one core).
  *
  * The producer must not touch what the consumer uses (the dldb writer, the
  * analysis's error buffer) and reports only return codes. Owned by
@@ -31,8 +28,7 @@
 typedef struct dla_pipe dla_pipe;
 
 int dla_pipe_run(size_t batch_bytes, int nslots, int (*prod)(void *pctx, dla_pipe *p),
-                 void *pctx, int (*first)(void *cctx),
-                 int (*cons)(void *cctx, void *batch, size_t n), void *cctx);
+                 void *pctx, int (*cons)(void *cctx, void *batch, size_t n), void *cctx);
 
 /* The producer's next empty batch, or NULL once the consumer has failed. */
 void *dla_pipe_claim(dla_pipe *p);

@@ -728,8 +728,7 @@ int dla__stats_write(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
 }
 
 /* The NVTX tables' rows are computed on a second thread (sorting millions
- * of ranges and runs, their statistics) while this one builds the index of
- * kernels by op, then writes them. */
+ * of ranges and runs, their statistics) while this one writes them. */
 typedef struct nvtx_job {
   emit e;
   proj *pj;
@@ -739,12 +738,6 @@ static int nvtx_produce(void *ctx, dla_pipe *p) {
   nvtx_job *j = ctx;
   j->e.pipe = p;
   return nvtx_stats(&j->e, j->pj);
-}
-
-/* While the rows' sort runs: the aggregation's kernels are all written. */
-static int nvtx_first(void *ctx) {
-  const nvtx_job *j = ctx;
-  return dldb_aggr_index_kernels(j->e.c->w, j->e.c->err, j->e.c->errlen);
 }
 
 static int nvtx_consume(void *ctx, void *batch, size_t n) {
@@ -757,7 +750,7 @@ int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   int rc = DL_OK;
   if (*nvtx) { /* NULL: no statistics tables */
     nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .pj = (*nvtx)->pj};
-    rc = dla_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_first, nvtx_consume, &j);
+    rc = dla_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
   }
   dla__stats_nvtx_free(nvtx);
   return rc;

@@ -40,7 +40,7 @@
 typedef struct dldb_writer dldb_writer;
 
 /* The index of aggr_kernels by op, which db/schema.sql leaves to the
- * writer (dldb_aggr_index_kernels or dldb_aggr_end). */
+ * writer (dldb_aggr_end). */
 #define DLDB_KERNELS_BY_OP_SQL                                                 \
   "CREATE INDEX IF NOT EXISTS aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value)"
 
@@ -381,11 +381,6 @@ int dldb_aggr_gpu(dldb_writer *w, int64_t aggr_id, const dldb_gpu_util_row *r, c
                   size_t errlen);
 int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_finding_row *r,
                       char *err, size_t errlen);
-/* Says that every dldb_aggr_kernel row of the aggregation is written: the
- * file's first aggregation then builds the index of its kernels by op
- * (dldb_aggr_end does it when this was not called). Rows of other tables
- * may follow. */
-int dldb_aggr_index_kernels(dldb_writer *w, char *err, size_t errlen);
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen);
 void dldb_aggr_cancel(dldb_writer *w);
 

@@ -431,33 +431,16 @@ int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_f
   return dldb__step_done(w, st, err, errlen, "dldb_aggr_finding");
 }
 
-/* The index of aggr_kernels by op: a file's first aggregation builds it
- * from its rows at once (an insert per row lands in the middle of the
- * index: 1 M kernels, 0.5 s against 1.7 s; 10 M, 9-11 s against 11-16 s,
- * docs/performance.md); later aggregations update it row by row. SQLite
- * sorts the rows in temporary files (10 M: 8.3 s and 137 MB of memory,
- * against 9.6 s and 540 MB with the writer's temp_store=MEMORY), or in
- * memory where it cannot make one. */
-static int index_kernels(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  int rc = dldb__flush(w, err, errlen, fn);
-  if (rc) return rc;
-  sqlite3_exec(w->db, "PRAGMA temp_store=FILE", NULL, NULL, NULL);
-  int s = sqlite3_exec(w->db, DLDB_KERNELS_BY_OP_SQL, NULL, NULL, NULL);
-  sqlite3_exec(w->db, "PRAGMA temp_store=MEMORY", NULL, NULL, NULL);
-  if (s != SQLITE_OK) s = sqlite3_exec(w->db, DLDB_KERNELS_BY_OP_SQL, NULL, NULL, NULL);
-  return s == SQLITE_OK ? DL_OK : dldb__sqlerr(w, err, errlen, fn);
-}
-
-int dldb_aggr_index_kernels(dldb_writer *w, char *err, size_t errlen) {
-  static const char *fn = "dldb_aggr_index_kernels";
-  if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
-  return index_kernels(w, err, errlen, fn);
-}
-
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_end: no open aggregation");
   int rc = dldb__nvtx_totals(w, w->aggr_id, err, errlen);
-  if (rc == DL_OK) rc = index_kernels(w, err, errlen, "dldb_aggr_end");
+  /* The index of aggr_kernels by op: a file's first aggregation builds it
+   * from its rows at once (an insert per row lands in the middle of the
+   * index: 1 M kernels, 0.5 s against 1.7 s; 10 M, 9-11 s against 11-16 s,
+   * docs/performance.md); later aggregations update it row by row. */
+  if (rc == DL_OK && (rc = dldb__flush(w, err, errlen, "dldb_aggr_end")) == DL_OK &&
+      sqlite3_exec(w->db, DLDB_KERNELS_BY_OP_SQL, NULL, NULL, NULL) != SQLITE_OK)
+    rc = dldb__sqlerr(w, err, errlen, "dldb_aggr_end");
   if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
   return dldb__tx_commit(w, err, errlen);

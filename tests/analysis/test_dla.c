@@ -923,12 +923,11 @@ static int cmp_sort_ev(const void *x, const void *y) {
  * elements went past that (its lopsided splits sent much of the array to
  * the heapsort; bench/sort_events.sh). A shuffled block at the end, and a
  * reversed array, are sorted too, each element once. */
-/* dla_pipe: first runs once, before any batch is consumed; batches reach
- * the consumer whole and in order, however many slots (0: no thread); an
- * error of first or of the consumer stops the producer and is the one
- * returned; a producer's error is returned after its batches. */
+/* dla_pipe: batches reach the consumer whole and in order, however many
+ * slots (0: no thread); a consumer's error stops the producer and is the
+ * one returned; a producer's error is returned after its batches. */
 typedef struct pipe_case {
-  int batches, fail_at, prod_rc, first_rc, seen, firsts, bad;
+  int batches, fail_at, prod_rc, seen, bad;
 } pipe_case;
 
 static int pipe_prod(void *ctx, dla_pipe *p) {
@@ -943,13 +942,6 @@ static int pipe_prod(void *ctx, dla_pipe *p) {
   return t->prod_rc;
 }
 
-static int pipe_first(void *ctx) {
-  pipe_case *t = ctx;
-  t->firsts++;
-  t->bad += t->seen != 0;
-  return t->first_rc;
-}
-
 static int pipe_cons(void *ctx, void *batch, size_t n) {
   pipe_case *t = ctx;
   const int *b = batch;
@@ -959,35 +951,24 @@ static int pipe_cons(void *ctx, void *batch, size_t n) {
   return t->seen == t->fail_at ? DL_EDB : DL_OK;
 }
 
-static int pipe_case_run(pipe_case *t, int slots) {
-  return dla_pipe_run(100 * sizeof(int), slots, pipe_prod, t, pipe_first, pipe_cons, t);
-}
-
 static int test_pipe(void) {
   const int slots[] = {0, 1, 4};
   for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
     pipe_case ok = {.batches = 3000};
-    ASSERT_EQ(pipe_case_run(&ok, slots[i]), DL_OK);
+    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &ok, pipe_cons, &ok), DL_OK);
     ASSERT_EQ(ok.seen, 3000);
-    ASSERT_EQ(ok.firsts, 1);
     ASSERT_EQ(ok.bad, 0);
     pipe_case fail = {.batches = 3000, .fail_at = 10};
-    ASSERT_EQ(pipe_case_run(&fail, slots[i]), DL_EDB);
+    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &fail, pipe_cons, &fail),
+              DL_EDB);
     ASSERT_EQ(fail.seen, 10);
     ASSERT_EQ(fail.bad, 0);
-    pipe_case ferr = {.batches = 3000, .first_rc = DL_EINVAL};
-    ASSERT_EQ(pipe_case_run(&ferr, slots[i]), DL_EINVAL);
-    ASSERT_EQ(ferr.seen, 0);
     pipe_case perr = {.batches = 50, .prod_rc = DL_ENOMEM};
-    ASSERT_EQ(pipe_case_run(&perr, slots[i]), DL_ENOMEM);
+    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &perr, pipe_cons, &perr),
+              DL_ENOMEM);
     ASSERT_EQ(perr.seen, 50);
     ASSERT_EQ(perr.bad, 0);
   }
-  /* without a first */
-  pipe_case none = {.batches = 20};
-  ASSERT_EQ(dla_pipe_run(100 * sizeof(int), 2, pipe_prod, &none, NULL, pipe_cons, &none), DL_OK);
-  ASSERT_EQ(none.seen, 20);
-  ASSERT_EQ(none.bad, 0);
   return 0;
 }
 
