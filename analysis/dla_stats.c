@@ -238,10 +238,11 @@ static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
   if (n > 1) run_intro(v, n, dla__sort_depth(n));
   int64_t sum = 0;
   for (size_t i = 0; i < n; i++) sum += v[i].total;
-  dldb_stats_row *r = malloc(BATCH * sizeof *r);
-  char(*gb)[2][48] = malloc(BATCH * sizeof *gb);
+  /* rows and texts: the pipe's batches, or these */
+  dldb_stats_row *r = e->pipe ? NULL : malloc(BATCH * sizeof *r);
+  char(*gb)[2][48] = e->pipe ? NULL : malloc(BATCH * sizeof *gb);
   srow *s = malloc(BATCH * sizeof *s);
-  int rc = r && gb && s ? DL_OK : DL_ENOMEM;
+  int rc = (e->pipe || (r && gb)) && s ? DL_OK : DL_ENOMEM;
   for (size_t i = 0; rc == DL_OK && i < n; i += BATCH) {
     size_t m = n - i < BATCH ? n - i : BATCH;
     for (size_t j = 0; j < m; j++) {
