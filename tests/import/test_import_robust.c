@@ -146,13 +146,19 @@ static int error_names(const char *path, const char *words) {
   return 0;
 }
 
-static int test_good(void) {
-  const char *p = fixture("good", 50, NULL);
-  ASSERT_NOT_NULL(p);
-  int st = run(p, NULL);
+/* Runs dlprof on path, which must succeed (its stderr shown when not). */
+static int run_ok(const char *path) {
+  int st = run(path, NULL);
   if (st) fprintf(stderr, "%s", errtxt);
   ASSERT_EQ(st, 0);
   ASSERT_OK(sane(st));
+  return 0;
+}
+
+static int test_good(void) {
+  const char *p = fixture("good", 50, NULL);
+  ASSERT_NOT_NULL(p);
+  ASSERT_OK(run_ok(p));
   ASSERT_CONTAINS(errtxt, "read 50 kernels");
   ASSERT_CONTAINS(errtxt, "0 unusable rows skipped");
   return 0;
@@ -291,10 +297,7 @@ static int test_domain_order(void) {
       "INSERT INTO NVTX_EVENTS SELECT 900, NULL, 75, 'late', globalTid, NULL, NULL, 5, 0, 0 "
       " FROM NVTX_EVENTS LIMIT 1;");
   ASSERT_NOT_NULL(p);
-  int st = run(p, NULL);
-  if (st) fprintf(stderr, "%s", errtxt);
-  ASSERT_EQ(st, 0);
-  ASSERT_OK(sane(st));
+  ASSERT_OK(run_ok(p));
   ASSERT_CONTAINS(errtxt, "8 NVTX ranges");
   ASSERT_CONTAINS(errtxt, "1 unusable rows skipped");
   char got[512];
