@@ -117,7 +117,7 @@ static int db_connect(dldb *db, char *err, size_t errlen) {
   if (rc != SQLITE_OK) return dldb__sql_err(db, rc, "open", err, errlen);
   sqlite3_busy_timeout(db->sql, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes(db->sql, 1);
-  if (dldb__register_functions(db->sql) != SQLITE_OK)
+  if (dldb__register_functions(db->sql, db->shared) != SQLITE_OK)
     return dldb__sql_err(db, SQLITE_ERROR, "register functions", err, errlen);
   return DL_OK;
 }
@@ -127,7 +127,8 @@ static dldb *handle_new(const char *path, int immutable) {
   if (!db) return NULL;
   db->path = strdup(path);
   db->uri = make_uri(path, immutable);
-  if (!db->path || !db->uri) dldb_close(&db);
+  db->shared = dldb__shared_new();
+  if (!db->path || !db->uri || !db->shared) dldb_close(&db);
   return db;
 }
 
@@ -329,7 +330,8 @@ int dldb_open_again(const dldb *src, dldb **out, char *err, size_t errlen) {
   db->dev = src->dev;
   db->ino = src->ino;
   db->info = src->info;
-  int rc = db->path && db->uri ? db_connect(db, err, errlen)
+  db->shared = dldb__shared_ref(src->shared);
+  int rc = db->path && db->uri && db->shared ? db_connect(db, err, errlen)
                                : dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", src->path);
   if (rc) {
     dldb_close(&db);
@@ -344,6 +346,7 @@ void dldb_close(dldb **pdb) {
   dldb *db = *pdb;
   dldb__caches_free(db);
   if (db->sql) sqlite3_close(db->sql);
+  dldb__shared_unref(db->shared); /* after the connection that uses it */
   free(db->path);
   free(db->uri);
   free(db);

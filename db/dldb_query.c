@@ -5,8 +5,9 @@
  * Column names come only from the view's own column list (PRAGMA
  * table_info, cached per handle) and are quoted; every value is bound.
  * Statements are prepared once per handle and SQL text and reused; counts
- * are cached per handle and query, since the file does not change while the
- * viewer serves it. Column types: the declared type when there is one
+ * are cached per query and shared by the handles of one file (dldb__shared),
+ * since the file does not change while the viewer serves it. Column types:
+ * the declared type when there is one
  * (INT/BOOL -> integer, REAL/FLOA/DOUB -> real, TEXT/CHAR/CLOB/STRING -> text),
  * else the storage class of the view's first row (NVIDIA's views declare no
  * type for computed columns such as kernel_duration or grid).
@@ -14,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +67,6 @@ void dldb__caches_free(dldb *db) {
     db->stmts[i].sql = NULL;
     db->stmts[i].stmt = NULL;
   }
-  for (int i = 0; i < DLDB__COUNT_CACHE; i++) {
-    free(db->counts[i].key);
-    db->counts[i].key = NULL;
-  }
   for (int i = 0; i < db->n_views; i++) {
     dldb__viewcols *v = &db->views[i];
     for (int c = 0; c < v->n; c++) free(v->names[c]);
@@ -110,10 +108,181 @@ static void dim3_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_result_int64(ctx, d[0] << 32 | d[1] << 16 | d[2]);
 }
 
-int dldb__register_functions(sqlite3 *sql) {
-  return sqlite3_create_function(sql, "dldb_dim3", 1,
-                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
-                                 dim3_fn, NULL, NULL);
+/* ---- dldb_strmatch(): the name filter through the strings table --------- */
+
+/* A view whose name is a string of `strings` looked up per row (millions of
+ * NVTX rows when every range has its own text) also has that id as
+ * name_id. Filtering on instr(lower(name), f) looks up every row's string,
+ * at random: 47 s at 10.7 M rows. dldb_strmatch(name_id, f) reads `strings`
+ * once in id order instead, keeps the ids whose value contains f as a
+ * bitset (one bit a string), and answers each row from it: the same rows,
+ * since LIKE folds ASCII case as lower() does, and the file does not change
+ * while it is open. The handles of one file share the last pattern's
+ * bitset (dldb__shared); a statement works on its own copy, kept as SQLite
+ * auxiliary data of the pattern argument. */
+typedef struct strbits {
+  int64_t nbits;
+  uint8_t bits[];
+} strbits;
+
+/* What the handles of one file share (dldb_open_again). A bitset takes
+ * seconds to build: it has its own mutex, so that counts of other requests
+ * do not wait for it. */
+struct dldb__shared {
+  pthread_mutex_t mu;        /* refs, counts, next_count */
+  int refs;
+  dldb__count counts[DLDB__COUNT_CACHE]; /* list counts */
+  int next_count;            /* round-robin replacement slot */
+  pthread_mutex_t match_mu;  /* pattern, bits */
+  char *pattern;             /* dldb_strmatch: the lower-cased filter of bits; NULL: none */
+  strbits *bits;
+};
+
+dldb__shared *dldb__shared_new(void) {
+  dldb__shared *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  if (pthread_mutex_init(&m->mu, NULL) != 0) {
+    free(m);
+    return NULL;
+  }
+  if (pthread_mutex_init(&m->match_mu, NULL) != 0) {
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+    return NULL;
+  }
+  m->refs = 1;
+  return m;
+}
+
+dldb__shared *dldb__shared_ref(dldb__shared *m) {
+  if (!m) return NULL;
+  pthread_mutex_lock(&m->mu);
+  m->refs++;
+  pthread_mutex_unlock(&m->mu);
+  return m;
+}
+
+void dldb__shared_unref(dldb__shared *m) {
+  if (!m) return;
+  pthread_mutex_lock(&m->mu);
+  int last = --m->refs == 0;
+  pthread_mutex_unlock(&m->mu);
+  if (!last) return;
+  pthread_mutex_destroy(&m->mu);
+  pthread_mutex_destroy(&m->match_mu);
+  free(m->pattern);
+  free(m->bits);
+  for (int i = 0; i < DLDB__COUNT_CACHE; i++) free(m->counts[i].key);
+  free(m);
+}
+
+/* The bitset of pattern, read through sql; SQLITE_OK or an error code. */
+static int strbits_build(sqlite3 *sql, const char *pattern, strbits **out) {
+  *out = NULL;
+  size_t n = strlen(pattern);
+  char *like = malloc(2 * n + 3);
+  if (!like) return SQLITE_NOMEM;
+  char *o = like; /* %pattern% with %, _ and \ escaped */
+  *o++ = '%';
+  for (const char *p = pattern; *p; p++) {
+    if (*p == '%' || *p == '_' || *p == '\\') *o++ = '\\';
+    *o++ = *p;
+  }
+  *o++ = '%';
+  *o = '\0';
+  strbits *b = NULL;
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(sql, "SELECT max(id) FROM strings", -1, &st, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    /* ids are 1.. in files we write (only they have name_id); past 2^36
+     * (8 GB of bits) the file is not one of them */
+    int64_t max = sqlite3_column_int64(st, 0);
+    int64_t nbits = max > 0 ? max + 1 : 1;
+    rc = SQLITE_OK;
+    if (nbits > ((int64_t)1 << 36)) rc = SQLITE_TOOBIG;
+    else if ((b = calloc(1, sizeof *b + (size_t)(nbits + 7) / 8)) != NULL) b->nbits = nbits;
+    else rc = SQLITE_NOMEM;
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2(sql, "SELECT id FROM strings WHERE value LIKE ?1 ESCAPE '\\'", -1, &st,
+                            NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, like, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      int64_t id = sqlite3_column_int64(st, 0);
+      if (id >= 0 && id < b->nbits) b->bits[id >> 3] |= (uint8_t)(1u << (id & 7));
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  free(like);
+  if (rc == SQLITE_OK) *out = b;
+  else free(b);
+  return rc;
+}
+
+/* A copy of pattern's bitset, built through sql when the shared one is of
+ * another pattern; SQLITE_OK or an error code. */
+static int strbits_get(dldb__shared *m, sqlite3 *sql, const char *pattern, strbits **out) {
+  *out = NULL;
+  int rc = SQLITE_OK;
+  pthread_mutex_lock(&m->match_mu);
+  if (!m->pattern || strcmp(m->pattern, pattern) != 0) {
+    strbits *b = NULL;
+    char *copy = strdup(pattern);
+    rc = copy ? strbits_build(sql, pattern, &b) : SQLITE_NOMEM;
+    if (rc == SQLITE_OK) {
+      free(m->pattern);
+      free(m->bits);
+      m->pattern = copy;
+      m->bits = b;
+    } else {
+      free(copy);
+    }
+  }
+  if (rc == SQLITE_OK) {
+    size_t size = sizeof *m->bits + (size_t)(m->bits->nbits + 7) / 8;
+    if ((*out = malloc(size)) != NULL) memcpy(*out, m->bits, size);
+    else rc = SQLITE_NOMEM;
+  }
+  pthread_mutex_unlock(&m->match_mu);
+  return rc;
+}
+
+static void strmatch_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  const char *pattern = (const char *)sqlite3_value_text(argv[1]);
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || !pattern) {
+    sqlite3_result_null(ctx); /* as instr(lower(NULL), f) > 0 */
+    return;
+  }
+  strbits *b = sqlite3_get_auxdata(ctx, 1);
+  if (!b) {
+    int rc = strbits_get(sqlite3_user_data(ctx), sqlite3_context_db_handle(ctx), pattern, &b);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    sqlite3_set_auxdata(ctx, 1, b, free); /* frees b at once when it cannot keep it */
+    b = sqlite3_get_auxdata(ctx, 1);
+    if (!b) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+  }
+  int64_t id = sqlite3_value_int64(argv[0]);
+  sqlite3_result_int(ctx, id >= 0 && id < b->nbits && (b->bits[id >> 3] >> (id & 7) & 1));
+}
+
+int dldb__register_functions(sqlite3 *sql, dldb__shared *m) {
+  int rc = sqlite3_create_function(sql, "dldb_dim3", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                   dim3_fn, NULL, NULL);
+  if (rc != SQLITE_OK) return rc;
+  return sqlite3_create_function(sql, "dldb_strmatch", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, m,
+                                 strmatch_fn, NULL, NULL);
 }
 
 /* ---- A growing SQL text -------------------------------------------------- */
@@ -399,7 +568,12 @@ static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, 
     for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
       int c = col_index(v, in->filter_cols[i]);
       if (c < 0) continue;
-      sb_add(&q->sql, "%sinstr(lower(", terms++ ? " OR " : "");
+      sb_add(&q->sql, "%s", terms++ ? " OR " : "");
+      if (strcmp(v->names[c], "name") == 0 && col_index(v, "name_id") >= 0) {
+        sb_add(&q->sql, "dldb_strmatch(\"name_id\", ?%d)", q->nb); /* name is that string */
+        continue;
+      }
+      sb_add(&q->sql, "instr(lower(");
       sb_ident(&q->sql, v->names[c]);
       sb_add(&q->sql, "), ?%d) > 0", q->nb);
     }
@@ -466,12 +640,16 @@ static int run_count(dldb *db, const dldb_query *in, int mode, int64_t *out, cha
     rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
     goto out;
   }
-  for (int i = 0; i < DLDB__COUNT_CACHE; i++) {
-    if (db->counts[i].key && strcmp(db->counts[i].key, key) == 0) {
-      *out = db->counts[i].value;
-      goto out;
+  dldb__shared *sh = db->shared;
+  int hit = 0;
+  pthread_mutex_lock(&sh->mu);
+  for (int i = 0; i < DLDB__COUNT_CACHE && !hit; i++)
+    if (sh->counts[i].key && strcmp(sh->counts[i].key, key) == 0) {
+      *out = sh->counts[i].value;
+      hit = 1;
     }
-  }
+  pthread_mutex_unlock(&sh->mu);
+  if (hit) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
   if (!st) {
     rc = DL_EDB;
@@ -483,12 +661,14 @@ static int run_count(dldb *db, const dldb_query *in, int mode, int64_t *out, cha
   else rc = dldb__sql_err(db, src, in->view, err, errlen);
   dldb__stmt_done(st);
   if (rc) goto out;
-  dldb__count *slot = &db->counts[db->next_count];
-  db->next_count = (db->next_count + 1) % DLDB__COUNT_CACHE;
+  pthread_mutex_lock(&sh->mu); /* another thread may have counted it too: same value */
+  dldb__count *slot = &sh->counts[sh->next_count];
+  sh->next_count = (sh->next_count + 1) % DLDB__COUNT_CACHE;
   free(slot->key);
   slot->key = key;
   slot->value = *out;
   key = NULL;
+  pthread_mutex_unlock(&sh->mu);
 out:
   free(key);
   built_free(&q);

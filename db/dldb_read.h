@@ -4,7 +4,8 @@
  *
  * A handle holds one read-only SQLite connection, what validation learned
  * (dldb_info), a per-view column cache, a cache of prepared statements keyed
- * by SQL text, and a cache of list counts. The database is treated as
+ * by SQL text, and a reference to what the handles of the file share (a
+ * cache of list counts, the name filter's bitset). The database is treated as
  * immutable while a handle is open (the viewer never writes it, and a
  * replaced file is detected by dldb_verify_file), so cached counts stay valid.
  */
@@ -18,6 +19,10 @@
 
 #define DLDB__STMT_CACHE 48  /* prepared statements kept per handle */
 #define DLDB__COUNT_CACHE 64 /* list counts kept per handle */
+
+/* What the handles of one file share (dldb_open_again): the list counts and
+ * the name filter's state (dldb_query.c). Counted references, thread-safe. */
+typedef struct dldb__shared dldb__shared;
 
 typedef struct dldb__viewcols {
   char *view;           /* owned */
@@ -49,8 +54,7 @@ struct dldb {
   int n_views;
   dldb__stmt stmts[DLDB__STMT_CACHE];
   uint64_t use_clock;
-  dldb__count counts[DLDB__COUNT_CACHE];
-  int next_count;       /* round-robin replacement slot */
+  dldb__shared *shared;  /* a reference: counts, name filter */
 };
 
 /* Returns the cached prepared statement for sql, preparing it on first use.
@@ -61,15 +65,22 @@ sqlite3_stmt *dldb__stmt_get(dldb *db, const char *sql, char *err, size_t errlen
 /* Resets a statement from dldb__stmt_get so it can be reused. */
 void dldb__stmt_done(sqlite3_stmt *stmt);
 
-/* Frees every cache of the handle (statements, columns, counts). */
+/* Frees the handle's own caches (statements, columns). */
 void dldb__caches_free(dldb *db);
 
 /* Maps an SQLite result code to a DL_E* and writes "PATH: WHAT: message"
  * (with the DLProf wording for damaged files). Returns the DL_E* code. */
 int dldb__sql_err(dldb *db, int sqlite_rc, const char *what, char *err, size_t errlen);
 
-/* Registers dldb_dim3(text) on a connection: "x, y, z" -> an integer that
- * sorts launch dimensions numerically (x, then y, then z). */
-int dldb__register_functions(sqlite3 *sql);
+dldb__shared *dldb__shared_new(void);             /* one reference; NULL: no memory */
+dldb__shared *dldb__shared_ref(dldb__shared *m);  /* another reference to m */
+void dldb__shared_unref(dldb__shared *m);         /* frees m with its last reference */
+
+/* Registers on a connection dldb_dim3(text): "x, y, z" -> an integer that
+ * sorts launch dimensions numerically (x, then y, then z); and
+ * dldb_strmatch(id, f): 1 when strings.value of id contains the lower-cased
+ * f, ASCII case folded, as instr(lower(value), f) > 0 (m keeps its state
+ * and must outlive the connection). */
+int dldb__register_functions(sqlite3 *sql, dldb__shared *m);
 
 #endif

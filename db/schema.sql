@@ -893,7 +893,7 @@ SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx,
        coalesce(x.med, CAST(x.total AS REAL)) AS med, coalesce(x.min, x.total) AS min,
        coalesce(x.max, x.total) AS max, coalesce(x.stddev, 0.0) AS stddev,
        CASE WHEN x.key & 1 THEN 'StartEnd' ELSE 'PushPop' END AS style,
-       (SELECT n.value FROM strings n WHERE n.id = x.key >> 1) AS name
+       (SELECT n.value FROM strings n WHERE n.id = x.key >> 1) AS name, x.key >> 1 AS name_id
 FROM aggregations a
 CROSS JOIN aggr_nvtx_runs x ON x.aggr_id = a.aggr_id AND x.kind = 6
 JOIN aggr_nvtx_totals t ON t.aggr_id = a.aggr_id AND t.kind = 6
@@ -910,7 +910,7 @@ SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.row_idx,
        coalesce(x.max, x.total) AS proj_max, coalesce(x.stddev, 0.0) AS proj_stddev,
        x.gpu_ops AS total_gpu_ops, CAST(x.gpu_ops AS REAL) / x.instances AS avg_gpu_ops,
        CAST(x.levels AS REAL) / x.instances AS avg_range_level,
-       CAST(x.children AS REAL) / x.instances AS avg_num_child
+       CAST(x.children AS REAL) / x.instances AS avg_num_child, x.key >> 1 AS name_id
 FROM aggregations a
 CROSS JOIN aggr_nvtx_runs x ON x.aggr_id = a.aggr_id AND x.kind = 7
 JOIN domains d ON d.id = a.domain_id

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The viewer's name filter on the NVTX statistics (view_dl_stats_nvtx and
+# view_dl_stats_nvtx_gpu_proj: a row per distinct range text, 10.7 M rows in
+# the dldb of bench/nsys_import.sh's 10 M export). Starts dlprofviewer on
+# DLDB without its answer cache and prints the time of each request, in this
+# order (a later request may reuse what an earlier one counted or read:
+# that is what a user paging through a filter gets). docs/performance.md
+# quotes it.
+# Usage: bench/viewer_filter.sh DLDB [BUILD_DIR]   (BUILD_DIR: build/release)
+#   e.g. bench/nsys_import.sh 10000000 build/release &&
+#        bench/viewer_filter.sh build/release/bench/nsys_out/dlprof_dldb.sqlite
+set -euo pipefail
+[[ $# -ge 1 && -f $1 ]] || { echo "usage: viewer_filter.sh DLDB [BUILD_DIR]" >&2; exit 1; }
+db=$1
+build=${2:-build/release}
+cd "$(dirname "$0")/.."
+cmake --build "$build" -j"$(nproc)" --target dlprofviewer >/dev/null
+log=$(mktemp)
+"$build/server/dlprofviewer" --port 0 --cache-mb 0 "$db" >"$log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 600); do grep -q "running at" "$log" && break; sleep 0.1; done
+base=$(grep -o 'http://[^ ]*' "$log" | head -1)
+base=${base%/}
+[[ -n $base ]] || { cat "$log" >&2; exit 1; }
+echo "dldb: $db ($(du -h "$db" | cut -f1))"
+printf '%9s  %-12s %s\n' seconds filtered request
+for u in \
+  "dl_stats_nvtx?limit=50" \
+  "dl_stats_nvtx?limit=50&filter=conv" \
+  "dl_stats_nvtx?limit=50&filter=conv&offset=50" \
+  "dl_stats_nvtx?limit=50&filter=conv&offset=100" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=avg&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=xyzzy" \
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu" \
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&offset=50"; do
+  out=$(curl -s -w '\n%{http_code} %{time_total}' "$base/api/v1/$u")
+  read -r code secs <<<"$(tail -n1 <<<"$out")"
+  [[ $code == 200 ]] || { echo "HTTP $code for $u: $(head -c 300 <<<"$out")" >&2; exit 1; }
+  filtered=$(head -n1 <<<"$out" | grep -o '"filtered":[0-9]*' | cut -d: -f2)
+  printf '%9.2f  %-12s %s\n' "$secs" "$filtered" "$u"
+done
