@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The viewer's name filter on the NVTX statistics (view_dl_stats_nvtx and
-# view_dl_stats_nvtx_gpu_proj: a row per distinct range text, 10.7 M rows in
+# The viewer's name filter and name order on the NVTX statistics
+# (view_dl_stats_nvtx and view_dl_stats_nvtx_gpu_proj: a row per distinct
+# range text, 10.7 M rows in
 # the dldb of bench/nsys_import.sh's 10 M export). Starts dlprofviewer on
 # DLDB without its answer cache and prints the time of each request, in this
 # order (a later request may reuse what an earlier one counted or read:
@@ -33,7 +34,10 @@ for u in \
   "dl_stats_nvtx?limit=50&filter=Conv&sort=avg&order=desc" \
   "dl_stats_nvtx?limit=50&filter=xyzzy" \
   "dl_stats_nvtx_gpu_proj?limit=50&filter=relu" \
-  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&offset=50"; do
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&offset=50" \
+  "dl_stats_nvtx?limit=50&sort=name" \
+  "dl_stats_nvtx?limit=50&sort=name&order=desc" \
+  "dl_stats_nvtx_gpu_proj?limit=50&sort=name"; do
   out=$(curl -s -w '\n%{http_code} %{time_total}' "$base/api/v1/$u")
   read -r code secs <<<"$(tail -n1 <<<"$out")"
   [[ $code == 200 ]] || { echo "HTTP $code for $u: $(head -c 300 <<<"$out")" >&2; exit 1; }

@@ -21,7 +21,7 @@
 #define DLDB__COUNT_CACHE 64 /* list counts kept per handle */
 
 /* What the handles of one file share (dldb_open_again): the list counts and
- * the name filter's state (dldb_query.c). Counted references, thread-safe. */
+ * the name filter's and name order's state (dldb_query.c). Counted references, thread-safe. */
 typedef struct dldb__shared dldb__shared;
 
 typedef struct dldb__viewcols {
@@ -79,8 +79,9 @@ void dldb__shared_unref(dldb__shared *m);         /* frees m with its last refer
 /* Registers on a connection dldb_dim3(text): "x, y, z" -> an integer that
  * sorts launch dimensions numerically (x, then y, then z); and
  * dldb_strmatch(id, f): 1 when strings.value of id contains the lower-cased
- * f, ASCII case folded, as instr(lower(value), f) > 0 (m keeps its state
- * and must outlive the connection). */
+ * f, ASCII case folded, as instr(lower(value), f) > 0; dldb_strrank(id):
+ * the place of strings.value of id in value order, NULL for none (m keeps
+ * their state and must outlive the connection). */
 int dldb__register_functions(sqlite3 *sql, dldb__shared *m);
 
 #endif

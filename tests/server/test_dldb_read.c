@@ -316,15 +316,15 @@ static const char names_sql[] =
     " FROM runs r;"
     "CREATE VIEW view_dl_names_plain AS SELECT aggr_id, row_idx, total, name FROM view_dl_names;";
 
-/* The row_idx of the rows of view (filter f, by total desc, row_idx) as
+/* The row_idx of the rows of view (filter f, by sort, then row_idx) as
  * "a,b,c", and the filtered count. */
-static int names_rows(dldb *db, const char *view, const char *f, char *out, size_t len,
-                      int64_t *count) {
+static int names_sorted(dldb *db, const char *view, const char *f, const char *sort, int desc,
+                        char *out, size_t len, int64_t *count) {
   collected c;
   memset(&c, 0, sizeof c);
   snprintf(c.names[15], 64, "row_idx");
   dldb_query q = {.view = view, .aggr_id = 1, .filter = f, .filter_cols = {"name", NULL},
-                  .sort = "total", .desc = 1, .tiebreak = {"row_idx"}, .limit = 14};
+                  .sort = sort, .desc = desc, .tiebreak = {"row_idx"}, .limit = 14};
   char err[512] = "";
   int64_t total = -1;
   int rc = dldb_query_rows(db, &q, collect_col, &c, err, sizeof err);
@@ -334,6 +334,11 @@ static int names_rows(dldb *db, const char *view, const char *f, char *out, size
   for (int i = 0; i < c.n; i++)
     snprintf(out + strlen(out), len - strlen(out), "%s%lld", i ? "," : "", (long long)c.ints[i]);
   return rc;
+}
+
+static int names_rows(dldb *db, const char *view, const char *f, char *out, size_t len,
+                      int64_t *count) {
+  return names_sorted(db, view, f, "total", 1, out, len, count);
 }
 
 static int test_name_filter(void) {
@@ -357,16 +362,30 @@ static int test_name_filter(void) {
       return 1;
     }
   }
-  /* Handles of one file share the bitset and the counts: after 'relu' is
-   * renamed in the file (which the viewer never sees happen), a second
-   * handle still answers "relu" from what the first one read. */
+  /* The order of name (dldb_strrank on name_id): NULL names first (a NULL
+   * value, a missing id), bytewise, equal names by row_idx. */
+  static const char *const by_name[2] = {"7,10,2,3,0,9,5,1,8,11,4,6",
+                                         "6,4,8,11,1,5,0,9,3,2,7,10"};
+  for (int desc = 0; desc < 2; desc++) {
+    char fast[256], plain[256];
+    int64_t nfast = -1, nplain = -2;
+    ASSERT_OK(names_sorted(db, "view_dl_names", NULL, "name", desc, fast, sizeof fast, &nfast));
+    ASSERT_OK(names_sorted(db, "view_dl_names_plain", NULL, "name", desc, plain, sizeof plain,
+                           &nplain));
+    ASSERT_STR_EQ(fast, by_name[desc]);
+    ASSERT_STR_EQ(plain, by_name[desc]);
+  }
+  /* Handles of one file share the bitset, the places and the counts: after
+   * 'relu' is renamed 'a_gelu' in the file (which the viewer never sees
+   * happen), a second handle still filters and sorts "relu" by what the
+   * first one read. */
   char rows[256];
   int64_t n = -1;
   ASSERT_OK(names_rows(db, "view_dl_names", "relu", rows, sizeof rows, &n));
   ASSERT_STR_EQ(rows, "8,11");
   sqlite3 *w = NULL;
   ASSERT_EQ(sqlite3_open(p, &w), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(w, "UPDATE strings SET value = 'gelu' WHERE id = 8", NULL, NULL, NULL),
+  ASSERT_EQ(sqlite3_exec(w, "UPDATE strings SET value = 'a_gelu' WHERE id = 8", NULL, NULL, NULL),
             SQLITE_OK);
   sqlite3_close(w);
   ASSERT_OK(dldb_open_again(db, &db2, err, sizeof err));
@@ -375,6 +394,10 @@ static int test_name_filter(void) {
   ASSERT_EQ(n, 2);
   ASSERT_OK(names_rows(db2, "view_dl_names_plain", "relu", rows, sizeof rows, &n));
   ASSERT_STR_EQ(rows, ""); /* the plain path reads the name itself */
+  ASSERT_OK(names_sorted(db2, "view_dl_names", NULL, "name", 0, rows, sizeof rows, &n));
+  ASSERT_STR_EQ(rows, by_name[0]);
+  ASSERT_OK(names_sorted(db2, "view_dl_names_plain", NULL, "name", 0, rows, sizeof rows, &n));
+  ASSERT_STR_EQ(rows, "7,10,2,3,8,11,0,9,5,1,4,6"); /* 'a_gelu' before 'aten::' */
   dldb_close(&db);
   ASSERT_OK(names_rows(db2, "view_dl_names", "gelu", rows, sizeof rows, &n)); /* rebuilt */
   ASSERT_STR_EQ(rows, "8,11");
