@@ -193,6 +193,20 @@ void dldb__shared_unref(dldb__shared *m) {
   free(m);
 }
 
+/* *n = 1 + the largest id of `strings` (ids are 1.. in the files we write,
+ * the only ones with name_id); SQLITE_TOOBIG past limit. */
+static int strings_span(sqlite3 *sql, int64_t limit, int64_t *n) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(sql, "SELECT max(id) FROM strings", -1, &st, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t max = sqlite3_column_int64(st, 0);
+    *n = max > 0 ? max + 1 : 1;
+    rc = max >= limit ? SQLITE_TOOBIG : SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* The bitset of pattern, read through sql; SQLITE_OK or an error code. */
 static int strbits_build(sqlite3 *sql, const char *pattern, strbits **out) {
   *out = NULL;
@@ -209,19 +223,12 @@ static int strbits_build(sqlite3 *sql, const char *pattern, strbits **out) {
   *o = '\0';
   strbits *b = NULL;
   sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(sql, "SELECT max(id) FROM strings", -1, &st, NULL);
-  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-    /* ids are 1.. in files we write (only they have name_id); past 2^36
-     * (8 GB of bits) the file is not one of them */
-    int64_t max = sqlite3_column_int64(st, 0);
-    int64_t nbits = max > 0 ? max + 1 : 1;
-    rc = SQLITE_OK;
-    if (nbits > ((int64_t)1 << 36)) rc = SQLITE_TOOBIG;
-    else if ((b = calloc(1, sizeof *b + (size_t)(nbits + 7) / 8)) != NULL) b->nbits = nbits;
+  int64_t nbits = 0;
+  int rc = strings_span(sql, (int64_t)1 << 36, &nbits); /* 8 GB of bits: not ours */
+  if (rc == SQLITE_OK) {
+    if ((b = calloc(1, sizeof *b + (size_t)(nbits + 7) / 8)) != NULL) b->nbits = nbits;
     else rc = SQLITE_NOMEM;
   }
-  sqlite3_finalize(st);
-  st = NULL;
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(sql, "SELECT id FROM strings WHERE value LIKE ?1 ESCAPE '\\'", -1, &st,
                             NULL);
@@ -306,18 +313,13 @@ static int ranks_build(sqlite3 *sql, strranks **out) {
   *out = NULL;
   strranks *r = NULL;
   sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(sql, "SELECT max(id) FROM strings", -1, &st, NULL);
-  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t max = sqlite3_column_int64(st, 0);
-    int64_t n = max > 0 ? max + 1 : 1;
-    rc = SQLITE_OK;
-    if (n > INT32_MAX) rc = SQLITE_TOOBIG; /* places are int32 */
-    else if ((r = malloc(sizeof *r + (size_t)n * sizeof r->rank[0])) != NULL) r->n = n;
+  int64_t n = 0;
+  int rc = strings_span(sql, INT32_MAX, &n); /* places are int32 */
+  if (rc == SQLITE_OK) {
+    if ((r = malloc(sizeof *r + (size_t)n * sizeof r->rank[0])) != NULL) r->n = n;
     else rc = SQLITE_NOMEM;
     for (int64_t i = 0; r && i < n; i++) r->rank[i] = -1;
   }
-  sqlite3_finalize(st);
-  st = NULL;
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(sql, "SELECT id, value FROM strings WHERE value IS NOT NULL "
                                  "ORDER BY value", -1, &st, NULL);
