@@ -5,7 +5,8 @@
  * A handle holds one read-only SQLite connection, what validation learned
  * (dldb_info), a per-view column cache, a cache of prepared statements keyed
  * by SQL text, and a reference to what the handles of the file share (a
- * cache of list counts, the name filter's bitset). The database is treated as
+ * cache of list counts, the name filter's bitset, the name order's places).
+ * The database is treated as
  * immutable while a handle is open (the viewer never writes it, and a
  * replaced file is detected by dldb_verify_file), so cached counts stay valid.
  */
@@ -18,10 +19,11 @@
 #include "dldb.h"
 
 #define DLDB__STMT_CACHE 48  /* prepared statements kept per handle */
-#define DLDB__COUNT_CACHE 64 /* list counts kept per handle */
+#define DLDB__COUNT_CACHE 64 /* list counts kept per file (dldb__shared) */
 
 /* What the handles of one file share (dldb_open_again): the list counts and
- * the name filter's and name order's state (dldb_query.c). Counted references, thread-safe. */
+ * the state of the name filter and the name order (dldb_query.c). Counted
+ * references, thread-safe. */
 typedef struct dldb__shared dldb__shared;
 
 typedef struct dldb__viewcols {
@@ -54,7 +56,7 @@ struct dldb {
   int n_views;
   dldb__stmt stmts[DLDB__STMT_CACHE];
   uint64_t use_clock;
-  dldb__shared *shared;  /* a reference: counts, name filter */
+  dldb__shared *shared;  /* a reference: counts, name filter, name order */
 };
 
 /* Returns the cached prepared statement for sql, preparing it on first use.

@@ -298,10 +298,11 @@ static int test_counts(void) {
 }
 
 /* A view whose name is looked up in `strings` and that has the id as
- * name_id filters through dldb_strmatch (one read of strings, a bitset);
- * a view without name_id through instr(lower(name)). Both must give the
- * same rows: names with case, %, _, a backslash, non-ASCII bytes, a NULL
- * value and an id with no string. */
+ * name_id filters through dldb_strmatch (one read of strings, a bitset) and
+ * sorts by name through dldb_strrank (each string's place in value order);
+ * a view without name_id through instr(lower(name)) and ORDER BY name. Both
+ * must give the same rows in the same order: names with case, %, _, a
+ * backslash, non-ASCII bytes, a NULL value and an id with no string. */
 static const char names_sql[] =
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT);"
     "INSERT INTO strings VALUES (1, 'aten::conv2d, seq = 1'), (2, 'ATEN::CONV2D, seq = 2'),"
@@ -374,6 +375,8 @@ static int test_name_filter(void) {
                            &nplain));
     ASSERT_STR_EQ(fast, by_name[desc]);
     ASSERT_STR_EQ(plain, by_name[desc]);
+    ASSERT_EQ(nfast, 12);
+    ASSERT_EQ(nplain, 12);
   }
   /* Handles of one file share the bitset, the places and the counts: after
    * 'relu' is renamed 'a_gelu' in the file (which the viewer never sees
