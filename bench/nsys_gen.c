@@ -3,7 +3,13 @@
  * nsys 2024.5 table and column layout, formats.md B) of a PyTorch training
  * loop, for the `dlprof --database` benchmark (bench/nsys_import.sh).
  *
- * Usage: nsys_gen [--kernels N] [--kernels-per-iter K] [--seed S] OUT.sqlite
+ * Usage: nsys_gen [--kernels N] [--kernels-per-iter K] [--seed S] [--shared-texts] OUT.sqlite
+ *
+ * --shared-texts leaves "seq = N" and the op ids out of the range texts, so
+ * that each op's texts repeat from iteration to iteration (as markers
+ * without emit_nvtx's counters do): a thousand distinct texts instead of
+ * one per range. It measures what distinct texts cost; backward ranges are
+ * then not paired with their forward op (no seq).
  *
  * One process, one GPU (A100), a main thread that launches everything and a
  * data-loader worker thread. Each iteration: a DataLoader range on the
@@ -177,6 +183,7 @@ typedef struct gen {
   int64_t kmax, kdone, corr, cpu, gpu, seq, grid_id;
   int64_t sid_api_launch, sid_api_memcpy, sid_api_memset, sid_api_sync;
   int64_t sid_kshort[NK], sid_klong[NK];
+  int shared_texts;   /* --shared-texts */
 } gen;
 
 static int check(gen *g, int rc, const char *what) {
@@ -266,16 +273,22 @@ static void op(gen *g, const char *name, const char *inner, const char *shape, c
   int64_t seq = g->seq++;
   int64_t start = g->cpu;
   g->cpu += jit(3000, 40);
-  snprintf(text, sizeof text, "%s, seq = %lld, op_id = %lld, sizes = %s, input_op_ids = [%lld]",
-           name, (long long)seq, (long long)(seq * 2 + 1), shape, (long long)(seq * 2 - 1));
+  if (g->shared_texts)
+    snprintf(text, sizeof text, "%s, sizes = %s", name, shape);
+  else
+    snprintf(text, sizeof text, "%s, seq = %lld, op_id = %lld, sizes = %s, input_op_ids = [%lld]",
+             name, (long long)seq, (long long)(seq * 2 + 1), shape, (long long)(seq * 2 - 1));
   int64_t istart = g->cpu;
   for (int i = 0; i < nk; i++) launch(g, ks[i]);
   int64_t iend = g->cpu;
   g->cpu += jit(2000, 40);
   range(g, start, g->cpu, text, TID_MAIN);
   if (inner) {
-    snprintf(itext, sizeof itext, "%s, op_id = %lld, sizes = %s", inner, (long long)(seq * 2 + 2),
-             shape);
+    if (g->shared_texts)
+      snprintf(itext, sizeof itext, "%s, sizes = %s", inner, shape);
+    else
+      snprintf(itext, sizeof itext, "%s, op_id = %lld, sizes = %s", inner,
+               (long long)(seq * 2 + 2), shape);
     range(g, istart, iend, itext, TID_MAIN);
   }
   g->cpu += jit(1500, 50);
@@ -321,14 +334,17 @@ static void iteration(gen *g, int64_t per_iter) {
 
 int main(int argc, char **argv) {
   int64_t nkern = 10000000, per_iter = 1000;
+  int shared_texts = 0;
   const char *out = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--kernels") && i + 1 < argc) nkern = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--kernels-per-iter") && i + 1 < argc) per_iter = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng ^= (uint64_t)atoll(argv[++i]) * 2654435761u;
+    else if (!strcmp(argv[i], "--shared-texts")) shared_texts = 1;
     else if (argv[i][0] != '-' && !out) out = argv[i];
     else {
-      fprintf(stderr, "usage: nsys_gen [--kernels N] [--kernels-per-iter K] [--seed S] OUT.sqlite\n");
+      fprintf(stderr, "usage: nsys_gen [--kernels N] [--kernels-per-iter K] [--seed S] "
+                      "[--shared-texts] OUT.sqlite\n");
       return 2;
     }
   }
@@ -339,7 +355,7 @@ int main(int argc, char **argv) {
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", out);
   remove(tmp);
-  gen g = {.kmax = nkern, .cpu = 1000000000, .seq = 1};
+  gen g = {.kmax = nkern, .cpu = 1000000000, .seq = 1, .shared_texts = shared_texts};
   g.gpu = g.cpu;
   if (sqlite3_open(tmp, &g.db) != SQLITE_OK) {
     fprintf(stderr, "nsys_gen: cannot create %s\n", tmp);
