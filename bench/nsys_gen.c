@@ -7,9 +7,10 @@
  *
  * --shared-texts leaves "seq = N" and the op ids out of the range texts, so
  * that each op's texts repeat from iteration to iteration (as markers
- * without emit_nvtx's counters do): a thousand distinct texts instead of
- * one per range. It measures what distinct texts cost; backward ranges are
- * then not paired with their forward op (no seq).
+ * without emit_nvtx's counters do): a few dozen distinct texts instead of
+ * one per range (the dldb of 10 M kernels has 35 strings in all). It
+ * measures what distinct texts cost; backward ranges are then not paired
+ * with their forward op (no seq).
  *
  * One process, one GPU (A100), a main thread that launches everything and a
  * data-loader worker thread. Each iteration: a DataLoader range on the
