@@ -217,6 +217,13 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
                   "dla_aggregate: kernel %lld has string id %lld, device %d", (long long)g->id,
                   (long long)g->short_name_id, (int)g->device_id);
   if (GROW(c->k, c->nk, c->kcap)) return DL_ENOMEM;
+  if (c->kbcap < c->kcap) { /* the grid's blocks, beside c->k */
+    uint32_t *p = realloc(c->kblocks, c->kcap * sizeof *p);
+    if (!p) return DL_ENOMEM;
+    c->kblocks = p;
+    c->kbcap = c->kcap;
+  }
+  c->kblocks[c->nk] = g->blocks <= 0 ? 0 : g->blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)g->blocks;
   dla_kern *k = &c->k[c->nk++];
   k->id = (int32_t)g->id;
   k->gpu_start = g->gpu_start_ns;
@@ -896,6 +903,7 @@ static int load_gpu_id(void *ctx, const dldb_scan_gpu *g) {
   dla_ctx *c = ctx;
   if (c->ngpus < DLA_MAX_GPUS) {
     c->gpu_mem[c->ngpus] = g->memory_bytes;
+    c->gpu_sms[c->ngpus] = g->sm_count > 0 ? g->sm_count : 0;
     c->gpu_ids[c->ngpus++] = g->device_id;
   }
   return 0;
@@ -1008,6 +1016,9 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = assign_node_ids(&c))) goto out;
   if ((rc = dla__sweep(&c))) goto out;
   if ((rc = dla__comm_compute(&c))) goto out;
+  free(c.kblocks); /* only the SM efficiency reads them */
+  c.kblocks = NULL;
+  c.kbcap = 0;
 
   dla_facts f;
   memset(&f, 0, sizeof f);
@@ -1075,6 +1086,7 @@ out:
   free(c.r);
   free(c.a);
   free(c.k);
+  free(c.kblocks);
   free(c.m);
   free(c.bound);
   free(c.iter_cat);

@@ -210,8 +210,21 @@ static int load_occ(void *ctx, const dldb_scan_occ *r) {
   return 0;
 }
 
-/* The facts of kernel i (kf NULL: none known). */
-static const kfacts *facts(const kfacts *kf, size_t i) { return kf ? &kf[i] : &NO_FACTS; }
+/* The facts of kernel i: its kernel_occupancy row (kf NULL: none), else
+ * blocks per SM from its grid and its GPU's SM count, the quotient Kineto
+ * puts in its traces (peers.md): Nsight Systems and live profiles have no
+ * occupancy rows, but grids and SM counts. */
+static kfacts facts(const dla_ctx *c, const kfacts *kf, size_t i) {
+  kfacts f = kf ? kf[i] : NO_FACTS;
+  if (isnan(f.bpsm) && c->kblocks && c->kblocks[i] > 0) {
+    for (int g = 0; g < c->ngpus; g++)
+      if (c->gpu_ids[g] == c->k[i].device) {
+        if (c->gpu_sms[g] > 0) f.bpsm = (double)c->kblocks[i] / c->gpu_sms[g];
+        break;
+      }
+  }
+  return f;
+}
 
 static int is_comm_name(const char *s) { return s && strcasestr(s, "nccl") != NULL; }
 
@@ -242,6 +255,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   if (!v) return DL_ENOMEM;
   size_t nv = 0;
   double occ_w = 0, occ_d = 0;
+  int sm_known = c->gpu_sms[g] > 0; /* or a kernel in the window has blocks per SM */
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
     if (k->device != dev) continue;
@@ -250,12 +264,13 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     int8_t cls = comm_k[i] ? CL_COMM : CL_COMP;
     v[nv++] = (tev){s, (int32_t)i, cls, 1};
     v[nv++] = (tev){e, (int32_t)i, cls, -1};
-    const kfacts *f = facts(kf, i);
-    if (!isnan(f->occ) && dla__in_aggr(c, k->iter)) {
-      occ_w += f->occ * (double)(e - s);
+    kfacts f = facts(c, kf, i);
+    sm_known |= !isnan(f.bpsm);
+    if (!isnan(f.occ) && dla__in_aggr(c, k->iter)) {
+      occ_w += f.occ * (double)(e - s);
       occ_d += (double)(e - s);
       if (ia) {
-        ia[k->iter].occ_w += f->occ * (double)(e - s);
+        ia[k->iter].occ_w += f.occ * (double)(e - s);
         ia[k->iter].occ_d += (double)(e - s);
       }
     }
@@ -305,13 +320,15 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     if (i == nv) break;
     cnt[v[i].cls] += v[i].delta;
     if (v[i].k >= 0) {
-      double eff = eff_of(facts(kf, (size_t)v[i].k));
+      kfacts f = facts(c, kf, (size_t)v[i].k);
+      double eff = eff_of(&f);
       kcnt += v[i].delta;
       effsum += v[i].delta > 0 ? eff : -eff;
       if (kcnt == 0) effsum = 0; /* no drift between busy stretches */
     }
   }
-  out->est_sm_efficiency = out->wall_ns > 0 ? 100.0 * sm / (double)out->wall_ns : 0.0;
+  /* unknown (NULL) without the GPU's SM count or a kernel's blocks per SM */
+  out->est_sm_efficiency = !sm_known ? NAN : out->wall_ns > 0 ? 100.0 * sm / (double)out->wall_ns : 0.0;
   out->est_achieved_occupancy = occ_d > 0 ? occ_w / occ_d : NAN;
   free(v);
   return DL_OK;
@@ -376,14 +393,14 @@ int dla__comm_compute(dla_ctx *c) {
     a->calls++;
     a->gpu += k->gpu_end - k->gpu_start;
     a->tc |= k->tc;
-    const kfacts *f = facts(kf, i);
-    if (!isnan(f->bpsm)) {
-      a->bpsm_w += f->bpsm * d;
+    kfacts f = facts(c, kf, i);
+    if (!isnan(f.bpsm)) {
+      a->bpsm_w += f.bpsm * d;
       a->bpsm_d += d;
-      a->eff_w += eff_of(f) * d;
+      a->eff_w += eff_of(&f) * d;
     }
-    if (!isnan(f->occ)) {
-      a->occ_w += f->occ * d;
+    if (!isnan(f.occ)) {
+      a->occ_w += f.occ * d;
       a->occ_d += d;
     }
   }
@@ -409,13 +426,14 @@ int dla__comm_compute(dla_ctx *c) {
     if ((rc = sweep_gpu(c, g, kf, comm_k, &r->gpu[g], gia))) goto out;
     r->ngpu++;
     int has_occ = !isnan(r->gpu[g].est_achieved_occupancy);
+    int has_sm = !isnan(r->gpu[g].est_sm_efficiency);
     for (int64_t i = c->iter_start; i <= c->iter_stop; i++) {
       int64_t d = c->bound[i + 1] - c->bound[i];
       const iter_acc *a = &gia[i];
       r->it[r->nit++] = (dldb_dl_iter_gpu_row){
           .iter_value = i, .device_id = c->gpu_ids[g], .duration_ns = d,
           .kernel_busy_ns = a->kbusy, .communication_ns = a->comm, .exposed_comm_ns = a->exposed,
-          .est_sm_efficiency = d > 0 ? 100.0 * a->sm / (double)d : 0.0,
+          .est_sm_efficiency = !has_sm ? NAN : d > 0 ? 100.0 * a->sm / (double)d : 0.0,
           .est_achieved_occupancy = has_occ && a->occ_d > 0 ? a->occ_w / a->occ_d : NAN};
     }
   }

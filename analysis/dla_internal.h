@@ -84,11 +84,14 @@ typedef struct dla_ctx {
   dla_range *r; size_t nr;
   dla_api *a; size_t na;
   dla_kern *k; size_t nk, kcap;      /* in kernels.id order (dldb_scan_gpu_ops reads so) */
+  uint32_t *kblocks; size_t kbcap;   /* per kernel (c->k order): its grid's blocks, at most
+                                      * UINT32_MAX (0: unknown); freed after dla__comm_compute */
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;
   dla_smap op_by_path;
   int32_t gpu_ids[DLA_MAX_GPUS]; int ngpus;
   int64_t gpu_mem[DLA_MAX_GPUS]; /* total memory per GPU, bytes (0: unknown) */
+  int32_t gpu_sms[DLA_MAX_GPUS]; /* SM count per GPU (0: unknown) */
   /* iterations: boundaries b[0..niter], iteration i = [b[i], b[i+1]) */
   int64_t *bound; int64_t niter;
   int64_t iter_start, iter_stop, wall_start, wall_end;

@@ -239,12 +239,14 @@ typedef struct dldb_scan_gpu_op {
   int64_t bytes;                  /* memory ops; 0 for kernels */
   int32_t src_kind, dst_kind;     /* memcpys (formats.md B.4); 0 otherwise */
   int32_t mem_kind;               /* memsets; 0 otherwise */
+  int64_t blocks;                 /* kernels: grid_x * grid_y * grid_z; 0 otherwise */
 } dldb_scan_gpu_op;
 
 typedef struct dldb_scan_gpu {
   int32_t device_id;
   int64_t name_id;                /* 0 */
   int64_t memory_bytes;           /* 0: unknown */
+  int32_t sm_count;               /* 0: unknown */
 } dldb_scan_gpu;
 
 /* An estimate of the rows of a raw table ("nvtx_ranges", "cuda_api_calls",

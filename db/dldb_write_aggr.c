@@ -151,6 +151,7 @@ static int gpu_op_row(void *c, sqlite3_stmt *st) {
       .src_kind = sqlite3_column_int(st, 11),
       .dst_kind = sqlite3_column_int(st, 12),
       .mem_kind = sqlite3_column_int(st, 13),
+      .blocks = sqlite3_column_int64(st, 14),
   };
   return ((int (*)(void *, const dldb_scan_gpu_op *))sc->fn)(sc->ctx, &g);
 }
@@ -159,11 +160,11 @@ int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_o
                       char *err, size_t errlen) {
   static const char *const sql[3] = {
       "SELECT 0, id, short_name_id, long_name_id, gpu_start_ns, gpu_end_ns, correlation_id, "
-      "pid, device_id, 0, 0, 0, 0, 0 FROM kernels ORDER BY id",
+      "pid, device_id, 0, 0, 0, 0, 0, grid_x * grid_y * grid_z FROM kernels ORDER BY id",
       "SELECT 1, id, 0, 0, gpu_start_ns, gpu_end_ns, correlation_id, pid, device_id, copy_kind, "
-      "bytes, src_kind, dst_kind, 0 FROM memcpys ORDER BY id",
+      "bytes, src_kind, dst_kind, 0, 0 FROM memcpys ORDER BY id",
       "SELECT 2, id, 0, 0, gpu_start_ns, gpu_end_ns, correlation_id, pid, device_id, 0, "
-      "bytes, 0, 0, mem_kind FROM memsets ORDER BY id",
+      "bytes, 0, 0, mem_kind, 0 FROM memsets ORDER BY id",
   };
   scan_ctx sc = {(void *)fn, ctx};
   for (int i = 0; i < 3; i++) {
@@ -178,14 +179,15 @@ int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_o
 static int gpu_row(void *c, sqlite3_stmt *st) {
   scan_ctx *sc = c;
   dldb_scan_gpu g = {.device_id = sqlite3_column_int(st, 0), .name_id = 0,
-                     .memory_bytes = sqlite3_column_int64(st, 1)};
+                     .memory_bytes = sqlite3_column_int64(st, 1),
+                     .sm_count = sqlite3_column_int(st, 2)};
   return ((int (*)(void *, const dldb_scan_gpu *))sc->fn)(sc->ctx, &g);
 }
 
 int dldb_scan_gpus(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu *g), void *ctx,
                    char *err, size_t errlen) {
   sqlite3_stmt *st = NULL;
-  int rc = prepare(w, "SELECT device_id, memory_bytes FROM gpus ORDER BY device_id", &st, err, errlen,
+  int rc = prepare(w, "SELECT device_id, memory_bytes, sm_count FROM gpus ORDER BY device_id", &st, err, errlen,
                    "dldb_scan_gpus");
   if (rc) return rc;
   scan_ctx sc = {(void *)fn, ctx};

@@ -4,7 +4,8 @@
  * views that the export itself can tell (totals, counts, min, max, median)
  * compared with SQL run directly on the export (attached to the dldb), the
  * reports under nsys stats' names, and NVIDIA's no_relu database, which has
- * no such views.
+ * no such views. Also the est. SM efficiency of an export, which has no
+ * occupancy rows: from the kernels' grids and the GPUs' SM counts.
  *
  * usage: test_stats DLPROF SHARED_DIR WORK_DIR. Skips (77) naming the path
  * when SHARED_DIR/traces is absent.
@@ -71,6 +72,18 @@ static int64_t q_int(sqlite3 *h, const char *sql) {
     fprintf(stderr, "sql error: %s: %s\n", sql, sqlite3_errmsg(h));
   else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
     v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* The first column of the first row as a real (NaN when none or NULL). */
+static double q_real(sqlite3 *h, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  double v = NAN;
+  if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+    fprintf(stderr, "sql error: %s: %s\n", sql, sqlite3_errmsg(h));
+  else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+    v = sqlite3_column_double(st, 0);
   sqlite3_finalize(st);
   return v;
 }
@@ -270,6 +283,82 @@ static int copy_file(const char *src, const char *dst) {
   return system(cmd);
 }
 
+/* dlprof --database=db adds a second aggregation; *h: db opened read-only. */
+static int reaggregate(const char *dir, const char *db, sqlite3 **h);
+
+/* Est. SM efficiency without occupancy rows (an export has none), as
+ * Kineto's traces define it: a kernel keeps min(blocks / SMs, 1) of its GPU
+ * busy. Per kernel name: the duration-weighted means of blocks / SMs and of
+ * that share, computed here on the export. Per GPU: known, at most the
+ * kernel-busy share of the wall clock, 0 for a GPU that ran nothing.
+ * Without SM counts it is unknown (NULL), not 0. */
+static int test_sm_efficiency(void) {
+  sqlite3 *h = open_pair(clover_db, clover_x);
+  ASSERT_NOT_NULL(h);
+  const char *ref =
+      "SELECT s.value AS name, count(*) AS calls, "
+      "sum(k.gridX * k.gridY * k.gridZ * 1.0 / g.smCount * (k.\"end\" - k.start)) / "
+      "sum(k.\"end\" - k.start) AS bpsm, "
+      "100.0 * sum(min(k.gridX * k.gridY * k.gridZ * 1.0 / g.smCount, 1.0) * (k.\"end\" - k.start)) / "
+      "sum(k.\"end\" - k.start) AS eff "
+      "FROM x.CUPTI_ACTIVITY_KIND_KERNEL k JOIN x.StringIds s ON s.id = k.shortName "
+      "JOIN x.TARGET_INFO_GPU g ON g.id = k.deviceId GROUP BY s.value";
+  char sql[4096];
+  snprintf(sql, sizeof sql, "WITH r AS (%s) SELECT count(*) FROM r", ref);
+  int64_t names = q_int(h, sql);
+  ASSERT(names > 1);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE aggr_id = " NEWEST), names);
+  snprintf(sql, sizeof sql,
+           "WITH r AS (%s) SELECT count(*) FROM r JOIN main.view_dl_kernel_efficiency e ON "
+           "e.kernel_name = r.name AND e.aggr_id = " NEWEST " WHERE e.calls = r.calls AND "
+           "abs(e.mean_blocks_per_sm - r.bpsm) <= 1e-9 * r.bpsm AND "
+           "abs(e.est_sm_efficiency - r.eff) <= 1e-9 * r.eff",
+           ref);
+  ASSERT_EQ(q_int(h, sql), names);
+  /* both sides of the cap: kernels of fewer blocks than SMs, and of more */
+  ASSERT(q_int(h, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE est_sm_efficiency < 100") > 0);
+  ASSERT(q_int(h, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE est_sm_efficiency = 100") > 0);
+  double eff = q_real(h, "SELECT est_sm_efficiency FROM view_dl_gpu_efficiency WHERE device_id = 0");
+  double busy = q_real(h, "SELECT 100.0 * kernel_busy_time / wall_clock_time FROM "
+                          "view_dl_gpu_efficiency WHERE device_id = 0");
+  ASSERT(eff > 1.0);
+  ASSERT(eff <= busy + 1e-9);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_gpu_efficiency WHERE device_id != 0 AND "
+                     "est_sm_efficiency = 0 AND kernel_busy_time = 0"),
+            3);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_dl_iteration_efficiency WHERE est_sm_efficiency "
+                     "IS NULL"),
+            0);
+  sqlite3_close(h);
+
+  /* the same w_Relu dldb with its GPU's SM count unknown, aggregated again */
+  char dir[1200], db[1400];
+  snprintf(dir, sizeof dir, "%s/nosms", work);
+  mkdir(dir, 0755);
+  snprintf(db, sizeof db, "%s/nosms.sqlite", dir);
+  ASSERT_OK(copy_file(relu_db, db));
+  ASSERT_EQ(sqlite3_open(db, &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "UPDATE gpus SET sm_count = 0", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  h = NULL;
+  ASSERT_OK(reaggregate(dir, db, &h));
+  static const char *const views[] = {"view_dl_gpu_efficiency", "view_dl_iteration_efficiency",
+                                      "view_dl_kernel_efficiency"};
+  for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE aggr_id = 1 AND est_sm_efficiency IS NULL",
+             views[i]);
+    ASSERT_EQ(q_int(h, sql), 0); /* with the SM count (40) */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE aggr_id = 2 AND est_sm_efficiency IS NULL",
+             views[i]);
+    int64_t unknown = q_int(h, sql);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE aggr_id = 2", views[i]);
+    ASSERT(unknown > 0);
+    ASSERT_EQ(unknown, q_int(h, sql));
+  }
+  sqlite3_close(h);
+  return 0;
+}
+
 /* Rows of the NVTX tables of aggregation a not in those of b, both ways. */
 static int64_t nvtx_differences(sqlite3 *h, int a, int b) {
   char x[512], y[512];
@@ -340,7 +429,6 @@ static const char V2_SQL[] =
 /* Copies relu_db to db and makes it a schema 2 (or 1) file by SQL. */
 static int older_copy(const char *db, int schema);
 
-/* dlprof --database=db adds a second aggregation; *h: db opened read-only. */
 static int reaggregate(const char *dir, const char *db, sqlite3 **h) {
   char args[4096], out[4096];
   snprintf(args, sizeof args, "--database='%s' --force=true", db);
@@ -487,6 +575,7 @@ int main(int argc, char **argv) {
   RUN(test_clover_memory);
   RUN(test_clover_osrt);
   RUN(test_relu);
+  RUN(test_sm_efficiency);
   RUN(test_reports);
   RUN(test_reaggregation);
   RUN(test_nvidia_db);

@@ -45,8 +45,9 @@ export default {
       empty: 'No kernels in this iteration.',
       filterPlaceholder: 'Filter op or kernel…',
     });
-    /* Our view_dl_* extensions (Kineto traces carry blocks per SM and occupancy):
-     * est. SM efficiency and achieved occupancy per iteration and per kernel. */
+    /* Our view_dl_* extensions: est. SM efficiency (blocks per SM from Kineto
+     * traces, else grids and SM counts) and achieved occupancy (Kineto traces
+     * only) per iteration and per kernel. */
     const extra = [];
     if (ctx.has('view_dl_iteration_efficiency'))
       extra.push(
