@@ -88,7 +88,8 @@ export default {
     const comm = ctx.has('view_dl_communication')
       ? card('GPU Timeline and Communication', {
           id: 'communication',
-          cls: 'span-3',
+          // alone in its row: its nine columns get the page's width
+          cls: 'span-all',
           sub: h('span', { class: 'card-sub' }, 'NCCL time not overlapped with computation is exposed'),
         })
       : null;
