@@ -5,7 +5,8 @@
  * compared with SQL run directly on the export (attached to the dldb), the
  * reports under nsys stats' names, and NVIDIA's no_relu database, which has
  * no such views. Also the est. SM efficiency of an export, which has no
- * occupancy rows: from the kernels' grids and the GPUs' SM counts.
+ * occupancy rows: from the kernels' grids and the GPUs' SM counts, and the
+ * GPU busy time (the union of a GPU's kernel intervals) of both sweeps.
  *
  * usage: test_stats DLPROF SHARED_DIR WORK_DIR. Skips (77) naming the path
  * when SHARED_DIR/traces is absent.
@@ -285,6 +286,42 @@ static int copy_file(const char *src, const char *dst) {
 
 /* dlprof --database=db adds a second aggregation; *h: db opened read-only. */
 static int reaggregate(const char *dir, const char *db, sqlite3 **h);
+
+/* GPU busy time is the union of the GPU's kernel intervals (intervals that
+ * touch merge): computed here on the export with window functions, it must
+ * equal the GPU timeline's kernel busy time and give the GPU utilization of
+ * the time sweep, to the ns. w_Relu has kernels that overlap or touch. */
+static int test_relu_gpu_busy(void) {
+  sqlite3 *h = open_pair(relu_db, relu_x);
+  ASSERT_NOT_NULL(h);
+  const char *uni =
+      "WITH k AS (SELECT start AS s, \"end\" AS e FROM x.CUPTI_ACTIVITY_KIND_KERNEL "
+      "WHERE deviceId = 0 AND \"end\" > start), "
+      "o AS (SELECT s, e, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "
+      "PRECEDING) AS pe FROM k), "
+      "g AS (SELECT s, e, sum(pe IS NULL OR s > pe) OVER (ORDER BY s, e) AS grp FROM o) "
+      "SELECT sum(ge - gs) FROM (SELECT min(s) AS gs, max(e) AS ge FROM g GROUP BY grp)";
+  int64_t busy = q_int(h, uni);
+  ASSERT(busy > 0);
+  /* some kernels overlap or touch: the union is less than their sum */
+  ASSERT(q_int(h, "SELECT count(*) FROM x.CUPTI_ACTIVITY_KIND_KERNEL a JOIN "
+                  "x.CUPTI_ACTIVITY_KIND_KERNEL b ON b.rowid != a.rowid AND b.start >= a.start "
+                  "AND b.start <= a.\"end\" AND a.deviceId = b.deviceId") > 0);
+  ASSERT(busy < q_int(h, "SELECT sum(\"end\" - start) FROM x.CUPTI_ACTIVITY_KIND_KERNEL "
+                         "WHERE deviceId = 0"));
+  ASSERT_EQ(q_int(h, "SELECT kernel_busy_time FROM view_dl_gpu_efficiency WHERE device_id = 0 "
+                     "AND aggr_id = " NEWEST),
+            busy);
+  char sql[2048];
+  snprintf(sql, sizeof sql,
+           "SELECT abs(u.device_gpu_utilization - 100.0 * (%s) / c.wall_clock_time) < 1e-9 "
+           "FROM view_gpu_devices u JOIN view_dl_communication c ON c.aggr_id = u.aggr_id AND "
+           "c.device_id = u.device_id WHERE u.device_id = 0 AND u.aggr_id = " NEWEST,
+           uni);
+  ASSERT_EQ(q_int(h, sql), 1);
+  sqlite3_close(h);
+  return 0;
+}
 
 /* Est. SM efficiency without occupancy rows (an export has none), as
  * Kineto's traces define it: a kernel keeps min(blocks / SMs, 1) of its GPU
@@ -576,6 +613,7 @@ int main(int argc, char **argv) {
   RUN(test_clover_osrt);
   RUN(test_relu);
   RUN(test_sm_efficiency);
+  RUN(test_relu_gpu_busy);
   RUN(test_reports);
   RUN(test_reaggregation);
   RUN(test_nvidia_db);
