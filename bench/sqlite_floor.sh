@@ -58,7 +58,7 @@ SQL
 rm -f "$f"
 {
   # The writer's pragmas (db/dldb_write.c); FLOOR_PRAGMAS replaces them.
-  echo "${FLOOR_PRAGMAS:-PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; PRAGMA page_size=8192;}"
+  echo "${FLOOR_PRAGMAS:-PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA page_size=8192; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;}"
   cat db/schema.sql
   cat <<SQL
 INSERT INTO strings VALUES (1, 'NVTX'), (2, 'cudaLaunchKernel'), (3, 'volta_sgemm_128x64_nn'), (4, 'void volta_sgemm_128x64_nn<float>(int)');

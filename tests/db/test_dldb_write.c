@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dldb_write.h"
+#include "dldb_write_internal.h" /* the writer's sqlite3 handle, for its page cache */
 #include "test.h"
 
 static const char *shared_dir, *work_dir;
@@ -344,6 +345,35 @@ static int test_intern_past_budget(void) {
   return 0;
 }
 
+/* The writer's page cache holds the 64 MiB its pragma asks for. Set before
+ * the page size, the figure in KiB became a number of 4 KiB pages, then 8
+ * KiB ones: 128 MiB, unseen by PRAGMA cache_size. 200 MiB of text (1 MiB
+ * strings, most past the string cache's budget) fill either cache. */
+static int test_page_cache(void) {
+  char path[1024], err[256];
+  path_in(path, sizeof path, "cache.sqlite");
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  size_t n = (size_t)1 << 20;
+  static char t[1 << 20];
+  for (int i = 0; i < 200; i++) {
+    memset(t, 'a' + i % 26, n - 1);
+    t[n - 1] = '\0';
+    snprintf(t, 16, "%08d", i); /* distinct */
+    t[8] = ' ';
+    int64_t id;
+    ASSERT_OK(dldb_writer_intern(w, t, &id, err, sizeof err));
+  }
+  int cur = 0, hi = 0;
+  ASSERT_EQ(sqlite3_db_status(w->db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0), SQLITE_OK);
+  ASSERT(cur > (48 << 20)); /* filled */
+  ASSERT(cur < (72 << 20)); /* 64 MiB and the pages' headers */
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  unlink(path);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_dldb_write SHARED_DIR WORK_DIR\n");
@@ -363,5 +393,6 @@ int main(int argc, char **argv) {
   }
   RUN(test_open_existing);
   RUN(test_intern_past_budget);
+  RUN(test_page_cache);
   TEST_DONE();
 }
