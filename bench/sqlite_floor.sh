@@ -13,8 +13,9 @@
 # Rows, scaled from nsys_gen's 10 M export (bench/nsys_import.sh): 1.074
 # NVTX ranges a kernel, each with its own emit_nvtx text (about 100 bytes,
 # `seq = N`), 1.003 API calls a kernel, the kernels, one aggr_kernels row a
-# kernel and the index of them by op (DLDB_KERNELS_BY_OP_SQL), and the two
-# NVTX statistics rows of a distinct text (aggr_nvtx_runs kinds 6 and 7).
+# kernel, and the two NVTX statistics rows of a distinct text
+# (aggr_nvtx_runs kinds 6 and 7). FLOOR_BY_OP=1 adds the index of
+# aggr_kernels by op that earlier dldbs had.
 # Needs a sqlite3 shell with generate_series (3.39 or later).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,13 @@ f=${2:-/tmp/floor.sqlite}
 case $n in '' | *[!0-9]*) echo "sqlite_floor.sh: KERNELS must be a number: $n" >&2; exit 2 ;; esac
 ranges=$((n * 1074 / 1000))
 calls=$((n * 1003 / 1000))
+by_op=''
+if [ "${FLOOR_BY_OP:-0}" = 1 ]; then
+  by_op='.print aggr_kernels_by_op
+BEGIN;
+CREATE INDEX aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value);
+COMMIT;'
+fi
 raw_rows() {
   if [ $packed = 1 ]; then
     cat <<SQL
@@ -83,10 +91,7 @@ BEGIN;
 INSERT INTO aggr_kernels SELECT 1, value / 1000, value, value % 997, 0, 1000 * value + 10, 5
   FROM generate_series(1, $n);
 COMMIT;
-.print aggr_kernels_by_op
-BEGIN;
-CREATE INDEX aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value);
-COMMIT;
+$by_op
 .print aggr_nvtx_runs: 2 x $ranges
 BEGIN;
 INSERT INTO aggr_nvtx_runs SELECT 1, 6, value, 2 * (value + 10), 1, 700, NULL, NULL, NULL, NULL,

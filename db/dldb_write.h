@@ -39,11 +39,6 @@
 
 typedef struct dldb_writer dldb_writer;
 
-/* The index of aggr_kernels by op, which db/schema.sql leaves to the
- * writer (dldb_aggr_end). */
-#define DLDB_KERNELS_BY_OP_SQL                                                 \
-  "CREATE INDEX IF NOT EXISTS aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value)"
-
 /* Schema version of db/schema.sql (PRAGMA user_version). */
 #define DLDB_SCHEMA_VERSION 3
 /* The DLProf view layer we implement (db_version). */

@@ -436,13 +436,11 @@ int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_f
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_end: no open aggregation");
   int rc = dldb__nvtx_totals(w, w->aggr_id, err, errlen);
-  /* The index of aggr_kernels by op: a file's first aggregation builds it
-   * from its rows at once (an insert per row lands in the middle of the
-   * index: 1 M kernels, 0.5 s against 1.7 s; 10 M, 9-11 s against 11-16 s,
-   * docs/performance.md); later aggregations update it row by row. */
-  if (rc == DL_OK && (rc = dldb__flush(w, err, errlen, "dldb_aggr_end")) == DL_OK &&
-      sqlite3_exec(w->db, DLDB_KERNELS_BY_OP_SQL, NULL, NULL, NULL) != SQLITE_OK)
-    rc = dldb__sqlerr(w, err, errlen, "dldb_aggr_end");
+  /* No index of aggr_kernels by op: the viewer always passes the iteration
+   * with the op (the primary key finds the rows), and building one took
+   * 11-14 s of a 10 M kernel import (docs/performance.md). Files written
+   * before keep theirs; SQLite updates it. */
+  if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
   if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
   return dldb__tx_commit(w, err, errlen);

@@ -323,9 +323,10 @@ CREATE TABLE aggr_kernels (
   api_dur_ns   INTEGER,
   PRIMARY KEY (aggr_id, iter_value, kernel_id)
 ) WITHOUT ROWID;
--- aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value) is made by
--- the writer when it ends the file's first aggregation (DLDB_KERNELS_BY_OP_SQL
--- in db/dldb_write.h): built from the sorted rows, not row by row.
+-- No index by op: view_iteration_op_kernels is read per iteration and op
+-- (the primary key, then the iteration's rows); an op in every iteration
+-- scans the aggregation's rows. Files written by earlier versions have
+-- aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value).
 
 -- Per (aggregation, iteration, op): kernel counts and times.
 CREATE TABLE aggr_iter_ops (
