@@ -861,7 +861,7 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   /* the statistics in two steps: the tables of calls, kernels and memory,
    * then the NVTX tables (a row per distinct range text) */
   dla__progress(c, "writing statistics", 0, 1);
-  if ((rc = dla__stats_write(c, aggr_id, &nvtx))) goto out;
+  if ((rc = dla__stats_write(c, aggr_id))) goto out;
   for (int g = 0; g < c->ngpus; g++) {
     dldb_gpu_util_row r = {.device_id = c->gpu_ids[g], .gpu_utilization = c->gpu_util[g],
                            .kernel_time = c->gpu_busy[g]};
@@ -874,14 +874,24 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
                           .javascript_args = fd[i].js_args};
     if ((rc = dldb_aggr_finding(c->w, aggr_id, (int64_t)i + 1, &r, err, errlen))) goto out;
   }
-  /* Every row that needs the kernels and calls is written: they go before
-   * the NVTX statistics, the step that needs the most memory. */
-  free(c->k);
-  c->k = NULL;
-  c->nk = c->kcap = 0;
+  /* Every row that needs the calls is written: of them the GPU projection
+   * needs only each kernel's range, so they go before it (0.3 GB at 10 M
+   * kernels), and the kernels after it, before the NVTX statistics. */
+  int32_t *kr = malloc((c->nk + 1) * sizeof *kr);
+  if (!kr) {
+    rc = DL_ENOMEM;
+    goto out;
+  }
+  for (size_t i = 0; i < c->nk; i++) kr[i] = dla__kern_range(c, &c->k[i]);
   free(c->a);
   c->a = NULL;
   c->na = 0;
+  rc = dla__stats_project(c, kr, &nvtx);
+  free(kr);
+  free(c->k);
+  c->k = NULL;
+  c->nk = c->kcap = 0;
+  if (rc) goto out;
   dla__progress(c, "writing statistics", 1, 1);
   dla__progress(c, "writing NVTX statistics", 0, 1);
   if ((rc = dla__stats_write_nvtx(c, aggr_id, &nvtx))) goto out;

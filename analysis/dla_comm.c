@@ -138,7 +138,7 @@ int dla__split_spans(dla_ctx *c, const char *is_key, int64_t pstart, int64_t pen
 
 enum { CL_COMP, CL_COMM, CL_MCPY };
 
-typedef struct tev {  /* 16 bytes: two per kernel and memory op of a GPU */
+typedef struct tev {  /* 16 bytes: a start or an end of a kernel or memory op */
   int64_t t;
   int32_t k;       /* kernel index (its facts give the SM efficiency), or
                       -1 - i for memory op i */
@@ -160,6 +160,47 @@ static inline int tev_lt(const tev *a, const tev *b) {
 }
 
 INTROSORT(tev_intro, tev, tev_lt)
+
+/* The ends of the running intervals: a binary min-heap in tev_lt's order.
+ * The sweep sorts only the starts (16 bytes a kernel, not 32) and takes
+ * the ends from here, in the same order as one sorted array of both. */
+typedef struct tev_heap {
+  tev *v;
+  size_t n, cap;
+} tev_heap;
+
+static int heap_push(tev_heap *h, tev e) {
+  if (h->n == h->cap) {
+    size_t ncap = h->cap ? 2 * h->cap : 64;
+    tev *p = realloc(h->v, ncap * sizeof *p);
+    if (!p) return DL_ENOMEM;
+    h->v = p;
+    h->cap = ncap;
+  }
+  size_t i = h->n++;
+  while (i > 0 && tev_lt(&e, &h->v[(i - 1) / 2])) {
+    h->v[i] = h->v[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h->v[i] = e;
+  return DL_OK;
+}
+
+static tev heap_pop(tev_heap *h) {
+  tev top = h->v[0], last = h->v[--h->n];
+  size_t i = 0;
+  for (;;) {
+    size_t l = 2 * i + 1, m = l + 1, x = i;
+    const tev *best = &last;
+    if (l < h->n && tev_lt(&h->v[l], best)) best = &h->v[x = l];
+    if (m < h->n && tev_lt(&h->v[m], best)) best = &h->v[x = m];
+    if (x == i) break;
+    h->v[i] = h->v[x];
+    i = x;
+  }
+  if (h->n) h->v[i] = last;
+  return top;
+}
 
 typedef struct kfacts {
   double bpsm, occ; /* NaN: unknown */
@@ -251,7 +292,9 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   size_t n = 0;
   for (size_t i = 0; i < c->nk; i++) n += c->k[i].device == dev;
   for (size_t i = 0; i < c->nm; i++) n += c->m[i].device == dev;
-  tev *v = malloc((2 * n + 1) * sizeof *v);
+  tev *v = malloc((n + 1) * sizeof *v); /* the starts */
+  tev_heap ends = {0};
+  int rc = DL_OK;
   if (!v) return DL_ENOMEM;
   size_t nv = 0;
   double occ_w = 0, occ_d = 0;
@@ -263,7 +306,6 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     if (!clip(c, &s, &e)) continue;
     int8_t cls = comm_k[i] ? CL_COMM : CL_COMP;
     v[nv++] = (tev){s, (int32_t)i, cls, 1};
-    v[nv++] = (tev){e, (int32_t)i, cls, -1};
     kfacts f = facts(c, kf, i);
     sm_known |= !isnan(f.bpsm);
     if (!isnan(f.occ) && dla__in_aggr(c, k->iter)) {
@@ -282,17 +324,29 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     if (!clip(c, &s, &e)) continue;
     int8_t cls = m->kind == 1 ? CL_MCPY : CL_COMP;
     v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), cls, 1};
-    v[nv++] = (tev){e, (int32_t)(-1 - (int64_t)i), cls, -1};
   }
   tev_intro(v, nv, dla__sort_depth(nv));
+  size_t next = 0; /* the next start */
   int64_t cnt[3] = {0, 0, 0}, kcnt = 0, prev = c->wall_start;
   double effsum = 0, sm = 0;
   int64_t it = c->iter_start;
   memset(out, 0, sizeof *out);
   out->device_id = dev;
   out->wall_ns = c->wall_end - c->wall_start;
-  for (size_t i = 0; i <= nv; i++) {
-    int64_t t = i < nv ? v[i].t : c->wall_end;
+  for (;;) {
+    int more = next < nv || ends.n;
+    tev ev = {0};
+    if (more) { /* an end first at equal times (tev_lt) */
+      ev = ends.n && (next == nv || tev_lt(&ends.v[0], &v[next])) ? heap_pop(&ends) : v[next++];
+      if (ev.delta > 0) {
+        tev end = ev;
+        end.delta = -1;
+        end.t = ev.k >= 0 ? c->k[ev.k].gpu_end : c->m[-1 - (int64_t)ev.k].end;
+        if (end.t > c->wall_end) end.t = c->wall_end; /* as clip() */
+        if ((rc = heap_push(&ends, end))) break;
+      }
+    }
+    int64_t t = more ? ev.t : c->wall_end;
     while (prev < t) { /* the stretch [prev, t), split at iteration bounds */
       int64_t stop = t;
       while (it < c->iter_stop && c->bound[it + 1] <= prev) it++;
@@ -317,13 +371,13 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
       }
       prev = stop;
     }
-    if (i == nv) break;
-    cnt[v[i].cls] += v[i].delta;
-    if (v[i].k >= 0) {
-      kfacts f = facts(c, kf, (size_t)v[i].k);
+    if (!more) break;
+    cnt[ev.cls] += ev.delta;
+    if (ev.k >= 0) {
+      kfacts f = facts(c, kf, (size_t)ev.k);
       double eff = eff_of(&f);
-      kcnt += v[i].delta;
-      effsum += v[i].delta > 0 ? eff : -eff;
+      kcnt += ev.delta;
+      effsum += ev.delta > 0 ? eff : -eff;
       if (kcnt == 0) effsum = 0; /* no drift between busy stretches */
     }
   }
@@ -331,7 +385,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   out->est_sm_efficiency = !sm_known ? NAN : out->wall_ns > 0 ? 100.0 * sm / (double)out->wall_ns : 0.0;
   out->est_achieved_occupancy = occ_d > 0 ? occ_w / occ_d : NAN;
   free(v);
-  return DL_OK;
+  free(ends.v);
+  return rc;
 }
 
 typedef struct kname_acc {
@@ -425,6 +480,9 @@ int dla__comm_compute(dla_ctx *c) {
     iter_acc *gia = ia + (size_t)g * (size_t)c->niter;
     if ((rc = sweep_gpu(c, g, kf, comm_k, &r->gpu[g], gia))) goto out;
     r->ngpu++;
+    int64_t wall = c->wall_end - c->wall_start;
+    c->gpu_busy[g] = r->gpu[g].kernel_busy_ns;
+    c->gpu_util[g] = wall > 0 ? 100.0 * (double)c->gpu_busy[g] / (double)wall : 0.0;
     int has_occ = !isnan(r->gpu[g].est_achieved_occupancy);
     int has_sm = !isnan(r->gpu[g].est_sm_efficiency);
     for (int64_t i = c->iter_start; i <= c->iter_stop; i++) {

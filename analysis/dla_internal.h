@@ -177,7 +177,9 @@ int dla__rule_facts(const dla_ctx *c, dla_facts *f);
 
 /* dla_comm.c: the Kineto iteration model (dla_opts.key_op_spans) and key
  * prefixes; the GPU timeline, communication and SM efficiency (after
- * dla__sweep), its facts for the rules, its rows, and freeing it. */
+ * dla__sweep; it fills c->gpu_busy, the union of a GPU's kernel intervals
+ * in the window, and c->gpu_util), its facts for the rules, its rows, and
+ * freeing it. */
 int dla__key_prefix_match(const char *key, const char *path);
 int dla__split_spans(dla_ctx *c, const char *is_key, int64_t pstart, int64_t pend);
 int dla__comm_compute(dla_ctx *c);
@@ -187,19 +189,23 @@ void dla__comm_free(dla_ctx *c);
 
 /* dla_stats.c: writes the nsys-stats-style tables (aggr_stats,
  * aggr_nvtx_stats, aggr_stats_api_ops) of the aggregation; nothing on a
- * dldb without them. In two steps, so that the caller can free c->k and
- * c->a in between (the NVTX tables, a row per distinct range name, need
- * the most memory):
- * dla__stats_write writes the API, kernel, memory and OS runtime tables and
- * keeps each range's GPU projection in *nvtx (NULL without the tables);
+ * dldb without them. In three steps, so that the caller can free c->a and
+ * then c->k in between (the NVTX tables, a row per distinct range name,
+ * need the most memory):
+ * dla__stats_write writes the API, kernel, memory and OS runtime tables;
+ * dla__stats_project computes each range's GPU projection into *nvtx (NULL
+ * without the tables) from c->r, c->k, c->m and kr (kr[i]: the range of
+ * c->k[i]'s launching call, -1 none; c->a may be gone);
  * dla__stats_write_nvtx writes the NVTX tables from c->r and *nvtx, and
  * frees it (as dla__stats_nvtx_free does on an error path). */
 typedef struct dla_nvtx_proj dla_nvtx_proj;
-int dla__stats_write(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx);
+int dla__stats_write(dla_ctx *c, int64_t aggr_id);
+int dla__stats_project(dla_ctx *c, const int32_t *kr, dla_nvtx_proj **nvtx);
 int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx);
 void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);
 
-/* dla_sweep.c: fills cat_total, iter_cat, gpu_util/busy. */
+/* dla_sweep.c: fills cat_total, iter_cat, gpu_kernels (gpu_util and
+ * gpu_busy: dla__comm_compute). */
 int dla__sweep(dla_ctx *c);
 /* Sorts non-negative keys ascending, in place (the sweep's events). */
 void dla__sort_keys(int64_t *v, size_t n);

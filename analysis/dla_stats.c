@@ -625,12 +625,13 @@ static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
   s->y = y;
 }
 
-/* The GPU projection of every range, while the kernels and calls exist. */
+/* The GPU projection of every range: kernels (kr[i]: kernel i's range) and
+ * memory ops. */
 struct dla_nvtx_proj {
   proj *pj;
 };
 
-static int nvtx_project(dla_ctx *c, proj **out) {
+static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
   *out = NULL;
   if (!c->nr) return DL_OK;
   /* nesting on each thread: ranges are sorted by (thread, start, outer first) */
@@ -658,10 +659,8 @@ static int nvtx_project(dla_ctx *c, proj **out) {
   free(stack);
   /* GPU work goes to the innermost range of its launching call and to
    * every range around that one */
-  for (size_t i = 0; i < c->nk; i++) {
-    int32_t kr = dla__kern_range(c, &c->k[i]);
-    if (kr >= 0) project(pj, kr, c->k[i].gpu_start, c->k[i].gpu_end);
-  }
+  for (size_t i = 0; i < c->nk; i++)
+    if (kr[i] >= 0) project(pj, kr[i], c->k[i].gpu_start, c->k[i].gpu_end);
   for (size_t i = 0; i < c->nm; i++)
     if (c->m[i].range >= 0) project(pj, c->m[i].range, c->m[i].start, c->m[i].end);
   *out = pj;
@@ -704,8 +703,7 @@ out:
 
 /* ---- Entry points ------------------------------------------------------------ */
 
-int dla__stats_write(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
-  *nvtx = NULL;
+int dla__stats_write(dla_ctx *c, int64_t aggr_id) {
   if (!dldb_stats_has_tables(c->w)) return DL_OK; /* a dldb from before issue 8 */
   size_t cap = c->na;
   if (c->nk > cap) cap = c->nk;
@@ -720,9 +718,14 @@ int dla__stats_write(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   if (rc == DL_OK) rc = osrt_stats(&e, &o);
   free(p);
   free(o.v);
-  dla_nvtx_proj *x = rc == DL_OK ? calloc(1, sizeof *x) : NULL;
-  if (rc == DL_OK && !x) rc = DL_ENOMEM;
-  if (rc == DL_OK) rc = nvtx_project(c, &x->pj);
+  return rc;
+}
+
+int dla__stats_project(dla_ctx *c, const int32_t *kr, dla_nvtx_proj **nvtx) {
+  *nvtx = NULL;
+  if (!dldb_stats_has_tables(c->w)) return DL_OK;
+  dla_nvtx_proj *x = calloc(1, sizeof *x);
+  int rc = x ? nvtx_project(c, kr, &x->pj) : DL_ENOMEM;
   if (rc == DL_OK) *nvtx = x;
   else dla__stats_nvtx_free(&x);
   return rc;

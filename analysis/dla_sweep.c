@@ -8,8 +8,8 @@
  * category; each stretch of time goes to the highest-priority category
  * that is active (TC kernels > other kernels > memory > dataloader > I/O >
  * CPU (op ranges) > other), split at iteration boundaries. The parts thus
- * sum to the wall time exactly. Per-GPU busy time is the union of that
- * GPU's kernel intervals.
+ * sum to the wall time exactly. Per-GPU busy time, the union of that GPU's
+ * kernel intervals, comes from the GPU timeline (dla_comm.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,53 +78,15 @@ static void add_interval(events *e, int64_t s, int64_t t, int cat) {
   e->v[e->n++] = ((t - e->lo) << 4) | (cat << 1) | 1;
 }
 
-typedef struct dev_iv {
-  int64_t s, e;
-  int32_t dev;
-} dev_iv;
-
-static int cmp_dev_iv(const void *x, const void *y) {
-  const dev_iv *a = x, *b = y;
-  if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
-  return (a->s > b->s) - (a->s < b->s);
-}
-
-static int gpu_busy(dla_ctx *c) {
-  dev_iv *iv = malloc((c->nk + 1) * sizeof *iv);
-  if (!iv) return DL_ENOMEM;
-  size_t n = 0;
+/* Kernels per GPU in the aggregated iterations (their busy time is the GPU
+ * timeline's, dla__comm_compute). */
+static void count_gpu_kernels(dla_ctx *c) {
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    int64_t s = k->gpu_start < c->wall_start ? c->wall_start : k->gpu_start;
-    int64_t e = k->gpu_end > c->wall_end ? c->wall_end : k->gpu_end;
     if (dla__in_aggr(c, k->iter))
       for (int g = 0; g < c->ngpus; g++)
         if (c->gpu_ids[g] == k->device) c->gpu_kernels[g]++;
-    if (e > s) iv[n++] = (dev_iv){s, e, k->device};
   }
-  dla__qsort(iv, n, sizeof *iv, cmp_dev_iv);
-  int64_t wall = c->wall_end - c->wall_start;
-  for (size_t i = 0; i < n;) {
-    int32_t dev = iv[i].dev;
-    int64_t busy = 0, cs = iv[i].s, ce = iv[i].e;
-    for (; i < n && iv[i].dev == dev; i++) {
-      if (iv[i].s > ce) {
-        busy += ce - cs;
-        cs = iv[i].s;
-        ce = iv[i].e;
-      } else if (iv[i].e > ce) {
-        ce = iv[i].e;
-      }
-    }
-    busy += ce - cs;
-    for (int g = 0; g < c->ngpus; g++)
-      if (c->gpu_ids[g] == dev) {
-        c->gpu_busy[g] = busy;
-        c->gpu_util[g] = wall > 0 ? 100.0 * (double)busy / (double)wall : 0.0;
-      }
-  }
-  free(iv);
-  return DL_OK;
 }
 
 static int range_cat(const dla_ctx *c, const dla_range *r) {
@@ -220,5 +182,6 @@ int dla__sweep(dla_ctx *c) {
       }
   }
   free(e.v);
-  return gpu_busy(c);
+  count_gpu_kernels(c);
+  return DL_OK;
 }
