@@ -43,6 +43,8 @@ typedef struct cli {
   const char *mode, *output_path, *profile_name, *key_op, *database;
   int64_t iter_start, iter_stop;
   int nsys_rules;    /* --nsys_rules: also Nsight Systems' analyze rules */
+  int aggr_opts;     /* options that shape an aggregation given (mode, key op,
+                        iterations, nsys rules): a dldb is aggregated again */
   unsigned reports;  /* bit i: report_name(i) (DLProf's, then nsys stats') */
   int csv, json;
   int64_t delay_s, duration_s; /* -y/--delay, -d/--duration (dlprof APP) */
@@ -244,11 +246,13 @@ static int apply(cli *c, opt_id id, const char *name, const char *v) {
   case O_MODE:
     if (strcmp(v, "simple") && strcmp(v, "pytorch"))
       return fail("--%s: expected simple or pytorch, got '%s'", name, v);
-    c->mode = v; return 0;
-  case O_KEY: c->key_op = v; return 0;
+    c->mode = v; c->aggr_opts++; return 0;
+  case O_KEY: c->key_op = v; c->aggr_opts++; return 0;
   case O_ISTART:
+    c->aggr_opts++;
     return parse_int(v, &c->iter_start) ? fail("--%s: expected an integer >= 0, got '%s'", name, v) : 0;
   case O_ISTOP:
+    c->aggr_opts++;
     return parse_int(v, &c->iter_stop) ? fail("--%s: expected an integer >= 0, got '%s'", name, v) : 0;
   case O_OUT: c->output_path = v; return 0;
   case O_NAME:
@@ -259,6 +263,7 @@ static int apply(cli *c, opt_id id, const char *name, const char *v) {
   case O_FORMATS:
     return parse_formats(v, &c->csv, &c->json) ? fail("--%s: expected csv and/or json, got '%s'", name, v) : 0;
   case O_NSYS_RULES:
+    c->aggr_opts++;
     return parse_bool(v, &c->nsys_rules) ? fail("--%s: expected true or false, got '%s'", name, v) : 0;
   case O_DELAY:
     return parse_int(v, &c->delay_s) || c->delay_s > 1000000000
@@ -424,6 +429,10 @@ static int write_reports(const cli *c, const char *dldb_path, int64_t aggr_id) {
 static void aggregation_opts(const cli *c, dla_opts *o) {
   dla_opts_init(o);
   o->key_op = c->key_op;
+  /* a key op ending in '#' (Kineto's ProfilerStep#) is a span per
+   * iteration, as on import (cli/import_kineto.c) */
+  size_t kl = c->key_op ? strlen(c->key_op) : 0;
+  o->key_op_spans = kl > 0 && c->key_op[kl - 1] == '#';
   o->mode = c->mode;
   o->nsys_rules = c->nsys_rules;
   o->iter_start = c->iter_start;
@@ -512,10 +521,24 @@ static int reaggregate(const cli *c) {
   if (check_outputs(c, NULL)) return 1;
   if (dldb_writer_open_existing(c->database, &w, err, sizeof err) != DL_OK) {
     /* NVIDIA's databases hold no raw records: only their reports can be made. */
-    if (!c->key_op && c->iter_start < 0 && c->iter_stop < 0) return write_reports(c, c->database, -1);
+    if (!c->aggr_opts) return write_reports(c, c->database, -1);
     return fail("%s (a new aggregation needs a dldb written by dlprof)", err);
   }
   dldb_writer_abort(&w);
+  /* A dldb with aggregations (not one just recorded): without an option
+   * that shapes an aggregation, the newest one's reports (another
+   * aggregation would repeat it); without --key_op, a new one keeps its
+   * key op (a Kineto dldb's ProfilerStep#), not the mode's default. */
+  cli cc = *c;
+  dldb *db = NULL;
+  dldb_info info;
+  /* (no quick check: the aggregation reads the file, which the writer has
+   * just opened) */
+  int have = dldb_open_ro_written(c->database, &db, &info, err, sizeof err) == DL_OK;
+  dldb_close(&db);
+  if (have && !c->aggr_opts) return write_reports(c, c->database, -1);
+  if (have && !cc.key_op && info.default_key_op[0]) cc.key_op = info.default_key_op;
+  c = &cc;
   progress(c, V_MINIMAL, "aggregating again:", c->database);
   if (copy_beside(c->database, tmp, sizeof tmp, err, sizeof err) != DL_OK) return fail("%s", err);
   aggregation_opts(c, &ao);
@@ -609,7 +632,8 @@ int main(int argc, char **argv) {
                              .profile_name = c.profile_name, .command = c.command,
                              .key_op = c.key_op, .iter_start = c.iter_start,
                              .iter_stop = c.iter_stop, .force = c.force,
-                             .verbose = c.verbosity >= V_NORMAL};
+                             .verbose = c.verbosity >= V_NORMAL,
+                             .warn = c.verbosity >= V_MINIMAL};
     if (dlprof_import_kineto(&ka, &kaggr)) return 1;
     return write_reports(&c, kdb, kaggr);
   }

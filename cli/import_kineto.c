@@ -33,8 +33,8 @@ int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id) {
             (long long)st.api_calls, (long long)st.kernels, (long long)st.nccl_kernels,
             (long long)st.memcpys, (long long)st.memsets, (long long)st.gpus,
             (long long)st.skipped, (long long)st.repairs);
-    if (st.notes[0]) fprintf(stderr, "dlprof: note: %s\n", st.notes);
   }
+  if ((a->verbose || a->warn) && st.notes[0]) fprintf(stderr, "dlprof: note: %s\n", st.notes);
   dla_opts ao;
   dla_opts_init(&ao);
   ao.key_op = a->key_op && *a->key_op ? a->key_op : KINETO_KEY_OP;

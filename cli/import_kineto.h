@@ -17,7 +17,8 @@ typedef struct dlprof_kineto_args {
   const char *key_op;        /* NULL: "ProfilerStep#" (one iteration per step) */
   int64_t iter_start, iter_stop;
   int force;
-  int verbose;               /* 1: print what was read and what was odd */
+  int verbose;               /* 1: print what was read */
+  int warn;                  /* 1: print what was odd (a truncated file, ...) */
 } dlprof_kineto_args;
 
 /* Returns 0 and sets *aggr_id, or prints one "dlprof: ..." line on stderr

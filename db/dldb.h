@@ -39,6 +39,7 @@ typedef struct dldb_info {
   char current_version[32];    /* view_db_version.current_version, e.g. "1.8.0" */
   char original_version[32];   /* view_db_version.original_version */
   int64_t default_aggr_id;     /* the newest aggregation */
+  char default_key_op[256];    /* its key op ("": none found) */
   char default_domain[256];    /* the only domain, else "default-domain" */
   int integrity_checked;       /* 1: PRAGMA quick_check ran and passed (see dldb_open_ro) */
 } dldb_info;

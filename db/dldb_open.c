@@ -254,6 +254,11 @@ static int check_dldb(dldb *db, const tables_seen *t, char *err, size_t errlen) 
   rc = one_value(db, "SELECT max(aggr_id) FROM view_aggregations", "read view_aggregations", NULL,
                  0, &info->default_aggr_id, err, errlen);
   if (rc) return rc;
+  /* optional: a file whose view lacks the column has no key op to offer */
+  if (one_value(db, "SELECT coalesce(key_node_name, '') FROM view_aggregations "
+                "ORDER BY aggr_id DESC LIMIT 1", "read view_aggregations",
+                info->default_key_op, sizeof info->default_key_op, NULL, err, errlen) != DL_OK)
+    info->default_key_op[0] = '\0';
   snprintf(info->default_domain, sizeof info->default_domain, "default-domain");
   if (dldb_has_view(db, "view_domains")) {
     int64_t n_dom = 0;

@@ -204,9 +204,10 @@ int dli_kineto_is_trace_dir(const char *path) {
 
 /* ---- Origin ------------------------------------------------------------- */
 
-#define ORIGIN_EVENTS 4096
-
-/* The minimum "ts" of the first events of one file. */
+/* The minimum "ts" of the events of one file: all of them, since traces
+ * are not in time order (a trace's GPU events, or another thread's, may
+ * come after thousands of later ones), and times before the origin would
+ * be negative in every report. */
 static int file_origin(const char *path, int64_t *origin, int *found, char *err, size_t errlen) {
   gzFile gz = NULL;
   kjson *j = NULL;
@@ -250,16 +251,19 @@ static int file_origin(const char *path, int64_t *origin, int *found, char *err,
   }
   /* events: objects at depth d+1; the "ts" member of each */
   int edepth = kjson_depth(j) + 1;
-  while (seen < ORIGIN_EVENTS) {
+  for (;;) {
     t = kjson_next(j);
-    if (t == KJ_ERROR || t == KJ_EOF || t == KJ_ARR_END) break;
+    if (t == KJ_ERROR || t == KJ_EOF) break;
+    /* the end of the events array, not of an array inside an event
+     * ("Input Dims", "grid", ...) */
+    if (t == KJ_ARR_END && kjson_depth(j) < edepth) break;
     if (t == KJ_KEY && kjson_depth(j) == edepth && strcmp(kjson_text(j), "ts") == 0) {
       t = kjson_next(j);
       int64_t ns;
       if (t == KJ_NUM && kjson_us_to_ns(kjson_text(j), &ns)) {
         if (!*found || ns < *origin) *origin = ns;
         *found = 1;
-        seen++;
+        seen = 1;
       }
     }
   }

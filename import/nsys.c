@@ -289,13 +289,15 @@ static int import_sysconfig(nsys *x) {
   sqlite3_stmt *st = NULL;
   env_value(x, "CpuDescription", cpu, sizeof cpu);
   snprintf(nsys_ver, sizeof nsys_ver, "%s", x->st->product_version);
-  /* NvDriverVersion packs major*10000... as 515.43.04 -> 5154304. */
+  /* NvDriverVersion: the version's digits without the dots (515.43.04 ->
+   * "5154304", 525.105.17 -> "52510517": a 3-digit major, a 2-digit patch,
+   * the minor between), or the dotted text itself ("470.57.02", 2023.x). */
   env_value(x, "NvDriverVersion", raw, sizeof raw);
-  long long d = atoll(raw);
-  if (d > 0)
-    snprintf(driver, sizeof driver, "%lld.%02lld.%02lld", d / 10000, d / 100 % 100, d % 100);
+  size_t dl = strspn(raw, "0123456789");
+  if (raw[0] && raw[dl] == '\0' && dl >= 6)
+    snprintf(driver, sizeof driver, "%.3s.%.*s.%s", raw, (int)(dl - 5), raw + 3, raw + dl - 2);
   else
-    driver[0] = '\0';
+    snprintf(driver, sizeof driver, "%s", raw);
   env_value(x, "CudaDriverVersion", raw, sizeof raw);
   long long c = atoll(raw);
   if (c > 0) snprintf(cuda, sizeof cuda, "%lld.%lld", c / 1000, c % 1000 / 10);
@@ -642,7 +644,9 @@ static int import_memcpys(nsys *x) {
   if (rc != DL_OK) return rc;
   scan sc = {.st = st, .s = SQLITE_DONE};
   const rp_cell *c;
+  int64_t n = 0;
   while ((c = scan_row(&sc, 0))) {
+    n++;
     if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
@@ -655,6 +659,7 @@ static int import_memcpys(nsys *x) {
     if ((rc = dldb_write_memcpy(x->w, &m, x->err, x->errlen)) != DL_OK) break;
     x->st->memcpys++;
   }
+  progress(x, "memory copies", n, n);
   return scan_end(x, &sc, rc, table);
 }
 
@@ -670,7 +675,9 @@ static int import_memsets(nsys *x) {
   if (rc != DL_OK) return rc;
   scan sc = {.st = st, .s = SQLITE_DONE};
   const rp_cell *c;
+  int64_t n = 0;
   while ((c = scan_row(&sc, 0))) {
+    n++;
     if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
@@ -683,6 +690,7 @@ static int import_memsets(nsys *x) {
     if ((rc = dldb_write_memset(x->w, &m, x->err, x->errlen)) != DL_OK) break;
     x->st->memsets++;
   }
+  progress(x, "memsets", n, n);
   return scan_end(x, &sc, rc, table);
 }
 
@@ -698,7 +706,9 @@ static int import_syncs(nsys *x) {
   if (rc != DL_OK) return rc;
   scan sc = {.st = st, .s = SQLITE_DONE};
   const rp_cell *c;
+  int64_t n = 0;
   while ((c = scan_row(&sc, 0))) {
+    n++;
     if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
@@ -710,6 +720,7 @@ static int import_syncs(nsys *x) {
     if ((rc = dldb_write_sync(x->w, &y, x->err, x->errlen)) != DL_OK) break;
     x->st->syncs++;
   }
+  progress(x, "synchronizations", n, n);
   return scan_end(x, &sc, rc, table);
 }
 
@@ -735,7 +746,9 @@ static int import_osrt(nsys *x) {
   }
   scan sc = {.st = st, .s = SQLITE_DONE};
   const rp_cell *c;
+  int64_t n = 0;
   while ((c = scan_row(&sc, 0))) {
+    n++;
     if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
       x->st->skipped++;
       continue;
@@ -747,6 +760,7 @@ static int import_osrt(nsys *x) {
                          .nesting = (int32_t)c_int(c, 5)};
     if ((rc = dldb_osrt_write(ow, &oc, x->err, x->errlen)) != DL_OK) break;
   }
+  progress(x, "OS runtime calls", n, n);
   rc = scan_end(x, &sc, rc, table);
   dldb_osrt_writer_close(&ow);
   return rc;

@@ -197,6 +197,9 @@ test('w_Relu: the same op nodes, kernels per op, findings and reports as DLProf 
 });
 
 test('every other export imports all its kernels', () => {
+  // NvDriverVersion is the version's digits without the dots (cloverleaf:
+  // 52510517) or the dotted text itself (cutlass: 470.57.02).
+  const driver = { 'nsys2024.5_a100x4_cloverleaf.sqlite': '525.105.17', 'nsys2023.2_cutlass_sgemm.sqlite': '470.57.02' };
   for (const name of ['nsys2024.5_a100x4_cloverleaf.sqlite', 'nsys2023.2_cutlass_sgemm.sqlite']) {
     const dir = workdir();
     try {
@@ -213,6 +216,7 @@ test('every other export imports all its kernels', () => {
       const mt = one(src, 'select sum("end"-start) t from CUPTI_ACTIVITY_KIND_MEMCPY').t || 0;
       assert.equal(ks.total_gpu_time - ks.memory_gpu_time, kt, `${name}: kernel time`);
       assert.ok(ks.memory_gpu_time >= mt, `${name}: memory time`);
+      assert.equal(one(ours, 'select driver_version v from view_system_config').v, driver[name], `${name}: driver`);
       assert.equal(statSync(src).mtimeMs, before, 'the export is not modified');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -278,6 +282,13 @@ test('outputs are kept unless --force=true, and re-aggregation appends', () => {
     const bad = dlprof(['--database=' + db, '--iter_start=5', '--iter_stop=9', '--force=true', '--output_path=' + out2], dir);
     assert.equal(bad.status, 1);
     assert.equal(sql(db, 'select count(*) n from view_aggregations')[0].n, 2);
+    // No option that shapes an aggregation: the newest one's reports, and no copy of it.
+    const out3 = join(dir, 'third');
+    mkdirSync(out3);
+    const plain = dlprof(['--database=' + db, '--output_path=' + out3, '-v', 'quiet'], dir);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.equal(sql(db, 'select count(*) n from view_aggregations')[0].n, 2);
+    assert.match(readFileSync(join(out3, 'dlprof_summary.csv'), 'utf8'), /^Start Iteration,0$/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -284,7 +284,8 @@ static int copy_file(const char *src, const char *dst) {
   return system(cmd);
 }
 
-/* dlprof --database=db adds a second aggregation; *h: db opened read-only. */
+/* dlprof --database=db --iter_start=0 adds a second aggregation; *h: db
+ * opened read-only. */
 static int reaggregate(const char *dir, const char *db, sqlite3 **h);
 
 /* GPU busy time is the union of the GPU's kernel intervals (intervals that
@@ -468,7 +469,9 @@ static int older_copy(const char *db, int schema);
 
 static int reaggregate(const char *dir, const char *db, sqlite3 **h) {
   char args[4096], out[4096];
-  snprintf(args, sizeof args, "--database='%s' --force=true", db);
+  /* an option that shapes an aggregation (here the default iteration
+   * start): without one, dlprof writes the newest one's reports only */
+  snprintf(args, sizeof args, "--database='%s' --iter_start=0 --force=true", db);
   ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
   ASSERT(no_scratch(dir));
   ASSERT_EQ(sqlite3_open_v2(db, h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
