@@ -38,6 +38,17 @@ function noProblems(page) {
   assert.deepEqual(page.problems, [], `console errors or failed requests:\n${page.problems.join('\n')}`);
 }
 
+// No text of a value that was not there ("null" where a panel is missing).
+async function noStrayText(page, where) {
+  const stray = await page.evaluate(() => {
+    const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const out = [];
+    for (let n = w.nextNode(); n; n = w.nextNode()) if (/^\s*(null|undefined|NaN)\s*$/.test(n.textContent)) out.push(n.parentElement?.tagName);
+    return out;
+  });
+  assert.deepEqual(stray, [], `${where}: stray null/undefined/NaN text`);
+}
+
 const title = (page, sel) => page.locator(sel).first().getAttribute('title');
 const text = (page, sel) => page.locator(sel).first().innerText();
 const fmt = (n) => new Intl.NumberFormat('en-US').format(n);
@@ -94,6 +105,10 @@ test('dashboard shows the database numbers', async () => {
   const link = page.locator('[data-panel="expert-systems"] a[href="https://developer.nvidia.com/automatic-mixed-precision"]');
   assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
 
+  // NVIDIA's file has no view_dl_communication: no card, and nothing in its place.
+  assert.equal(await page.locator('[data-panel="communication"]').count(), 0);
+  await noStrayText(page, 'dashboard');
+
   // Iteration summary drawn with every iteration.
   assert.equal(await page.locator('[data-panel="iteration-summary"]').getAttribute('data-iterations'), String(q('SELECT count(*) FROM view_iterations_all WHERE aggr_id=$A')));
 
@@ -125,6 +140,7 @@ test('every view loads without errors and shows the database counts', async () =
     const shown = await text(page, sel);
     assert.match(shown, new RegExp(`^${fmt(n)} ${noun}s?$`), route);
     assert.equal(await page.locator('#nav a.active').getAttribute('data-view'), route.slice(2));
+    await noStrayText(page, route);
     noProblems(page);
     await page.close();
   }
@@ -241,6 +257,17 @@ test('sorting, paging, page size and filtering go to the server and into the URL
   assert.match(lines[0], /op_node_id/);
   noProblems(page);
   await page.close();
+  // An offset past the last row (an old link): said so, and the pager stays in range.
+  const far = await open('#/ops?limit=10&offset=1000000');
+  assert.match(await text(far, 'section[data-table="ops"] tbody tr.placeholder'), /^This page is past the last op\.$/);
+  assert.equal(await text(far, 'section[data-table="ops"] .range'), '0 of 32');
+  assert.equal(await text(far, 'section[data-table="ops"] .page-no'), 'Page 4 of 4');
+  await far.click('section[data-table="ops"] button[aria-label="Previous page"]');
+  await far.waitForFunction(() => location.hash.includes('offset=20'));
+  await settled(far);
+  assert.equal(await text(far, 'section[data-table="ops"] .range'), '21–30 of 32');
+  noProblems(far);
+  await far.close();
 });
 
 test('kernels by iteration and kernels by op drill down', async () => {

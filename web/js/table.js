@@ -254,7 +254,12 @@ export class DataTable {
     this.renderHead(resp.sort, resp.order);
     const o = this.o;
     if (!resp.rows.length) {
-      const why = resp.total > 0 ? `No ${o.noun} match the filter.` : o.empty;
+      const why =
+        resp.filtered > 0 && resp.offset >= resp.filtered
+          ? `This page is past the last ${o.noun.replace(/s$/, '')}.`
+          : resp.total > 0 && resp.filtered < resp.total
+            ? `No ${o.noun} match the filter.`
+            : o.empty;
       replace(this.bodyEl, h('tr', { class: 'placeholder' }, h('td', { colspan: cols.length }, why)));
     } else {
       replace(
@@ -307,7 +312,7 @@ export class DataTable {
   renderFoot(resp) {
     const { offset, limit, filtered } = resp;
     const pages = Math.max(1, Math.ceil(filtered / limit));
-    const page = Math.floor(offset / limit) + 1;
+    const page = Math.min(Math.floor(offset / limit) + 1, pages);
     const goto = (off) => router.update({ [`${this.p}offset`]: off > 0 ? off : null });
     const btn = (label, aria, off, disabled) =>
       h('button', { type: 'button', class: 'btn btn-small pager', 'aria-label': aria, disabled: disabled || null, on: { click: () => goto(off) } }, label);
@@ -322,17 +327,22 @@ export class DataTable {
       },
       [...new Set([...PAGE_SIZES, limit])].sort((a, b) => a - b).map((n) => h('option', { value: n, selected: n === limit || null }, String(n))),
     );
-    const first = filtered ? offset + 1 : 0;
+    const first = resp.rows.length ? offset + 1 : 0;
     const last = Math.min(offset + resp.rows.length, filtered);
     replace(
       this.footEl,
-      h('span', { class: 'range' }, filtered ? `${fmtInt(first)}–${fmtInt(last)} of ${fmtInt(filtered)}` : '0 rows'),
+      h(
+        'span',
+        { class: 'range' },
+        resp.rows.length ? `${fmtInt(first)}–${fmtInt(last)} of ${fmtInt(filtered)}` : filtered ? `0 of ${fmtInt(filtered)}` : '0 rows',
+      ),
       h('label', { class: 'page-size-label' }, 'Rows per page ', size),
       h(
         'span',
         { class: 'pager-group' },
-        btn('«', 'First page', 0, page <= 1),
-        btn('‹', 'Previous page', Math.max(0, offset - limit), page <= 1),
+        // enabled on an offset past the last row too (an old link): back to the rows
+        btn('«', 'First page', 0, offset <= 0),
+        btn('‹', 'Previous page', Math.max(0, Math.min(offset, (pages - 1) * limit) - limit), offset <= 0),
         h('span', { class: 'page-no' }, `Page ${fmtInt(page)} of ${fmtInt(pages)}`),
         btn('›', 'Next page', offset + limit, page >= pages),
         btn('»', 'Last page', (pages - 1) * limit, page >= pages),

@@ -168,7 +168,12 @@ export function rangeControls(label = 'Iterations') {
   const apply = () => {
     let a = fromEl.value === '' ? null : Math.max(0, Math.floor(Number(fromEl.value)));
     let b = toEl.value === '' ? null : Math.max(0, Math.floor(Number(toEl.value)));
-    if (a !== null && b !== null && a > b) [a, b] = [b, a];
+    if (a !== null && b !== null && a > b) {
+      [a, b] = [b, a];
+      // set() leaves the focused field alone: show the reordered range in both
+      fromEl.value = String(a);
+      toEl.value = String(b);
+    }
     router.update({ from: a, to: b });
   };
   fromEl.addEventListener('change', apply);

@@ -95,7 +95,7 @@ export default {
       : null;
     const row5 = comm ? h('div', { class: 'grid grid-4' }, comm.el) : null;
 
-    root.append(viewHeader('Dashboard', aggrLine(ctx, route0)), row1, row2, row3, row4, row5);
+    root.append(...[viewHeader('Dashboard', aggrLine(ctx, route0)), row1, row2, row3, row4, row5].filter(Boolean));
     for (const c of [gpu, res, ker, tc]) c.foot.append(loading());
     for (const c of [perf, top, sys, exp]) c.body.append(loading());
 
