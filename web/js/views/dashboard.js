@@ -202,9 +202,17 @@ export default {
     else {
       const ch = doughnut(tc.canvas, ['Using TC', 'Not using TC'], [COLORS.tc, COLORS.nonTc], 'pct');
       charts.push(ch);
+      // 0 % of nothing is not 0 %: without GPU time in eligible ops the ratio is undefined
+      const eligibleP = ctx.has('view_op_summary') ? get('op_summary', base).catch(() => null) : Promise.resolve(null);
       track(
-        get('tc_utilization', base)
-          .then((d) => {
+        Promise.all([get('tc_utilization', base), eligibleP])
+          .then(([d, ops]) => {
+            if (ops && Number(ops.nodes_tc_eligible_gpu_time) === 0) {
+              setDoughnut(ch, [0, 0]);
+              centerText(tc.center, 'n/a', 'TC efficiency', 'no GPU time in Tensor Core eligible ops');
+              replace(tc.foot, 'No Tensor Core eligible op ran on the GPU in the aggregated iterations (see Op Type Summary).');
+              return;
+            }
             const u = Number(d.tc_utilization) || 0;
             setDoughnut(ch, [u, Math.max(0, 100 - u)]);
             centerText(tc.center, fmtPct(u), 'TC efficiency', `${u} %`);
