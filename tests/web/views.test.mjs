@@ -344,5 +344,9 @@ test('API errors show in the banner', async () => {
   await page.goto(`${server.url}/#/ops?aggr_id=1&domain=default-domain&sort=no_such_column`);
   await page.waitForSelector('#errors .error-item');
   assert.match(await text(page, '#errors .error-item'), /400 bad_param/);
+  // Another state of the same view: the old error goes.
+  await page.goto(`${server.url}/#/ops?aggr_id=1&domain=default-domain&sort=cpu_time`);
+  await settled(page);
+  assert.equal(await page.locator('#errors .error-item').count(), 0);
   await page.close();
 });

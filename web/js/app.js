@@ -231,7 +231,7 @@ function render(route) {
     }
     active = { key, inst: view.mount(viewEl, ctx) };
     window.scrollTo(0, 0);
-  }
+  } else clearErrors(); /* the same view, other state: errors were about the old one */
   if (active.inst.update) active.inst.update(route);
 }
 
