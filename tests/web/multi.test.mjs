@@ -121,6 +121,12 @@ test('the aggregation selector lists every aggregation and switches', async () =
   assert.match(await page.locator('.view-sub').innerText(), new RegExp(`^Iterations 0 to ${ITERS - 1}`));
   noProblems(page);
   await page.close();
+  // An aggregation the file lacks (an old link): the selector says so.
+  const bad = await open('#/ops?aggr_id=99&domain=default-domain');
+  await bad.waitForSelector('#errors .error-item');
+  const sel = await bad.locator('#aggr-select option').evaluateAll((os) => os.filter((o) => o.selected).map((o) => o.textContent));
+  assert.deepEqual(sel, ['99 (not in this file)']);
+  await bad.close();
 });
 
 test('the iteration summary zooms by dragging and by the range inputs', async () => {

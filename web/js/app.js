@@ -147,8 +147,11 @@ function renderSelectors(route) {
   const aggs = [...(info.aggregations || [])].sort((a, b) => String(a.aggr_start).localeCompare(String(b.aggr_start)) || a.aggr_id - b.aggr_id);
   aggrWrap.hidden = aggs.length < 2;
   if (aggs.length >= 2) {
+    const cur = aggs.find((a) => String(a.aggr_id) === String(base.aggr_id));
     replace(
       aggrSel,
+      // an aggr_id the file lacks (an old link): shown as such, not as the first one
+      cur ? null : h('option', { value: '', selected: true, disabled: true }, `${base.aggr_id} (not in this file)`),
       aggs.map((a) =>
         h(
           'option',
@@ -161,7 +164,6 @@ function renderSelectors(route) {
         ),
       ),
     );
-    const cur = aggs.find((a) => String(a.aggr_id) === String(base.aggr_id));
     aggrSel.title = cur && cur.key_node_name ? `Key op: ${cur.key_node_name}` : 'No key op';
   }
   const domWrap = document.getElementById('domain-wrap');
