@@ -339,6 +339,17 @@ test('reports menu links to the server reports', async () => {
   await page.close();
 });
 
+test('every view is in reach from the menu in a narrow window', async () => {
+  const page = await watchedPage(browser.context);
+  await page.setViewportSize({ width: 640, height: 800 });
+  await page.goto(`${server.url}/#/ops`);
+  await settled(page);
+  const boxes = await page.locator('#nav a').evaluateAll((as) => as.map((a) => [a.textContent, a.getBoundingClientRect().right]));
+  assert.ok(boxes.length >= 7, JSON.stringify(boxes));
+  for (const [name, right] of boxes) assert.ok(right <= 640, `${name} ends at ${right} px, past the 640 px window`);
+  await page.close();
+});
+
 test('API errors show in the banner', async () => {
   const page = await watchedPage(browser.context);
   await page.goto(`${server.url}/#/ops?aggr_id=1&domain=default-domain&sort=no_such_column`);
