@@ -68,7 +68,7 @@ int dldb_osrt_write(dldb_osrt_writer *o, const dldb_osrt_call *c, char *err, siz
   if (rc) return rc;
   sqlite3_reset(o->st);
   sqlite3_bind_int64(o->st, 1, c->name_id);
-  sqlite3_bind_int64(o->st, 2, c->start_ns - w->origin);
+  sqlite3_bind_int64(o->st, 2, dldb__rel(w, c->start_ns));
   sqlite3_bind_int64(o->st, 3, c->end_ns - w->origin);
   sqlite3_bind_int64(o->st, 4, c->pid);
   sqlite3_bind_int64(o->st, 5, c->tid);

@@ -618,6 +618,7 @@ int dldb_writer_create(const char *path, const dldb_write_opts *opts, dldb_write
   close(fd);
   w->force = o->force;
   w->origin = o->time_origin_ns;
+  w->min_rel = INT64_MAX;
   w->batch_rows = o->batch_rows > 0 ? o->batch_rows : 100000;
   if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
     rc = dldb__sqlerr(w, err, errlen, "dldb_writer_create: open");
@@ -771,6 +772,38 @@ const char *dldb_writer_tmp_path(const dldb_writer *w) { return w->tmp ? w->tmp 
 
 /* ---- Raw inserts ------------------------------------------------------------ */
 
+int dldb_writer_rebase(dldb_writer *w, char *err, size_t errlen) {
+  static const char *const sql[] = {
+      "UPDATE nvtx_ranges SET start_ns = start_ns + ?1, end_ns = end_ns + ?1",
+      "UPDATE cuda_api_calls SET start_ns = start_ns + ?1, end_ns = end_ns + ?1",
+      "UPDATE kernels SET gpu_start_ns = gpu_start_ns + ?1, gpu_end_ns = gpu_end_ns + ?1",
+      "UPDATE memcpys SET gpu_start_ns = gpu_start_ns + ?1, gpu_end_ns = gpu_end_ns + ?1",
+      "UPDATE memsets SET gpu_start_ns = gpu_start_ns + ?1, gpu_end_ns = gpu_end_ns + ?1",
+      "UPDATE syncs SET start_ns = start_ns + ?1, end_ns = end_ns + ?1",
+      "UPDATE osrt_calls SET start_ns = start_ns + ?1, end_ns = end_ns + ?1",
+  };
+  static const char *fn = "dldb_writer_rebase";
+  if (w->min_rel >= 0) return DL_OK; /* INT64_MAX: nothing stored */
+  int64_t d = -w->min_rel;
+  int rc = dldb__tx_begin(w, err, errlen);
+  if (rc || (rc = dldb__flush(w, err, errlen, fn))) return rc;
+  for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, sql[i], -1, &st, NULL) != SQLITE_OK)
+      return dldb__sqlerr(w, err, errlen, fn);
+    sqlite3_bind_int64(st, 1, d);
+    rc = dldb__step_done(w, st, err, errlen, fn);
+    sqlite3_finalize(st);
+    if (rc) return rc;
+  }
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld", (long long)(w->origin - d));
+  if ((rc = dldb_write_meta(w, "time_origin_ns", buf, err, errlen))) return rc;
+  w->origin -= d;
+  w->min_rel = 0;
+  return DL_OK;
+}
+
 int dldb_write_meta(dldb_writer *w, const char *key, const char *value, char *err,
                     size_t errlen) {
   int rc = dldb__tx_begin(w, err, errlen);
@@ -883,7 +916,7 @@ int dldb__nvtx_push(dldb_writer *w, int64_t id, const dldb_nvtx_range *r, char *
       DLDB__I(r->kind ? r->kind : DLDB_NVTX_PUSHPOP),
       DLDB__I(dom_id),
       DLDB__I(name_id),
-      DLDB__I(r->start_ns - w->origin),
+      DLDB__I(dldb__rel(w, r->start_ns)),
       DLDB__I(end - w->origin),
       DLDB__I(r->pid),
       DLDB__I(r->tid),
@@ -911,7 +944,7 @@ int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id,
 int dldb__api_push(dldb_writer *w, const dldb_api_call *a, int64_t name_id, char *err,
                    size_t errlen, const char *fn) {
   const dldb__cell row[] = {
-      DLDB__I(a->api_kind),           DLDB__I(name_id), DLDB__I(a->start_ns - w->origin),
+      DLDB__I(a->api_kind),           DLDB__I(name_id), DLDB__I(dldb__rel(w, a->start_ns)),
       DLDB__I(a->end_ns - w->origin), DLDB__I(a->pid),  DLDB__I(a->tid),
       DLDB__I(a->correlation_id),     DLDB__I(a->return_value),
   };
@@ -936,7 +969,7 @@ int dldb__kernel_push(dldb_writer *w, const dldb_kernel *k, int64_t sid, int64_t
       DLDB__I(k->device_id),
       DLDB__I(k->context_id),
       DLDB__I(k->stream_id),
-      DLDB__I(k->gpu_start_ns - w->origin),
+      DLDB__I(dldb__rel(w, k->gpu_start_ns)),
       DLDB__I(k->gpu_end_ns - w->origin),
       DLDB__I(k->correlation_id),
       DLDB__I(k->pid),
@@ -977,7 +1010,7 @@ int dldb_write_memcpy(dldb_writer *w, const dldb_memcpy *m, char *err, size_t er
   sqlite3_bind_int64(st, 4, m->bytes);
   sqlite3_bind_int(st, 5, m->device_id);
   sqlite3_bind_int(st, 6, m->stream_id);
-  sqlite3_bind_int64(st, 7, m->gpu_start_ns - w->origin);
+  sqlite3_bind_int64(st, 7, dldb__rel(w, m->gpu_start_ns));
   sqlite3_bind_int64(st, 8, m->gpu_end_ns - w->origin);
   sqlite3_bind_int64(st, 9, m->correlation_id);
   sqlite3_bind_int64(st, 10, m->pid);
@@ -994,7 +1027,7 @@ int dldb_write_memset(dldb_writer *w, const dldb_memset *m, char *err, size_t er
   sqlite3_bind_int(st, 3, m->mem_kind);
   sqlite3_bind_int(st, 4, m->device_id);
   sqlite3_bind_int(st, 5, m->stream_id);
-  sqlite3_bind_int64(st, 6, m->gpu_start_ns - w->origin);
+  sqlite3_bind_int64(st, 6, dldb__rel(w, m->gpu_start_ns));
   sqlite3_bind_int64(st, 7, m->gpu_end_ns - w->origin);
   sqlite3_bind_int64(st, 8, m->correlation_id);
   sqlite3_bind_int64(st, 9, m->pid);
@@ -1010,7 +1043,7 @@ int dldb_write_sync(dldb_writer *w, const dldb_sync *s, char *err, size_t errlen
   sqlite3_bind_int(st, 2, s->device_id);
   sqlite3_bind_int(st, 3, s->stream_id);
   sqlite3_bind_int64(st, 4, s->event_id);
-  sqlite3_bind_int64(st, 5, s->start_ns - w->origin);
+  sqlite3_bind_int64(st, 5, dldb__rel(w, s->start_ns));
   sqlite3_bind_int64(st, 6, s->end_ns - w->origin);
   sqlite3_bind_int64(st, 7, s->correlation_id);
   sqlite3_bind_int64(st, 8, s->pid);

@@ -203,6 +203,12 @@ int dldb_write_memcpy(dldb_writer *w, const dldb_memcpy *m, char *err, size_t er
 int dldb_write_memset(dldb_writer *w, const dldb_memset *m, char *err, size_t errlen);
 int dldb_write_sync(dldb_writer *w, const dldb_sync *s, char *err, size_t errlen);
 
+/* After the raw records of an import whose time_origin_ns was later than
+ * some start (a trace not in time order): adds the same amount to every
+ * stored time so that the earliest start is 0, and moves time_origin_ns
+ * back by it. Nothing when no start is before the origin. */
+int dldb_writer_rebase(dldb_writer *w, char *err, size_t errlen);
+
 /* Sets a dl_meta key (replacing its value). */
 int dldb_write_meta(dldb_writer *w, const char *key, const char *value, char *err,
                     size_t errlen);

@@ -85,6 +85,8 @@ struct dldb_writer {
   char *tmp;          /* temporary path (new files only) */
   int force, existing;
   int64_t origin;     /* ns subtracted from producer times */
+  int64_t min_rel;    /* the smallest start time stored, after subtracting
+                         it; INT64_MAX: none (dldb_writer_rebase) */
   int64_t batch_rows, pending;
   int in_tx, in_aggr;
   sqlite3_stmt *stmts[DLDB__S_COUNT];
@@ -154,6 +156,14 @@ int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
 static inline void dldb__ahead_reset(dldb_writer *w) {
   w->ahead_lo = 1;
   w->ahead_hi = 0;
+}
+
+/* A producer start time as stored: ns after the origin (the smallest one
+ * is kept for dldb_writer_rebase; ends follow their starts). */
+static inline int64_t dldb__rel(dldb_writer *w, int64_t t) {
+  int64_t r = t - w->origin;
+  if (r < w->min_rel) w->min_rel = r;
+  return r;
 }
 
 #endif

@@ -204,10 +204,12 @@ int dli_kineto_is_trace_dir(const char *path) {
 
 /* ---- Origin ------------------------------------------------------------- */
 
-/* The minimum "ts" of the events of one file: all of them, since traces
- * are not in time order (a trace's GPU events, or another thread's, may
- * come after thousands of later ones), and times before the origin would
- * be negative in every report. */
+#define ORIGIN_EVENTS 4096
+
+/* The minimum "ts" of the first events of one file (reading every event
+ * would cost a second parse of the file: a later event that starts before
+ * this origin moves every time at the end of the import instead,
+ * dldb_writer_rebase). */
 static int file_origin(const char *path, int64_t *origin, int *found, char *err, size_t errlen) {
   gzFile gz = NULL;
   kjson *j = NULL;
@@ -251,7 +253,7 @@ static int file_origin(const char *path, int64_t *origin, int *found, char *err,
   }
   /* events: objects at depth d+1; the "ts" member of each */
   int edepth = kjson_depth(j) + 1;
-  for (;;) {
+  while (seen < ORIGIN_EVENTS) {
     t = kjson_next(j);
     if (t == KJ_ERROR || t == KJ_EOF) break;
     /* the end of the events array, not of an array inside an event
@@ -263,7 +265,7 @@ static int file_origin(const char *path, int64_t *origin, int *found, char *err,
       if (t == KJ_NUM && kjson_us_to_ns(kjson_text(j), &ns)) {
         if (!*found || ns < *origin) *origin = ns;
         *found = 1;
-        seen = 1;
+        seen++;
       }
     }
   }
@@ -1032,6 +1034,9 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
     set_meta(&k, "kineto_base_time_ns", buf);
   }
   set_meta(&k, "kineto_notes", k.st->notes);
+  /* the origin is the earliest of each file's first events: a later event
+   * may start before it */
+  rc = dldb_writer_rebase(w, err, errlen);
 out:
   dldb_occ_writer_close(&k.occ);
   free(k.ev.name);
