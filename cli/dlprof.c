@@ -368,31 +368,55 @@ static int write_report(dldb *db, const char *name, dlr_format fmt, int64_t aggr
   return rc;
 }
 
+static int is_dir(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* An output that exists: refused without --force, and always when it is a
+ * directory (nothing can replace it: found now, not after the dldb). */
+static int check_output(const cli *c, const char *path) {
+  if (is_dir(path)) return fail("%s: is a directory, not an output file", path);
+  if (!c->force && exists(path)) return fail("%s: exists; use --force=true to replace it", path);
+  return 0;
+}
+
 static int check_outputs(const cli *c, const char *dldb_path) {
   char path[PATH_MAX];
-  if (c->force) return 0;
-  if (dldb_path && exists(dldb_path))
-    return fail("%s: exists; use --force=true to replace it", dldb_path);
+  if (dldb_path && check_output(c, dldb_path)) return 1;
   for (int i = 0; i < report_count(); i++) {
     if (!(c->reports & (1u << i))) continue;
     for (int f = 0; f < 2; f++) {
       if ((f == 0 && !c->csv) || (f == 1 && !c->json)) continue;
       report_path(c, report_name(i), (dlr_format)f, path, sizeof path);
-      if (exists(path)) return fail("%s: exists; use --force=true to replace it", path);
+      if (check_output(c, path)) return 1;
     }
   }
   return 0;
 }
 
-/* Writes every report asked for to a temporary file beside it, then renames
- * them all into place, or, when one fails (a full disk), removes them all:
- * old reports stay as they were. */
-static int write_reports(const cli *c, const char *dldb_path, int64_t aggr_id) {
+/* The reports of a run, written to temporary files beside their
+ * destinations and renamed into place together (after the dldb). */
+typedef struct report_set {
+  int n;
+  char tmp[64][PATH_MAX + 16], dest[64][PATH_MAX]; /* 32 reports x 2 formats */
+} report_set;
+
+static report_set g_reports; /* one set a run (half a MB: not on the stack) */
+
+static void reports_discard(report_set *rs) {
+  for (int k = 0; k < rs->n; k++) unlink(rs->tmp[k]);
+  rs->n = 0;
+}
+
+/* Writes every report asked for, from the dldb at dldb_path (aggr_id < 0:
+ * its newest aggregation), to a temporary file beside its destination;
+ * when one fails (a full disk), removes them all and says why. */
+static int reports_prepare(const cli *c, const char *dldb_path, int64_t aggr_id, report_set *rs) {
   char err[1024], path[PATH_MAX];
-  char done[64][PATH_MAX + 16], dest[64][PATH_MAX]; /* 32 reports x 2 formats */
-  int ndone = 0;
   dldb *db = NULL;
   dldb_info info;
+  rs->n = 0;
   /* aggr_id >= 0: this run has just written the file (no quick check) */
   if ((aggr_id >= 0 ? dldb_open_ro_written(dldb_path, &db, &info, err, sizeof err)
                     : dldb_open_ro(dldb_path, &db, &info, err, sizeof err)) != DL_OK)
@@ -405,25 +429,51 @@ static int write_reports(const cli *c, const char *dldb_path, int64_t aggr_id) {
       if ((f == 0 && !c->csv) || (f == 1 && !c->json)) continue;
       report_path(c, report_name(i), (dlr_format)f, path, sizeof path);
       progress(c, V_NORMAL, "writing", path);
-      if (ndone == 64) break;
+      if (rs->n == 64) break;
       if (write_report(db, report_name(i), (dlr_format)f, aggr_id, info.default_domain, path,
-                       done[ndone], sizeof done[ndone], err, sizeof err) != DL_OK)
+                       rs->tmp[rs->n], sizeof rs->tmp[0], err, sizeof err) != DL_OK)
         status = fail("%s", err);
       else
-        snprintf(dest[ndone++], sizeof dest[0], "%s", path);
+        snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
     }
   }
-  for (int k = 0; k < ndone; k++) {
-    if (!status && rename(done[k], dest[k]) != 0)
-      status = fail("%s: cannot rename into place: %s", dest[k], strerror(errno));
-    if (status) unlink(done[k]);
-  }
+  if (status) reports_discard(rs);
   /* DLProf printed the expert findings at the end of every run. */
   if (!status && c->verbosity >= V_NORMAL)
     dlr_write(db, "expert_systems", DLR_CSV, aggr_id, info.default_domain, file_sink, stderr, NULL,
               0);
   dldb_close(&db);
   return status;
+}
+
+/* Renames the prepared reports into place. */
+static int reports_publish(report_set *rs) {
+  int status = 0;
+  for (int k = 0; k < rs->n; k++) {
+    if (!status && rename(rs->tmp[k], rs->dest[k]) != 0)
+      status = fail("%s: cannot rename into place: %s", rs->dest[k], strerror(errno));
+    if (status) unlink(rs->tmp[k]);
+  }
+  rs->n = 0;
+  return status;
+}
+
+/* The reports of a dldb this run does not change. */
+static int write_reports(const cli *c, const char *dldb_path, int64_t aggr_id) {
+  if (reports_prepare(c, dldb_path, aggr_id, &g_reports)) return 1;
+  return reports_publish(&g_reports);
+}
+
+/* dldb_writer_commit_ready's hook: the reports of the finished file, before
+ * it is renamed into place (a report that fails leaves no new dldb). */
+typedef struct ready_ctx {
+  const cli *c;
+  const int64_t *aggr_id;
+} ready_ctx;
+
+static int reports_ready(void *ctx, const char *path) {
+  const ready_ctx *r = ctx;
+  return reports_prepare(r->c, path, *r->aggr_id, &g_reports) ? DL_EIO : DL_OK;
 }
 
 static void aggregation_opts(const cli *c, dla_opts *o) {
@@ -471,11 +521,13 @@ static int import_nsys(const cli *c) {
   aggregation_opts(c, &ao);
   if (dla_aggregate(w, &ao, &aggr_id, err, sizeof err) != DL_OK) goto fail;
   progress(c, V_MINIMAL, "writing", dbpath);
-  if (dldb_writer_commit(&w, err, sizeof err) != DL_OK) goto fail;
-  return write_reports(c, dbpath, aggr_id);
+  ready_ctx rctx = {.c = c, .aggr_id = &aggr_id};
+  err[0] = '\0';
+  if (dldb_writer_commit_ready(&w, reports_ready, &rctx, err, sizeof err) != DL_OK) goto fail;
+  return reports_publish(&g_reports);
 fail:
   dldb_writer_abort(&w);
-  return fail("%s", err);
+  return err[0] ? fail("%s", err) : 1; /* empty: the reports said why */
 }
 
 /* Copies the SQLite database src to a new temporary file beside it (in
@@ -549,12 +601,18 @@ static int reaggregate(const cli *c) {
     unlink(tmp);
     return fail("%s", err);
   }
+  /* the reports first, from the copy: a failure leaves the dldb as it was */
+  if (reports_prepare(c, tmp, aggr_id, &g_reports)) {
+    unlink(tmp);
+    return 1;
+  }
   if (rename(tmp, c->database) != 0) {
     int e = errno;
     unlink(tmp);
+    reports_discard(&g_reports);
     return fail("%s: cannot rename the new file into place: %s", c->database, strerror(e));
   }
-  return write_reports(c, c->database, aggr_id);
+  return reports_publish(&g_reports);
 }
 
 /* From here on, SIGINT, SIGTERM and SIGHUP remove this run's temporary
@@ -634,8 +692,11 @@ int main(int argc, char **argv) {
                              .iter_stop = c.iter_stop, .force = c.force,
                              .verbose = c.verbosity >= V_NORMAL,
                              .warn = c.verbosity >= V_MINIMAL};
+    ready_ctx rctx = {.c = &c, .aggr_id = &kaggr};
+    ka.ready = reports_ready;
+    ka.ready_ctx = &rctx;
     if (dlprof_import_kineto(&ka, &kaggr)) return 1;
-    return write_reports(&c, kdb, kaggr);
+    return reports_publish(&g_reports);
   }
   case DLI_SQLITE_OTHER:
     return fail("%s: an SQLite file, but neither an Nsight Systems export nor a dldb",

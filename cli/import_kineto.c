@@ -45,10 +45,11 @@ int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id) {
   ao.iter_stop = a->iter_stop;
   if (a->verbose) fprintf(stderr, "dlprof: aggregating (key op %s)\n", ao.key_op);
   if (dla_aggregate(w, &ao, aggr_id, err, sizeof err) != DL_OK) goto fail;
-  if (dldb_writer_commit(&w, err, sizeof err) != DL_OK) goto fail;
+  err[0] = '\0';
+  if (dldb_writer_commit_ready(&w, a->ready, a->ready_ctx, err, sizeof err) != DL_OK) goto fail;
   return 0;
 fail:
   dldb_writer_abort(&w);
-  fprintf(stderr, "dlprof: %s\n", err);
+  if (err[0]) fprintf(stderr, "dlprof: %s\n", err);
   return 1;
 }

@@ -19,10 +19,15 @@ typedef struct dlprof_kineto_args {
   int force;
   int verbose;               /* 1: print what was read */
   int warn;                  /* 1: print what was odd (a truncated file, ...) */
+  /* NULL, or called with the finished dldb before it is renamed into place
+   * (dldb_writer_commit_ready); *aggr_id is set by then */
+  int (*ready)(void *ctx, const char *path);
+  void *ready_ctx;
 } dlprof_kineto_args;
 
 /* Returns 0 and sets *aggr_id, or prints one "dlprof: ..." line on stderr
- * and returns 1 (nothing is left behind). */
+ * (unless ready failed: it said why) and returns 1 (nothing is left
+ * behind). */
 int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id);
 
 #endif

@@ -733,6 +733,11 @@ static int publish(dldb_writer *w, char *err, size_t errlen) {
 }
 
 int dldb_writer_commit(dldb_writer **pw, char *err, size_t errlen) {
+  return dldb_writer_commit_ready(pw, NULL, NULL, err, errlen);
+}
+
+int dldb_writer_commit_ready(dldb_writer **pw, int (*ready)(void *ctx, const char *path),
+                             void *ctx, char *err, size_t errlen) {
   dldb_writer *w = pw ? *pw : NULL;
   int rc = DL_OK;
   if (!w) return dl_err(err, errlen, DL_EINVAL, "dldb_writer_commit: no writer");
@@ -748,6 +753,7 @@ int dldb_writer_commit(dldb_writer **pw, char *err, size_t errlen) {
     goto out;
   }
   w->db = NULL;
+  if (ready && (rc = ready(ctx, w->tmp ? w->tmp : w->path))) goto out;
   if (!w->existing) rc = publish(w, err, errlen);
 out:
   if (rc && w->db && w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);

@@ -70,6 +70,14 @@ int dldb_writer_open_existing(const char *path, dldb_writer **out, char *err, si
  * also on failure (the temporary file is then removed, any old file kept). */
 int dldb_writer_commit(dldb_writer **w, char *err, size_t errlen);
 
+/* dldb_writer_commit, calling ready(ctx, path) once the file is complete
+ * and closed and before it is renamed onto its path (path: the temporary
+ * file; for an existing file, the file itself): the caller writes what
+ * must appear together with it. A non-zero return (a DL_* code) fails the
+ * commit as any other error does; the callee said why (err untouched). */
+int dldb_writer_commit_ready(dldb_writer **w, int (*ready)(void *ctx, const char *path), void *ctx,
+                             char *err, size_t errlen);
+
 /* Discards everything (removes the temporary file; for an existing file,
  * rolls back the open transaction). Frees *w, sets it to NULL. NULL-safe. */
 void dldb_writer_abort(dldb_writer **w);

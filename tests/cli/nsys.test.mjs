@@ -289,6 +289,14 @@ test('outputs are kept unless --force=true, and re-aggregation appends', () => {
     assert.equal(plain.status, 0, plain.stderr);
     assert.equal(sql(db, 'select count(*) n from view_aggregations')[0].n, 2);
     assert.match(readFileSync(join(out3, 'dlprof_summary.csv'), 'utf8'), /^Start Iteration,0$/m);
+    // A directory where a report goes cannot be replaced, --force or not: refused
+    // before anything is written (it was found after the dldb was in place).
+    const out4 = join(dir, 'fourth');
+    mkdirSync(join(out4, 'dlprof_summary.csv'), { recursive: true });
+    const clash = dlprof(['--database=' + EXPORT, '--output_path=' + out4, '--force=true'], dir);
+    assert.equal(clash.status, 1);
+    assert.match(clash.stderr.trim(), /^dlprof: .*dlprof_summary\.csv: is a directory, not an output file$/);
+    assert.deepEqual(readdirSync(out4), ['dlprof_summary.csv']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -177,6 +177,20 @@ static int producer_of(const char *path, char *buf, size_t n) {
   return ok;
 }
 
+typedef struct ready_seen {
+  int calls, rc;
+  char tmp[1100], producer[128];
+} ready_seen;
+
+/* dldb_writer_commit_ready's hook: reads the producer of the file it gets
+ * (not yet in place: its path does not exist yet) and returns r->rc. */
+static int ready_hook(void *ctx, const char *path) {
+  ready_seen *r = ctx;
+  r->calls++;
+  if (!producer_of(path, r->producer, sizeof r->producer)) r->producer[0] = '\0';
+  return r->rc;
+}
+
 static int test_atomic_output(void) {
   char path[1024], err[256], buf[128];
   path_in(path, sizeof path, "atomic.sqlite");
@@ -228,6 +242,30 @@ static int test_atomic_output(void) {
   ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
   ASSERT(producer_of(path, buf, sizeof buf));
   ASSERT_STR_EQ(buf, "fourth");
+
+  /* a hook between the finished file and its rename: it sees the complete
+   * temporary file; when it fails, the old file stays and the new one goes */
+  o.producer = "fifth";
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  ready_seen r = {0};
+  snprintf(r.tmp, sizeof r.tmp, "%s", dldb_writer_tmp_path(w));
+  r.rc = DL_EIO;
+  err[0] = '\0';
+  ASSERT_EQ(dldb_writer_commit_ready(&w, ready_hook, &r, err, sizeof err), DL_EIO);
+  ASSERT_NULL(w);
+  ASSERT_STR_EQ(err, "");
+  ASSERT_EQ(r.calls, 1);
+  ASSERT_STR_EQ(r.producer, "fifth");
+  ASSERT(!exists(r.tmp));
+  ASSERT(producer_of(path, buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "fourth");
+  /* and when it succeeds, the file is renamed after it */
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  r.rc = DL_OK;
+  ASSERT_OK(dldb_writer_commit_ready(&w, ready_hook, &r, err, sizeof err));
+  ASSERT_EQ(r.calls, 2);
+  ASSERT(producer_of(path, buf, sizeof buf));
+  ASSERT_STR_EQ(buf, "fifth");
 
   /* a directory that does not exist */
   char bad[1100];
