@@ -11,7 +11,7 @@
  * reports of it. Every output is built in a temporary file in the target
  * directory and renamed into place only when complete; existing outputs are
  * refused unless --force=true. Errors are one line on stderr, exit 1.
- * Option names are DLProf's (docs/cli.md).
+ * Option names are DLProf's (docs/man/dlprof.1).
  */
 #include <errno.h>
 #include <limits.h>
@@ -61,7 +61,10 @@ static const char *const usage_text =
     "                          Systems SQLite export, a PyTorch profiler (Kineto)\n"
     "                          JSON trace (plain or gzip) or a folder of per-rank\n"
     "                          traces, or a dldb to aggregate again\n"
-    "  -m, --mode=simple|pytorch          how NVTX ranges are read (default: pytorch)\n"
+    "  -m, --mode=simple|pytorch          pytorch (default) adds PyTorch's expert\n"
+    "                          rules (DALI dataloader, emit_nvtx missing); NVTX\n"
+    "                          ranges are read the same way in both: emit_nvtx\n"
+    "                          texts are recognised by their form\n"
     "  --key_op=NAME, --key_node=NAME     the op that ends each iteration\n"
     "  --iter_start=N, --iter_stop=N      the iterations to aggregate (inclusive)\n"
     "  --output_path=DIR                  where outputs go (default: .)\n"
