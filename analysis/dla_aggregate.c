@@ -1014,9 +1014,12 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   c.iter_start = c.o->iter_start < 0 ? 0 : c.o->iter_start;
   c.iter_stop = c.o->iter_stop < 0 || c.o->iter_stop >= c.niter ? c.niter - 1 : c.o->iter_stop;
   if (c.iter_start > c.iter_stop) {
+    char stop[32] = "the last";
+    if (c.o->iter_stop >= 0) snprintf(stop, sizeof stop, "%lld", (long long)c.o->iter_stop);
     rc = dl_err(err, errlen, DL_EINVAL,
-                "dla_aggregate: iteration range %lld to %lld is empty (%lld iterations found)",
-                (long long)c.o->iter_start, (long long)c.o->iter_stop, (long long)c.niter);
+                "dla_aggregate: no iterations %lld to %s: the profile has %lld (0 to %lld)",
+                (long long)(c.o->iter_start < 0 ? 0 : c.o->iter_start), stop,
+                (long long)c.niter, (long long)c.niter - 1);
     goto out;
   }
   c.wall_start = c.bound[c.iter_start];

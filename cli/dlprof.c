@@ -32,6 +32,7 @@
 #include "dli.h"
 #include "dlr.h"
 #include "dlr_stats.h"
+#include "errline.h"
 #include "import_kineto.h"
 #include "profile.h"
 #include "sigclean.h"
@@ -159,9 +160,7 @@ static int fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   meter_end(&g_meter);
-  fputs("dlprof: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  dlprof_verror(fmt, ap);
   va_end(ap);
   return 1;
 }
@@ -522,7 +521,10 @@ static int import_nsys(const cli *c) {
             (long long)st.truncated);
   progress(c, V_MINIMAL, "aggregating", NULL);
   aggregation_opts(c, &ao);
-  if (dla_aggregate(w, &ao, &aggr_id, err, sizeof err) != DL_OK) goto fail;
+  if (dla_aggregate(w, &ao, &aggr_id, err, sizeof err) != DL_OK) {
+    dlprof_name_input(err, sizeof err, c->database);
+    goto fail;
+  }
   progress(c, V_MINIMAL, "writing", dbpath);
   ready_ctx rctx = {.c = c, .aggr_id = &aggr_id};
   err[0] = '\0';
@@ -597,9 +599,11 @@ static int reaggregate(const cli *c) {
   progress(c, V_MINIMAL, "aggregating again:", c->database);
   if (copy_beside(c->database, tmp, sizeof tmp, err, sizeof err) != DL_OK) return fail("%s", err);
   aggregation_opts(c, &ao);
+  int agg = 0;
   if (dldb_writer_open_existing(tmp, &w, err, sizeof err) != DL_OK ||
-      dla_aggregate(w, &ao, &aggr_id, err, sizeof err) != DL_OK ||
+      (agg = dla_aggregate(w, &ao, &aggr_id, err, sizeof err)) != DL_OK ||
       dldb_writer_commit(&w, err, sizeof err) != DL_OK) {
+    if (agg) dlprof_name_input(err, sizeof err, c->database);
     dldb_writer_abort(&w);
     unlink(tmp);
     return fail("%s", err);

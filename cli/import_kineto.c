@@ -1,12 +1,22 @@
 /* import_kineto.c - dlprof --database for Kineto traces (see import_kineto.h). */
 #include "import_kineto.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dla.h"
 #include "dldb_write.h"
 #include "dli_kineto.h"
+#include "errline.h"
+
+static void show_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void show_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  dlprof_verror(fmt, ap);
+  va_end(ap);
+}
 
 #define KINETO_KEY_OP "ProfilerStep#"
 
@@ -44,12 +54,15 @@ int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id) {
   ao.iter_start = a->iter_start;
   ao.iter_stop = a->iter_stop;
   if (a->verbose) fprintf(stderr, "dlprof: aggregating (key op %s)\n", ao.key_op);
-  if (dla_aggregate(w, &ao, aggr_id, err, sizeof err) != DL_OK) goto fail;
+  if (dla_aggregate(w, &ao, aggr_id, err, sizeof err) != DL_OK) {
+    dlprof_name_input(err, sizeof err, a->database);
+    goto fail;
+  }
   err[0] = '\0';
   if (dldb_writer_commit_ready(&w, a->ready, a->ready_ctx, err, sizeof err) != DL_OK) goto fail;
   return 0;
 fail:
   dldb_writer_abort(&w);
-  if (err[0]) fprintf(stderr, "dlprof: %s\n", err);
+  if (err[0]) show_error("%s", err);
   return 1;
 }

@@ -27,14 +27,13 @@
 
 #include "dldb_write.h"
 #include "dldb_write_live.h"
+#include "errline.h"
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("dlprof: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  dlprof_verror(fmt, ap);
   va_end(ap);
   return 1;
 }

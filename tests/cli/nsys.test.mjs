@@ -281,6 +281,7 @@ test('outputs are kept unless --force=true, and re-aggregation appends', () => {
     // An iteration range past the last iteration is refused and adds nothing.
     const bad = dlprof(['--database=' + db, '--iter_start=5', '--iter_stop=9', '--force=true', '--output_path=' + out2], dir);
     assert.equal(bad.status, 1);
+    assert.equal(bad.stderr.trim().split('\n').at(-1), `dlprof: ${db}: no iterations 5 to 9: the profile has 1 (0 to 0)`);
     assert.equal(sql(db, 'select count(*) n from view_aggregations')[0].n, 2);
     // No option that shapes an aggregation: the newest one's reports, and no copy of it.
     const out3 = join(dir, 'third');
