@@ -86,6 +86,18 @@ static void kv_int(dlr_out *o, const char *name, const one_row *r, int k) {
   dlr_out_end_row(o);
 }
 
+/* A count that NVIDIA's files keep as text ("1"): a number when it is one. */
+static void kv_count(dlr_out *o, const char *name, const one_row *r, int k) {
+  const char *t = r->has[k] ? r->s[k] : NULL;
+  if (!t || !*t || t[strspn(t, "0123456789")] != '\0' || strlen(t) > 18) {
+    kv_str(o, name, r, k);
+    return;
+  }
+  dlr_out_str(o, name);
+  dlr_out_int(o, strtoll(t, NULL, 10));
+  dlr_out_end_row(o);
+}
+
 static void kv_real1(dlr_out *o, const char *name, int has, double v) {
   dlr_out_str(o, name);
   if (has)
@@ -217,7 +229,7 @@ int dlr_summary(dldb *db, dlr_out *o, int64_t aggr_id, const char *domain) {
     }
   }
   dlr_out_section(o, "System Config", KV_COLS, 2, 0);
-  kv_str(o, "GPU Count", &sys, 0);
+  kv_count(o, "GPU Count", &sys, 0);
   dlr_out_str(o, "GPU Name(s)");
   if (gpus.s)
     dlr_out_str(o, gpus.s);

@@ -403,6 +403,8 @@ static int test_against_dlprof(void) {
       if (nj != nc) fprintf(stderr, "%s: JSON rows %d, CSV rows %d\n", what, nj, nc);
       ASSERT(nj >= 0);
       ASSERT_EQ(nj, nc);
+      /* numbers are JSON numbers, the GPU count too (NVIDIA's view has it as text) */
+      if (is_summary) ASSERT_CONTAINS(jsonm.s, "{\"name\":\"GPU Count\",\"value\":1}");
       free(csvm.s);
       free(jsonm.s);
     }
