@@ -72,6 +72,9 @@ test('CPU-only trace: the dashboard says there is no GPU activity', async () => 
     await settled(page);
     assert.match(await page.locator('[data-panel="expert-systems"]').innerText(), /No GPU activity/);
     assert.match(await page.locator('[data-panel="communication"]').innerText(), /No GPU activity|–/);
+    // its ops have no GPU time: none is a top GPU op
+    assert.equal(await page.locator('[data-panel="top10"] tbody tr').count(), 0);
+    assert.match(await page.locator('[data-panel="top10"]').innerText(), /No op ran on the GPU in this aggregation\./);
     assert.deepEqual(page.problems, []);
     await page.close();
   } finally {

@@ -298,8 +298,10 @@ export default {
       track(
         get('op_nodes', { ...base, sort: 'gpu_time', order: 'desc', limit: 10 })
           .then((d) => {
-            if (!d.rows.length) {
-              replace(top.body, note('No ops in this aggregation.'));
+            // ops without GPU time are not GPU ops (a CPU-only profile has only those)
+            const rows = d.rows.filter((r) => Number(r.gpu_time) > 0);
+            if (!rows.length) {
+              replace(top.body, note(d.rows.length ? 'No op ran on the GPU in this aggregation.' : 'No ops in this aggregation.'));
               return;
             }
             const table = h(
@@ -317,7 +319,7 @@ export default {
               h(
                 'tbody',
                 null,
-                d.rows.map((r) => {
+                rows.map((r) => {
                   const tr = h(
                     'tr',
                     { tabindex: 0, dataset: { key: r.op_node_id }, title: `Show the kernels of ${r.op_node_id}` },
@@ -326,7 +328,9 @@ export default {
                   const open = () => router.go('ops', { ...base, op: r.op_node_id });
                   tr.addEventListener('click', open);
                   tr.addEventListener('keydown', (ev) => {
-                    if (ev.key === 'Enter') open();
+                    if (ev.key !== 'Enter' && ev.key !== ' ') return;
+                    ev.preventDefault(); // Space: not a page scroll (as in the other tables)
+                    open();
                   });
                   return tr;
                 }),
