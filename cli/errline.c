@@ -27,6 +27,14 @@ int dlprof_verror(const char *fmt, va_list ap) {
   return 1;
 }
 
+int dlprof_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  dlprof_verror(fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
 void dlprof_name_input(char *err, size_t errlen, const char *file) {
   char msg[4096];
   snprintf(msg, sizeof msg, "%s", dlprof_plain(err));

@@ -12,6 +12,7 @@
 
 /* Prints the line; returns 1 (dlprof's exit status for an error). */
 int dlprof_verror(const char *fmt, va_list ap);
+int dlprof_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* msg without its leading library function name (a pointer into msg). */
 const char *dlprof_plain(const char *msg);

@@ -1,7 +1,6 @@
 /* import_kineto.c - dlprof --database for Kineto traces (see import_kineto.h). */
 #include "import_kineto.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,14 +8,6 @@
 #include "dldb_write.h"
 #include "dli_kineto.h"
 #include "errline.h"
-
-static void show_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void show_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  dlprof_verror(fmt, ap);
-  va_end(ap);
-}
 
 #define KINETO_KEY_OP "ProfilerStep#"
 
@@ -63,6 +54,6 @@ int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id) {
   return 0;
 fail:
   dldb_writer_abort(&w);
-  if (err[0]) show_error("%s", err);
+  if (err[0]) dlprof_error("%s", err);
   return 1;
 }

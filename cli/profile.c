@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +27,6 @@
 #include "dldb_write.h"
 #include "dldb_write_live.h"
 #include "errline.h"
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  dlprof_verror(fmt, ap);
-  va_end(ap);
-  return 1;
-}
 
 static int is_file(const char *p) {
   struct stat sb;
@@ -128,7 +118,7 @@ static int run_app(const dlprof_profile_opts *o, char **argv, const char *lib,
   sigaction(SIGHUP, &sa, &old_hup);
   fflush(NULL);
   pid_t pid = fork();
-  if (pid < 0) return fail("cannot start %s: %s", argv[0], strerror(errno));
+  if (pid < 0) return dlprof_error("cannot start %s: %s", argv[0], strerror(errno));
   if (pid == 0) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -174,16 +164,16 @@ int dlprof_profile_app(const dlprof_profile_opts *o, int argc, char **argv, char
   struct stat sb;
   int rc = 1, keep_store = 0;
   *app_status = 0;
-  if (argc < 1) return fail("no application to profile");
+  if (argc < 1) return dlprof_error("no application to profile");
   if (stat(o->output_path, &sb) != 0 || !S_ISDIR(sb.st_mode))
-    return fail("--output_path: %s is not a directory", o->output_path);
+    return dlprof_error("--output_path: %s is not a directory", o->output_path);
   if (find_collector(lib, sizeof lib))
-    return fail("the collector library (libdlprof_collector.so) was not found: this build "
-                "has no CUPTI, or set DLPROF_COLLECTOR_LIB; record with Nsight Systems and "
-                "use --database=FILE instead");
+    return dlprof_error("the collector library (libdlprof_collector.so) was not found: this "
+                        "build has no CUPTI, or set DLPROF_COLLECTOR_LIB; record with Nsight "
+                        "Systems and use --database=FILE instead");
   snprintf(dldb_path, len, "%s/%s_dldb.sqlite", o->output_path, o->profile_name);
   if (!o->force && access(dldb_path, F_OK) == 0)
-    return fail("%s: exists; use --force=true to replace it", dldb_path);
+    return dlprof_error("%s: exists; use --force=true to replace it", dldb_path);
   snprintf(store, sizeof store, "%s.live-%ld", dldb_path, (long)getpid());
   snprintf(lock, sizeof lock, "%s.lock", store);
   unlink(store);
@@ -194,17 +184,17 @@ int dlprof_profile_app(const dlprof_profile_opts *o, int argc, char **argv, char
                        .dlprof_version = DL_VERSION, .dlprof_build = "collector",
                        .profile_name = o->profile_name, .mode_string = o->mode,
                        .original_command = o->command};
-  if (dldb_live_create(store, &wo, &sc, err, sizeof err) != DL_OK) return fail("%s", err);
+  if (dldb_live_create(store, &wo, &sc, err, sizeof err) != DL_OK) return dlprof_error("%s", err);
   if (o->verbose) fprintf(stderr, "dlprof: profiling %s (collector %s)\n", argv[0], lib);
   if (run_app(o, argv, lib, store, app_status)) goto out;
   if (dldb_live_finish(store, dldb_path, o->force, err, sizeof err) != DL_OK) {
-    fail("%s (the raw profile stays in %s)", err, store);
+    dlprof_error("%s (the raw profile stays in %s)", err, store);
     keep_store = 1;
     goto out;
   }
   dldb_live_counts c;
   if (dldb_live_count(dldb_path, &c, err, sizeof err) != DL_OK) {
-    fail("%s", err);
+    dlprof_error("%s", err);
     goto out;
   }
   if (o->verbose)
@@ -220,14 +210,14 @@ int dlprof_profile_app(const dlprof_profile_opts *o, int argc, char **argv, char
                     "holds CPU-side NVTX ranges only\n");
   if (c.nvtx_ranges == 0 && c.kernels == 0) {
     if (o->profiler_range)
-      fail("nothing was recorded: with --nsys_profile_range=true only what happens between "
+      dlprof_error("nothing was recorded: with --nsys_profile_range=true only what happens between "
            "cudaProfilerStart and cudaProfilerStop is recorded, and the application made no "
            "such calls on a GPU");
     else if (o->delay_s || o->duration_s)
-      fail("nothing was recorded in the window of --delay=%llds --duration=%llds",
+      dlprof_error("nothing was recorded in the window of --delay=%llds --duration=%llds",
            (long long)o->delay_s, (long long)o->duration_s);
     else
-      fail("nothing was recorded: the application made no NVTX or CUDA calls");
+      dlprof_error("nothing was recorded: the application made no NVTX or CUDA calls");
     goto out;
   }
   rc = 0;
