@@ -141,6 +141,28 @@ test('CloverLeaf: kernel, memory and OS runtime tabs, and a kernel leads to its 
   await page.close();
 });
 
+test('w_Relu: a kernel row is one demangled name; its details are of its short name', async () => {
+  const db = relu;
+  const a = newest(db);
+  // implicit_convolve_sgemm: two template instantiations, one short name
+  const two = sql(db, `SELECT row_idx, name FROM view_dl_stats_kernels WHERE aggr_id = ${a} AND kernel_name = 'implicit_convolve_sgemm' ORDER BY row_idx`);
+  assert.equal(two.length, 2);
+  const page = await watchedPage(browser.context);
+  await page.goto(`${servers[1].url}/#/statistics?tab=kernels&kernels.limit=100`);
+  await settled(page);
+  const row = page.locator('[data-table="stats-kernels"] tbody tr').nth(two[0].row_idx);
+  await row.click();
+  await settled(page);
+  assert.equal(await page.locator('[data-table="stats-kernels"] tbody tr.selected').count(), 1);
+  assert.equal(await row.getAttribute('aria-selected'), 'true');
+  assert.match(page.url(), /kname=implicit_convolve_sgemm/);
+  const launches = sql1(db, `SELECT count(*) FROM view_iteration_kernels WHERE aggr_id = ${a} AND kernel_name = 'implicit_convolve_sgemm'`);
+  assert.match(await page.locator('[data-table="stats-kernel-iterations"] .card-count').innerText(), new RegExp(`^${launches} launch`));
+  assert.match(await page.locator('[data-table="stats-kernel-iterations"]').innerText(), /Launches of kernels named implicit_convolve_sgemm by iteration/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('w_Relu: memory time, the NVTX ranges with their counts and the GPU projection', async () => {
   const page = await watchedPage(browser.context);
   await page.goto(`${servers[1].url}/#/statistics?tab=mem-time`);

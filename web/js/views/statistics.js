@@ -4,9 +4,11 @@
 // configurations, memory operations by time and by size, OS runtime calls,
 // NVTX ranges and their GPU projection. Each tab has a bar chart of its top
 // entries; a click on an API name shows the ops that called it, one on a
-// kernel its ops and its launches by iteration.
-// Params: tab, sel (the selected API or kernel name), table state under
-// '<tab>.' and 'd1.', 'd2.' (the detail tables).
+// kernel the ops and launches by iteration of kernels of its short name.
+// Params: tab, sel (the selected row: an API name, a demangled kernel name,
+// or that with its grid and block), kname (a selected kernel's short name,
+// the key of DLProf's kernel views), table state under '<tab>.' and 'd1.',
+// 'd2.' (the detail tables).
 
 import { get } from '../api.js';
 import * as router from '../router.js';
@@ -69,7 +71,10 @@ const TABS = [
     hint: 'Kernels by demangled name. Click a kernel to see its ops and its launches by iteration.',
     empty: 'No kernels in the aggregated iterations.',
     chartLabel: (row) => row.kernel_name,
-    select: (row) => row.kernel_name,
+    // a row is one demangled name; its details are those of its short name
+    // (DLProf's views key kernels by it), which template instantiations share
+    select: (row) => row.name,
+    detail: (row) => row.kernel_name,
   },
   {
     id: 'configs',
@@ -86,7 +91,8 @@ const TABS = [
     hint: 'Kernels per grid and block configuration. Click a row to see the kernel’s ops and launches.',
     empty: 'No kernels in the aggregated iterations.',
     chartLabel: (row) => `${row.kernel_name} <<<${row.grid}>>> <<<${row.block}>>>`,
-    select: (row) => row.kernel_name,
+    select: (row) => `${row.name} <<<${row.grid}>>> <<<${row.block}>>>`,
+    detail: (row) => row.kernel_name,
   },
   {
     id: 'mem-time',
@@ -269,7 +275,7 @@ export default {
             selected: t.select ? (r) => r.params.sel : null,
             onRowClick: t.select
               ? (row) => {
-                  const c = { sel: t.select(row) };
+                  const c = { sel: t.select(row), kname: t.detail ? t.detail(row) : null };
                   for (const k of DETAIL_PARAMS) c[k] = null;
                   router.update(c);
                 }
@@ -318,7 +324,7 @@ export default {
             { key: 'max', label: 'Max', type: 'time' },
             { key: 'uses_tc', label: 'Uses TC', type: 'bool' },
           ],
-          baseParams: (r) => (r.params.sel ? { ...ctx.base(r), kernel_name: r.params.sel } : null),
+          baseParams: (r) => (r.params.sel ? { ...ctx.base(r), kernel_name: r.params.kname || r.params.sel } : null),
           placeholder: 'Select a kernel above to see its ops.',
           empty: 'No op launched this kernel.',
           filterPlaceholder: 'Filter ops…',
@@ -345,7 +351,7 @@ export default {
             { key: 'grid', label: 'Grid', cls: 'nowrap' },
             { key: 'block', label: 'Block', cls: 'nowrap' },
           ],
-          baseParams: (r) => (r.params.sel ? { ...ctx.base(r), kernel_name: r.params.sel } : null),
+          baseParams: (r) => (r.params.sel ? { ...ctx.base(r), kernel_name: r.params.kname || r.params.sel } : null),
           placeholder: 'Select a kernel above to see its launches.',
           empty: 'No launches.',
           filterPlaceholder: 'Filter op…',
@@ -405,16 +411,17 @@ export default {
         loadChart(active, r);
         table.update(r);
         const sel = r.params.sel;
+        const kname = r.params.kname || sel; // the short name the kernel details are of
         if (active.id === 'api') {
           apiOps.setTitle(sel ? ['Ops that called ', h('code', { class: 'id' }, sel)] : 'Ops that called it');
           apiOps.update(r);
         } else if (active.id === 'kernels' || active.id === 'configs') {
           if (kernelOps) {
-            kernelOps.setTitle(sel ? ['Ops launching ', h('code', { class: 'id' }, sel)] : 'Ops launching it');
+            kernelOps.setTitle(sel ? ['Ops launching kernels named ', h('code', { class: 'id' }, kname)] : 'Ops launching it');
             kernelOps.update(r);
           }
           if (kernelIters) {
-            kernelIters.setTitle(sel ? ['Launches of ', h('code', { class: 'id' }, sel), ' by iteration'] : 'Launches by iteration');
+            kernelIters.setTitle(sel ? ['Launches of kernels named ', h('code', { class: 'id' }, kname), ' by iteration'] : 'Launches by iteration');
             kernelIters.update(r);
           }
         }
