@@ -128,7 +128,9 @@ static void meter_cb(void *ctx, const char *what, int64_t done, int64_t total) {
     m->last_draw = 0;
   }
   if (total < done) total = done;
-  int pct = total > 0 ? (int)(done * 100 / total) : 0, finished = total > 0 && done >= total;
+  /* an empty phase ends too: its second call (0 of 0) */
+  int finished = done >= total && (total > 0 || !fresh);
+  int pct = total > 0 ? (int)(done * 100 / total) : finished ? 100 : 0;
   if (m->tty) {
     double t = now_s();
     if (!fresh && !finished && t - m->last_draw < 0.1) return;

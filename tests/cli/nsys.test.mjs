@@ -303,6 +303,23 @@ test('outputs are kept unless --force=true, and re-aggregation appends', () => {
   }
 });
 
+test('progress: every phase that starts also ends (plain lines when not on a terminal)', () => {
+  for (const src of [EXPORT, join(TRACES, 'nsys', 'nsys2024.5_a100x4_cloverleaf.sqlite')]) {
+    const dir = workdir();
+    try {
+      const r = dlprof(['--database=' + src], dir);
+      assert.equal(r.status, 0, r.stderr);
+      const lines = r.stderr.split('\n');
+      const started = lines.map((l) => /^dlprof: (.+): 0% \(0 of \d+\)$/.exec(l)).filter(Boolean).map((m) => m[1]);
+      assert.ok(started.includes('memory copies') && started.includes('synchronizations'), started.join());
+      for (const phase of started)
+        assert.ok(lines.some((l) => l.startsWith(`dlprof: ${phase}: 100% (`)), `${src}: "${phase}" never ends`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
 test('--profile_name and --output_path name the outputs', () => {
   const dir = workdir();
   try {
