@@ -704,6 +704,8 @@ int main(int argc, char **argv) {
     ready_ctx rctx = {.c = &c, .aggr_id = &kaggr};
     ka.ready = reports_ready;
     ka.ready_ctx = &rctx;
+    ka.progress = meter_cb;
+    ka.progress_ctx = &g_meter;
     if (dlprof_import_kineto(&ka, &kaggr)) return 1;
     return reports_publish(&g_reports);
   }

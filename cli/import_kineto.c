@@ -20,7 +20,8 @@ int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id) {
   if (dli_kineto_origin(a->database, &origin, err, sizeof err) != DL_OK) goto fail;
   dldb_write_opts wo = {.force = a->force, .producer = "dlprof " DL_VERSION,
                         .source = a->database, .time_origin_ns = origin};
-  dli_opts io = {.mode = a->mode, .profile_name = a->profile_name, .command = a->command};
+  dli_opts io = {.mode = a->mode, .profile_name = a->profile_name, .command = a->command,
+                 .progress = a->progress, .progress_ctx = a->progress_ctx};
   if (a->verbose) fprintf(stderr, "dlprof: reading PyTorch profiler trace %s\n", a->database);
   if (dldb_writer_create(a->dbpath, &wo, &w, err, sizeof err) != DL_OK ||
       dli_kineto_import(a->database, &io, w, &st, err, sizeof err) != DL_OK)
@@ -44,6 +45,8 @@ int dlprof_import_kineto(const dlprof_kineto_args *a, int64_t *aggr_id) {
   ao.mode = a->mode;
   ao.iter_start = a->iter_start;
   ao.iter_stop = a->iter_stop;
+  ao.progress = a->progress;
+  ao.progress_ctx = a->progress_ctx;
   if (a->verbose) fprintf(stderr, "dlprof: aggregating (key op %s)\n", ao.key_op);
   if (dla_aggregate(w, &ao, aggr_id, err, sizeof err) != DL_OK) {
     dlprof_name_input(err, sizeof err, a->database);

@@ -23,6 +23,9 @@ typedef struct dlprof_kineto_args {
    * (dldb_writer_commit_ready); *aggr_id is set by then */
   int (*ready)(void *ctx, const char *path);
   void *ready_ctx;
+  /* NULL, or the import's and the aggregation's progress (dli_opts, dla_opts) */
+  void (*progress)(void *ctx, const char *what, int64_t done, int64_t total);
+  void *progress_ctx;
 } dlprof_kineto_args;
 
 /* Returns 0 and sets *aggr_id, or prints one "dlprof: ..." line on stderr

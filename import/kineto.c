@@ -66,6 +66,7 @@ typedef struct kev {
 
 typedef struct kimp {
   const char *path;          /* the file being read */
+  const dli_opts *opts;      /* its progress callback (may be NULL) */
   dldb_writer *w;
   dldb_occ_writer *occ;
   dli_kineto_stats *st;
@@ -836,12 +837,24 @@ static int write_gpus(kimp *k) {
   return DL_OK;
 }
 
+/* Bytes of the file read so far against its size (compressed bytes for a
+ * gzip file), through dli_opts.progress. */
+static void file_progress(const kimp *k, gzFile gz, int64_t size, int end) {
+  if (!k->opts || !k->opts->progress) return;
+  int64_t done = end ? size : (int64_t)gzoffset(gz);
+  if (done < 0) done = 0;
+  k->opts->progress(k->opts->progress_ctx, "trace bytes", done, size);
+}
+
 /* Imports one file. */
 static int import_file(kimp *k) {
   gzFile gz = NULL;
   kjson *j = NULL;
   int rc = open_input(k->path, &gz, &j, k->err, k->errlen);
   if (rc) return rc;
+  struct stat sb;
+  int64_t size = stat(k->path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+  file_progress(k, gz, size, 0);
   int saw_events = 0, saw_dist = 0, truncated = 0, gen3 = 0;
   int64_t events_before = k->st->events;
   kj_tok t = kjson_next(j);
@@ -895,7 +908,7 @@ static int import_file(kimp *k) {
         goto out;
       }
       int erc = DL_OK;
-      for (;;) {
+      for (int64_t n = 1;; n++) {
         t = kjson_next(j);
         if (t == KJ_ARR_END || t == KJ_ERROR) break;
         if (t != KJ_OBJ) {
@@ -903,6 +916,7 @@ static int import_file(kimp *k) {
           continue;
         }
         if ((erc = read_event(k, j)) != DL_OK) break;
+        if (n % 65536 == 0) file_progress(k, gz, size, 0);
       }
       /* every event parsed is written before anything else is touched */
       if ((rc = kpipe_flush(k->pipe)) != DL_OK) goto out;
@@ -953,6 +967,7 @@ out:
     int prc = kpipe_stop(&k->pipe);
     if (rc == DL_OK) rc = prc;
   }
+  if (rc == DL_OK) file_progress(k, gz, size, 1);
   kjson_free(&j);
   gzclose(gz);
   return rc;
@@ -968,6 +983,7 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
   kimp k;
   memset(&k, 0, sizeof k);
   k.w = w;
+  k.opts = opts;
   k.st = stats ? stats : &local;
   memset(k.st, 0, sizeof *k.st);
   k.err = err;

@@ -435,6 +435,10 @@ static int test_resnet50_iterations(void) {
     if (r.status) fprintf(stderr, "%s\n", r.out);
     ASSERT_EQ(r.status, 0);
     ASSERT_CONTAINS(r.out, "generation 1");
+    /* progress, as for Nsight Systems exports: the file, then the analysis */
+    ASSERT_CONTAINS(r.out, "dlprof: trace bytes: 0% (0 of ");
+    ASSERT_CONTAINS(r.out, "dlprof: trace bytes: 100% (");
+    ASSERT_CONTAINS(r.out, "dlprof: loading kernels: 100% (");
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 6);
     ASSERT_EQ(q_int(r.db, "SELECT total_iterations FROM view_performance_summary"), 6);
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_efficiency"), 6);
