@@ -442,10 +442,13 @@ static int reports_prepare(const cli *c, const char *dldb_path, int64_t aggr_id,
     }
   }
   if (status) reports_discard(rs);
-  /* DLProf printed the expert findings at the end of every run. */
-  if (!status && c->verbosity >= V_NORMAL)
-    dlr_write(db, "expert_systems", DLR_CSV, aggr_id, info.default_domain, file_sink, stderr, NULL,
+  /* DLProf printed the expert findings at the end of every run, to stdout
+   * (progress and errors go to stderr). */
+  if (!status && c->verbosity >= V_NORMAL) {
+    dlr_write(db, "expert_systems", DLR_CSV, aggr_id, info.default_domain, file_sink, stdout, NULL,
               0);
+    fflush(stdout);
+  }
   dldb_close(&db);
   return status;
 }

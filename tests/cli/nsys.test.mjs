@@ -303,12 +303,15 @@ test('outputs are kept unless --force=true, and re-aggregation appends', () => {
   }
 });
 
-test('progress: every phase that starts also ends (plain lines when not on a terminal)', () => {
+test('progress: every phase that starts also ends (plain lines when not on a terminal); findings on stdout', () => {
   for (const src of [EXPORT, join(TRACES, 'nsys', 'nsys2024.5_a100x4_cloverleaf.sqlite')]) {
     const dir = workdir();
     try {
       const r = dlprof(['--database=' + src], dir);
       assert.equal(r.status, 0, r.stderr);
+      // the expert findings go to stdout, as DLProf wrote them; progress to stderr
+      assert.match(r.stdout, /^Expert Systems Feedback/m);
+      assert.doesNotMatch(r.stderr, /Expert Systems Feedback/);
       const lines = r.stderr.split('\n');
       const started = lines.map((l) => /^dlprof: (.+): 0% \(0 of \d+\)$/.exec(l)).filter(Boolean).map((m) => m[1]);
       assert.ok(started.includes('memory copies') && started.includes('synchronizations'), started.join());
