@@ -336,17 +336,14 @@ static int cmp_i64(const void *a, const void *b) {
 static int split_iterations(dla_ctx *c, int64_t pstart, int64_t pend) {
   const char *key = c->o->key_op ? c->o->key_op : dla_default_key_op(c->o->mode);
   if (key && !*key) key = NULL;
+  if (key && c->o->key_op_spans) /* Kineto: one iteration per ProfilerStep#N */
+    return dla__split_spans(c, pstart, pend);
   char *is_key = calloc(c->nops + 1, 1);
   if (!is_key) return DL_ENOMEM;
   if (key)
     for (size_t i = 0; i < c->nops; i++)
       is_key[i] = strcmp(c->ops[i].path, key) == 0 || strcmp(c->ops[i].type, key) == 0 ||
                   dla__key_prefix_match(key, c->ops[i].path);
-  if (key && c->o->key_op_spans) { /* Kineto: one iteration per ProfilerStep#N */
-    int rc = dla__split_spans(c, is_key, pstart, pend);
-    free(is_key);
-    return rc;
-  }
   size_t n = 0;
 #define IS_KEY(x) ((x)->inst >= 0 && &c->r[(x)->inst] == (x) && (x)->op >= 0 && is_key[(x)->op])
   for (size_t i = 0; key && i < c->nr; i++) n += IS_KEY(&c->r[i]);

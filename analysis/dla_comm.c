@@ -52,12 +52,12 @@ int dla__key_prefix_match(const char *key, const char *path) {
 
 typedef struct span {
   int64_t start, end;
-  int32_t op;
+  int32_t name_id; /* ProfilerStep#N's text: one step on several ranks shares it */
 } span;
 
-static int cmp_span_op(const void *x, const void *y) {
+static int cmp_span_name(const void *x, const void *y) {
   const span *a = x, *b = y;
-  if (a->op != b->op) return a->op < b->op ? -1 : 1;
+  if (a->name_id != b->name_id) return a->name_id < b->name_id ? -1 : 1;
   return (a->start > b->start) - (a->start < b->start);
 }
 
@@ -75,9 +75,9 @@ static int cmp_kern_launch(const void *x, const void *y) {
   return (a->api_start > b->api_start) - (a->api_start < b->api_start);
 }
 
-int dla__split_spans(dla_ctx *c, const char *is_key, int64_t pstart, int64_t pend) {
+int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend) {
   size_t n = 0;
-#define IS_KEY(x) ((x)->inst >= 0 && &c->r[(x)->inst] == (x) && (x)->op >= 0 && is_key[(x)->op])
+#define IS_KEY(x) ((x)->kind == DLA_TEXT_STEP) /* op building marked them */
   for (size_t i = 0; i < c->nr; i++) n += IS_KEY(&c->r[i]);
   span *s = malloc((n + 1) * sizeof *s);
   klaunch *kp = malloc((c->nk + 1) * sizeof *kp);
@@ -88,13 +88,13 @@ int dla__split_spans(dla_ctx *c, const char *is_key, int64_t pstart, int64_t pen
   }
   size_t j = 0;
   for (size_t i = 0; i < c->nr; i++)
-    if (IS_KEY(&c->r[i])) s[j++] = (span){c->r[i].start, c->r[i].end, c->r[i].op};
+    if (IS_KEY(&c->r[i])) s[j++] = (span){c->r[i].start, c->r[i].end, c->r[i].name_id};
 #undef IS_KEY
   /* one iteration per step name: ranks' (files') instances of ProfilerStep#N merge */
-  dla__qsort(s, n, sizeof *s, cmp_span_op);
+  dla__qsort(s, n, sizeof *s, cmp_span_name);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    if (m && s[m - 1].op == s[i].op) {
+    if (m && s[m - 1].name_id == s[i].name_id) {
       if (s[i].start < s[m - 1].start) s[m - 1].start = s[i].start;
       if (s[i].end > s[m - 1].end) s[m - 1].end = s[i].end;
     } else {

@@ -181,7 +181,7 @@ int dla__rule_facts(const dla_ctx *c, dla_facts *f);
  * in the window, and c->gpu_util), its facts for the rules, its rows, and
  * freeing it. */
 int dla__key_prefix_match(const char *key, const char *path);
-int dla__split_spans(dla_ctx *c, const char *is_key, int64_t pstart, int64_t pend);
+int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend);
 int dla__comm_compute(dla_ctx *c);
 void dla__comm_facts(const dla_ctx *c, dla_facts *f);
 int dla__comm_write(dla_ctx *c, int64_t aggr_id);

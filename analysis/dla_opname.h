@@ -41,6 +41,8 @@ typedef enum dla_text_kind {
   DLA_TEXT_DLPROF_SCOPE,  /* {'traceMarker': [...], 'funcStack': '...'} */
   DLA_TEXT_CONFIG,        /* {"model_config": {...}} */
   DLA_TEXT_WRAPPER,       /* "autograd::engine::evaluate_function: X": transparent */
+  DLA_TEXT_STEP,          /* set by op building, never by dla_opname_kind: an instance of a
+                             key op that is one iteration per span (Kineto's ProfilerStep#N) */
 } dla_text_kind;
 
 dla_text_kind dla_opname_kind(const char *text);

@@ -19,7 +19,13 @@
  *   - any other range is an instance of the node named by its text, nested
  *     ones included (kernels go to the innermost);
  *   - scope markers, model_config marks and autograd evaluate_function
- *     wrappers are transparent: they are no op.
+ *     wrappers are transparent: they are no op;
+ *   - so are the spans of a key op that is one iteration per span
+ *     (dla_opts.key_op_spans: Kineto's ProfilerStep#N): each is an
+ *     iteration, not an op (PyTorch's profiler adds them around a whole
+ *     step; as ops they doubled "All ops" CPU time and filled the top ops).
+ *     What runs in a step outside every op is unassociated, as outside
+ *     every range.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +85,7 @@ typedef struct builder {
   dla_map bprop_of;   /* forward op -> its bprop op */
   dla_opname *pn;
   char *path, *stack, *key;
+  const char *step_key; /* the key op of iteration spans (key_op_spans), or NULL */
 } builder;
 
 enum { PATH_CAP = 1024, STACK_CAP = 8192, KEY_CAP = PATH_CAP + 4096 };
@@ -181,9 +188,14 @@ static int build(builder *b) {
     r->in_dlprof = p ? p->in_dlprof : 0;
     r->inst = pinst;
     r->role = DLA_ROLE_SUB;
+    if (b->step_key && !r->in_dlprof && dla__key_prefix_match(b->step_key, text)) {
+      r->kind = DLA_TEXT_STEP;
+      r->role = DLA_ROLE_MARKER;
+    }
     switch (r->kind) {
     case DLA_TEXT_DLPROF_SCOPE:
     case DLA_TEXT_WRAPPER:
+    case DLA_TEXT_STEP:
       r->role = DLA_ROLE_MARKER;
       break;
     case DLA_TEXT_CONFIG:
@@ -264,6 +276,10 @@ int dla__build_nodes(dla_ctx *c) {
   b.fwd_by_seq.limit = 4 * c->nr + 65536; /* at most 16 bytes a range */
   dla_map_init(&b.bprop_of);
   c->model_config = (dla_model_config){-1, -1, -1, -1, -1};
+  if (c->o->key_op_spans) {
+    const char *key = c->o->key_op ? c->o->key_op : dla_default_key_op(c->o->mode);
+    b.step_key = key && *key ? key : NULL;
+  }
   b.pn = malloc(sizeof *b.pn);
   b.path = malloc(PATH_CAP);
   b.stack = malloc(STACK_CAP);
