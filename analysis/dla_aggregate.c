@@ -855,8 +855,11 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   if ((rc = dla__write_groups(c, aggr_id))) goto out;
   if ((rc = dla__write_op_types(c, aggr_id))) goto out;
   if ((rc = dla__comm_write(c, aggr_id))) goto out;
-  /* the statistics in two steps: the tables of calls, kernels and memory,
-   * then the NVTX tables (a row per distinct range text) */
+  /* the aggregation's rows end here (each phase ends before the next
+   * starts: --verbosity=detailed times them); the statistics in two steps:
+   * the tables of calls, kernels and memory, then the NVTX tables (a row
+   * per distinct range text) */
+  dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
   dla__progress(c, "writing statistics", 0, 1);
   if ((rc = dla__stats_write(c, aggr_id))) goto out;
   for (int g = 0; g < c->ngpus; g++) {
@@ -1070,10 +1073,8 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = dla__rule_facts(&c, &f))) goto out;
   dla__comm_facts(&c, &f);
   size_t nfd = dla_rules_run(&f, findings, MAX_FINDINGS);
-  int64_t nk = (int64_t)c.nk; /* write_all frees the kernels once written */
-  dla__progress(&c, "writing the aggregation", 0, nk);
+  dla__progress(&c, "writing the aggregation", 0, (int64_t)c.nk);
   rc = write_all(&c, &s, &f, findings, nfd, aggr_id);
-  if (rc == DL_OK) dla__progress(&c, "writing the aggregation", nk, nk);
 out:
   if (rc == DL_ENOMEM) dl_err(err, errlen, rc, "dla_aggregate: out of memory");
   free(findings);

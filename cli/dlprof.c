@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +87,9 @@ static const char *const usage_text =
     "                          dlprof APP: record only between cudaProfilerStart and\n"
     "                          cudaProfilerStop (default: false)\n"
     "  -v, --verbosity=quiet|minimal|normal|detailed|diagnostic\n"
+    "                          quiet: errors only; minimal: progress; normal: also counts\n"
+    "                          and the expert findings (default); detailed, diagnostic:\n"
+    "                          also each phase's wall time, CPU time and peak RSS\n"
     "  -h, --help              this text\n"
     "  -V, --version           the version\n";
 
@@ -94,12 +98,15 @@ static const char *const usage_text =
  * (dli_opts.progress, dla_opts.progress); this renders it on stderr: a bar
  * redrawn in place (at most 10 times a second) on a terminal, otherwise
  * plain lines (a phase's start and end, and every 5 s between), nothing
- * under --verbosity=quiet. */
+ * under --verbosity=quiet. From --verbosity=detailed up, each phase's end is
+ * followed by what it took: wall time, CPU time, and the peak RSS so far. */
 typedef struct meter {
   int on, tty, open;    /* open: a bar is drawn and its line not ended */
+  int detail, timed;    /* detail: print each phase's cost; timed: this phase's is printed */
   char what[64];
   int last_tenth;
   double last_draw;
+  double t0, cpu0;      /* the phase's start: wall and CPU seconds */
 } meter;
 
 static meter g_meter;
@@ -108,6 +115,24 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The process's peak resident set so far, in MB (Linux: ru_maxrss in KiB). */
+static double peak_rss_mb(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
+}
+
+/* "dlprof: WHAT: took 1.23 s (2.01 s CPU), peak RSS 345 MB" from t0, cpu0. */
+static void print_cost(const char *what, double t0, double cpu0) {
+  fprintf(stderr, "dlprof: %s: took %.2f s (%.2f s CPU), peak RSS %.0f MB\n", what,
+          now_s() - t0, cpu_s() - cpu0, peak_rss_mb());
 }
 
 /* Ends a drawn bar's line, so that other output starts on a new one. */
@@ -126,6 +151,11 @@ static void meter_cb(void *ctx, const char *what, int64_t done, int64_t total) {
     snprintf(m->what, sizeof m->what, "%s", what);
     m->last_tenth = -1;
     m->last_draw = 0;
+    m->timed = 0;
+    if (m->detail) {
+      m->t0 = now_s();
+      m->cpu0 = cpu_s();
+    }
   }
   if (total < done) total = done;
   /* an empty phase ends too: its second call (0 of 0) */
@@ -143,6 +173,10 @@ static void meter_cb(void *ctx, const char *what, int64_t done, int64_t total) {
             (long long)done, (long long)total);
     m->open = 1;
     if (finished) meter_end(m);
+    if (finished && m->detail && !m->timed) {
+      m->timed = 1;
+      print_cost(what, m->t0, m->cpu0);
+    }
     fflush(stderr);
     return;
   }
@@ -154,6 +188,10 @@ static void meter_cb(void *ctx, const char *what, int64_t done, int64_t total) {
   m->last_tenth = finished ? 10 : 0;
   fprintf(stderr, "dlprof: %s: %d%% (%lld of %lld)\n", what, pct, (long long)done,
           (long long)total);
+  if (finished && m->detail && !m->timed) {
+    m->timed = 1;
+    print_cost(what, m->t0, m->cpu0);
+  }
 }
 
 /* Prints one "dlprof: ..." line on stderr and returns 1 (the exit status). */
@@ -645,7 +683,7 @@ static void clean_up_on_signals(const cli *c) {
   (void)dlprof_sigclean_start();
 }
 
-int main(int argc, char **argv) {
+static int dlprof_main(int argc, char **argv) {
   cli c = {.verbosity = V_NORMAL, .mode = "pytorch", .output_path = ".",
            .profile_name = "dlprof", .iter_start = -1, .iter_stop = -1, .csv = 1};
   char err[1024];
@@ -659,6 +697,7 @@ int main(int argc, char **argv) {
   int rc = parse_args(&c, argc, argv, &app);
   if (rc) return rc == 2 ? 0 : 1;
   g_meter.on = c.verbosity >= V_MINIMAL;
+  g_meter.detail = c.verbosity >= V_DETAILED;
   g_meter.tty = isatty(STDERR_FILENO);
   c.reports = c.reports ? c.reports : 1u; /* summary */
   if (!c.database) {
@@ -719,4 +758,14 @@ int main(int argc, char **argv) {
     return fail("%s: not a trace dlprof can read (expected an Nsight Systems SQLite export, a "
                 "PyTorch profiler JSON trace or a dldb)", c.database);
   }
+}
+
+int main(int argc, char **argv) {
+  double t0 = now_s(), cpu0 = cpu_s();
+  int rc = dlprof_main(argc, argv);
+  if (g_meter.detail && rc == 0) {
+    meter_end(&g_meter);
+    print_cost("done", t0, cpu0);
+  }
+  return rc;
 }

@@ -317,9 +317,39 @@ test('progress: every phase that starts also ends (plain lines when not on a ter
       assert.ok(started.includes('memory copies') && started.includes('synchronizations'), started.join());
       for (const phase of started)
         assert.ok(lines.some((l) => l.startsWith(`dlprof: ${phase}: 100% (`)), `${src}: "${phase}" never ends`);
+      // one phase at a time: each ends before the next starts (none nests in another)
+      let open = null;
+      for (const l of lines) {
+        const m = /^dlprof: (.+): (\d+)% \(/.exec(l);
+        if (!m) continue;
+        if (m[2] === '100') open = null;
+        else if (open !== null && open !== m[1]) assert.fail(`${src}: "${m[1]}" starts inside "${open}"`);
+        else open = m[1];
+      }
+      assert.doesNotMatch(r.stderr, /took [\d.]+ s/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+});
+
+test('--verbosity=detailed: what each phase took (wall, CPU, peak RSS), and the whole run', () => {
+  const dir = workdir();
+  try {
+    const r = dlprof(['--database=' + EXPORT, '-v', 'detailed'], dir);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stderr.split('\n');
+    const ended = lines.map((l) => /^dlprof: (.+): 100% \(/.exec(l)).filter(Boolean).map((m) => m[1]);
+    assert.ok(ended.includes('kernels') && ended.includes('writing the aggregation'), ended.join());
+    for (const phase of ended) {
+      const at = lines.findIndex((l) => l.startsWith(`dlprof: ${phase}: 100% (`));
+      assert.match(lines[at + 1], new RegExp(`^dlprof: ${phase}: took \\d+\\.\\d\\d s \\(\\d+\\.\\d\\d s CPU\\), peak RSS \\d+ MB$`), lines[at + 1]);
+    }
+    const done = /^dlprof: done: took ([\d.]+) s \(([\d.]+) s CPU\), peak RSS (\d+) MB$/m.exec(r.stderr);
+    assert.ok(done, r.stderr);
+    assert.ok(Number(done[3]) > 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
