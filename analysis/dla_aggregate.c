@@ -995,8 +995,10 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
     rc = dl_err(err, errlen, DL_EINVAL, "dla_aggregate: more than %d NVTX ranges", INT32_MAX);
     goto out;
   }
+  dla__progress(&c, "building op nodes", 0, (int64_t)c.nr);
   sort_ranges(&c, &l.rcap);
   if ((rc = dla__build_nodes(&c))) goto out;
+  dla__progress(&c, "building op nodes", (int64_t)c.nr, (int64_t)c.nr);
   if ((rc = dla__load_calls(&c, &corr))) goto out;
   gpu_loader gl = {.c = &c, .corr = corr, .tc_cache = &tc_cache, .l = &l};
   if ((rc = load_phase(&l, "loading kernels", "kernels", (void **)&c.k, &c.kcap, sizeof *c.k)))
@@ -1008,6 +1010,8 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = dldb_scan_gpus(w, load_gpu_id, &c, err, errlen))) goto out;
   add_kernel_devices(&c);
 
+  /* iterations, per-op figures, the time sweep, the GPU timeline, the rules */
+  dla__progress(&c, "analysing the timeline", 0, 1);
   int64_t pstart, pend;
   profile_span(&c, &pstart, &pend);
   if ((rc = split_iterations(&c, pstart, pend))) goto out;
@@ -1073,6 +1077,7 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = dla__rule_facts(&c, &f))) goto out;
   dla__comm_facts(&c, &f);
   size_t nfd = dla_rules_run(&f, findings, MAX_FINDINGS);
+  dla__progress(&c, "analysing the timeline", 1, 1);
   dla__progress(&c, "writing the aggregation", 0, (int64_t)c.nk);
   rc = write_all(&c, &s, &f, findings, nfd, aggr_id);
 out:
