@@ -389,7 +389,9 @@ static int write_report(dldb *db, const char *name, dlr_format fmt, int64_t aggr
                         char *err, size_t errlen) {
   snprintf(tmp, tmplen, "%s.tmp-XXXXXX", path);
   int fd = mkstemp(tmp);
-  if (fd < 0) return dl_err(err, errlen, DL_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+  if (fd < 0)
+    return dl_err(err, errlen, DL_EIO, "%s: cannot create a temporary file beside it: %s", path,
+                  dl_create_reason(path, errno));
   mode_t um = umask(0); /* mkstemp creates 0600; give the report 0666 & ~umask */
   umask(um);
   (void)fchmod(fd, 0666 & ~um);
@@ -397,7 +399,7 @@ static int write_report(dldb *db, const char *name, dlr_format fmt, int64_t aggr
   if (!f) {
     close(fd);
     unlink(tmp);
-    return dl_err(err, errlen, DL_EIO, "%s: %s", tmp, strerror(errno));
+    return dl_err(err, errlen, DL_EIO, "%s: %s", path, strerror(errno));
   }
   errno = 0;
   int rc = dlr_write(db, name, fmt, aggr_id, domain, file_sink, f, err, errlen);
@@ -586,8 +588,9 @@ static int copy_beside(const char *src, char *tmp, size_t tmplen, char *err, siz
   int rc = DL_OK;
   snprintf(tmp, tmplen, "%s.tmp-XXXXXX", src);
   int fd = stat(src, &sb) == 0 ? mkstemp(tmp) : -1;
-  if (fd < 0) return dl_err(err, errlen, DL_EIO, "%s: cannot create a file beside it: %s", src,
-                            strerror(errno));
+  if (fd < 0)
+    return dl_err(err, errlen, DL_EIO, "%s: cannot create a file beside it: %s", src,
+                  dl_create_reason(src, errno));
   (void)fchmod(fd, sb.st_mode & 0777);
   close(fd);
   if (sqlite3_open_v2(src, &from, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||

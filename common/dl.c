@@ -1,10 +1,12 @@
 /* dl.c - status codes and error lines (see dl.h). */
 #include "dl.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *dl_strerror(int rc) {
   switch (rc) {
@@ -45,4 +47,17 @@ int dl_csv_formula_like(const char *s) {
     if (end != s && *end == '\0' && strspn(s + 1, "0123456789.eE+-") == strlen(s + 1)) return 0;
   }
   return 1;
+}
+
+const char *dl_create_reason(const char *path, int errnum) {
+  if (errnum == ENOENT && path) {
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+      return "its directory does not take new files";
+  }
+  return strerror(errnum);
 }

@@ -34,6 +34,12 @@ const char *dl_strerror(int rc);
 int dl_err(char *err, size_t errlen, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Why a new file at path could not be created, from its errno: strerror,
+ * except where the directory exists but refuses new files with ENOENT (a
+ * pseudo file system such as /proc), which strerror would call "No such
+ * file or directory". Static text. */
+const char *dl_create_reason(const char *path, int errnum);
+
 /* 1 if a CSV cell holding s would be read as a formula by a spreadsheet:
  * s starts with = + - @ TAB or CR, and is not a plain number ("-1.5") or a
  * lone "-". Writers put a ' in front of such trace-derived text (OWASP's

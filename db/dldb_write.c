@@ -608,7 +608,7 @@ int dldb_writer_create(const char *path, const dldb_write_opts *opts, dldb_write
     free(w->tmp);
     w->tmp = NULL;
     rc = dl_err(err, errlen, DL_EIO, "dldb_writer_create: cannot create a file next to %s: %s",
-                path, strerror(errno));
+                path, dl_create_reason(path, errno));
     goto out;
   }
   /* mkstemp creates 0600; give the output the usual 0666 & ~umask */

@@ -62,7 +62,9 @@ int dli_detect(const char *path, dli_kind *kind, char *err, size_t errlen) {
       *kind = DLI_JSON;
       return DL_OK;
     }
-    return dl_err(err, errlen, DL_EIO, "%s: is a directory", path);
+    return dl_err(err, errlen, DL_EIO,
+                  "%s: a directory without PyTorch profiler traces (*.json, *.json.gz) in it",
+                  path);
   }
   FILE *f = fopen(path, "rb");
   if (!f) return dl_err(err, errlen, DL_EIO, "%s: %s", path, strerror(errno));

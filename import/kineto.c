@@ -203,6 +203,15 @@ int dli_kineto_is_trace_dir(const char *path) {
   return n > 0;
 }
 
+/* The error for an input whose first value is no JSON object or array: a
+ * gzip file that holds something else is not called JSON. */
+static int reject_not_trace(const char *path, gzFile gz, char *err, size_t errlen) {
+  if (gz && !gzdirect(gz))
+    return dl_err(err, errlen, DL_EFORMAT,
+                  "%s: gzip-compressed, but what it holds is not a JSON trace", path);
+  return dl_err(err, errlen, DL_EFORMAT, "%s: JSON, but not a PyTorch profiler trace", path);
+}
+
 /* ---- Origin ------------------------------------------------------------- */
 
 #define ORIGIN_EVENTS 4096
@@ -247,9 +256,7 @@ static int file_origin(const char *path, int64_t *origin, int *found, char *err,
   }
   if (!in_events) {
     rc = t == KJ_OBJ_END || t == KJ_OBJ ? reject_other(path, err, errlen)
-                                        : dl_err(err, errlen, DL_EFORMAT,
-                                                 "%s: JSON, but not a PyTorch profiler trace",
-                                                 path);
+                                        : reject_not_trace(path, gz, err, errlen);
     goto out;
   }
   /* events: objects at depth d+1; the "ts" member of each */
@@ -864,8 +871,7 @@ static int import_file(kimp *k) {
     goto out;
   }
   if (t != KJ_OBJ && t != KJ_ARR) {
-    rc = dl_err(k->err, k->errlen, DL_EFORMAT, "%s: JSON, but not a PyTorch profiler trace",
-                k->path);
+    rc = reject_not_trace(k->path, gz, k->err, k->errlen);
     goto out;
   }
   for (;;) {

@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 const DLPROF = process.env.DLPROF;
 const SHARED = process.env.DL_SHARED_DIR || '';
@@ -231,11 +232,15 @@ test('bad input: one line naming the file, exit 1, no output', () => {
     writeFileSync(notsqlite, 'hello\n');
     const sub = join(dir, 'adir');
     mkdirSync(sub);
+    const gzText = join(dir, 'notes.json.gz');
+    writeFileSync(gzText, gzipSync('hello world\n'));
     const cases = [
       [join(TRACES, 'nsys/empty_export.sqlite'), /no CUDA or NVTX activity/],
       [join(dir, 'missing.sqlite'), /missing\.sqlite: No such file/],
-      [sub, /is a directory/],
+      [sub, /adir: a directory without PyTorch profiler traces \(\*\.json, \*\.json\.gz\) in it$/],
       [notsqlite, /not a trace dlprof can read/],
+      // gzip of something other than JSON is not called JSON
+      [gzText, /notes\.json\.gz: gzip-compressed, but what it holds is not a JSON trace$/],
     ];
     for (const [path, re] of cases) {
       // Errors print at every verbosity; quiet leaves only them on stderr.
@@ -249,6 +254,10 @@ test('bad input: one line naming the file, exit 1, no output', () => {
       assert.ok(!existsSync(join(dir, 'dlprof_dldb.sqlite')), 'no dldb left behind');
       assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.tmp')), []);
     }
+    // an output directory that refuses new files with ENOENT (procfs): not "No such file"
+    const proc = dlprof(['--database=' + EXPORT, '--output_path=/proc', '--verbosity=quiet'], dir);
+    assert.equal(proc.status, 1);
+    assert.match(proc.stderr.trim(), /^dlprof: cannot create a file next to \/proc\/dlprof_dldb\.sqlite: its directory does not take new files$/);
     for (const args of [['--reports=nope'], ['--force=maybe'], ['--iter_start=x'], ['--bogus'], ['--verbosity=loud']]) {
       const r = dlprof([...args, '--database=' + EXPORT], dir);
       assert.equal(r.status, 1, args.join(' '));
