@@ -123,16 +123,16 @@ static double cpu_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The process's peak resident set so far, in MB (Linux: ru_maxrss in KiB). */
-static double peak_rss_mb(void) {
+/* The process's peak resident set so far, in MiB (Linux: ru_maxrss in KiB). */
+static double peak_rss_mib(void) {
   struct rusage ru;
   return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
 }
 
-/* "dlprof: WHAT: took 1.23 s (2.01 s CPU), peak RSS 345 MB" from t0, cpu0. */
+/* "dlprof: WHAT: took 1.23 s (2.01 s CPU), peak RSS 345 MiB" from t0, cpu0. */
 static void print_cost(const char *what, double t0, double cpu0) {
-  fprintf(stderr, "dlprof: %s: took %.2f s (%.2f s CPU), peak RSS %.0f MB\n", what,
-          now_s() - t0, cpu_s() - cpu0, peak_rss_mb());
+  fprintf(stderr, "dlprof: %s: took %.2f s (%.2f s CPU), peak RSS %.0f MiB\n", what,
+          now_s() - t0, cpu_s() - cpu0, peak_rss_mib());
 }
 
 /* Ends a drawn bar's line, so that other output starts on a new one. */

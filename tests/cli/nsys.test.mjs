@@ -354,9 +354,9 @@ test('--verbosity=detailed: what each phase took (wall, CPU, peak RSS), and the 
       assert.ok(ended.includes(p), ended.join());
     for (const phase of ended) {
       const at = lines.findIndex((l) => l.startsWith(`dlprof: ${phase}: 100% (`));
-      assert.match(lines[at + 1], new RegExp(`^dlprof: ${phase}: took \\d+\\.\\d\\d s \\(\\d+\\.\\d\\d s CPU\\), peak RSS \\d+ MB$`), lines[at + 1]);
+      assert.match(lines[at + 1], new RegExp(`^dlprof: ${phase}: took \\d+\\.\\d\\d s \\(\\d+\\.\\d\\d s CPU\\), peak RSS \\d+ MiB$`), lines[at + 1]);
     }
-    const done = /^dlprof: done: took ([\d.]+) s \(([\d.]+) s CPU\), peak RSS (\d+) MB$/m.exec(r.stderr);
+    const done = /^dlprof: done: took ([\d.]+) s \(([\d.]+) s CPU\), peak RSS (\d+) MiB$/m.exec(r.stderr);
     assert.ok(done, r.stderr);
     assert.ok(Number(done[3]) > 0);
   } finally {
