@@ -766,6 +766,7 @@ static int dlprof_main(int argc, char **argv) {
 int main(int argc, char **argv) {
   double t0 = now_s(), cpu0 = cpu_s();
   int rc = dlprof_main(argc, argv);
+  dlprof_sigclean_stop();
   if (g_meter.detail && rc == 0) {
     meter_end(&g_meter);
     print_cost("done", t0, cpu0);

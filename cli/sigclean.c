@@ -19,6 +19,8 @@ static struct {
 } g_watch[WATCH_MAX];
 static int g_nwatch;
 static sigset_t g_set;
+static pthread_t g_thread;
+static int g_started;
 
 void dlprof_sigclean_watch(const char *dir, const char *prefix) {
   if (g_nwatch == WATCH_MAX) return;
@@ -45,7 +47,7 @@ static int clean(const char *dir, const char *prefix) {
 static void *waiter(void *arg) {
   (void)arg;
   int sig = 0;
-  if (sigwait(&g_set, &sig) != 0) return NULL;
+  if (sigwait(&g_set, &sig) != 0 || sig == SIGUSR2) return NULL; /* SIGUSR2: stop */
   int removed = 0;
   for (int i = 0; i < g_nwatch; i++) removed += clean(g_watch[i].dir, g_watch[i].prefix);
   fprintf(stderr, "dlprof: stopped by %s; %d unfinished output file%s removed, existing outputs left as they were\n",
@@ -58,13 +60,19 @@ int dlprof_sigclean_start(void) {
   sigaddset(&g_set, SIGINT);
   sigaddset(&g_set, SIGTERM);
   sigaddset(&g_set, SIGHUP);
+  sigaddset(&g_set, SIGUSR2); /* dlprof_sigclean_stop's, to this thread alone */
   sigset_t old;
   if (pthread_sigmask(SIG_BLOCK, &g_set, &old) != 0) return -1;
-  pthread_t t;
-  if (pthread_create(&t, NULL, waiter, NULL) != 0) {
+  if (pthread_create(&g_thread, NULL, waiter, NULL) != 0) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return -1;
   }
-  pthread_detach(t);
+  g_started = 1;
   return 0;
+}
+
+void dlprof_sigclean_stop(void) {
+  if (!g_started) return;
+  g_started = 0;
+  if (pthread_kill(g_thread, SIGUSR2) == 0) pthread_join(g_thread, NULL);
 }

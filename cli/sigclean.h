@@ -27,4 +27,8 @@ void dlprof_sigclean_watch(const char *dir, const char *prefix);
  * be started (the signals then keep their default action). */
 int dlprof_sigclean_start(void);
 
+/* Stops waiting (the run is over: every output is in place) and joins the
+ * thread, so that nothing of it is left at exit. No-op if not started. */
+void dlprof_sigclean_stop(void);
+
 #endif
