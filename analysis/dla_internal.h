@@ -71,6 +71,7 @@ typedef struct dla_op {      /* one op node */
   const char *direction;
   char data_type[32];
   int eligible, dataloader, using_tc, bad;
+  int shapes_vary;           /* emit_nvtx instances with other "sizes": in_shapes stays NULL */
   int64_t num_calls, kernel_calls, cpu, gpu, overhead, idle, tc_gpu;
   int64_t cpu_min, cpu_max, gpu_min, gpu_max;
 } dla_op;

@@ -120,6 +120,56 @@ static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed,
   return rc;
 }
 
+/* emit_nvtx's (and the Kineto import's) "sizes = [[32, 3, 224, 224], [64],
+ * [], ...]" as DLProf's input shapes, "<32, 3, 224, 224>; <64>": a shape
+ * per tensor input, non-tensor inputs ([]) left out. Returns 0 with out
+ * empty when text has no sizes, none is a tensor, or they do not fit. */
+static void emit_shapes(const char *text, char *out, size_t cap) {
+  out[0] = '\0';
+  const char *p = strstr(text, ", sizes = [");
+  if (!p) return;
+  p += 11; /* past the outer '[' */
+  size_t n = 0;
+  while (*p && *p != ']') {
+    while (*p == ' ' || *p == ',') p++;
+    if (*p != '[') { /* a scalar item: skip it */
+      while (*p && *p != ',' && *p != ']') p++;
+      continue;
+    }
+    const char *b = ++p;
+    int depth = 1;
+    while (*p && depth) depth += *p == '[' ? 1 : *p == ']' ? -1 : 0, p++;
+    if (depth) { /* cut short: no shapes */
+      out[0] = '\0';
+      return;
+    }
+    size_t len = (size_t)(p - 1 - b);
+    if (len == 0) continue;
+    if (n + len + 5 >= cap) {
+      out[0] = '\0';
+      return;
+    }
+    n += (size_t)snprintf(out + n, cap - n, "%s<%.*s>", n ? "; " : "", (int)len, b);
+  }
+}
+
+/* An op node of emit_nvtx instances keeps their input shapes when all that
+ * carry sizes agree (one node holds every call of its name: with several
+ * shapes it has none). */
+static int note_shapes(dla_op *op, const char *text) {
+  if (op->shapes_vary) return DL_OK;
+  char buf[1024];
+  emit_shapes(text, buf, sizeof buf);
+  if (!buf[0]) return DL_OK;
+  if (!op->in_shapes) return (op->in_shapes = strdup(buf)) ? DL_OK : DL_ENOMEM;
+  if (strcmp(op->in_shapes, buf) != 0) {
+    free(op->in_shapes);
+    op->in_shapes = NULL;
+    op->shapes_vary = 1;
+  }
+  return DL_OK;
+}
+
 /* The op of a DLProf op marker; scope: the enclosing scope marker's text. */
 static int op_of_marker(builder *b, const char *text, const char *scope, int32_t *out) {
   dla_dlprof_op m;
@@ -233,6 +283,7 @@ static int build(builder *b) {
         pseq[npending++] = b->pn->seq;
       } else {
         rc = op_of_text(b, r->name_id, text, 1, &r->op);
+        if (rc == DL_OK && r->op >= 0) rc = note_shapes(&c->ops[r->op], text);
       }
       break;
     }

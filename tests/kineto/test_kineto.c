@@ -455,6 +455,13 @@ static int test_resnet50_iterations(void) {
     if (i) {
       ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE "
                             "op_node_name = 'unassociated_cudaDeviceSynchronize'"), 1);
+      /* "Input Dims" become the node's input shapes where every call has the
+       * same (the classifier's linear layer), and none where they differ */
+      ASSERT_EQ(q_int(r.db, "SELECT count(DISTINCT iter_value) FROM view_dl_iteration_op_kernels WHERE "
+                            "op_node_name = 'aten::linear' AND direction = 'fprop' AND "
+                            "input_shapes = '<32, 2048>; <1000, 2048>; <1000>'"), 6);
+      ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM aggr_ops WHERE op_node_name = 'aten::conv2d' "
+                            "AND direction = 'fprop' AND input_shapes IS NULL"), 1);
       continue;
     }
     /* Aggregated again: its key op (ProfilerStep#, one iteration per span)
