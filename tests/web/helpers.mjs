@@ -3,7 +3,7 @@
 // look-ups of expected values, and a watch on console errors and failed
 // requests.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,9 @@ const require = createRequire(import.meta.url);
 
 export const SHARED = process.env.DL_SHARED_DIR || '';
 export const NO_RELU = path.join(SHARED, 'traces/dlprof/no_relu/dlprof_dldb.sqlite');
+/** Real Nsight Systems exports that our dlprof (DLPROF) turns into dldbs. */
+export const RELU_EXPORT = path.join(SHARED, 'traces/dlprof/w_Relu/nsys_profile.sqlite');
+export const CLOVER_EXPORT = path.join(SHARED, 'traces/nsys/nsys2024.5_a100x4_cloverleaf.sqlite');
 export const CHROMIUM = process.env.DL_CHROMIUM || '/usr/bin/chromium';
 export const ARTIFACTS = process.env.DL_WEB_ARTIFACTS || path.join(process.cwd(), 'artifacts');
 
@@ -140,6 +143,14 @@ export async function settled(page) {
   );
   // let Chart.js finish its short animations
   await page.waitForTimeout(350);
+}
+
+/** Runs our dlprof (env DLPROF) on an Nsight Systems export in dir; returns the dldb's path. */
+export function dlprofDldb(exportPath, dir, name) {
+  if (!fs.existsSync(exportPath)) throw new Error(`missing trace ${exportPath}`);
+  const r = spawnSync(process.env.DLPROF, ['--database=' + exportPath, '--profile_name=' + name, '-v', 'quiet'], { cwd: dir, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`dlprof ${exportPath} failed (${r.status}): ${r.stderr}`);
+  return path.join(dir, `${name}_dldb.sqlite`);
 }
 
 /** Copies a database to a fresh temp dir; returns the copy's path. */

@@ -203,6 +203,30 @@ test('w_Relu: memory time, the NVTX ranges with their counts and the GPU project
   await page.close();
 });
 
+test('w_Relu: the share column is titled Time (%); times below 1 µs are whole ns', async () => {
+  const page = await watchedPage(browser.context);
+  let fractional = 0;
+  for (const tab of ['api', 'kernels', 'configs', 'mem-time', 'osrt', 'nvtx']) {
+    await page.goto(`${servers[1].url}/#/statistics?tab=${tab}&${tab}.limit=100`);
+    await settled(page);
+    const heads = await page
+      .locator('.stats-table table')
+      .first()
+      .evaluate((t) => [...t.tHead.rows[t.tHead.rows.length - 1].cells].map((c) => c.textContent.replace(/[▲▼]/g, '').trim()));
+    assert.equal(heads[0], 'Time (%)', tab);
+    assert.ok(!heads.includes('Time'), `${tab}: a column titled Time: ${heads.join(', ')}`);
+    // every duration shown below 1 µs, fractional means and deviations too
+    const small = await page.locator('.stats-table [data-ns]').evaluateAll((spans) =>
+      spans.filter((s) => s.dataset.ns !== '' && Math.abs(Number(s.dataset.ns)) < 999.5).map((s) => [s.dataset.ns, s.textContent]),
+    );
+    for (const [ns, shown] of small) assert.match(shown, /^(\d{1,3}|< 1) ns$/, `${tab}: ${ns} ns shown as ${shown}`);
+    fractional += small.filter(([ns]) => !Number.isInteger(Number(ns))).length;
+  }
+  assert.ok(fractional > 0, 'no fractional sub-µs value on the page to check');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('NVIDIA DLProf database: the page explains that the statistics are missing', async () => {
   const page = await watchedPage(browser.context);
   await page.goto(`${servers[2].url}/#/statistics`);

@@ -6,7 +6,7 @@
 
 import { get, apiUrl } from './api.js';
 import * as router from './router.js';
-import { h, replace, fmtInt, fmtNs, timeSpan, pctSpan, boolSpan, pathText, longText, debounce } from './util.js';
+import { h, replace, fmtInt, fmtNs, timeSpan, pctSpan, boolSpan, pathText, identText, longText, debounce } from './util.js';
 
 const NUMERIC = new Set(['time', 'int', 'pct', 'bool', 'float', 'timestamp', 'bar']);
 export const PAGE_SIZES = [10, 25, 50, 100, 250];
@@ -31,6 +31,8 @@ export function cell(col, row) {
       return boolSpan(v);
     case 'path':
       return pathText(v);
+    case 'ident':
+      return identText(v);
     case 'long':
       return longText(v, col.max || 100);
     default: {
@@ -268,7 +270,7 @@ export class DataTable {
           const tr = h(
             'tr',
             null,
-            cols.map((c) => h('td', { class: [isNumeric(c) ? 'num' : null, c.cls] }, cell(c, row))),
+            cols.map((c) => h('td', { class: [isNumeric(c) ? 'num' : null, c.type === 'ident' ? 'ident' : null, c.cls] }, cell(c, row))),
           );
           if (o.rowKey) tr.dataset.key = String(o.rowKey(row));
           if (o.onRowClick) {

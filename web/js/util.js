@@ -124,11 +124,19 @@ function sig3(v) {
   return v.toPrecision(3);
 }
 
-/** Nanoseconds in a human unit with 3 significant digits: 352000 -> "352 µs". */
+/**
+ * Nanoseconds in a human unit with 3 significant digits: 352000 -> "352 µs".
+ * Below 1 µs: whole nanoseconds ("450 ns", never "0.45 µs" or "450.57 ns";
+ * the traces' clock ticks in ns), and "< 1 ns" for a tiny non-zero mean.
+ */
 export function fmtTime(ns) {
   if (ns === null || ns === undefined || ns === '' || !Number.isFinite(Number(ns))) return '–';
   const n = Number(ns);
   if (n === 0) return '0 ns';
+  if (Math.abs(n) < 999.5) {
+    const r = Math.round(n);
+    return r === 0 ? '< 1 ns' : `${r} ns`;
+  }
   let idx = TIME_UNITS.indexOf(timeUnit(n));
   let text = sig3(n / TIME_UNITS[idx][1]);
   // 999.7 µs rounds to "1000": show it in the next unit.
@@ -136,7 +144,6 @@ export function fmtTime(ns) {
     idx++;
     text = sig3(n / TIME_UNITS[idx][1]);
   }
-  if (idx === 0) text = String(Math.round(n * 100) / 100);
   return `${text} ${TIME_UNITS[idx][0]}`;
 }
 
@@ -148,8 +155,13 @@ export function fmtNs(ns) {
   return `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }).format(n)} ns`;
 }
 
-/** A value (ns) in a fixed unit for chart axes: trims to 3 significant digits. */
+/**
+ * A value (ns) in a fixed unit for chart axes: trims to 3 significant digits.
+ * Non-zero values below 1 µs are in ns as fmtTime shows them ("450 ns", not
+ * "0.45 µs").
+ */
 export function fmtTimeIn(ns, unit) {
+  if (Number(ns) !== 0 && Math.abs(Number(ns)) < 999.5) return fmtTime(ns);
   const v = Number(ns) / unit[1];
   const t = v === 0 ? '0' : String(Number(v.toPrecision(3)));
   return `${t} ${unit[0]}`;
@@ -194,6 +206,20 @@ export function pathText(s) {
     if (i < all.length - 1) scopes.push('/', h('wbr'));
   });
   return h('span', { class: 'path', title: str }, h('span', { class: 'path-scopes' }, scopes), h('span', { class: 'path-leaf' }, tail));
+}
+
+/**
+ * An identifier (op ID, op type) with break opportunities after each '_'
+ * and inside camelCase, so that a long one wraps at its parts instead of
+ * widening its column: cudaDevice|Synchronize_|v3020.
+ */
+export function identText(s) {
+  const parts = String(s ?? '').split(/(?<=_)(?=.)|(?<=[a-z])(?=[A-Z])/);
+  return h(
+    'span',
+    { class: 'ident' },
+    parts.map((p, i) => (i ? [h('wbr'), p] : p)),
+  );
 }
 
 /** Long text cut to `max` characters (or its first line) with a "more" toggle. */

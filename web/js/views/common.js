@@ -38,10 +38,10 @@ export function opColumns(ctx) {
   return [
     { key: 'gpu_time', label: 'GPU Time', type: 'time', title: 'Total GPU time of the kernels of this op' },
     { key: 'cpu_time', label: 'CPU Time', type: 'time', title: 'Total CPU time of the op' },
-    { key: 'op_node_id', label: 'Op ID', cls: 'nowrap' },
+    { key: 'op_node_id', label: 'Op ID', type: 'ident' },
     { key: 'op_node_name', label: 'Op Name', type: 'path', cls: 'name' },
     { key: 'direction', label: 'Direction', hidden: !pt },
-    { key: 'op_node_type', label: 'Op Type' },
+    { key: 'op_node_type', label: 'Op Type', type: 'ident' },
     { key: 'num_calls', label: 'Calls', type: 'int' },
     { key: 'tc_eligible', label: 'TC Eligible', type: 'bool', title: 'The op can use Tensor Cores' },
     { key: 'using_tc', label: 'Using TC', type: 'bool', title: 'At least one kernel of the op uses Tensor Cores' },

@@ -514,7 +514,7 @@ export default {
                       return h(
                         'tr',
                         { dataset: { device: String(r.device_id) } },
-                        h('td', null, `${r.device_id}${r.gpu_name ? ` – ${r.gpu_name}` : ''}`),
+                        h('td', { class: 'nowrap' }, `${r.device_id}${r.gpu_name ? ` – ${r.gpu_name}` : ''}`),
                         h('td', { class: 'num' }, timeSpan(r.communication_time)),
                         h('td', { class: 'num' }, timeSpan(r.exposed_communication_time)),
                         h('td', { class: 'num' }, fmtPct(r.exposed_communication_pct)),

@@ -46,6 +46,7 @@ export default {
       'CSV',
     );
     const count = h('span', { class: 'card-count' });
+    const hint = h('div', { class: 'card-hint' }, 'Groups sum the ops below them. Click an op to open it in Ops and Kernels.');
     const thead = h('thead');
     const tbody = h('tbody');
     const table = h('table', { class: 'data tree clickable' }, thead, tbody);
@@ -58,7 +59,7 @@ export default {
         h('div', { class: 'card-heading' }, h('h2', { class: 'card-title' }, 'Name scopes and ops'), count),
         h('div', { class: 'card-tools' }, filterEl, expandAll, collapseAll, csv),
       ),
-      h('div', { class: 'card-hint' }, 'Groups sum the ops below them. Click an op to open it in Ops and Kernels.'),
+      hint,
       h('div', { class: 'table-scroll' }, table),
     );
     root.append(viewHeader('Group Ops', aggrLine(ctx, route0)), section);
@@ -99,6 +100,15 @@ export default {
             n.parent = parent;
           } else roots.push(n);
         }
+        replace(
+          hint,
+          nodes.has('g:/')
+            ? 'Groups sum the ops below them. The root "/" holds the ops in a name scope; ops outside every scope (such as unassociated_* API calls) are listed beside it. '
+            : [...nodes.values()].some((n) => n.isGroup)
+              ? 'Groups sum the ops below them. '
+              : 'No op is in a name scope: the ops are listed without groups. ',
+          'Click an op to open it in Ops and Kernels.',
+        );
         replace(
           count,
           `${fmtInt(d.rows.filter((r) => Number(r.row_type) === 1).length)} groups, ${fmtInt(d.rows.filter((r) => Number(r.row_type) === 2).length)} ops`,
@@ -205,8 +215,10 @@ export default {
                   render(router.current());
                 });
               }
-              const name = n.row.row_trimmed_name || (n.row.row_full_name === '/' ? '/ (all)' : n.row.row_full_name);
-              td.append(tog, h('span', { class: 'tree-label', title: n.row.row_full_name }, name));
+              const isRoot = n.row.row_full_name === '/';
+              const name = n.row.row_trimmed_name || (isRoot ? '/ (scoped ops)' : n.row.row_full_name);
+              const tip = isRoot ? '/: the ops in a name scope; ops outside every scope are listed beside it' : n.row.row_full_name;
+              td.append(tog, h('span', { class: 'tree-label', title: tip }, name));
               if (!n.isGroup) td.append(' ', h('span', { class: 'id muted' }, n.row.row_full_id));
             } else {
               td.append(cell(c, n.row));
@@ -228,6 +240,11 @@ export default {
         }
       };
       walk(roots, 0);
+      // Expand all / Collapse all only where they change something (a flat
+      // list of ops has no group to open; a shallow tree is open already).
+      const folders = [...nodes.values()].filter((n) => n.children.length && (!keep || keep.has(n)));
+      expandAll.disabled = !folders.some((n) => !isOpen(n));
+      collapseAll.disabled = !folders.some((n) => isOpen(n));
       if (!out.length)
         out.push(
           h(

@@ -42,10 +42,10 @@ export default {
       prefix: 'o.',
       noun: 'ops',
       columns: [
-        { key: 'op_node_id', label: 'Op ID', cls: 'nowrap' },
+        { key: 'op_node_id', label: 'Op ID', type: 'ident' },
         { key: 'op_node_name', label: 'Op Name', type: 'path', cls: 'name' },
         { key: 'direction', label: 'Direction', hidden: !pt },
-        { key: 'op_node_type', label: 'Op Type' },
+        { key: 'op_node_type', label: 'Op Type', type: 'ident' },
         { key: 'total_count', label: 'Kernels', type: 'int' },
         { key: 'tc_count', label: 'TC Kernels', type: 'int' },
         { key: 'total_gpu_time', label: 'GPU Time', type: 'time' },

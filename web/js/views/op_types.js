@@ -25,9 +25,9 @@ export default {
   needs: ['view_op_type_summary'],
   mount(root, ctx) {
     const columns = [
-      { key: 'op_node_type', label: 'Op Type', cls: 'name' },
-      { key: 'num_nodes', label: '# Ops', type: 'int', title: 'Distinct ops of this type' },
-      { key: 'num_calls', label: '# Calls', type: 'int' },
+      { key: 'op_node_type', label: 'Op Type', type: 'ident' },
+      { key: 'num_nodes', label: '#\u00a0Ops', type: 'int', title: 'Distinct ops of this type' },
+      { key: 'num_calls', label: '#\u00a0Calls', type: 'int' },
     ];
     for (const [m, label] of METRICS) {
       for (const [s, sl] of STATS) columns.push({ key: `${m}_${s}`, label: sl, type: 'time', title: `${sl} ${label} over the ops of this type` });

@@ -30,7 +30,7 @@ function mbSpan(v) {
 /** The statistics columns (nsys stats' Time %, Total, count, Avg, Med, Min, Max, StdDev). */
 function timeStats(countKey, countLabel) {
   return [
-    { key: 'time_pct', label: 'Time', type: 'pct', title: 'Share of the total time of the rows of this table' },
+    { key: 'time_pct', label: 'Time (%)', type: 'pct', title: 'Share of the total time of the rows of this table' },
     { key: 'total_time', label: 'Total', type: 'time' },
     { key: countKey, label: countLabel, type: 'int' },
     { key: 'avg', label: 'Avg', type: 'time' },

@@ -1,0 +1,124 @@
+// layout.test.mjs - the tables fit the window on dldbs dlprof writes from two
+// real Nsight Systems exports (DLProf's w_Relu PyTorch run; CloverLeaf on 4x
+// A100 with 3,048 unassociated ops): at 1440x900 the Ops and Kernels and
+// Op Type Summary tables show every column without a horizontal scroll
+// (long names and identifiers wrap), and at 800 px the dashboard's GPU
+// column keeps each GPU on one line.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { RELU_EXPORT, CLOVER_EXPORT, sql, dlprofDldb, startServer, launchBrowser, watchedPage, settled } from './helpers.mjs';
+
+let dir;
+let dbs = {};
+let servers = {};
+let browser;
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-layout-'));
+  dbs = { relu: dlprofDldb(RELU_EXPORT, dir, 'relu'), clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover') };
+  servers = { relu: await startServer(dbs.relu), clover: await startServer(dbs.clover) };
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  for (const s of Object.values(servers)) await s.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(name, route, width = 1440) {
+  const page = await watchedPage(browser.context);
+  await page.setViewportSize({ width, height: 900 });
+  await page.goto(`${servers[name].url}/${route}`);
+  await settled(page);
+  return page;
+}
+
+/** A table card's scroll box, its header labels and where its last header cell ends. */
+function measure(page, id) {
+  return page.locator(`section[data-table="${id}"]`).evaluate((sec) => {
+    const box = sec.querySelector('.table-scroll');
+    const ths = [...sec.querySelectorAll('thead tr:last-child th')];
+    const last = ths[ths.length - 1].getBoundingClientRect();
+    // cells whose content runs past their edge (cut off rather than wrapped)
+    const cut = [...sec.querySelectorAll('tbody td')].filter((td) => td.scrollWidth > td.clientWidth + 1).map((td) => td.textContent.slice(0, 40));
+    return {
+      scrollWidth: box.scrollWidth,
+      clientWidth: box.clientWidth,
+      labels: ths.map((th) => th.textContent.replace(/[▲▼]/g, '').trim()),
+      lastRight: last.right,
+      viewport: window.innerWidth,
+      rows: sec.querySelectorAll('tbody tr:not(.placeholder)').length,
+      cut,
+    };
+  });
+}
+
+function assertFits(m, where) {
+  assert.ok(m.rows > 0, `${where}: no rows`);
+  assert.ok(m.scrollWidth <= m.clientWidth + 1, `${where}: ${m.scrollWidth} px of table in a ${m.clientWidth} px box (horizontal scroll); columns ${m.labels.join(', ')}`);
+  assert.ok(m.lastRight <= m.viewport, `${where}: the last column (${m.labels.at(-1)}) ends at ${m.lastRight} px, past the ${m.viewport} px window`);
+  assert.deepEqual(m.cut, [], `${where}: cells cut off`);
+}
+
+for (const name of ['relu', 'clover']) {
+  test(`${name}: at 1440 px Ops and Kernels shows every column, Data Type and Stack Trace included`, async () => {
+    const db = dbs[name];
+    const a = sql(db, 'SELECT max(aggr_id) AS a FROM view_aggregations')[0].a;
+    // the op with the most kernels, so that the kernel table is full too
+    const op = sql(db, `SELECT op_node_id FROM view_op_nodes WHERE aggr_id = ${a} ORDER BY kernel_calls DESC, op_node_id LIMIT 1`)[0].op_node_id;
+    const page = await open(name, `#/ops?limit=100&op=${encodeURIComponent(op)}`);
+    const ops = await measure(page, 'ops');
+    assert.deepEqual(ops.labels.slice(-2), ['Data Type', 'Stack Trace']);
+    assertFits(ops, `${name} ops`);
+    const kernels = await measure(page, 'kernels');
+    assert.equal(kernels.labels.at(-1), 'Max');
+    assertFits(kernels, `${name} kernels of ${op}`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test(`${name}: at 1440 px Op Type Summary shows every column, GPU Idle included`, async () => {
+    const page = await open(name, '#/op-types');
+    const m = await measure(page, 'op-types');
+    assert.equal(m.labels.length, 19);
+    assertFits(m, `${name} op types`);
+    const gpuIdle = await page.locator('section[data-table="op-types"] thead tr.group-row th', { hasText: 'GPU Idle' }).evaluate((th) => th.getBoundingClientRect().right);
+    assert.ok(gpuIdle <= 1440, `the GPU Idle group ends at ${gpuIdle} px`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+}
+
+/** Lines of text a cell takes (distinct tops of its text boxes). */
+const lines = (loc) =>
+  loc.evaluateAll((tds) =>
+    tds.map((td) => {
+      const r = document.createRange();
+      r.selectNodeContents(td);
+      return [td.textContent, new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top))).size];
+    }),
+  );
+
+test('clover: at 800 px the GPU columns keep each GPU on one line', async () => {
+  const page = await open('clover', '', 800);
+  const gpu = await lines(page.locator('[data-panel="communication"] tbody td:first-child'));
+  assert.equal(gpu.length, 4);
+  for (const [t, n] of gpu) assert.equal(n, 1, `dashboard GPU cell "${t}" takes ${n} lines at 800 px`);
+  assert.match(gpu[0][0], /^0 – NVIDIA A100-SXM4-80GB$/);
+  await page.close();
+
+  const p2 = await open('clover', '#/gpus', 800);
+  const cols = await p2.locator('section[data-table="gpus"] thead th').evaluateAll((ths) => ths.map((th) => th.textContent.replace(/[▲▼]/g, '').trim()));
+  for (const label of ['GPU Name', 'GPU Utilization']) {
+    const i = cols.indexOf(label) + 1;
+    assert.ok(i > 0, label);
+    for (const [t, n] of await lines(p2.locator(`section[data-table="gpus"] tbody td:nth-child(${i})`))) assert.equal(n, 1, `GPUs view ${label} "${t}" takes ${n} lines`);
+  }
+  assert.deepEqual(p2.problems, []);
+  await p2.close();
+});
