@@ -81,7 +81,7 @@ static int seq_put(seq_index *x, int64_t seq, int32_t op) {
 typedef struct builder {
   dla_ctx *c;
   dla_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
-  seq_index fwd_by_seq; /* seq -> op of the outermost forward range */
+  seq_index fwd_by_seq; /* seq -> the forward op instance (range index) it names */
   dla_map bprop_of;   /* forward op -> its bprop op */
   dla_opname *pn;
   char *path, *stack, *key;
@@ -197,7 +197,8 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
 /* The bprop op of a backward range (its text's seq >= 0), or the node of
  * its text when no forward range has that seq (the text is read only then). */
 static int op_of_backward(builder *b, int64_t name_id, int64_t seq, int32_t *out) {
-  int64_t fwd = seq_get(&b->fwd_by_seq, seq);
+  int64_t inst = seq_get(&b->fwd_by_seq, seq);
+  int64_t fwd = inst >= 0 ? b->c->r[inst].op : -1;
   if (fwd < 0) {
     const char *text = dldb_writer_string(b->c->w, name_id);
     return op_of_text(b, name_id, text ? text : "", 0, out);
@@ -294,13 +295,20 @@ static int build(builder *b) {
       rc = op_of_text(b, r->name_id, text, 0, &r->op);
       break;
     }
-    /* the outermost forward range of each seq names that seq's op */
+    /* Which forward op instance a seq names. PyTorch numbers an autograd
+     * node when an op creates it; ops that create none (an in-place add on
+     * a buffer, empty, view) report the number the next node will get. So
+     * the instance that owns seq M is the last one on its thread whose
+     * ranges carry M (batch_norm after the running-stats add, conv after
+     * the zero_ and view before it); ranges nested in one instance share
+     * its seq and name the same instance. */
     if (rc == DL_OK && r->kind == DLA_TEXT_EMIT_NVTX && r->inst >= 0) {
       int32_t owner_op = r->inst == (int32_t)i ? r->op : c->r[r->inst].op;
       int64_t seq = owner_op < 0 ? -1 : r->inst == (int32_t)i ? b->pn->seq : dla_opname_seq(text);
-      if (seq >= 0 && seq_get(&b->fwd_by_seq, seq) < 0 &&
-          seq_put(&b->fwd_by_seq, seq, owner_op))
-        rc = DL_ENOMEM;
+      int64_t prev = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
+      int take = seq >= 0 && (prev < 0 || (prev != r->inst && c->r[prev].tid == r->tid &&
+                                           c->r[prev].pid == r->pid));
+      if (take && seq_put(&b->fwd_by_seq, seq, r->inst)) rc = DL_ENOMEM;
     }
     stack[sp++] = (int32_t)i;
   }

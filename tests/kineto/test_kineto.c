@@ -452,6 +452,16 @@ static int test_resnet50_iterations(void) {
      * each covering its whole step they doubled "All ops" CPU time and led
      * the top ops; the step's own calls outside every op are unassociated */
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name LIKE 'ProfilerStep%'"), 0);
+    /* each backward pairs with the op that created its autograd node: the
+     * running-stats add before batch_norm and the zero_/view before the
+     * first conv report the same seq but create none (they took every
+     * CudnnBatchNormBackward: an aten::add bprop of 318 calls) */
+    ASSERT_EQ(q_int(r.db, "SELECT num_calls FROM view_op_nodes WHERE "
+                          "op_node_name = 'aten::batch_norm' AND direction = 'bprop'"), 318);
+    ASSERT_EQ(q_int(r.db, "SELECT num_calls FROM view_op_nodes WHERE "
+                          "op_node_name = 'aten::conv2d' AND direction = 'bprop'"), 318);
+    ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE direction = 'bprop' AND "
+                          "op_node_name IN ('aten::add', 'aten::zero_', 'aten::view')"), 0);
     if (i) {
       ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE "
                             "op_node_name = 'unassociated_cudaDeviceSynchronize'"), 1);
