@@ -216,6 +216,27 @@ static int op_of_backward(builder *b, int64_t name_id, int64_t seq, int32_t *out
   return rc;
 }
 
+/* The bprop node of *op's name, into *op: for an instance the autograd
+ * engine runs (directly inside an "autograd::engine::evaluate_function: X"
+ * wrapper) whose name does not say backward: a C++ autograd node
+ * (CppNode<...>), AccumulateGrad, a gradient hook's collective. Shared with
+ * the bprop node op_of_backward makes for a forward op of that name. */
+static int op_as_bprop(builder *b, int32_t *op) {
+  dla_ctx *c = b->c;
+  if (strcmp(c->ops[*op].direction, "bprop") == 0) return DL_OK;
+  int64_t v = dla_map_get(&b->bprop_of, (uint64_t)*op);
+  if (v >= 0) {
+    *op = (int32_t)v;
+    return DL_OK;
+  }
+  int32_t fwd = *op;
+  snprintf(b->key, KEY_CAP, "\003%s", c->ops[fwd].key);
+  int rc = dla__op_new(c, b->key, c->ops[fwd].path, c->ops[fwd].type, "bprop",
+                       c->ops[fwd].data_type, c->ops[fwd].stack, op);
+  if (rc == DL_OK && dla_map_put(&b->bprop_of, (uint64_t)fwd, *op)) rc = DL_ENOMEM;
+  return rc;
+}
+
 static int build(builder *b) {
   dla_ctx *c = b->c;
   int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
@@ -295,6 +316,9 @@ static int build(builder *b) {
       rc = op_of_text(b, r->name_id, text, 0, &r->op);
       break;
     }
+    if (rc == DL_OK && r->role == DLA_ROLE_INST && r->inst == (int32_t)i && r->op >= 0 && p &&
+        p->kind == DLA_TEXT_WRAPPER)
+      rc = op_as_bprop(b, &r->op);
     /* Which forward op instance a seq names. PyTorch numbers an autograd
      * node when an op creates it; ops that create none (an in-place add on
      * a buffer, empty, view) report the number the next node will get. So

@@ -517,6 +517,15 @@ static int test_hta_control(void) {
   ASSERT(q_int(r.db, "SELECT count(*) FROM view_iteration_kernels WHERE uses_tc = 1") >= 1000);
   ASSERT(q_real(r.db, "SELECT tc_utilization FROM view_tc_utilization") > 0);
   ASSERT(q_int(r.db, "SELECT count(*) FROM view_dl_kernel_efficiency WHERE is_communication = 1") >= 1);
+  /* what the autograd engine runs is backward work, whatever its name: a
+   * C++ autograd node, AccumulateGrad (inside evaluate_function wrappers) */
+  ASSERT_EQ(q_int(r.db, "SELECT num_calls FROM view_op_nodes WHERE direction = 'bprop' AND "
+                        "op_node_name = 'torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>'"), 12);
+  ASSERT_EQ(q_int(r.db, "SELECT num_calls FROM view_op_nodes WHERE direction = 'bprop' AND "
+                        "op_node_name = 'torch::autograd::AccumulateGrad'"), 1554);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE direction = 'fprop' AND "
+                        "(op_node_name LIKE 'torch::autograd::CppNode<%' OR "
+                        "op_node_name = 'torch::autograd::AccumulateGrad')"), 0);
   return 0;
 }
 
