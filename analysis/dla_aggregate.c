@@ -561,6 +561,13 @@ static int accumulate(dla_ctx *c, stats *s) {
     if (dur > op->cpu_max) op->cpu_max = dur;
     if (op->gpu_min == INT64_MAX) op->gpu_min = op->gpu_max = 0;
   }
+  /* An op that runs a tensor-core kernel is eligible for tensor cores,
+   * whatever its type says (eligibility by type is a prediction, a TC
+   * kernel is proof). Else TC utilization, TC kernel time over the kernel
+   * time of eligible ops, left out the TC time of ops of other types: a
+   * CUTLASS run with every compute kernel on tensor cores read 0.0 %. */
+  for (size_t i = 0; i < c->nk; i++)
+    if (c->k[i].tc && dla__in_aggr(c, c->k[i].iter)) c->ops[c->k[i].op].eligible = 1;
   /* kernels in the aggregated iterations */
   for (size_t i = 0; i < c->nk; i++) {
     dla_kern *k = &c->k[i];

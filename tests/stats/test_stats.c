@@ -579,6 +579,37 @@ static int test_nvidia_db(void) {
   return 0;
 }
 
+/* An op that runs a tensor-core kernel is TC eligible: on the CUTLASS export
+ * every GEMM kernel uses tensor cores and is launched outside every op, and
+ * TC utilization read 0.0 % (no op of an eligible type) beside 162 ms of TC
+ * kernels and an empty tensor-core report. */
+static int test_cutlass_tc(void) {
+  char x[1200], dir[1200], args[4096], out[4096], db[1400];
+  snprintf(x, sizeof x, "%s/traces/nsys/nsys2023.2_cutlass_sgemm.sqlite", shared);
+  snprintf(dir, sizeof dir, "%s/cutlass", work);
+  snprintf(args, sizeof args, "--database='%s' --force=true --reports=tensor", x);
+  ASSERT_EQ(dlprof(dir, args, out, sizeof out), 0);
+  snprintf(db, sizeof db, "%s/dlprof_dldb.sqlite", dir);
+  sqlite3 *h = open_pair(db, x);
+  ASSERT_NOT_NULL(h);
+  ASSERT(q_int(h, "SELECT count(*) FROM view_op_nodes WHERE using_tc = 1") >= 1);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_op_nodes WHERE using_tc = 1 AND tc_eligible = 0"), 0);
+  /* every kernel time of eligible ops is TC time here */
+  ASSERT(fabs(q_real(h, "SELECT tc_utilization FROM view_tc_utilization") - 100.0) < 1e-9);
+  ASSERT_EQ(q_int(h, "SELECT nodes_tc_eligible_gpu_time FROM view_op_summary"),
+            q_int(h, "SELECT nodes_using_tc_gpu_time FROM view_op_summary"));
+  sqlite3_close(h);
+  char rep[1500];
+  snprintf(rep, sizeof rep, "%s/dlprof_tensor_core.csv", dir);
+  FILE *f = fopen(rep, "r");
+  ASSERT_NOT_NULL(f);
+  int lines = 0;
+  for (int ch; (ch = fgetc(f)) != EOF;) lines += ch == '\n';
+  fclose(f);
+  ASSERT(lines > 2); /* the title, the headers, then op rows */
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: test_stats DLPROF SHARED_DIR WORK_DIR\n");
@@ -620,5 +651,6 @@ int main(int argc, char **argv) {
   RUN(test_reports);
   RUN(test_reaggregation);
   RUN(test_nvidia_db);
+  RUN(test_cutlass_tc);
   TEST_DONE();
 }
