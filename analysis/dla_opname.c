@@ -84,6 +84,15 @@ void dla_opname_parse(const char *text, dla_opname *out) {
   for (size_t i = 0; i + 1 < plen; i++)
     if (out->path[i] == '/') last = out->path + i + 1;
   size_t tlen = plen - (size_t)(last - out->path);
+  /* a last element of digits only is no type but part of a name that holds
+   * a '/' ("Torch-Compiled Region: 0/0", torch.compile's frame/compile id):
+   * the whole text is the type */
+  int digits = tlen > 0;
+  for (size_t i = 0; i < tlen && digits; i++) digits = isdigit((unsigned char)last[i]) != 0;
+  if (digits && last > out->path) {
+    last = out->path;
+    tlen = plen;
+  }
   /* strip a lower-case namespace such as aten::, prim::, c10d:: */
   const char *colons = NULL;
   for (size_t i = 0; i + 1 < tlen; i++)

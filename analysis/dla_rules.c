@@ -70,16 +70,36 @@ static size_t rule_batch_size(const dla_facts *f, dla_finding *o, size_t cap) {
   return 1;
 }
 
+/* A profile of CPU ops only (no kernel, memcpy or memset anywhere): one
+ * finding says so (no_gpu_activity_detector), and the GPU rules, which would
+ * only restate it as "0.0 %" and every listed device as unused, stay quiet.
+ * A Kineto trace's deviceProperties lists the machine's GPUs even when the
+ * process used none (docs/dldb.md, "Kineto mapping"). */
+static int no_gpu_activity(const dla_facts *f) {
+  return f->gpu_activity <= 0 && f->n_cpu_ranges > 0;
+}
+
 static size_t rule_underutilized_gpu(const dla_facts *f, dla_finding *o, size_t cap) {
   size_t k = 0;
+  if (no_gpu_activity(f)) return 0;
   if (cap > k && f->n_gpus > 0 && f->gpu_utilization < DLA_UNDERUTILIZED_GPU_PCT) {
     int best = 6;
     for (int c = 3; c < 7; c++)
       if (f->pct[c] > f->pct[best]) best = c;
-    snprintf(o[k].problem, sizeof o[k].problem,
-             "The GPU is underutilized: Only %.1f%% of the profiled time is spent on GPU kernel "
-             "operations",
-             f->gpu_utilization);
+    if (f->n_gpus == 1) { /* DLProf's sentence */
+      snprintf(o[k].problem, sizeof o[k].problem,
+               "The GPU is underutilized: Only %.1f%% of the profiled time is spent on GPU "
+               "kernel operations",
+               f->gpu_utilization);
+    } else { /* the mean of the GPUs' shares, idle GPUs included: say so */
+      int busiest = 0;
+      for (int i = 1; i < f->n_gpus; i++)
+        if (f->gpu_util[i] > f->gpu_util[busiest]) busiest = i;
+      snprintf(o[k].problem, sizeof o[k].problem,
+               "The GPUs are underutilized: Only %.1f%% of the profiled time, averaged over the "
+               "%d GPUs, is spent on GPU kernel operations (the busiest, GPU %d: %.1f%%)",
+               f->gpu_utilization, f->n_gpus, f->gpu_ids[busiest], f->gpu_util[busiest]);
+    }
     const char *advice =
         best == 5   ? "Consider swapping ops that are running on the CPU for equivalent GPU ops"
         : best == 3 ? "Focus on reducing time spent in the training data input process"
@@ -319,7 +339,7 @@ static size_t rule_exposed_comm(const dla_facts *f, dla_finding *o, size_t cap) 
 }
 
 static size_t rule_no_gpu_activity(const dla_facts *f, dla_finding *o, size_t cap) {
-  if (cap == 0 || f->gpu_activity > 0 || f->n_cpu_ranges == 0) return 0;
+  if (cap == 0 || !no_gpu_activity(f)) return 0;
   snprintf(o->problem, sizeof o->problem,
            "No GPU activity: the profile holds %lld CPU op ranges and no kernel, memory copy or "
            "memset, so only CPU time is shown",

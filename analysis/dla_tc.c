@@ -1,8 +1,9 @@
 /*
  * dla_tc.c - the tensor-core pattern table (version DLA_TC_RULES_VERSION).
  * Steps follow formats.md F: tensor-core markers, then CUDA-core markers,
- * then GEMM-like words (low-precision float GEMMs have no CUDA-core path),
- * then Triton templates. Never match bare bf16/fp16/half/tf32/umma/gmma.
+ * then Triton templates, then GEMM-like words (low-precision float GEMMs
+ * have no CUDA-core path). Never match bare bf16/fp16/half/tf32/umma/gmma.
+ * On AMD GPUs "tensor core" stands for the matrix cores (MFMA/WMMA).
  */
 #include "dla_tc.h"
 
@@ -10,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Step 1: tensor-core markers (lower case substrings). */
+/* Step 1: tensor-core markers (lower case substrings; '#' stands for one or
+ * more decimal digits and must not be followed by a digit). */
 static const char *const tc_markers[] = {
     /* PyProf / tb_plugin legacy list, xprof's addition */
     "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
@@ -25,6 +27,13 @@ static const char *const tc_markers[] = {
     "nvjet",
     /* attention */
     "flash_fwd", "flash_bwd", "flashattn", "fmha", "_sdpa",
+    /* AMD matrix cores: the MFMA/WMMA instruction token of Tensile (rocBLAS,
+     * MI<m>x<n>x<k>x<b>) and TensileLite (hipBLASLt, MI<m>x<n>x<b>) names,
+     * only there when the kernel uses it ("Cijk_..._MT64x16x16_MI16x16x1_SN_";
+     * "_MIN"/"_MIWT1_1" don't match); Composable Kernel's XDLOPs (= MFMA)
+     * path ("ck::kernel_gemm_xdl_cshuffle_v3", "..._xdlops_v2r3"); the
+     * instruction itself ("WarpGemmMfma...") */
+    "_mi#x#x#", "_xdl", "mfma",
 };
 
 /* Step 2: CUDA-core GEMM markers. */
@@ -38,13 +47,54 @@ static const char *const gemm_words[] = {
     "attention", "attn", "fprop", "dgrad", "wgrad",
 };
 static const char *const low_precision[] = {"fp8", "e4m3", "e5m2", "fp4"};
+/* Words that contain a GEMM-like word but name no GEMM, blanked before
+ * step 3: the FBGEMM library's namespace on all its kernels
+ * ("fbgemm_gpu::_float_to_hfp8_gpu"), and "conv" inside conversions. */
+static const char *const not_gemm_words[] = {"fbgemm", "convert", "convers"};
+/* Low-precision kernels that quantize or convert rather than multiply: with
+ * a GEMM-like word they stay "eligible, unknown", not TC. */
+static const char *const low_precision_not_mma[] = {
+    "quantize", "qparam", "_to_float", "elementwise_kernel", "reduce_kernel",
+};
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
+/* 1 if s starts with pat, '#' in pat matching one or more digits. */
+static int starts_with_pat(const char *s, const char *pat) {
+  for (; *pat; pat++) {
+    if (*pat == '#') {
+      if (!isdigit((unsigned char)*s)) return 0;
+      while (isdigit((unsigned char)*s)) s++;
+    } else if (*s++ != *pat) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* 1 if s contains pat (see starts_with_pat). */
+static int has_pat(const char *s, const char *pat) {
+  size_t lit = strcspn(pat, "#");
+  if (!pat[lit]) return strstr(s, pat) != NULL;
+  for (; *s; s++)
+    if (strncmp(s, pat, lit) == 0 && starts_with_pat(s, pat)) return 1;
+  return 0;
+}
+
 static int any_of(const char *s, const char *const *pats, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (strstr(s, pats[i])) return 1;
+    if (has_pat(s, pats[i])) return 1;
   return 0;
+}
+
+/* Overwrites each occurrence of the plain patterns in s with spaces. */
+static void blank_all(char *s, const char *const *pats, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    for (char *p = s; (p = strstr(p, pats[i]));) {
+      size_t k = strlen(pats[i]);
+      memset(p, ' ', k);
+      p += k;
+    }
 }
 
 dla_tc_class dla_tc_classify(const char *kernel_name) {
@@ -64,10 +114,16 @@ dla_tc_class dla_tc_classify(const char *kernel_name) {
   else if (strncmp(low, "triton_poi_", 11) == 0 || strncmp(low, "triton_red_", 11) == 0 ||
            strncmp(low, "triton_per_", 11) == 0)
     c = DLA_TC_NOT_GEMM;
-  else if (any_of(low, gemm_words, N_OF(gemm_words)))
-    c = any_of(low, low_precision, N_OF(low_precision)) ? DLA_TC_USES : DLA_TC_GEMM_UNKNOWN;
-  else
-    c = DLA_TC_NOT_GEMM;
+  else {
+    blank_all(low, not_gemm_words, N_OF(not_gemm_words));
+    if (!any_of(low, gemm_words, N_OF(gemm_words)))
+      c = DLA_TC_NOT_GEMM;
+    else if (any_of(low, low_precision, N_OF(low_precision)) &&
+             !any_of(low, low_precision_not_mma, N_OF(low_precision_not_mma)))
+      c = DLA_TC_USES;
+    else
+      c = DLA_TC_GEMM_UNKNOWN;
+  }
   if (low != stackbuf) free(low);
   return c;
 }

@@ -9,7 +9,10 @@
 #ifndef DLA_TC_H
 #define DLA_TC_H
 
-#define DLA_TC_RULES_VERSION "dla-tc-1"
+/* Changes with any change to the patterns in dla_tc.c. dla-tc-2: AMD matrix
+ * cores (Tensile MI<m>x<n>x<k>, CK xdl, mfma); "fbgemm" and "convert" are no
+ * GEMM words; quantize/convert/elementwise low-precision kernels not TC. */
+#define DLA_TC_RULES_VERSION "dla-tc-2"
 
 typedef enum dla_tc_class {
   DLA_TC_NOT_GEMM = 0,     /* no GEMM-like pattern: elementwise, reductions... */

@@ -538,6 +538,46 @@ static void aggregation_opts(const cli *c, dla_opts *o) {
   o->progress_ctx = &g_meter;
 }
 
+/* --iter_stop past the last iteration: the aggregation stops at the last
+ * one (dla_aggregate); at normal verbosity, one line says so. Read from the
+ * finished dldb (view_performance_summary), after the run. */
+typedef struct iter_range {
+  int64_t start, stop, total; /* -1: not read */
+} iter_range;
+
+static int iter_range_row(void *ctx, const dldb_row *row) {
+  iter_range *r = ctx;
+  for (int i = 0; i < dldb_row_count(row); i++) {
+    const char *n = dldb_row_name(row, i);
+    int64_t *v = !strcmp(n, "iter_start")         ? &r->start
+                 : !strcmp(n, "iter_stop")        ? &r->stop
+                 : !strcmp(n, "total_iterations") ? &r->total
+                                                  : NULL;
+    if (v && dldb_row_type(row, i) == DLDB_COL_INTEGER) *v = dldb_row_int(row, i);
+  }
+  return 1; /* one row */
+}
+
+static void note_iter_range(const cli *c, const char *dldb_path, int64_t aggr_id) {
+  if (c->verbosity < V_NORMAL || c->iter_stop < 0 || aggr_id < 0) return;
+  dldb *db = NULL;
+  dldb_info info;
+  iter_range r = {-1, -1, -1};
+  if (dldb_open_ro_written(dldb_path, &db, &info, NULL, 0) == DL_OK) {
+    dldb_query q = {.view = "view_performance_summary", .aggr_id = aggr_id, .limit = 1};
+    (void)dldb_query_rows(db, &q, iter_range_row, &r, NULL, 0);
+    dldb_close(&db);
+  }
+  if (r.stop < 0 || r.stop >= c->iter_stop) return;
+  if (r.total < 0) r.total = r.stop + 1;
+  meter_end(&g_meter);
+  fprintf(stderr,
+          "dlprof: --iter_stop=%lld is past the last iteration: aggregated iterations %lld to %lld "
+          "(the profile has %lld, 0 to %lld)\n",
+          (long long)c->iter_stop, (long long)r.start, (long long)r.stop, (long long)r.total,
+          (long long)(r.total - 1));
+}
+
 static int import_nsys(const cli *c) {
   char dbpath[PATH_MAX], err[1024];
   dldb_writer *w = NULL;
@@ -574,7 +614,9 @@ static int import_nsys(const cli *c) {
   ready_ctx rctx = {.c = c, .aggr_id = &aggr_id};
   err[0] = '\0';
   if (dldb_writer_commit_ready(&w, reports_ready, &rctx, err, sizeof err) != DL_OK) goto fail;
-  return reports_publish(&g_reports);
+  if (reports_publish(&g_reports)) return 1;
+  note_iter_range(c, dbpath, aggr_id);
+  return 0;
 fail:
   dldb_writer_abort(&w);
   return err[0] ? fail("%s", err) : 1; /* empty: the reports said why */
@@ -665,7 +707,9 @@ static int reaggregate(const cli *c) {
     reports_discard(&g_reports);
     return fail("%s: cannot rename the new file into place: %s", c->database, strerror(e));
   }
-  return reports_publish(&g_reports);
+  if (reports_publish(&g_reports)) return 1;
+  note_iter_range(c, c->database, aggr_id);
+  return 0;
 }
 
 /* From here on, SIGINT, SIGTERM and SIGHUP remove this run's temporary
@@ -725,8 +769,10 @@ static int dlprof_main(int argc, char **argv) {
   }
   if (app < argc) return fail("unexpected argument '%s' with --database", argv[app]);
   struct stat sb;
-  if (stat(c.output_path, &sb) != 0 || !S_ISDIR(sb.st_mode))
-    return fail("--output_path: %s is not a directory", c.output_path);
+  if (stat(c.output_path, &sb) != 0)
+    return errno == ENOENT ? fail("--output_path: %s does not exist", c.output_path)
+                           : fail("--output_path: %s: %s", c.output_path, strerror(errno));
+  if (!S_ISDIR(sb.st_mode)) return fail("--output_path: %s is not a directory", c.output_path);
   if (c.iter_start >= 0 && c.iter_stop >= 0 && c.iter_start > c.iter_stop)
     return fail("--iter_start must not be after --iter_stop");
   dli_kind kind;
@@ -752,7 +798,9 @@ static int dlprof_main(int argc, char **argv) {
     ka.progress = meter_cb;
     ka.progress_ctx = &g_meter;
     if (dlprof_import_kineto(&ka, &kaggr)) return 1;
-    return reports_publish(&g_reports);
+    if (reports_publish(&g_reports)) return 1;
+    note_iter_range(&c, kdb, kaggr);
+    return 0;
   }
   case DLI_SQLITE_OTHER:
     return fail("%s: an SQLite file, but neither an Nsight Systems export nor a dldb",

@@ -78,7 +78,10 @@ typedef struct kimp {
   int32_t used[MAX_DEVS];    /* local device ids with GPU events */
   int nused, used_overflow;
   int64_t file_gpu_events;
-  char cuda_runtime[32], cuda_driver[32];
+  char cuda_runtime[32];
+  char cuda_driver[32];      /* cuda_driver_version: the CUDA driver API version (12.9), not
+                                the driver's (575.51.03) */
+  char driver[32];           /* the driver's version, where the trace carries it */
   char backend[32];
   int64_t base_ns;
   kev ev;                    /* the event being parsed (parsing thread) */
@@ -816,6 +819,39 @@ static void read_version(kjson *j, kj_tok t, char *out, size_t cap) {
     snprintf(out, cap, "%s", kjson_text(j));
 }
 
+/* "575.51.03": digits and dots, with a dot (a driver version, not "N/A"). */
+static int is_driver_version(const char *s) {
+  int dots = 0;
+  if (!s || !(*s >= '0' && *s <= '9')) return 0;
+  for (; *s; s++) {
+    if (*s == '.') dots++;
+    else if (!(*s >= '0' && *s <= '9')) return 0;
+  }
+  return dots > 0;
+}
+
+/* The top-level "metadata" object some harnesses add (TraceLens's H100
+ * traces): the driver's version is its `nvidia_driver_version`, at any depth
+ * (torch.utils.collect_env's field, under system.torch_env_info there).
+ * Kineto's own cuda_driver_version is the CUDA driver API version. */
+static kj_tok read_metadata(kimp *k, kjson *j, kj_tok t) {
+  if (t != KJ_OBJ && t != KJ_ARR) return kjson_skip(j, t);
+  int base = kjson_depth(j) - 1, want = 0;
+  for (;;) {
+    t = kjson_next(j);
+    if (t == KJ_ERROR || t == KJ_EOF) return KJ_ERROR;
+    if ((t == KJ_OBJ_END || t == KJ_ARR_END) && kjson_depth(j) <= base) return t;
+    if (t == KJ_KEY) {
+      want = !strcmp(kjson_text(j), "nvidia_driver_version");
+      continue;
+    }
+    if (want && t == KJ_STR && !k->driver[0] && is_driver_version(kjson_text(j)) &&
+        kjson_len(j) < sizeof k->driver)
+      snprintf(k->driver, sizeof k->driver, "%s", kjson_text(j));
+    want = 0;
+  }
+}
+
 /* GPU rows of one file: the devices it used (all it lists when it used none). */
 static int write_gpus(kimp *k) {
   int64_t list[MAX_DEVS];
@@ -902,6 +938,8 @@ static int import_file(kimp *k) {
         read_version(j, t, k->cuda_runtime, sizeof k->cuda_runtime);
       else if (!strcmp(kb, "cuda_driver_version"))
         read_version(j, t, k->cuda_driver, sizeof k->cuda_driver);
+      else if (!strcmp(kb, "metadata"))
+        t = read_metadata(k, j, t);
       else
         t = kjson_skip(j, t);
       if (t == KJ_ERROR) break;
@@ -1036,7 +1074,7 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
   if (k.st->kernels + k.st->memcpys + k.st->memsets == 0)
     note(&k, "no GPU activity in the trace: CPU ops only");
   dldb_sysconfig sc = {.num_gpus = (int)k.st->gpus, .cpu_model = "",
-                       .driver_version = k.cuda_driver, .framework = "PyTorch",
+                       .driver_version = k.driver, .framework = "PyTorch",
                        .cuda_version = k.cuda_runtime, .cudnn_version = "", .nsys_version = "",
                        .dlprof_version = "v" DL_VERSION, .dlprof_build = "",
                        .profile_name = opts && opts->profile_name ? opts->profile_name : "",
@@ -1051,6 +1089,8 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
   snprintf(buf, sizeof buf, "%d", k.st->world_size);
   set_meta(&k, "kineto_world_size", buf);
   if (k.backend[0]) set_meta(&k, "kineto_backend", k.backend);
+  /* not the driver's version (read_only_system_config.driver_version) */
+  if (k.cuda_driver[0]) set_meta(&k, "kineto_cuda_driver_version", k.cuda_driver);
   if (k.base_ns) {
     snprintf(buf, sizeof buf, "%lld", (long long)k.base_ns);
     set_meta(&k, "kineto_base_time_ns", buf);

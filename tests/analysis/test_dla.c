@@ -40,6 +40,25 @@ static int test_tc_patterns(void) {
       "bmm_E4m3E4m3_Fp32_t128x64",
       "sm100_mma_gemm",
       "_ZN7cutlass6KernelINS_4gemm6kernel13GemmUniversalIwgmma",
+      /* fp8 GEMMs: a GEMM-like word with an fp8 format */
+      "GemmGatedActKernel_E4m3_E4m3_Fp32_tile128x128x256_epilogueTile128x128_mma128x128x32_"
+      "cluster1x1x1_sm100a",
+      "_kernel_matmul_fp8_row",
+      "void fbgemm_gpu::f8f8bf16_rowwise_gemm_kernel<cutlass::float_e4m3_t>()",
+      /* AMD matrix cores: hipBLASLt on an MI250 (amd_trace_mi250_minitoy_train_ROCm6_2) */
+      "Cijk_Ailk_Bjlk_SB_Bias_AS_SAV_UserArgs_MT64x16x16_MI16x16x1_SN_LDSB0_AFC1_AFEM1_AFEM1_"
+      "ASEM1_CLR1_CADS0_EPS0_GRVWA1_GRVWB1_GSUAMB_ISA90a_IU1_K1_LBSPPA0_LBSPPB0_LBSPPM0_LPA0_"
+      "LPB0_LPM0_LRVW1_LWPMn1_MIAV0_MIWT1_1_MO40_NTn1_NTA0_NTB0_NTC0_NTD0_NTM0_NEPBS2_NLCA1_"
+      "NLCB1_ONLL1_PGR2_PLR1_PKA1_SIA3_SS1_SPO1_SRVW0_SSO0_SVW1_TLDS0_USFGROn1_VSn1_VWA1_VWB1_"
+      "WSGRA0_WSGRB0_WS64_WG64_4_1",
+      "Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0_AFC1_AFEM1_AFEM1_"
+      "ASEM1_CLR1_CADS0_EPS0_GRVWA2_GRVWB2_GSUAMB_ISA90a_IU1_K1_LBSPPA128_LBSPPB128_LBSPPM0_"
+      "LPA8_LPB8_LPM0_LRVW4_LWPMn1_MIAV0_MIWT1_1_MO40_NTn1_NTA0_NTB0_NTC0_NTD0_NTM0_NEPBS2_"
+      "NLCA1_NLCB1_ONLL1_PGR2_PLR1_PKA1_SIA3_SS1_SPO1_SRVW0_SSO0_SVW1_TLDS1_USFGROn1_VSn1_VWA1_"
+      "VWB1_WSGRA1_WSGRB1_WS64_WG64_4_1",
+      /* rocBLAS Tensile (MI<m>x<n>x<k>x<b>), Composable Kernel XDLOPs */
+      "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0_GRVW8_K1_MIWT2_2_WG32_8_1",
+      "void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<ck::half_t>>()",
   };
   static const char *const no[] = {
       "volta_sgemm_128x64_nn",
@@ -56,6 +75,36 @@ static int test_tc_patterns(void) {
       "multi_tensor_apply_kernel",
       "<script>alert(1)</script>",
       "",
+      /* fp8 quantize/convert kernels of FBGEMM (trace_filter_sampled_rank-0/1):
+       * "gemm" only in the fbgemm_gpu namespace */
+      "void at::native::vectorized_elementwise_kernel<4, fbgemm_gpu::_float_to_hfp8_gpu(at::Tensor "
+      "const&, long, long, double)::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, "
+      "fbgemm_gpu::_float_to_hfp8_gpu(at::Tensor const&, long, long, double)::{lambda(float)#1}, "
+      "at::detail::Array<char*, 2>)",
+      "void at::native::vectorized_elementwise_kernel<4, fbgemm_gpu::_hfp8_to_float_gpu(at::Tensor "
+      "const&, long, long)::{lambda(unsigned char)#1}, at::detail::Array<char*, 2> >(int, "
+      "fbgemm_gpu::_hfp8_to_float_gpu(at::Tensor const&, long, long)::{lambda(unsigned char)#1}, "
+      "at::detail::Array<char*, 2>)",
+      "void fbgemm_gpu::(anonymous namespace)::_get_FP8_qparam_cuda_kernel<float>(float const*, "
+      "int, int, unsigned char*, float*, bool)",
+      "void fbgemm_gpu::(anonymous namespace)::_compute_FP8_quantize_cuda_kernel<float>(float "
+      "const*, float const*, int, int, unsigned char*, bool)",
+      "void fbgemm_gpu::(anonymous namespace)::_FP8rowwise_to_float_cuda_kernel<float>(unsigned "
+      "char const*, int, int, float*, bool)",
+      "convert_fp8_e4m3_to_bf16_kernel",
+      /* "MI" not followed by <m>x<n>x<k>; a Tensile kernel without MFMA (gfx906) */
+      "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+      "namespace)::clamp_min_scalar_kernel_impl(at::TensorIterator&, c10::Scalar)::{lambda()#1}"
+      "::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, "
+      "at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::"
+      "clamp_min_scalar_kernel_impl(at::TensorIterator&, c10::Scalar)::{lambda()#1}::operator()"
+      "() const::{lambda()#8}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, "
+      "2>)",
+      "Cijk_Ailk_Bjlk_DB_MT48x64x4_SE_APM1_AF0EM1_AF1EM1_AMAS3_ASBE01_ASEM1_BL1_DTL0_DVO0_EPS1_"
+      "FL1_GRVW2_GSU1_ISA906_IU1_K1_KLA_LBSPP0_LPA0_LPB0_LDL1_MTSM64_MDA2_NLCA1_NLCB1_ONLL1_PBD0_"
+      "PK0_PGR1_PLR0_RK1_SIA1_SU0_SUM0_SUS256_SRVW0_SVW4_SNLL0_TT6_4_TLDS0_USFGRO0_VAW1_VS1_VW2_"
+      "WSGRA0_WSGRB0_WG8_16_1_WGM4",
+      "kernel_MI16x16_MIN32x32x8",
   };
   for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
     if (!dla_tc_uses(dla_tc_classify(yes[i]))) {
@@ -73,8 +122,16 @@ static int test_tc_patterns(void) {
   ASSERT_EQ(dla_tc_classify("triton_tem_fused_mm_0"), DLA_TC_GEMM_UNKNOWN);
   ASSERT_EQ(dla_tc_classify("my_custom_gemm_kernel"), DLA_TC_GEMM_UNKNOWN);
   ASSERT_EQ(dla_tc_classify("my_custom_fp8_gemm_kernel"), DLA_TC_USES);
+  ASSERT_EQ(dla_tc_classify("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, "
+                            "int const*, int*)"),
+            DLA_TC_NOT_GEMM);
+  /* quantize/convert/elementwise fp8 kernels with a GEMM-like word: not TC */
+  ASSERT_EQ(dla_tc_classify("void fp8_quantize_gemm_input_kernel<float>()"), DLA_TC_GEMM_UNKNOWN);
+  ASSERT_EQ(dla_tc_classify("void at::native::vectorized_elementwise_kernel<4, "
+                            "at::native::_scaled_mm_out_cuda()::{lambda(c10::Float8_e4m3fn)#1}>()"),
+            DLA_TC_GEMM_UNKNOWN);
   ASSERT_EQ(dla_tc_classify(NULL), DLA_TC_NOT_GEMM);
-  ASSERT_STR_EQ(DLA_TC_RULES_VERSION, "dla-tc-1");
+  ASSERT_STR_EQ(DLA_TC_RULES_VERSION, "dla-tc-2");
   ASSERT(dla_tc_op_eligible("conv2d"));
   ASSERT(dla_tc_op_eligible("aten::linear"));
   ASSERT(dla_tc_op_eligible("AddmmBackward0"));
@@ -120,6 +177,10 @@ static int test_opname(void) {
   ASSERT_STR_EQ(n.path, "a, b");
   dla_opname_parse("Conv2d::forward", &n);
   ASSERT_STR_EQ(n.type, "Conv2d::forward");
+  /* a name with a '/' before digits only is no scope path (torch.compile's
+   * region: frame/compile id): its type is the whole name, not "0" */
+  dla_opname_parse("Torch-Compiled Region: 0/0", &n);
+  ASSERT_STR_EQ(n.type, "Torch-Compiled Region: 0/0");
   /* DLProf's PyTorch markers (w_Relu's texts) */
   const char *scope =
       "{'traceMarker': ['dummy_network.py:42', 'm.py:1102', 'dummy_network.py:26'], "
@@ -445,9 +506,11 @@ static int test_fixture_attribution(void) {
   ASSERT_EQ(q_int(db, "SELECT level FROM view_group_ops WHERE aggr_id=1 AND "
                       "row_full_id='CONV2D_1'"),
             4);
+  /* conv2d by its type, and the op whose kernel uses tensor cores: using
+   * them makes an op eligible */
   ASSERT_EQ(q_int(db, "SELECT num_supported_leaf_ops FROM view_group_ops WHERE aggr_id=1 AND "
                       "row_full_name='/'"),
-            1);
+            2);
   /* second aggregation: iteration 1 only */
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_aggregations"), 2);
   ASSERT_EQ(q_int(db, "SELECT wall_clock_time FROM view_performance_summary WHERE aggr_id=2"),
@@ -463,7 +526,7 @@ static int test_fixture_attribution(void) {
                       "rule_id='no_iterations_detector'"),
             0);
   ASSERT_STR_EQ(q_text(db, "SELECT value FROM dl_meta WHERE key='tc_rules_version'"),
-                "dla-tc-1");
+                "dla-tc-2");
   sqlite3_close(db);
   return 0;
 }
@@ -771,6 +834,54 @@ static int test_rules(void) {
   ASSERT_STR_EQ(find(fd, n, "underutilized_gpu_detector")->problem,
                 "The following GPU device IDs are not being used: 1");
   ASSERT_NULL(find(fd, n, "imbalanced_gpus_detector")); /* the unused one is not imbalanced */
+
+  /* several GPUs: the utilization is their mean (idle ones included), and
+   * the sentence says so (cloverleaf: 4 A100s, one busy) */
+  facts_quiet(&f);
+  f.n_gpus = 4;
+  f.gpu_util[0] = 33.3;
+  for (int g = 1; g < 4; g++) {
+    f.gpu_ids[g] = g;
+    f.gpu_util[g] = 0;
+    f.gpu_kernels[g] = 0;
+  }
+  f.gpu_utilization = 8.325;
+  f.pct[1] = 33.4;
+  f.pct[6] = 65.6;
+  f.gpu_activity = 1312;
+  f.n_cpu_ranges = 10;
+  n = dla_rules_run(&f, fd, 16);
+  r = find(fd, n, "underutilized_gpu_detector");
+  ASSERT_NOT_NULL(r);
+  ASSERT_STR_EQ(r->problem,
+                "The GPUs are underutilized: Only 8.3% of the profiled time, averaged over the 4 "
+                "GPUs, is spent on GPU kernel operations (the busiest, GPU 0: 33.3%)");
+  ASSERT_STR_EQ(r[1].problem, "The following GPU device IDs are not being used: 1, 2, 3");
+
+  /* no GPU activity at all (a CPU-only Kineto trace whose deviceProperties
+   * lists 8 GPUs): "No GPU activity" alone, not 0.0 % and 8 unused devices */
+  facts_quiet(&f);
+  f.n_gpus = 8;
+  for (int g = 0; g < 8; g++) {
+    f.gpu_ids[g] = g;
+    f.gpu_util[g] = 0;
+    f.gpu_kernels[g] = 0;
+  }
+  f.gpu_utilization = 0;
+  f.pct[0] = f.pct[1] = 0;
+  f.pct[5] = 99.9;
+  f.pct[6] = 0.1;
+  f.gpu_activity = 0;
+  f.n_cpu_ranges = 2467;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_NOT_NULL(find(fd, n, "no_gpu_activity_detector"));
+  ASSERT_NULL(find(fd, n, "underutilized_gpu_detector"));
+  f.gpu_activity = 1; /* one kernel somewhere: the GPU rules speak again */
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_NULL(find(fd, n, "no_gpu_activity_detector"));
+  ASSERT_NOT_NULL(find(fd, n, "underutilized_gpu_detector"));
+  ASSERT_STR_EQ(find(fd, n, "underutilized_gpu_detector")[1].problem,
+                "The following GPU device IDs are not being used: 0, 1, 2, 3, 4, 5, 6, 7");
 
   facts_quiet(&f);
   f.pct[3] = 9.9; /* just below the dataloader threshold */

@@ -218,6 +218,12 @@ test('every other export imports all its kernels', () => {
       assert.equal(ks.total_gpu_time - ks.memory_gpu_time, kt, `${name}: kernel time`);
       assert.ok(ks.memory_gpu_time >= mt, `${name}: memory time`);
       assert.equal(one(ours, 'select driver_version v from view_system_config').v, driver[name], `${name}: driver`);
+      // 4 GPUs, 3 of them idle: the utilization finding says it is their mean
+      // (the summary's Non-Tensor Core Kernel Duration is the busy GPU's share).
+      if (name.includes('cloverleaf'))
+        assert.equal(one(ours, `select problem p from view_expert_systems where aggr_id=${newest} and problem like '%underutilized%'`).p,
+                     'The GPUs are underutilized: Only 8.3% of the profiled time, averaged over the 4 GPUs, is spent on GPU ' +
+                     'kernel operations (the busiest, GPU 0: 33.4%)');
       assert.equal(statSync(src).mtimeMs, before, 'the export is not modified');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -258,6 +264,14 @@ test('bad input: one line naming the file, exit 1, no output', () => {
     const proc = dlprof(['--database=' + EXPORT, '--output_path=/proc', '--verbosity=quiet'], dir);
     assert.equal(proc.status, 1);
     assert.match(proc.stderr.trim(), /^dlprof: cannot create a file next to \/proc\/dlprof_dldb\.sqlite: its directory does not take new files$/);
+    // --output_path: missing, or a file
+    const missing = join(dir, 'no', 'such');
+    const nodir = dlprof(['--database=' + EXPORT, '--output_path=' + missing], dir);
+    assert.equal(nodir.status, 1);
+    assert.equal(nodir.stderr.trim(), `dlprof: --output_path: ${missing} does not exist`);
+    const notdir = dlprof(['--database=' + EXPORT, '--output_path=' + notsqlite], dir);
+    assert.equal(notdir.status, 1);
+    assert.equal(notdir.stderr.trim(), `dlprof: --output_path: ${notsqlite} is not a directory`);
     for (const args of [['--reports=nope'], ['--force=maybe'], ['--iter_start=x'], ['--bogus'], ['--verbosity=loud']]) {
       const r = dlprof([...args, '--database=' + EXPORT], dir);
       assert.equal(r.status, 1, args.join(' '));
