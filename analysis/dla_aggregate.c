@@ -131,16 +131,17 @@ void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total) {
  * (the largest id: exact for files we wrote), so that the arrays do not
  * double past what they need. */
 static int load_phase(loader *l, const char *what, const char *table, void **arr, size_t *cap,
-                      size_t elem) {
+                      size_t elem, int64_t more) {
   l->n = 0;
   l->what = what;
-  l->total = dldb_scan_estimate(l->c->w, table);
+  int64_t rows = dldb_scan_estimate(l->c->w, table);
+  l->total = rows + more; /* more: rows of other tables the phase reads too */
   dla__progress(l->c, what, 0, l->total);
-  if (arr && *cap < (size_t)l->total && l->total < ((int64_t)1 << 34)) {
-    void *p = realloc(*arr, (size_t)l->total * elem);
+  if (arr && *cap < (size_t)rows && rows < ((int64_t)1 << 34)) {
+    void *p = realloc(*arr, (size_t)rows * elem);
     if (!p) return DL_ENOMEM;
     *arr = p;
-    *cap = (size_t)l->total;
+    *cap = (size_t)rows;
   }
   return DL_OK;
 }
@@ -994,7 +995,7 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   dldb_writer_strings_idle(w); /* the analysis adds no strings: 8 bytes each back */
   loader l = {.c = &c};
   if ((rc = load_phase(&l, "loading NVTX ranges", "nvtx_ranges", (void **)&c.r, &l.rcap,
-                       sizeof *c.r)))
+                       sizeof *c.r, 0)))
     goto out;
   if ((rc = dldb_scan_ranges(w, c.domain_id, load_range, &l, err, errlen))) goto out;
   dla__progress(&c, l.what, l.n, l.n);
@@ -1008,9 +1009,9 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   dla__progress(&c, "building op nodes", (int64_t)c.nr, (int64_t)c.nr);
   if ((rc = dla__load_calls(&c, &corr))) goto out;
   gpu_loader gl = {.c = &c, .corr = corr, .tc_cache = &tc_cache, .l = &l};
-  if ((rc = load_phase(&l, "loading kernels", "kernels", (void **)&c.k, &c.kcap, sizeof *c.k)))
+  if ((rc = load_phase(&l, "loading kernels", "kernels", (void **)&c.k, &c.kcap, sizeof *c.k,
+                       dldb_scan_estimate(w, "memcpys") + dldb_scan_estimate(w, "memsets"))))
     goto out;
-  l.total += dldb_scan_estimate(w, "memcpys") + dldb_scan_estimate(w, "memsets");
   if ((rc = dldb_scan_gpu_ops(w, load_gpu_op, &gl, err, errlen))) goto out;
   dla__progress(&c, l.what, l.n, l.n);
   dla__corr_free(&corr);
