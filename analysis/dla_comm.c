@@ -298,7 +298,10 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   if (!v) return DL_ENOMEM;
   size_t nv = 0;
   double occ_w = 0, occ_d = 0;
-  int sm_known = c->gpu_sms[g] > 0; /* or a kernel in the window has blocks per SM */
+  /* known when a kernel in the window has blocks per SM, or none ran and
+   * the SM count is known (an idle GPU: 0 %); unknown when kernels ran and
+   * none has a grid (a Kineto trace without launch facts: not 0 %) */
+  int sm_known = 0, ran = 0;
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
     if (k->device != dev) continue;
@@ -308,6 +311,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     v[nv++] = (tev){s, (int32_t)i, cls, 1};
     kfacts f = facts(c, kf, i);
     sm_known |= !isnan(f.bpsm);
+    ran = 1;
     if (!isnan(f.occ) && dla__in_aggr(c, k->iter)) {
       occ_w += f.occ * (double)(e - s);
       occ_d += (double)(e - s);
@@ -325,6 +329,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     int8_t cls = m->kind == 1 ? CL_MCPY : CL_COMP;
     v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), cls, 1};
   }
+  if (!ran && c->gpu_sms[g] > 0) sm_known = 1;
   tev_intro(v, nv, dla__sort_depth(nv));
   size_t next = 0; /* the next start */
   int64_t cnt[3] = {0, 0, 0}, kcnt = 0, prev = c->wall_start;

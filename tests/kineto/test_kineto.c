@@ -616,6 +616,17 @@ static int test_hta_corner_cases(void) {
   ASSERT_CONTAINS(r.out, "rank 0 has no GPU activity");
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM aggr_findings WHERE rule_id = 'no_gpu_activity_detector'"), 1);
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 1);
+  /* AMD MI250: the GPU's compute units are known but no kernel has a grid,
+   * so est. SM efficiency is unknown (NULL), not 0.0 %; the Tensile GEMMs
+   * run on matrix cores */
+  trace_path(trace, sizeof trace, "hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+  run(trace, NULL, &r);
+  ASSERT_EQ(r.status, 0);
+  ASSERT(q_int(r.db, "SELECT sm_count FROM view_gpu_devices") > 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_gpu_efficiency WHERE est_sm_efficiency IS NULL"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_efficiency WHERE est_sm_efficiency IS NOT NULL"), 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name LIKE 'Cijk_%' AND uses_tc = 0"), 0);
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name LIKE 'Cijk_%'") >= 1);
   /* missing distributedInfo: rank 0 */
   trace_path(trace, sizeof trace, "hta/distributed_info_unavailable_distributed_info_not_found.json.gz");
   run(trace, NULL, &r);
