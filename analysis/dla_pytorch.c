@@ -217,9 +217,10 @@ static int op_of_backward(builder *b, int64_t name_id, int64_t seq, int32_t *out
 }
 
 /* The bprop node of *op's name, into *op: for an instance the autograd
- * engine runs (directly inside an "autograd::engine::evaluate_function: X"
- * wrapper) whose name does not say backward: a C++ autograd node
- * (CppNode<...>), AccumulateGrad, a gradient hook's collective. Shared with
+ * engine runs (inside an "autograd::engine::evaluate_function: X" wrapper,
+ * at any depth) whose name does not say backward: a C++ autograd node
+ * (CppNode<...>), AccumulateGrad, a gradient hook's collective (DDP's
+ * c10d::allreduce_ > record_param_comms > nccl:all_reduce). Shared with
  * the bprop node op_of_backward makes for a forward op of that name. */
 static int op_as_bprop(builder *b, int32_t *op) {
   dla_ctx *c = b->c;
@@ -316,9 +317,11 @@ static int build(builder *b) {
       rc = op_of_text(b, r->name_id, text, 0, &r->op);
       break;
     }
-    if (rc == DL_OK && r->role == DLA_ROLE_INST && r->inst == (int32_t)i && r->op >= 0 && p &&
-        p->kind == DLA_TEXT_WRAPPER)
-      rc = op_as_bprop(b, &r->op);
+    if (rc == DL_OK && r->role == DLA_ROLE_INST && r->inst == (int32_t)i && r->op >= 0) {
+      int in_engine = 0; /* inside an autograd engine wrapper, at any depth */
+      for (size_t d = 0; d < sp && !in_engine; d++) in_engine = c->r[stack[d]].kind == DLA_TEXT_WRAPPER;
+      if (in_engine) rc = op_as_bprop(b, &r->op);
+    }
     /* Which forward op instance a seq names. PyTorch numbers an autograd
      * node when an op creates it; ops that create none (an in-place add on
      * a buffer, empty, view) report the number the next node will get. So
