@@ -4,14 +4,29 @@
 // copy of NVIDIA's no_relu cut to levels 1-3 (every group open by default);
 // and dlprof's dldb of CloverLeaf (ops only, no group). The root does not
 // claim to be "all", and Expand all / Collapse all are enabled only where
-// they change something.
+// they change something. On the dldb of a Kineto trace (HTA's DDP run, about 460
+// ops) a click on an op leads to the page of Ops and Kernels that holds it,
+// highlighted and scrolled into view.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { NO_RELU, RELU_EXPORT, CLOVER_EXPORT, sql1, sqlWrite, tempCopy, dlprofDldb, startServer, launchBrowser, watchedPage, settled } from './helpers.mjs';
+import {
+  NO_RELU,
+  RELU_EXPORT,
+  CLOVER_EXPORT,
+  DDP_KINETO,
+  sql1,
+  sqlWrite,
+  tempCopy,
+  dlprofDldb,
+  startServer,
+  launchBrowser,
+  watchedPage,
+  settled,
+} from './helpers.mjs';
 
 let dir;
 let dbs = {};
@@ -22,7 +37,7 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-groupops-'));
   const shallow = tempCopy(NO_RELU, 'shallow.sqlite');
   sqlWrite(shallow, 'DELETE FROM group_ops WHERE level > 3;'); // NVIDIA's table behind view_group_ops
-  dbs = { relu: dlprofDldb(RELU_EXPORT, dir, 'relu'), clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'), shallow };
+  dbs = { relu: dlprofDldb(RELU_EXPORT, dir, 'relu'), clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'), ddp: dlprofDldb(DDP_KINETO, dir, 'ddp'), shallow };
   for (const [k, db] of Object.entries(dbs)) servers[k] = await startServer(db);
   browser = await launchBrowser();
 });
@@ -34,9 +49,9 @@ after(async () => {
   if (dbs.shallow) fs.rmSync(path.dirname(dbs.shallow), { recursive: true, force: true });
 });
 
-async function open(name) {
+async function open(name, params = '') {
   const page = await watchedPage(browser.context);
-  await page.goto(`${servers[name].url}/#/group-ops`);
+  await page.goto(`${servers[name].url}/#/group-ops${params}`);
   await settled(page);
   await page.waitForSelector('table.tree tbody tr:not(.placeholder)');
   return page;
@@ -95,4 +110,87 @@ test('CloverLeaf: ops only, no group: both buttons are off and the hint says why
   assert.match(await page.locator('section[data-table="group-ops"] .card-hint').innerText(), /No op is in a name scope/);
   assert.deepEqual(page.problems, []);
   await page.close();
+});
+
+/* ---- Group Ops -> Ops and Kernels ----------------------------------------------- */
+
+/** An op's 0-based place in Ops and Kernels' default order (GPU time descending, then op id, docs/api.md). */
+const rankOf = (id) =>
+  q(
+    'ddp',
+    `SELECT n FROM (SELECT op_node_id, row_number() OVER (ORDER BY gpu_time DESC, op_node_id) - 1 AS n FROM view_op_nodes WHERE aggr_id = $A) WHERE op_node_id = '${id}'`,
+  );
+
+/** The highlighted row of the ops table: its key, and whether it is inside the window. */
+const selectedRow = (page) =>
+  page.locator('section[data-table="ops"] tbody tr.selected').evaluateAll((trs) =>
+    trs.map((tr) => {
+      const r = tr.getBoundingClientRect();
+      return { key: tr.dataset.key, aria: tr.getAttribute('aria-selected'), inView: r.top >= 0 && r.bottom <= window.innerHeight };
+    }),
+  );
+
+const hashParam = (page, name) => new URLSearchParams(new URL(page.url()).hash.split('?')[1] || '').get(name);
+
+test('DDP: a click on an op in Group Ops shows its row in Ops and Kernels: its page, highlighted, in view', async () => {
+  const id = '___ALL2ALL_DATA_INDICES_WEIGHTS____1';
+  assert.ok(q('ddp', 'SELECT count(*) FROM view_op_nodes WHERE aggr_id = $A') > 400, 'hundreds of ops: several pages');
+  const rank = rankOf(id);
+  assert.ok(rank >= 25, `${id} is on the first page (${rank})`);
+  const page = await open('ddp', '?filter=indices_weights');
+  await page.click(`table.tree tr[data-key="o:${id}"]`);
+  await page.waitForFunction((k) => document.querySelector(`section[data-table="ops"] tbody tr.selected[data-key="${k}"]`), id, { timeout: 10000 });
+  await settled(page);
+  const off = Math.floor(rank / 25) * 25;
+  assert.equal(hashParam(page, 'op'), id);
+  assert.equal(hashParam(page, 'offset'), String(off));
+  assert.match(await page.locator('section[data-table="ops"] .range').innerText(), new RegExp(`^${off + 1}–`));
+  assert.deepEqual(await selectedRow(page), [{ key: id, aria: 'true', inView: true }]);
+  assert.equal(await page.locator('section[data-table="kernels"] .card-title').innerText(), `Kernels of ${id}`);
+  // Back returns to Group Ops (the page turn replaced the history entry)
+  await page.goBack();
+  await page.waitForFunction(() => location.hash.startsWith('#/group-ops'));
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('DDP: a link to an op low on a later page scrolls it into view; one the filter hides says so', async () => {
+  // the 21st row of the 5th page: below the window's fold when unscrolled
+  const id = q('ddp', `SELECT op_node_id FROM view_op_nodes WHERE aggr_id = $A ORDER BY gpu_time DESC, op_node_id LIMIT 1 OFFSET 120`);
+  assert.equal(rankOf(id), 120);
+  const page = await watchedPage(browser.context);
+  await page.goto(`${servers.ddp.url}/#/ops?op=${encodeURIComponent(id)}`);
+  await page.waitForFunction((k) => document.querySelector(`section[data-table="ops"] tbody tr.selected[data-key="${k}"]`), id, { timeout: 10000 });
+  await settled(page);
+  assert.equal(hashParam(page, 'offset'), '100');
+  assert.deepEqual(await selectedRow(page), [{ key: id, aria: 'true', inView: true }]);
+  assert.ok((await page.evaluate(() => window.scrollY)) > 0, 'the page scrolled to the row');
+  // a row clicked in the table stays where it is: no page turn, no scroll
+  const y = await page.evaluate(() => window.scrollY);
+  const other = page.locator('section[data-table="ops"] tbody tr.selected + tr'); // in view below it
+  const otherId = await other.getAttribute('data-key');
+  await other.click();
+  await page.waitForFunction((k) => document.querySelector(`section[data-table="ops"] tbody tr.selected[data-key="${k}"]`), otherId, { timeout: 10000 });
+  await settled(page);
+  assert.equal(hashParam(page, 'offset'), '100');
+  assert.equal(await page.evaluate(() => window.scrollY), y);
+  await page.close();
+
+  const p2 = await watchedPage(browser.context);
+  await p2.goto(`${servers.ddp.url}/#/ops?filter=zeros&op=${encodeURIComponent(id)}`);
+  await p2.waitForFunction(
+    () => /is not among the ops listed here/.test(document.querySelector('section[data-table="ops"] .card-hint')?.textContent || ''),
+    null,
+    { timeout: 10000 },
+  );
+  await settled(p2);
+  assert.match(await p2.locator('section[data-table="ops"] .card-hint').innerText(), new RegExp(`Op ${id} is not among the ops listed here \\(see the filter`));
+  assert.equal(hashParam(p2, 'offset'), null);
+  const k = await p2.locator('section[data-table="kernels"] .card-title').evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { text: el.textContent, inView: r.top >= 0 && r.bottom <= window.innerHeight };
+  });
+  assert.deepEqual(k, { text: `Kernels of ${id}`, inView: true });
+  assert.deepEqual(p2.problems, []);
+  await p2.close();
 });

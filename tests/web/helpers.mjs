@@ -16,6 +16,9 @@ export const NO_RELU = path.join(SHARED, 'traces/dlprof/no_relu/dlprof_dldb.sqli
 /** Real Nsight Systems exports that our dlprof (DLPROF) turns into dldbs. */
 export const RELU_EXPORT = path.join(SHARED, 'traces/dlprof/w_Relu/nsys_profile.sqlite');
 export const CLOVER_EXPORT = path.join(SHARED, 'traces/nsys/nsys2024.5_a100x4_cloverleaf.sqlite');
+/** Real PyTorch Kineto traces, which our dlprof (DLPROF) reads with --database too. */
+export const H100_KINETO = path.join(SHARED, 'traces/kineto/tracelens_h100/Falconsai_nsfw_image_detection__1016002.json.gz');
+export const DDP_KINETO = path.join(SHARED, 'traces/kineto/hta/trace_diff_control_control.json.gz');
 export const CHROMIUM = process.env.DL_CHROMIUM || '/usr/bin/chromium';
 export const ARTIFACTS = process.env.DL_WEB_ARTIFACTS || path.join(process.cwd(), 'artifacts');
 
@@ -145,7 +148,7 @@ export async function settled(page) {
   await page.waitForTimeout(350);
 }
 
-/** Runs our dlprof (env DLPROF) on an Nsight Systems export in dir; returns the dldb's path. */
+/** Runs our dlprof (env DLPROF) on an Nsight Systems export or a Kineto trace in dir; returns the dldb's path. */
 export function dlprofDldb(exportPath, dir, name) {
   if (!fs.existsSync(exportPath)) throw new Error(`missing trace ${exportPath}`);
   const r = spawnSync(process.env.DLPROF, ['--database=' + exportPath, '--profile_name=' + name, '-v', 'quiet'], { cwd: dir, encoding: 'utf8' });

@@ -1,16 +1,17 @@
 // layout.test.mjs - the tables fit the window on dldbs dlprof writes from two
 // real Nsight Systems exports (DLProf's w_Relu PyTorch run; CloverLeaf on 4x
-// A100 with 3,048 unassociated ops): at 1440x900 the Ops and Kernels and
-// Op Type Summary tables show every column without a horizontal scroll
-// (long names and identifiers wrap), and at 800 px the dashboard's GPU
-// column keeps each GPU on one line.
+// A100 with 3,048 unassociated ops) and a Kineto trace of an H100 run: at
+// 1440x900 the Ops and Kernels, Op Type Summary and Kernels by Iteration
+// tables (the H100's per-kernel SM efficiency table included) show every
+// column without a horizontal scroll (long names and identifiers wrap), and
+// at 800 px the dashboard's GPU column keeps each GPU on one line.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RELU_EXPORT, CLOVER_EXPORT, sql, dlprofDldb, startServer, launchBrowser, watchedPage, settled } from './helpers.mjs';
+import { RELU_EXPORT, CLOVER_EXPORT, H100_KINETO, sql, sql1, dlprofDldb, startServer, launchBrowser, watchedPage, settled } from './helpers.mjs';
 
 let dir;
 let dbs = {};
@@ -19,8 +20,8 @@ let browser;
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-layout-'));
-  dbs = { relu: dlprofDldb(RELU_EXPORT, dir, 'relu'), clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover') };
-  servers = { relu: await startServer(dbs.relu), clover: await startServer(dbs.clover) };
+  dbs = { relu: dlprofDldb(RELU_EXPORT, dir, 'relu'), clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'), h100: dlprofDldb(H100_KINETO, dir, 'h100') };
+  servers = { relu: await startServer(dbs.relu), clover: await startServer(dbs.clover), h100: await startServer(dbs.h100) };
   browser = await launchBrowser();
 });
 
@@ -93,6 +94,33 @@ for (const name of ['relu', 'clover']) {
     await page.close();
   });
 }
+
+test('h100: at 1440 px every table of Kernels by Iteration shows every column, the kernels’ SM efficiency and occupancy included', async () => {
+  const db = dbs.h100;
+  const a = sql1(db, 'SELECT max(aggr_id) FROM view_aggregations');
+  const iter = sql1(db, `SELECT min(iter_value) FROM view_iterations_profiled WHERE aggr_id = ${a}`);
+  const page = await open('h100', `#/kernels-by-iteration?iter=${iter}&k.limit=100&ke.limit=100`);
+  for (const id of ['iterations', 'iteration-kernels', 'iteration-efficiency', 'kernel-efficiency']) assertFits(await measure(page, id), `h100 ${id}`);
+  const ke = await measure(page, 'kernel-efficiency');
+  assert.equal(ke.rows, sql1(db, `SELECT count(*) FROM view_dl_kernel_efficiency WHERE aggr_id = ${a}`));
+  assert.deepEqual(ke.labels.slice(-3), ['Mean Blocks per SM', 'Est. SM Efficiency', 'Mean Est. Achieved Occupancy']);
+  // every header and value is whole inside the window: not "Est. Efficie", "7" for "78.8 %"
+  const clipped = await page.locator('section[data-table="kernel-efficiency"]').evaluate((sec) => {
+    const box = sec.querySelector('.table-scroll').getBoundingClientRect();
+    const right = Math.min(box.right, window.innerWidth);
+    return [...sec.querySelectorAll('thead th, tbody td')].filter((c) => c.getBoundingClientRect().right > right + 1).map((c) => c.textContent.slice(0, 30));
+  });
+  assert.deepEqual(clipped, [], 'cells past the table box or the window');
+  const eff = await page.locator('section[data-table="kernel-efficiency"] tbody tr:first-child td').evaluateAll((tds) => tds.slice(-2).map((td) => td.innerText));
+  for (const v of eff) assert.match(v, /^\d+\.\d %$/);
+  // a long kernel name wraps, and a cut one has the whole name as its tooltip
+  const longest = sql1(db, `SELECT kernel_name FROM view_dl_kernel_efficiency WHERE aggr_id = ${a} ORDER BY length(kernel_name) DESC LIMIT 1`);
+  assert.ok(longest.length > 100, `the longest kernel name has ${longest.length} characters`);
+  const titles = await page.locator('section[data-table="kernel-efficiency"] tbody td .long[title]').evaluateAll((els) => els.map((e) => e.title));
+  assert.ok(titles.includes(longest), 'the longest kernel name is a cell’s tooltip');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
 
 /** Lines of text a cell takes (distinct tops of its text boxes). */
 const lines = (loc) =>

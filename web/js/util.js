@@ -222,7 +222,10 @@ export function identText(s) {
   );
 }
 
-/** Long text cut to `max` characters (or its first line) with a "more" toggle. */
+/**
+ * Long text cut to `max` characters (or its first line) with a "more" toggle;
+ * a cut text has the full text as its tooltip.
+ */
 export function longText(s, max = 100) {
   const full = String(s ?? '');
   const firstNl = full.indexOf('\n');
@@ -239,7 +242,7 @@ export function longText(s, max = 100) {
     btn.setAttribute('aria-expanded', String(!open));
     wrap.classList.toggle('open', !open);
   });
-  const wrap = h('span', { class: 'long' }, body, ' ', btn);
+  const wrap = h('span', { class: 'long', title: full }, body, ' ', btn);
   return wrap;
 }
 

@@ -36,7 +36,12 @@ export function aggrLine(ctx, route) {
 export function opColumns(ctx) {
   const pt = ctx.pytorch;
   return [
-    { key: 'gpu_time', label: 'GPU Time', type: 'time', title: 'Total GPU time of the kernels of this op' },
+    {
+      key: 'gpu_time',
+      label: 'GPU Time',
+      type: 'time',
+      title: 'GPU time of the op’s kernels, memcpys and memsets, summed over its calls (overlaps within a call count once)',
+    },
     { key: 'cpu_time', label: 'CPU Time', type: 'time', title: 'Total CPU time of the op' },
     { key: 'op_node_id', label: 'Op ID', type: 'ident' },
     { key: 'op_node_name', label: 'Op Name', type: 'path', cls: 'name' },
@@ -64,28 +69,41 @@ export function kernelRowColumns(withOpName) {
   ].filter(Boolean);
 }
 
-/** Kernel GPU time of an iteration: tensor-core + other kernels. */
-function kernelTime(r) {
+/**
+ * Kernel busy time of an iteration: the time in it when a kernel runs (on any
+ * GPU), overlapping kernels counted once: the resource breakdown's tensor-core
+ * + other-kernel time (docs/dldb.md), not the sum of kernel durations.
+ */
+function kernelBusy(r) {
   return (Number(r.tc_duration) || 0) + (Number(r.non_tc_duration) || 0);
 }
+
+/* Tooltips of the iteration columns: what each one counts. */
+export const ITER_TIPS = {
+  launches: 'Kernels launched in the iteration (memcpys and memsets not counted)',
+  tcLaunches: 'Launches of kernels that use Tensor Cores',
+  busy: 'Time in the iteration when at least one kernel runs (on any GPU); overlapping kernels count once, so this is not the sum of kernel durations (the dashboard’s Kernel + Memory GPU Time sums durations). The bar is its share of the iteration duration',
+  tcBusy: 'Time in the iteration when a Tensor Core kernel runs (overlaps count once)',
+  memory: 'Time in the iteration when a memcpy or memset runs and no kernel does',
+};
 
 export function iterationColumns() {
   return [
     { key: 'iter_value', label: 'Iteration', type: 'int' },
     { key: 'start_time', label: 'Start', type: 'timestamp', title: 'Start of the iteration (session clock)' },
     { key: 'duration', label: 'Duration', type: 'time' },
-    { key: 'total_kernel_count', label: 'Kernels', type: 'int' },
-    { key: 'using_tc_kernel_count', label: 'TC Kernels', type: 'int' },
+    { key: 'total_kernel_count', label: 'Kernel Launches', type: 'int', title: ITER_TIPS.launches },
+    { key: 'using_tc_kernel_count', label: 'TC Kernel Launches', type: 'int', title: ITER_TIPS.tcLaunches },
     {
-      key: 'kernel_time',
-      label: 'Kernel GPU Time',
+      key: 'kernel_busy',
+      label: 'Kernel Busy Time',
       type: 'bar',
       sortable: false,
-      title: 'Using TC + not using TC kernel time; the bar is its share of the iteration duration',
-      render: (r) => barCell(kernelTime(r), r.duration),
+      title: ITER_TIPS.busy,
+      render: (r) => barCell(kernelBusy(r), r.duration),
     },
-    { key: 'tc_duration', label: 'TC GPU Time', type: 'time' },
-    { key: 'memory_duration', label: 'Memory', type: 'time' },
+    { key: 'tc_duration', label: 'TC Kernel Busy Time', type: 'time', title: ITER_TIPS.tcBusy },
+    { key: 'memory_duration', label: 'Memory-Only Time', type: 'time', title: ITER_TIPS.memory },
   ];
 }
 

@@ -17,6 +17,10 @@ const GUIDANCE = [
   ['Convolution performance and Tensor Cores', 'https://docs.nvidia.com/deeplearning/performance/dl-performance-convolutional/index.html'],
 ];
 
+/* What the kernel panel's time is, and how it differs from Kernels by Iteration's. */
+const KERNEL_TIME_TIP =
+  'Summed GPU durations of every kernel, memcpy and memset in the aggregated iterations: overlapping ones each count. Kernels by Iteration’s Kernel Busy Time is the time when a kernel runs, overlaps counted once.';
+
 function doughnutCard(id, title, opts = {}) {
   const canvas = h('canvas', { role: 'img', 'aria-label': title });
   const center = h('div', { class: 'donut-center' });
@@ -56,7 +60,8 @@ export default {
     /* --- row 1: doughnuts --- */
     const gpu = doughnutCard('gpu-utilization', 'GPU Utilization', { more: ctx.numGpus > 1 ? more('gpus') : null });
     const res = doughnutCard('resource-usage', 'Resource Usage Breakdown');
-    const ker = doughnutCard('kernel-time', 'Total Kernel GPU Time', { more: more('kernels-by-iteration') });
+    const ker = doughnutCard('kernel-time', 'Kernel + Memory GPU Time', { more: more('kernels-by-iteration') });
+    ker.head.querySelector('.card-title').title = KERNEL_TIME_TIP;
     const tc = doughnutCard('tc-efficiency', 'Tensor Core Kernel Efficiency');
     const row1 = h('div', { class: 'grid grid-4' }, gpu.el, res.el, ker.el, tc.el);
 
@@ -98,6 +103,22 @@ export default {
     root.append(...[viewHeader('Dashboard', aggrLine(ctx, route0)), row1, row2, row3, row4, row5].filter(Boolean));
     for (const c of [gpu, res, ker, tc]) c.foot.append(loading());
     for (const c of [perf, top, sys, exp]) c.body.append(loading());
+
+    /* --- iteration data: the Iteration Summary's, and the kernel panel's launch count --- */
+    let iterAll = null;
+    let iterProf = null;
+    const iterChart = ctx.has('view_iterations_profiled') ? iterationChart(iterCanvas, (a, b) => router.update({ from: a, to: b })) : null;
+    if (iterChart) charts.push(iterChart);
+    const iterMiss = ctx.missing(['view_iterations_profiled'], 'the Iteration Summary');
+    if (iterMiss) replace(iter.body, iterMiss);
+    const iterReady = iterMiss
+      ? Promise.resolve()
+      : Promise.all([ctx.has('view_iterations_all') ? getAll('iterations_all', { aggr_id: base.aggr_id }) : { rows: [] }, getAll('iterations_profiled', base)])
+          .then(([a, p]) => {
+            iterAll = a.rows;
+            iterProf = p.rows;
+          })
+          .catch((e) => failed(iter.body, e));
 
     /* --- GPU utilization --- */
     const gpuMiss = ctx.missing(['view_domain_model_gpu_utilization'], 'this panel');
@@ -159,11 +180,37 @@ export default {
     else {
       const ch = doughnut(ker.canvas, ['Using TC', 'Memory', 'All other kernels'], [COLORS.tc, COLORS.memory, COLORS.nonTc], 'time');
       charts.push(ch);
+      /* Kernel launches: the profiled iterations' kernel counts (memcpys and
+       * memsets not counted); null when the iterations cannot be read. */
+      const launchesP = iterReady.then(() =>
+        iterProf ? iterProf.reduce((a, r) => [a[0] + (Number(r.total_kernel_count) || 0), a[1] + (Number(r.using_tc_kernel_count) || 0)], [0, 0]) : null,
+      );
       track(
-        get('kernel_summary', base)
-          .then((d) => {
+        Promise.all([get('kernel_summary', base), launchesP])
+          .then(([d, launches]) => {
             setDoughnut(ch, [d.using_tc_gpu_time, d.memory_gpu_time, d.other_gpu_time]);
-            centerText(ker.center, fmtTime(d.total_gpu_time), `${fmtInt(d.total_count)} kernels`, fmtNs(d.total_gpu_time));
+            centerText(ker.center, fmtTime(d.total_gpu_time), 'summed durations', fmtNs(d.total_gpu_time));
+            const kernelNames = (Number(d.using_tc_count) || 0) + (Number(d.other_count) || 0);
+            const counts = h(
+              'p',
+              { class: 'kernel-counts' },
+              launches
+                ? [
+                    h(
+                      'span',
+                      { dataset: { key: 'launches' }, title: 'Kernels launched in the aggregated iterations (memcpys and memsets not counted)' },
+                      `${fmtInt(launches[0])} kernel launches (${fmtInt(launches[1])} using TC)`,
+                    ),
+                    ' of ',
+                  ]
+                : null,
+              h(
+                'span',
+                { dataset: { key: 'distinct' }, title: 'Distinct kernel names, and distinct memory operations (by launching API)' },
+                `${fmtInt(kernelNames)} distinct kernels`,
+                Number(d.memory_count) ? ` + ${fmtInt(d.memory_count)} memory ops` : '',
+              ),
+            );
             const row = (label, t, n, key) =>
               h(
                 'tr',
@@ -179,18 +226,28 @@ export default {
               h(
                 'table',
                 { class: 'mini' },
-                h('thead', null, h('tr', null, h('th', null, ''), h('th', { class: 'num' }, 'GPU time'), h('th', { class: 'num' }, 'Count'))),
+                h(
+                  'thead',
+                  null,
+                  h(
+                    'tr',
+                    null,
+                    h('th', null, ''),
+                    h('th', { class: 'num', title: 'Summed GPU durations' }, 'GPU time (sum)'),
+                    h('th', { class: 'num', title: 'Distinct kernel names (memory: distinct launching APIs), not launches' }, 'Distinct'),
+                  ),
+                ),
                 h(
                   'tbody',
                   null,
-                  row('All kernels', d.total_gpu_time, d.total_count, 'all'),
+                  row('Kernels + memory', d.total_gpu_time, d.total_count, 'all'),
                   row('Using TC', d.using_tc_gpu_time, d.using_tc_count, 'tc'),
-                  row('Memory', d.memory_gpu_time, d.memory_count, 'memory'),
-                  row('All other', d.other_gpu_time, d.other_count, 'other'),
+                  row('Memory (memcpy, memset)', d.memory_gpu_time, d.memory_count, 'memory'),
+                  row('Other kernels', d.other_gpu_time, d.other_count, 'other'),
                 ),
               ),
             );
-            replace(ker.foot, details);
+            replace(ker.foot, counts, details);
           })
           .catch((e) => failed(ker.body, e)),
       );
@@ -254,21 +311,6 @@ export default {
     }
 
     /* --- iteration summary --- */
-    let iterAll = null;
-    let iterProf = null;
-    const iterChart = ctx.has('view_iterations_profiled') ? iterationChart(iterCanvas, (a, b) => router.update({ from: a, to: b })) : null;
-    if (iterChart) charts.push(iterChart);
-    const iterMiss = ctx.missing(['view_iterations_profiled'], 'the Iteration Summary');
-    if (iterMiss) replace(iter.body, iterMiss);
-    const iterReady = iterMiss
-      ? Promise.resolve()
-      : Promise.all([ctx.has('view_iterations_all') ? getAll('iterations_all', { aggr_id: base.aggr_id }) : { rows: [] }, getAll('iterations_profiled', base)])
-          .then(([a, p]) => {
-            iterAll = a.rows;
-            iterProf = p.rows;
-          })
-          .catch((e) => failed(iter.body, e));
-
     const drawIter = (route) => {
       if (!iterChart || !iterProf) return;
       const src = iterAll.length ? iterAll : iterProf;

@@ -80,7 +80,7 @@ export default {
           prefix: 'ke.',
           noun: 'kernels',
           columns: [
-            { key: 'kernel_name', label: 'Kernel Name', type: 'long' },
+            { key: 'kernel_name', label: 'Kernel Name', type: 'long', cls: 'name' },
             { key: 'calls', label: 'Calls', type: 'int' },
             { key: 'gpu_time', label: 'Total Duration', type: 'time' },
             { key: 'avg', label: 'Mean Duration', type: 'time' },

@@ -1,7 +1,9 @@
 // ops.js - Ops and Kernels: the ops table; a click shows the kernels of
 // that op (view_kernel_summaries). Params: op (op_node_id), bad=1 (only ops
 // with a bad data type, as DLProf's ShowBadDataTypeOps), table state under
-// '' (ops) and 'k.' (kernels).
+// '' (ops) and 'k.' (kernels). Arriving with an op (a link from Group Ops
+// or the dashboard) turns the ops table to the page that holds it under the
+// current sort and filter, and scrolls its highlighted row into view.
 
 import { get, getAll } from '../api.js';
 import * as router from '../router.js';
@@ -10,6 +12,21 @@ import { DataTable } from '../table.js';
 import { viewHeader, aggrLine, opColumns } from './common.js';
 
 const KERNEL_PARAMS = ['k.sort', 'k.order', 'k.offset', 'k.limit', 'k.filter'];
+const SCAN_PAGE = 1000; // the server's largest page
+
+/**
+ * The offset of the page (of q.limit rows) that holds op `id` in the ops
+ * list of query q (its sort, order and filter), or null when q does not
+ * list it. Reads the list in the server's largest pages until it finds it.
+ */
+async function pageOf(q, id) {
+  for (let offset = 0; ; offset += SCAN_PAGE) {
+    const d = await get('op_nodes', { ...q, offset, limit: SCAN_PAGE });
+    const i = d.rows.findIndex((r) => r.op_node_id === id);
+    if (i >= 0) return Math.floor((offset + i) / q.limit) * q.limit;
+    if (d.rows.length < SCAN_PAGE || offset + SCAN_PAGE >= Number(d.filtered)) return null;
+  }
+}
 
 export default {
   id: 'ops',
@@ -33,7 +50,10 @@ export default {
       baseParams: (r) => ({ ...ctx.base(r), is_bad_data_type: r.params.bad === '1' ? 1 : null }),
       rowKey: (row) => row.op_node_id,
       selected: (r) => r.params.op,
+      // after the table has marked itself loaded
+      onData: () => queueMicrotask(locate),
       onRowClick: (row) => {
+        clicked = row.op_node_id; // on this page already: no need to find it
         const changes = { op: row.op_node_id };
         for (const k of KERNEL_PARAMS) changes[k] = null;
         router.update(changes);
@@ -74,6 +94,59 @@ export default {
           })
           .catch(() => null)
       : Promise.resolve();
+
+    /* --- bringing an op given by the URL into view --- */
+    let clicked = null; // an op chosen in the table, not by a link
+    let lastOp; // the op of the last route (undefined: none seen yet)
+    let locating = null; // the op to bring into view once its page is shown
+    let scanning = null; // the op whose page is being looked for
+    const locateHint = (nodes) => {
+      ops.setHint(...(nodes || ['Click an op to see its kernels.']));
+    };
+    const locate = () => {
+      const id = locating;
+      if (!id || ops.el.classList.contains('is-loading')) return;
+      const tr = [...ops.bodyEl.rows].find((row) => row.dataset.key === id);
+      if (tr) {
+        locating = null;
+        tr.scrollIntoView({ block: 'center' });
+        return;
+      }
+      if (scanning === id) return;
+      const r = router.current();
+      const q = ops.query(r);
+      if (!q) return;
+      scanning = id;
+      ops.el.classList.add('is-loading');
+      ops.el.setAttribute('aria-busy', 'true');
+      const done = () => {
+        scanning = null;
+        ops.el.classList.remove('is-loading');
+        ops.el.setAttribute('aria-busy', 'false');
+      };
+      pageOf(q, id)
+        .then((offset) => {
+          done();
+          const now = router.current();
+          // the user moved on meanwhile
+          if (locating !== id || now.params.op !== id || JSON.stringify(ops.query(now)) !== JSON.stringify(q)) return;
+          if (offset === null) {
+            locating = null;
+            locateHint([
+              h('span', { class: 'warn-text' }, 'Op ', h('code', { class: 'id' }, id), ' is not among the ops listed here'),
+              q.filter || q.is_bad_data_type ? ' (see the filter and the bad-ops toggle).' : '.',
+              ' Its kernels are below.',
+            ]);
+            kernels.el.scrollIntoView({ block: 'start' });
+            return;
+          }
+          router.update({ offset: offset > 0 ? offset : null }, { replace: true });
+        })
+        .catch(() => {
+          done();
+          locating = null;
+        });
+    };
 
     let shownOp = null;
     const showOpTitle = async (r) => {
@@ -117,9 +190,18 @@ export default {
             );
           });
         }
+        const op = r.params.op || null;
+        if (op !== lastOp) {
+          locateHint(null);
+          // an op from a link (or history), not a click in this table: find it
+          locating = op && op !== clicked ? op : null;
+          lastOp = op;
+        }
+        clicked = null;
         ops.update(r);
         kernels.update(r);
         showOpTitle(r);
+        locate();
       },
     };
   },
