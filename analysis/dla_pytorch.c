@@ -122,8 +122,8 @@ static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed,
 
 /* emit_nvtx's (and the Kineto import's) "sizes = [[32, 3, 224, 224], [64],
  * [], ...]" as DLProf's input shapes, "<32, 3, 224, 224>; <64>": a shape
- * per tensor input, non-tensor inputs ([]) left out. Returns 0 with out
- * empty when text has no sizes, none is a tensor, or they do not fit. */
+ * per tensor input, non-tensor inputs ([]) left out. out is left empty when
+ * text has no sizes, none is a tensor, or they do not fit. */
 static void emit_shapes(const char *text, char *out, size_t cap) {
   out[0] = '\0';
   const char *p = strstr(text, ", sizes = [");
@@ -331,6 +331,8 @@ static int build(builder *b) {
      * its seq and name the same instance. */
     if (rc == DL_OK && r->kind == DLA_TEXT_EMIT_NVTX && r->inst >= 0) {
       int32_t owner_op = r->inst == (int32_t)i ? r->op : c->r[r->inst].op;
+      /* backward work the engine runs (op_as_bprop) names no forward op */
+      if (owner_op >= 0 && strcmp(c->ops[owner_op].direction, "bprop") == 0) owner_op = -1;
       int64_t seq = owner_op < 0 ? -1 : r->inst == (int32_t)i ? b->pn->seq : dla_opname_seq(text);
       int64_t prev = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
       int take = seq >= 0 && (prev < 0 || (prev != r->inst && c->r[prev].tid == r->tid &&
