@@ -200,6 +200,44 @@ static int test_tokenizer(void) {
 }
 
 /* A broken trace written here: big ints, bad bytes, stray quotes, truncated. */
+/* Backward work the autograd engine runs is no forward op for seq pairing:
+ * an AccumulateGrad that carries a sequence number inside the engine, then
+ * a backward node with that number. Paired with it, the backward made a
+ * second "AccumulateGrad" bprop node (the bprop of a bprop). */
+static int test_engine_seq(void) {
+  char path[1100];
+  snprintf(path, sizeof path, "%s/engine_seq.pt.trace.json", work);
+  FILE *f = fopen(path, "w");
+  ASSERT_NOT_NULL(f);
+  fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, "
+        "\"tid\": 1, \"ts\": 100, \"dur\": 900},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 110, \"dur\": 20, \"args\": {\"Sequence number\": 8}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: "
+        "torch::autograd::AccumulateGrad\", \"pid\": 1, \"tid\": 2, \"ts\": 500, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"torch::autograd::AccumulateGrad\", "
+        "\"pid\": 1, \"tid\": 2, \"ts\": 505, \"dur\": 90, \"args\": {\"Sequence number\": 9}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: "
+        "AddBackward0\", \"pid\": 1, \"tid\": 2, \"ts\": 700, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"AddBackward0\", \"pid\": 1, \"tid\": 2, "
+        "\"ts\": 705, \"dur\": 90, \"args\": {\"Sequence number\": 9, \"Fwd thread id\": 1}}\n"
+        "]}\n",
+        f);
+  fclose(f);
+  run_result r;
+  run(path, NULL, &r);
+  if (r.status) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE "
+                        "op_node_name = 'torch::autograd::AccumulateGrad'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name = "
+                        "'torch::autograd::AccumulateGrad' AND direction = 'bprop'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name = 'AddBackward0' "
+                        "AND direction = 'bprop'"), 1);
+  return 0;
+}
+
 static int test_broken_trace(void) {
   char path[1100];
   snprintf(path, sizeof path, "%s/broken.pt.trace.json", work);
@@ -765,6 +803,7 @@ int main(int argc, char **argv) {
   RUN(test_tokenizer);
   RUN(test_kpipe);
   RUN(test_broken_trace);
+  RUN(test_engine_seq);
   snprintf(kdir, sizeof kdir, "%s/traces/kineto", argv[2]);
   struct stat sb;
   if (stat(kdir, &sb) != 0) {
