@@ -194,26 +194,35 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
   return dla_dlprof_shapes(&m, &op->in_shapes, &op->params, &op->out_shapes) ? DL_ENOMEM : DL_OK;
 }
 
-/* The bprop op of a backward range (its text's seq >= 0), or the node of
- * its text when no forward range has that seq (the text is read only then). */
-static int op_of_backward(builder *b, int64_t name_id, int64_t seq, int32_t *out) {
-  int64_t inst = seq_get(&b->fwd_by_seq, seq);
-  int64_t fwd = inst >= 0 ? b->c->r[inst].op : -1;
-  if (fwd < 0) {
-    const char *text = dldb_writer_string(b->c->w, name_id);
-    return op_of_text(b, name_id, text ? text : "", 0, out);
-  }
+/* The bprop node of forward op fwd (same name, type, data type and stack),
+ * made once, into *out. */
+static int bprop_node(builder *b, int32_t fwd, int32_t *out) {
   int64_t v = dla_map_get(&b->bprop_of, (uint64_t)fwd);
   if (v >= 0) {
     *out = (int32_t)v;
     return DL_OK;
   }
   dla_ctx *c = b->c;
+  /* data_type lives inside c->ops, which dla__op_new may move: a copy */
+  char data_type[sizeof c->ops[fwd].data_type];
+  memcpy(data_type, c->ops[fwd].data_type, sizeof data_type);
   snprintf(b->key, KEY_CAP, "\003%s", c->ops[fwd].key);
-  int rc = dla__op_new(c, b->key, c->ops[fwd].path, c->ops[fwd].type, "bprop",
-                       c->ops[fwd].data_type, c->ops[fwd].stack, out);
+  int rc = dla__op_new(c, b->key, c->ops[fwd].path, c->ops[fwd].type, "bprop", data_type,
+                       c->ops[fwd].stack, out);
   if (rc == DL_OK && dla_map_put(&b->bprop_of, (uint64_t)fwd, *out)) rc = DL_ENOMEM;
   return rc;
+}
+
+/* The bprop op of a backward range (its text's seq >= 0), or the node of
+ * its text when no forward range has that seq (the text is read only then). */
+static int op_of_backward(builder *b, int64_t name_id, int64_t seq, int32_t *out) {
+  int64_t inst = seq_get(&b->fwd_by_seq, seq);
+  int32_t fwd = inst >= 0 ? b->c->r[inst].op : -1;
+  if (fwd < 0) {
+    const char *text = dldb_writer_string(b->c->w, name_id);
+    return op_of_text(b, name_id, text ? text : "", 0, out);
+  }
+  return bprop_node(b, fwd, out);
 }
 
 /* The bprop node of *op's name, into *op: for an instance the autograd
@@ -223,19 +232,8 @@ static int op_of_backward(builder *b, int64_t name_id, int64_t seq, int32_t *out
  * c10d::allreduce_ > record_param_comms > nccl:all_reduce). Shared with
  * the bprop node op_of_backward makes for a forward op of that name. */
 static int op_as_bprop(builder *b, int32_t *op) {
-  dla_ctx *c = b->c;
-  if (strcmp(c->ops[*op].direction, "bprop") == 0) return DL_OK;
-  int64_t v = dla_map_get(&b->bprop_of, (uint64_t)*op);
-  if (v >= 0) {
-    *op = (int32_t)v;
-    return DL_OK;
-  }
-  int32_t fwd = *op;
-  snprintf(b->key, KEY_CAP, "\003%s", c->ops[fwd].key);
-  int rc = dla__op_new(c, b->key, c->ops[fwd].path, c->ops[fwd].type, "bprop",
-                       c->ops[fwd].data_type, c->ops[fwd].stack, op);
-  if (rc == DL_OK && dla_map_put(&b->bprop_of, (uint64_t)fwd, *op)) rc = DL_ENOMEM;
-  return rc;
+  if (strcmp(b->c->ops[*op].direction, "bprop") == 0) return DL_OK;
+  return bprop_node(b, *op, op);
 }
 
 static int build(builder *b) {
