@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "dla_internal.h"
+#include "dldb_dl.h"
 #include "dla_opname.h"
 #include "dla_tc.h"
 
@@ -819,6 +820,9 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
     }
     if ((rc = dldb_aggr_iteration(c->w, aggr_id, &ir, err, errlen))) goto out;
   }
+  if (c->iter_name && dldb_dl_has_iter_names(c->w) &&
+      (rc = dldb_aggr_dl_iter_names(c->w, aggr_id, c->iter_name, (size_t)c->niter, err, errlen)))
+    goto out;
 
   for (size_t i = 0; i < c->nops; i++) {
     const dla_op *op = &c->ops[i];
@@ -917,8 +921,17 @@ out:
 
 /* ---- Entry point ---------------------------------------------------------------- */
 
+/* An AMD GPU by its name: ROCm's "AMD Instinct MI300X", "AMD Radeon Graphics" (an MI250's
+ * Kineto name), "Radeon PRO W7900". */
+static int gpu_is_amd(const char *name) {
+  return strncasecmp(name, "AMD ", 4) == 0 || strcasestr(name, "radeon") != NULL ||
+         strcasestr(name, "instinct") != NULL;
+}
+
 static int load_gpu_id(void *ctx, const dldb_scan_gpu *g) {
   dla_ctx *c = ctx;
+  c->ngpus_listed++;
+  c->ngpus_amd += gpu_is_amd(g->name);
   if (c->ngpus < DLA_MAX_GPUS) {
     c->gpu_mem[c->ngpus] = g->memory_bytes;
     c->gpu_sms[c->ngpus] = g->sm_count > 0 ? g->sm_count : 0;
@@ -1068,6 +1081,7 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
     f.pct[k] = wall > 0 ? 100.0 * (double)c.cat_total[k] / (double)wall : 0.0;
   if (wall <= 0) f.pct[DLA_CAT_OTHER] = 100.0;
   f.n_gpus = c.ngpus;
+  f.amd_gpus = c.ngpus_listed > 0 && c.ngpus_amd == c.ngpus_listed;
   double util = 0;
   for (int g = 0; g < c.ngpus; g++) {
     f.gpu_ids[g] = c.gpu_ids[g];
@@ -1113,6 +1127,7 @@ out:
   free(c.kblocks);
   free(c.m);
   free(c.bound);
+  free(c.iter_name);
   free(c.iter_cat);
   dla__comm_free(&c);
   return rc;

@@ -128,6 +128,8 @@ int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend) {
     c->bound[0] = s[0].start;
     for (size_t i = 0; i < m; i++) c->bound[i + 1] = s[i].end > c->bound[i] ? s[i].end : c->bound[i];
     c->niter = (int64_t)m;
+    if ((c->iter_name = malloc(m * sizeof *c->iter_name)) != NULL) /* else: numbers only */
+      for (size_t i = 0; i < m; i++) c->iter_name[i] = s[i].name_id;
     c->key_op_found = 1;
   }
   free(s);

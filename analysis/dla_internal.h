@@ -93,8 +93,11 @@ typedef struct dla_ctx {
   int32_t gpu_ids[DLA_MAX_GPUS]; int ngpus;
   int64_t gpu_mem[DLA_MAX_GPUS]; /* total memory per GPU, bytes (0: unknown) */
   int32_t gpu_sms[DLA_MAX_GPUS]; /* SM count per GPU (0: unknown) */
+  int ngpus_listed, ngpus_amd;   /* GPUs of the gpus table, and those of them made by AMD */
   /* iterations: boundaries b[0..niter], iteration i = [b[i], b[i+1]) */
   int64_t *bound; int64_t niter;
+  int64_t *iter_name;        /* niter strings ids of the iterations' names in the trace
+                              * (Kineto's ProfilerStep#N), or NULL: none has one */
   int64_t iter_start, iter_stop, wall_start, wall_end;
   int key_op_found;
   dla_model_config model_config; /* from {"model_config": ...} marks; -1: unknown */

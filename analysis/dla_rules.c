@@ -160,13 +160,19 @@ static size_t rule_dataloader(const dla_facts *f, dla_finding *o, size_t cap) {
              "%.1f%% of the aggregated run was spent in the dataloader while not simultaneously "
              "running on the GPU",
              f->pct[3]);
-    snprintf(o->recommendation, sizeof o->recommendation,
-             "Focus on reducing time spent in the training data input process. Consider using "
-             "NVIDIA DALI, a library that is a high performance alternative to built-in data "
-             "loaders and data iterators. Learn more here: https://developer.nvidia.com/DALI");
+    if (f->amd_gpus) /* DALI runs on NVIDIA GPUs only */
+      snprintf(o->recommendation, sizeof o->recommendation,
+               "Focus on reducing time spent in the training data input process: more "
+               "DataLoader workers (num_workers), pinned memory (pin_memory=True), and "
+               "prefetching the next batch while the GPU computes");
+    else
+      snprintf(o->recommendation, sizeof o->recommendation,
+               "Focus on reducing time spent in the training data input process. Consider using "
+               "NVIDIA DALI, a library that is a high performance alternative to built-in data "
+               "loaders and data iterators. Learn more here: https://developer.nvidia.com/DALI");
     return 1;
   }
-  if (f->n_dali_ops > 0 || !is_pytorch(f)) return 0;
+  if (f->n_dali_ops > 0 || !is_pytorch(f) || f->amd_gpus) return 0;
   snprintf(o->problem, sizeof o->problem, "No DALI ops detected");
   snprintf(o->recommendation, sizeof o->recommendation,
            "Consider using NVIDIA DALI, a library that is a high performance alternative to "

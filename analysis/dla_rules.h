@@ -22,6 +22,7 @@ typedef struct dla_facts {
   double pct[7];               /* tc, non_tc, memory, dataloader, io, cpu, other (%) */
   double gpu_utilization;      /* %, average over GPUs */
   int n_gpus;
+  int amd_gpus;                /* 1: every GPU the profile lists is AMD's (no DALI there) */
   int32_t gpu_ids[DLA_MAX_GPUS];
   double gpu_util[DLA_MAX_GPUS];
   int64_t gpu_kernels[DLA_MAX_GPUS]; /* kernels run in the aggregated iterations */

@@ -33,6 +33,7 @@ static int has_table(dldb_writer *w, const char *name) {
 }
 
 int dldb_dl_has_tables(dldb_writer *w) { return has_table(w, "aggr_dl_gpu"); }
+int dldb_dl_has_iter_names(dldb_writer *w) { return has_table(w, "aggr_dl_iter_names"); }
 
 int dldb_occ_writer_open(dldb_writer *w, dldb_occ_writer **out, char *err, size_t errlen) {
   *out = NULL;
@@ -173,6 +174,22 @@ int dldb_aggr_dl_kernels(dldb_writer *w, int64_t aggr_id, const dldb_dl_kernel_r
     bind_real(st, 7, r[i].blocks_per_sm);
     bind_real(st, 8, r[i].est_achieved_occupancy);
     bind_real(st, 9, r[i].est_sm_efficiency);
+    rc = step(w, st, err, errlen, fn);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int dldb_aggr_dl_iter_names(dldb_writer *w, int64_t aggr_id, const int64_t *names, size_t n,
+                            char *err, size_t errlen) {
+  static const char *fn = "dldb_aggr_dl_iter_names";
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, "INSERT INTO aggr_dl_iter_names VALUES (?1, ?2, ?3)", &st, err, errlen, fn);
+  for (size_t i = 0; rc == DL_OK && i < n; i++) {
+    if (names[i] < 0) continue;
+    sqlite3_bind_int64(st, 1, aggr_id);
+    sqlite3_bind_int64(st, 2, (int64_t)i);
+    sqlite3_bind_int64(st, 3, names[i]);
     rc = step(w, st, err, errlen, fn);
   }
   sqlite3_finalize(st);

@@ -40,6 +40,8 @@ int dldb_scan_kernel_occupancy(dldb_writer *w, int (*fn)(void *ctx, const dldb_s
 
 /* 1 if the file has the aggr_dl_* tables. */
 int dldb_dl_has_tables(dldb_writer *w);
+/* 1 if the file has aggr_dl_iter_names (schema 4 and newer). */
+int dldb_dl_has_iter_names(dldb_writer *w);
 
 typedef struct dldb_dl_gpu_row {
   int32_t device_id;
@@ -68,5 +70,9 @@ int dldb_aggr_dl_iter_gpus(dldb_writer *w, int64_t aggr_id, const dldb_dl_iter_g
                            size_t n, char *err, size_t errlen);
 int dldb_aggr_dl_kernels(dldb_writer *w, int64_t aggr_id, const dldb_dl_kernel_row *r, size_t n,
                          char *err, size_t errlen);
+/* The trace's names of iterations: names[i] is the strings id of iteration
+ * i's name, or negative where it has none (no row). */
+int dldb_aggr_dl_iter_names(dldb_writer *w, int64_t aggr_id, const int64_t *names, size_t n,
+                            char *err, size_t errlen);
 
 #endif

@@ -40,7 +40,7 @@
 typedef struct dldb_writer dldb_writer;
 
 /* Schema version of db/schema.sql (PRAGMA user_version). */
-#define DLDB_SCHEMA_VERSION 3
+#define DLDB_SCHEMA_VERSION 4
 /* The DLProf view layer we implement (db_version). */
 #define DLDB_VIEW_VERSION "1.8.0"
 /* dl_meta 'format'. */
@@ -253,7 +253,7 @@ typedef struct dldb_scan_gpu_op {
 
 typedef struct dldb_scan_gpu {
   int32_t device_id;
-  int64_t name_id;                /* 0 */
+  const char *name;               /* gpu_name ("": unknown), valid during the call */
   int64_t memory_bytes;           /* 0: unknown */
   int32_t sm_count;               /* 0: unknown */
 } dldb_scan_gpu;

@@ -178,7 +178,8 @@ int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_o
 
 static int gpu_row(void *c, sqlite3_stmt *st) {
   scan_ctx *sc = c;
-  dldb_scan_gpu g = {.device_id = sqlite3_column_int(st, 0), .name_id = 0,
+  const char *name = (const char *)sqlite3_column_text(st, 3);
+  dldb_scan_gpu g = {.device_id = sqlite3_column_int(st, 0), .name = name ? name : "",
                      .memory_bytes = sqlite3_column_int64(st, 1),
                      .sm_count = sqlite3_column_int(st, 2)};
   return ((int (*)(void *, const dldb_scan_gpu *))sc->fn)(sc->ctx, &g);
@@ -187,7 +188,7 @@ static int gpu_row(void *c, sqlite3_stmt *st) {
 int dldb_scan_gpus(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu *g), void *ctx,
                    char *err, size_t errlen) {
   sqlite3_stmt *st = NULL;
-  int rc = prepare(w, "SELECT device_id, memory_bytes, sm_count FROM gpus ORDER BY device_id", &st, err, errlen,
+  int rc = prepare(w, "SELECT device_id, memory_bytes, sm_count, gpu_name FROM gpus ORDER BY device_id", &st, err, errlen,
                    "dldb_scan_gpus");
   if (rc) return rc;
   scan_ctx sc = {(void *)fn, ctx};

@@ -15,7 +15,7 @@
 -- of a view's columns or rows; a view rewritten to give the same rows faster
 -- keeps it (a dldb written before still reads and aggregates the same).
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 ---------------------------------------------------------------------------
 -- (a) Raw records
@@ -727,6 +727,23 @@ JOIN strings n ON n.id = x.kernel_name_id
 JOIN aggregations a ON a.aggr_id = x.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
+
+-- ---- dl extensions: iteration names (schema 4) ----
+-- The name an iteration has in the trace, where it has one: Kineto's
+-- ProfilerStep#N spans (one iteration each), which users match to their
+-- training logs. No row: the iteration is only its number (iterations cut
+-- at a key op's stops, and files from before schema 4).
+CREATE TABLE aggr_dl_iter_names (
+  aggr_id    INTEGER NOT NULL,
+  iter_value INTEGER NOT NULL,
+  name_id    INTEGER NOT NULL REFERENCES strings(id),
+  PRIMARY KEY (aggr_id, iter_value)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_iteration_names AS
+SELECT x.aggr_id AS aggr_id, x.iter_value, n.value AS name
+FROM aggr_dl_iter_names x
+JOIN strings n ON n.id = x.name_id;
 
 -- ---- dl extensions: nsys-stats-style statistics (issue 8) ----
 -- Readers must treat these as optional too (NVIDIA's files and ours from

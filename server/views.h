@@ -29,7 +29,7 @@ typedef struct dlv_view {
   const char *feature;    /* "the Group Ops view", for view_missing */
 } dlv_view;
 
-#define DLV_VIEW_COUNT 35 /* DLProf's 23 + our 12 view_dl_* (optional: dlv_view_optional) */
+#define DLV_VIEW_COUNT 36 /* DLProf's 23 + our 13 view_dl_* (optional: dlv_view_optional) */
 
 /* The table, in docs/api.md order. */
 extern const dlv_view dlv_views[DLV_VIEW_COUNT];

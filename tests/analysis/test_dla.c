@@ -392,6 +392,8 @@ static int test_fixture_attribution(void) {
   }
   /* iterations: 2 key-op instances -> 3 iterations */
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_all WHERE aggr_id = 1"), 3);
+  /* iterations cut at a key op's stops have no name of their own */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_iteration_names"), 0);
   ASSERT_EQ(q_int(db, "SELECT stop_time FROM view_iterations_all WHERE aggr_id=1 AND iter_value=0"),
             600);
   ASSERT_EQ(q_int(db, "SELECT start_time FROM view_iterations_all WHERE aggr_id=1 AND iter_value=2"),
@@ -892,6 +894,15 @@ static int test_rules(void) {
   ASSERT_STR_EQ(find(fd, n, "dataloader_detector")->problem, "No DALI ops detected");
   f.mode = "simple";
   ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "dataloader_detector"));
+  /* DALI runs on NVIDIA GPUs only: not advised where every GPU is AMD's */
+  f.mode = NULL;
+  f.amd_gpus = 1;
+  ASSERT_NULL(find(fd, dla_rules_run(&f, fd, 16), "dataloader_detector"));
+  f.pct[3] = 87.3;
+  n = dla_rules_run(&f, fd, 16);
+  ASSERT_CONTAINS(find(fd, n, "dataloader_detector")->problem, "87.3% of the aggregated run");
+  ASSERT(strstr(find(fd, n, "dataloader_detector")->recommendation, "DALI") == NULL);
+  ASSERT_CONTAINS(find(fd, n, "dataloader_detector")->recommendation, "num_workers");
 
   /* cuDNN benchmark: only with evidence (model_config says off) and convolutions */
   facts_quiet(&f);

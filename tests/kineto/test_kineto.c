@@ -490,6 +490,13 @@ static int test_resnet50_iterations(void) {
      * each covering its whole step they doubled "All ops" CPU time and led
      * the top ops; the step's own calls outside every op are unassociated */
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name LIKE 'ProfilerStep%'"), 0);
+    /* each iteration keeps its step's name, which users match to their logs:
+     * iteration i is ProfilerStep#(first + i) */
+    ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_names n JOIN view_iterations_all a "
+                          "ON a.aggr_id = n.aggr_id AND a.iter_value = n.iter_value"), 6);
+    ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_names WHERE name = "
+                          "'ProfilerStep#' || (iter_value + (SELECT CAST(substr(name, 14) AS INTEGER) "
+                          "FROM view_dl_iteration_names WHERE iter_value = 0))"), 6);
     /* each backward pairs with the op that created its autograd node: the
      * running-stats add before batch_norm and the zero_/view before the
      * first conv report the same seq but create none (they took every
@@ -521,12 +528,39 @@ static int test_resnet50_iterations(void) {
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_aggregations WHERE aggr_id = 2 AND "
                           "key_node_name = 'ProfilerStep#' AND iter_start = 1 AND iter_stop = 3"), 1);
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all WHERE aggr_id = 2"), 6);
+    ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_names a JOIN view_dl_iteration_names b "
+                          "ON b.aggr_id = 2 AND b.iter_value = a.iter_value AND b.name = a.name "
+                          "WHERE a.aggr_id = 1"), 6);
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE aggr_id = 2 AND "
                           "op_node_name LIKE 'ProfilerStep%'"), 0);
     ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all a JOIN view_iterations_all b "
                           "ON b.aggr_id = 2 AND b.iter_value = a.iter_value AND "
                           "b.start_time = a.start_time AND b.stop_time = a.stop_time "
                           "WHERE a.aggr_id = 1"), 6);
+    /* a dldb of schema 3 (before iteration names) aggregates again, without names */
+    char old[1300];
+    snprintf(old, sizeof old, "%s.schema3.sqlite", r.db);
+    unlink(old);
+    sqlite3 *h = NULL;
+    char sql[1600];
+    snprintf(sql, sizeof sql, "VACUUM INTO '%s'", old);
+    ASSERT_EQ(sqlite3_open(r.db, &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    ASSERT_EQ(sqlite3_open(old, &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "DROP VIEW view_dl_iteration_names; DROP TABLE aggr_dl_iter_names; "
+                              "UPDATE dl_meta SET value = '3' WHERE key = 'schema_version'; "
+                              "PRAGMA user_version = 3",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(h);
+    run_result r4;
+    run(old, "--iter_start=2 --iter_stop=4", &r4);
+    if (r4.status) fprintf(stderr, "%s\n", r4.out);
+    ASSERT_EQ(r4.status, 0);
+    ASSERT_EQ(q_int(old, "SELECT count(*) FROM view_aggregations WHERE iter_start = 2 AND iter_stop = 4"), 1);
+    ASSERT_EQ(q_int(old, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%iter_names'"), 0);
+    unlink(old);
     /* and with no option that shapes an aggregation: the reports, no copy */
     run_result r3;
     run(r.db, NULL, &r3);
@@ -634,6 +668,9 @@ static int test_hta_two_ranks(void) {
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_communication"), 2);
   /* the ranks' ProfilerStep#551/#552 merge: two iterations, not four */
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 2);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_names WHERE "
+                        "(iter_value = 0 AND name = 'ProfilerStep#551') OR "
+                        "(iter_value = 1 AND name = 'ProfilerStep#552')"), 2);
   ASSERT_EQ(q_int(r.db, "SELECT value FROM dl_meta WHERE key = 'kineto_world_size'"), 128);
   /* every kernel found its launch on its own rank */
   ASSERT(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name LIKE 'unassociated%' "
@@ -671,6 +708,9 @@ static int test_hta_corner_cases(void) {
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_efficiency WHERE est_sm_efficiency IS NOT NULL"), 0);
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name LIKE 'Cijk_%' AND uses_tc = 0"), 0);
   ASSERT(q_int(r.db, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name LIKE 'Cijk_%'") >= 1);
+  /* an AMD GPU: no advice to use NVIDIA DALI (it ran "No DALI ops detected") */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_expert_systems"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_expert_systems WHERE problem || recommendation LIKE '%DALI%'"), 0);
   /* missing distributedInfo: rank 0 */
   trace_path(trace, sizeof trace, "hta/distributed_info_unavailable_distributed_info_not_found.json.gz");
   run(trace, NULL, &r);
