@@ -93,6 +93,7 @@ test('Kernels by Iteration: launches and busy times are labelled as such, and th
   const labels = (await heads.allInnerTexts()).map((t) => t.replace(/[▲▼]/g, '').trim());
   assert.deepEqual(labels, [
     'Iteration',
+    'Step', // the trace names its iterations (ProfilerStep#N): iternames.test.mjs
     'Start',
     'Duration',
     'Kernel Launches',

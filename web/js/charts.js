@@ -177,7 +177,12 @@ export function iterationChart(canvas, onSelect) {
               if (!items.length) return '';
               const { chart: c, label, dataIndex: i } = items[0];
               const n = c.$dlLast[i] - c.$dlFirst[i] + 1;
-              return n > 1 ? `Iterations ${label} (mean of ${n})` : `Iteration ${label}`;
+              const names = c.$dlNames;
+              const a = names && names.get(c.$dlFirst[i]);
+              const b = names && names.get(c.$dlLast[i]);
+              // the trace's names of the iterations (ProfilerStep#N), when it has them
+              const step = a && b ? ` · ${n > 1 ? `${a} to ${b}` : a}` : '';
+              return n > 1 ? `Iterations ${label} (mean of ${n})${step}` : `Iteration ${label}${step}`;
             },
             label: (ctx) => ` ${ctx.dataset.label}: ${fmtTime(ctx.parsed.y)} (${fmtNs(Math.round(ctx.parsed.y))})`,
           },
@@ -194,12 +199,17 @@ export function iterMaxBars(chart) {
   return Math.max(100, Math.floor((chart.chartArea ? chart.chartArea.right - chart.chartArea.left : chart.width) / 3));
 }
 
-/** Shows iterSeries() output s (views/common.js) in an iteration chart. */
-export function setIterations(chart, s) {
+/**
+ * Shows iterSeries() output s (views/common.js) in an iteration chart;
+ * names (Map iter_value -> name, views/common.js iterNames) label the
+ * tooltips' iterations, the axis keeps the numbers.
+ */
+export function setIterations(chart, s, names = null) {
   chart.data.labels = s.labels;
   chart.data.datasets = s.datasets;
   chart.$dlFirst = s.first;
   chart.$dlLast = s.last;
+  chart.$dlNames = names;
   chart.update();
 }
 

@@ -1,6 +1,7 @@
 // common.js - pieces shared by several views: cards, column sets, the
-// iteration chart's data and its range controls.
+// iteration chart's data and its range controls, and the iterations' names.
 
+import { getAll } from '../api.js';
 import { h, replace, fmtInt, timeSpan } from '../util.js';
 import { ITER_CATEGORIES, COLORS } from '../charts.js';
 import * as router from '../router.js';
@@ -23,12 +24,95 @@ export function viewHeader(title, sub) {
   return h('div', { class: 'view-head' }, h('h1', { class: 'view-title' }, title), sub ? h('p', { class: 'view-sub' }, sub) : null);
 }
 
-/** "Iterations 0 to 0 (1 aggregated) · key op: none" for the current aggregation. */
+/* ---- iteration names (view_dl_iteration_names) --------------------------- */
+
+const namesByAggr = new Map(); // aggr_id -> Promise of Map iter_value -> name
+
+/**
+ * The names the trace gives an aggregation's iterations (a PyTorch profiler
+ * trace's "ProfilerStep#16" for iteration 0), as a Promise of a Map
+ * iter_value -> name. Fetched once per aggregation. Empty when the database
+ * has no names (Nsight Systems exports) or no view_dl_iteration_names (NVIDIA's
+ * files, older dldbs), and on a failure: the names only label numbers, so
+ * without them the page shows the numbers alone and no error.
+ */
+export function iterNames(ctx, aggrId) {
+  if (aggrId === null || aggrId === undefined || aggrId === '' || !ctx.has('view_dl_iteration_names')) return Promise.resolve(new Map());
+  const key = String(aggrId);
+  if (!namesByAggr.has(key)) {
+    namesByAggr.set(
+      key,
+      getAll('dl_iteration_names', { aggr_id: key }, { quiet: true })
+        .then((d) => new Map(d.rows.filter((r) => r.name !== null && r.name !== undefined && r.name !== '').map((r) => [Number(r.iter_value), String(r.name)])))
+        .catch(() => {
+          namesByAggr.delete(key); // a later view asks again
+          return new Map();
+        }),
+    );
+  }
+  return namesByAggr.get(key);
+}
+
+/** "3 (ProfilerStep#19)", or "3" when iteration 3 has no name; fmt formats the number. */
+export function iterLabel(iter, names, fmt = String) {
+  const name = names && names.get(Number(iter));
+  return name ? `${fmt(iter)} (${name})` : fmt(iter);
+}
+
+/** "ProfilerStep#16 to ProfilerStep#21" (one name when from = to), or '' when either has no name. */
+export function stepRange(from, to, names) {
+  const a = names && names.get(Number(from));
+  const b = names && names.get(Number(to));
+  if (!a || !b) return '';
+  return a === b ? a : `${a} to ${b}`;
+}
+
+const STEP_TIP = 'The iteration’s name in the trace (the PyTorch profiler’s ProfilerStep#N), to match it with the training log';
+
+/**
+ * The Step column of an iteration table (rows with iter_value): hidden
+ * until setNames() gives it names, so that a profile without names shows
+ * the tables as before. Set the names before the table's first update.
+ */
+export function stepColumn() {
+  const col = {
+    key: 'iter_name',
+    label: 'Step',
+    sortable: false,
+    hidden: true,
+    cls: 'nowrap step',
+    title: STEP_TIP,
+    names: new Map(),
+    render: (r) => col.names.get(Number(r.iter_value)) ?? '',
+    setNames(names) {
+      col.names = names || new Map();
+      col.hidden = !col.names.size;
+    },
+  };
+  return col;
+}
+
+/**
+ * "Iterations 0 to 0 (1 aggregated) · key op: none" for the current
+ * aggregation; with the iterations' names once they are in: "Iterations 0
+ * to 5 (ProfilerStep#16 to ProfilerStep#21, 6 aggregated) · …".
+ */
 export function aggrLine(ctx, route) {
   const a = ctx.aggregation(route);
   if (!a) return null;
   const key = a.key_node_name ? `key op ${a.key_node_name}` : 'no key op';
-  return `Iterations ${a.iter_start} to ${a.iter_stop} (${fmtInt(a.iter_aggregated)} aggregated) · ${key} · domain ${ctx.base(route).domain}`;
+  const domain = ctx.base(route).domain;
+  const text = (steps) =>
+    `Iterations ${a.iter_start} to ${a.iter_stop} (${steps ? `${steps}, ` : ''}${fmtInt(a.iter_aggregated)} aggregated) · ${key} · domain ${domain}`;
+  const el = h('span', { class: 'aggr-line' }, text(''));
+  iterNames(ctx, a.aggr_id).then((names) => {
+    const steps = stepRange(a.iter_start, a.iter_stop, names);
+    if (steps) {
+      el.textContent = text(steps);
+      el.dataset.steps = steps;
+    }
+  });
+  return el;
 }
 
 /* ---- column sets (keys are view columns) -------------------------------- */
@@ -87,9 +171,11 @@ export const ITER_TIPS = {
   memory: 'Time in the iteration when a memcpy or memset runs and no kernel does',
 };
 
-export function iterationColumns() {
+/** Columns of view_iterations_profiled; step: a stepColumn() shown after the iteration. */
+export function iterationColumns(step = null) {
   return [
     { key: 'iter_value', label: 'Iteration', type: 'int' },
+    step,
     { key: 'start_time', label: 'Start', type: 'timestamp', title: 'Start of the iteration (session clock)' },
     { key: 'duration', label: 'Duration', type: 'time' },
     { key: 'total_kernel_count', label: 'Kernel Launches', type: 'int', title: ITER_TIPS.launches },
@@ -104,7 +190,7 @@ export function iterationColumns() {
     },
     { key: 'tc_duration', label: 'TC Kernel Busy Time', type: 'time', title: ITER_TIPS.tcBusy },
     { key: 'memory_duration', label: 'Memory-Only Time', type: 'time', title: ITER_TIPS.memory },
-  ];
+  ].filter(Boolean);
 }
 
 /** A time with a thin bar showing value/whole. */

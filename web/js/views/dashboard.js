@@ -7,7 +7,7 @@ import * as router from '../router.js';
 import { h, replace, fmtInt, fmtTime, fmtNs, fmtPct, timeSpan, pctSpan, linkify, loading, note } from '../util.js';
 import { doughnut, setDoughnut, iterationChart, setIterations, iterMaxBars, COLORS } from '../charts.js';
 import { cell } from '../table.js';
-import { card, viewHeader, aggrLine, opColumns, iterSeries, barsNote, rangeControls, intParam, kvList } from './common.js';
+import { card, viewHeader, aggrLine, opColumns, iterSeries, barsNote, rangeControls, intParam, kvList, iterNames, iterLabel } from './common.js';
 
 const GUIDANCE = [
   ['Tensor Cores: what they are and how to use them', 'https://developer.nvidia.com/tensor-cores'],
@@ -107,13 +107,21 @@ export default {
     /* --- iteration data: the Iteration Summary's, and the kernel panel's launch count --- */
     let iterAll = null;
     let iterProf = null;
+    let names = new Map(); // the trace's names of the iterations (ProfilerStep#N), for tooltips and the summary
+    const namesP = iterNames(ctx, base.aggr_id).then((n) => {
+      names = n;
+    });
     const iterChart = ctx.has('view_iterations_profiled') ? iterationChart(iterCanvas, (a, b) => router.update({ from: a, to: b })) : null;
     if (iterChart) charts.push(iterChart);
     const iterMiss = ctx.missing(['view_iterations_profiled'], 'the Iteration Summary');
     if (iterMiss) replace(iter.body, iterMiss);
     const iterReady = iterMiss
       ? Promise.resolve()
-      : Promise.all([ctx.has('view_iterations_all') ? getAll('iterations_all', { aggr_id: base.aggr_id }) : { rows: [] }, getAll('iterations_profiled', base)])
+      : Promise.all([
+          ctx.has('view_iterations_all') ? getAll('iterations_all', { aggr_id: base.aggr_id }) : { rows: [] },
+          getAll('iterations_profiled', base),
+          namesP,
+        ])
           .then(([a, p]) => {
             iterAll = a.rows;
             iterProf = p.rows;
@@ -284,8 +292,8 @@ export default {
     if (perfMiss) replace(perf.body, perfMiss);
     else {
       track(
-        get('performance_summary', base)
-          .then((d) => {
+        Promise.all([get('performance_summary', base), namesP])
+          .then(([d]) => {
             replace(
               perf.body,
               kvList([
@@ -299,8 +307,8 @@ export default {
                 ['GPU Utilization', pctSpan(d.gpu_utilization), 'Share of the aggregated time the GPUs run kernels', 'gpu_utilization'],
                 ['Total Iterations', fmtInt(d.total_iterations), 'Iterations found in the profile', 'total_iterations'],
                 ['Profiled Iterations', fmtInt(d.profiled_iterations), 'Iterations in this aggregation', 'profiled_iterations'],
-                ['Iteration Start', fmtInt(d.iter_start), null, 'iter_start'],
-                ['Iteration Stop', fmtInt(d.iter_stop), null, 'iter_stop'],
+                ['Iteration Start', iterLabel(d.iter_start, names, fmtInt), null, 'iter_start'],
+                ['Iteration Stop', iterLabel(d.iter_stop, names, fmtInt), null, 'iter_stop'],
                 ['Average Iteration Time', timeSpan(d.iter_avg), null, 'iter_avg'],
                 ['Key Op', d.key_node || 'none', 'The op that marks the start of each iteration (none: the whole profile is one iteration)', 'key_node'],
               ]),
@@ -321,7 +329,7 @@ export default {
       const to = intParam(route, 'to');
       range.set(min, max, from, to);
       const s = iterSeries(iterAll, iterProf, from, to, false, iterMaxBars(iterChart));
-      setIterations(iterChart, s);
+      setIterations(iterChart, s, names);
       iter.el.dataset.iterations = String(s.count);
       iter.el.dataset.bars = String(s.labels.length);
       iterNote.textContent =

@@ -1,6 +1,8 @@
 // iterations.js - Iterations: every iteration as a stacked bar (grey when
 // outside the aggregation), All/Profiled toggle, badges, a zoom range, and
-// the range DLProf's expert system suggests (ShowBadIterationRange).
+// the range DLProf's expert system suggests (ShowBadIterationRange). The
+// trace's names of the iterations (ProfilerStep#N), where it has them, are
+// in the table's Step column, the tooltips, the badges and the suggestion.
 // Params: show=profiled, from, to, suggest_start, suggest_stop; the
 // iterations table's state under 't.'.
 
@@ -9,7 +11,7 @@ import { get, getAll } from '../api.js';
 import { h, replace, fmtInt, note, loading } from '../util.js';
 import { iterationChart, setIterations, iterMaxBars } from '../charts.js';
 import { DataTable } from '../table.js';
-import { card, viewHeader, aggrLine, iterSeries, rangeControls, intParam, barsNote } from './common.js';
+import { card, viewHeader, aggrLine, iterSeries, rangeControls, intParam, barsNote, iterNames, iterLabel, stepColumn } from './common.js';
 
 export default {
   id: 'iterations',
@@ -33,6 +35,13 @@ export default {
     chartCard.body.append(h('div', { class: 'chart-wrap chart-iter-big' }, canvas), hint);
     const chart = iterationChart(canvas, (a, b) => router.update({ from: a, to: b }));
 
+    let names = new Map();
+    const step = stepColumn();
+    const namesP = iterNames(ctx, base.aggr_id).then((n) => {
+      names = n;
+      step.setNames(n);
+    });
+
     const table = new DataTable({
       id: 'iterations-all',
       title: 'All iterations',
@@ -42,6 +51,7 @@ export default {
       filterable: false,
       columns: [
         { key: 'iter_value', label: 'Iteration', type: 'int' },
+        step,
         { key: 'start_time', label: 'Start', type: 'timestamp' },
         { key: 'stop_time', label: 'Stop', type: 'timestamp' },
         { key: 'duration', label: 'Duration', type: 'time' },
@@ -52,16 +62,20 @@ export default {
     root.append(viewHeader('Iterations', aggrLine(ctx, route0)), badges, suggest, chartCard.el, table.el);
 
     const perfP = ctx.has('view_performance_summary') ? get('performance_summary', base, { quiet: true }).catch(() => null) : Promise.resolve(null);
-    perfP.then((p) => {
+    Promise.all([perfP, namesP]).then(([p]) => {
       const a = ctx.aggregation(route0) || {};
       const badge = (label, value, key) =>
         h('div', { class: 'badge', dataset: { key } }, h('span', { class: 'badge-value' }, fmtInt(value)), h('span', { class: 'badge-label' }, label));
+      /* "Start (ProfilerStep#16)": the first and last iteration's names */
+      const named = (label, iter) => (names.has(Number(iter)) ? `${label} (${names.get(Number(iter))})` : label);
+      const start = p ? p.iter_start : a.iter_start;
+      const stop = p ? p.iter_stop : a.iter_stop;
       replace(
         badges,
         badge('Total iterations', p ? p.total_iterations : null, 'total'),
         badge('Profiled iterations', p ? p.profiled_iterations : a.iter_aggregated, 'profiled'),
-        badge('Start', p ? p.iter_start : a.iter_start, 'start'),
-        badge('Stop', p ? p.iter_stop : a.iter_stop, 'stop'),
+        badge(named('Start', start), start, 'start'),
+        badge(named('Stop', stop), stop, 'stop'),
       );
     });
 
@@ -70,6 +84,7 @@ export default {
     const ready = Promise.all([
       getAll('iterations_all', { aggr_id: base.aggr_id }),
       ctx.has('view_iterations_profiled') ? getAll('iterations_profiled', base) : Promise.resolve({ rows: [] }),
+      namesP,
     ])
       .then(([a, p]) => {
         all = a.rows;
@@ -96,7 +111,7 @@ export default {
       chart.$dlMarkers = [];
       if (ss !== null) chart.$dlMarkers.push({ at: String(ss), label: `suggested start ${ss}`, side: 'start' });
       if (se !== null) chart.$dlMarkers.push({ at: String(se), label: `suggested stop ${se}`, side: 'end' });
-      setIterations(chart, s);
+      setIterations(chart, s, names);
       chartCard.el.dataset.iterations = String(s.count);
       chartCard.el.dataset.bars = String(s.labels.length);
       hint.textContent = `${fmtInt(s.count)} of ${fmtInt(all.length)} iterations shown${barsNote(s)}. Drag across bars to zoom; grey bars are outside the aggregation.`;
@@ -107,7 +122,11 @@ export default {
         replace(
           suggest,
           h('strong', null, 'Suggested iteration range: '),
-          h('span', { class: 'suggested', dataset: { start: String(ss ?? ''), stop: String(se ?? '') } }, `${ss ?? '?'} to ${se ?? '?'}`),
+          h(
+            'span',
+            { class: 'suggested', dataset: { start: String(ss ?? ''), stop: String(se ?? '') } },
+            `${ss === null ? '?' : iterLabel(ss, names)} to ${se === null ? '?' : iterLabel(se, names)}`,
+          ),
           '. The aggregated range varies a lot; re-run DLProf on the same data with ',
           h('code', null, `--database=<nsys export> --iter_start=${ss ?? ''} --iter_stop=${se ?? ''}`),
           ' to aggregate the steady part only. ',
@@ -119,7 +138,7 @@ export default {
     return {
       update(r) {
         ready.then(() => draw(r));
-        table.update(r);
+        namesP.then(() => table.update(r)); // the Step column is shown or not from the first page on
       },
       destroy: () => chart.destroy(),
     };

@@ -1,11 +1,12 @@
 // kernels_by_iteration.js - Kernels by Iteration: the profiled iterations;
 // a click shows every kernel launched in that iteration
 // (view_iteration_kernels). Params: iter, table state under '' and 'k.'.
+// Iterations the trace names (ProfilerStep#N) show the name too.
 
 import * as router from '../router.js';
 import { h } from '../util.js';
 import { DataTable } from '../table.js';
-import { viewHeader, aggrLine, iterationColumns, kernelRowColumns } from './common.js';
+import { viewHeader, aggrLine, iterationColumns, kernelRowColumns, iterNames, iterLabel, stepColumn } from './common.js';
 
 const KERNEL_PARAMS = ['k.sort', 'k.order', 'k.offset', 'k.limit', 'k.filter'];
 
@@ -15,13 +16,19 @@ export default {
   needs: ['view_iterations_profiled', 'view_iteration_kernels'],
   mount(root, ctx) {
     const route0 = router.current();
+    const steps = [stepColumn(), stepColumn()]; // the two iteration tables' Step columns
+    let names = new Map();
+    const namesP = iterNames(ctx, ctx.base(route0).aggr_id).then((n) => {
+      names = n;
+      for (const s of steps) s.setNames(n);
+    });
     const iters = new DataTable({
       id: 'iterations',
       title: 'Iterations',
       endpoint: 'iterations_profiled',
       noun: 'iterations',
       filterable: false,
-      columns: iterationColumns(),
+      columns: iterationColumns(steps[0]),
       baseParams: (r) => ctx.base(r),
       rowKey: (row) => row.iter_value,
       selected: (r) => r.params.iter,
@@ -60,6 +67,7 @@ export default {
           filterable: false,
           columns: [
             { key: 'iter_value', label: 'Iteration', type: 'int' },
+            steps[1],
             { key: 'device_id', label: 'GPU', type: 'int' },
             { key: 'duration', label: 'Duration', type: 'time' },
             { key: 'gpu_utilization', label: 'GPU Utilization', type: 'pct' },
@@ -98,10 +106,13 @@ export default {
     root.append(viewHeader('Kernels by Iteration', aggrLine(ctx, route0)), iters.el, kernels.el, ...extra.map((t) => t.el));
     return {
       update(r) {
-        kernels.setTitle(r.params.iter !== undefined ? ['Kernels in iteration ', h('span', { class: 'id' }, r.params.iter)] : 'Kernels');
-        iters.update(r);
-        kernels.update(r);
-        for (const t of extra) t.update(r);
+        // after the names: the titles name the iteration, the tables know whether to show Step
+        namesP.then(() => {
+          kernels.setTitle(r.params.iter !== undefined ? ['Kernels in iteration ', h('span', { class: 'id' }, iterLabel(r.params.iter, names))] : 'Kernels');
+          iters.update(r);
+          kernels.update(r);
+          for (const t of extra) t.update(r);
+        });
       },
     };
   },

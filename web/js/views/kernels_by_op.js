@@ -1,12 +1,12 @@
 // kernels_by_op.js - Kernels by Op: iterations -> ops in the iteration
 // (view_iteration_ops) -> kernels of that op in that iteration
 // (view_iteration_op_kernels). Params: iter, op; table state under '', 'o.'
-// and 'k.'.
+// and 'k.'. Iterations the trace names (ProfilerStep#N) show the name too.
 
 import * as router from '../router.js';
 import { h } from '../util.js';
 import { DataTable } from '../table.js';
-import { viewHeader, aggrLine, iterationColumns, kernelRowColumns } from './common.js';
+import { viewHeader, aggrLine, iterationColumns, kernelRowColumns, iterNames, iterLabel, stepColumn } from './common.js';
 
 const state = (p) => [`${p}sort`, `${p}order`, `${p}offset`, `${p}limit`, `${p}filter`];
 
@@ -17,13 +17,19 @@ export default {
   mount(root, ctx) {
     const route0 = router.current();
     const pt = ctx.pytorch;
+    const step = stepColumn();
+    let names = new Map();
+    const namesP = iterNames(ctx, ctx.base(route0).aggr_id).then((n) => {
+      names = n;
+      step.setNames(n);
+    });
     const iters = new DataTable({
       id: 'iterations',
       title: 'Iterations',
       endpoint: 'iterations_profiled',
       noun: 'iterations',
       filterable: false,
-      columns: iterationColumns(),
+      columns: iterationColumns(step),
       baseParams: (r) => ctx.base(r),
       rowKey: (row) => row.iter_value,
       selected: (r) => r.params.iter,
@@ -79,16 +85,20 @@ export default {
     root.append(viewHeader('Kernels by Op', aggrLine(ctx, route0)), iters.el, ops.el, kernels.el);
     return {
       update(r) {
-        const it = r.params.iter;
-        ops.setTitle(it !== undefined ? ['Ops in iteration ', h('span', { class: 'id' }, it)] : 'Ops');
-        kernels.setTitle(
-          it !== undefined && r.params.op
-            ? ['Kernels of ', h('code', { class: 'id' }, r.params.op), ' in iteration ', h('span', { class: 'id' }, it)]
-            : 'Kernels',
-        );
-        iters.update(r);
-        ops.update(r);
-        kernels.update(r);
+        // after the names: the titles name the iteration, the table knows whether to show Step
+        namesP.then(() => {
+          const it = r.params.iter;
+          const label = it !== undefined ? iterLabel(it, names) : '';
+          ops.setTitle(it !== undefined ? ['Ops in iteration ', h('span', { class: 'id' }, label)] : 'Ops');
+          kernels.setTitle(
+            it !== undefined && r.params.op
+              ? ['Kernels of ', h('code', { class: 'id' }, r.params.op), ' in iteration ', h('span', { class: 'id' }, label)]
+              : 'Kernels',
+          );
+          iters.update(r);
+          ops.update(r);
+          kernels.update(r);
+        });
       },
     };
   },

@@ -15,7 +15,7 @@ import * as router from '../router.js';
 import { h, replace, fmtInt, fmtTime, fmtNs, longText } from '../util.js';
 import { DataTable } from '../table.js';
 import { Chart, COLORS } from '../charts.js';
-import { viewHeader, aggrLine } from './common.js';
+import { viewHeader, aggrLine, iterNames, stepColumn } from './common.js';
 
 const DETAIL_PARAMS = ['d1.sort', 'd1.order', 'd1.offset', 'd1.limit', 'd1.filter', 'd2.sort', 'd2.order', 'd2.offset', 'd2.limit', 'd2.filter'];
 const TOP = 10;
@@ -330,6 +330,9 @@ export default {
           filterPlaceholder: 'Filter ops…',
         })
       : null;
+    /* the trace's names of the iterations (ProfilerStep#N) in a Step column, where it has them */
+    const step = stepColumn();
+    const namesP = iterNames(ctx, ctx.base(route0).aggr_id).then((n) => step.setNames(n));
     const kernelIters = ctx.has('view_iteration_kernels')
       ? new DataTable({
           id: 'stats-kernel-iterations',
@@ -344,6 +347,7 @@ export default {
               type: 'int',
               render: (row) => h('a', { href: ctx.href('kernels-by-iteration', { iter: row.iter_value }) }, fmtInt(row.iter_value)),
             },
+            step,
             { key: 'op_node_name', label: 'Op Name', type: 'path', cls: 'name' },
             { key: 'device_id', label: 'Device', type: 'int' },
             { key: 'kernel_timestamp', label: 'Timestamp', type: 'timestamp' },
@@ -422,7 +426,7 @@ export default {
           }
           if (kernelIters) {
             kernelIters.setTitle(sel ? ['Launches of kernels named ', h('code', { class: 'id' }, kname), ' by iteration'] : 'Launches by iteration');
-            kernelIters.update(r);
+            namesP.then(() => kernelIters.update(r));
           }
         }
       },
