@@ -113,7 +113,24 @@ static int send_object(dlv_req *r, dldb *db, dldb_query *q, const dlv_params *p,
   return send_built(r, &b, key);
 }
 
-static int send_list(dlv_req *r, dldb *db, const dldb_query *q, const char *key) {
+/* The nsys-stats-style tables keep their rows in row_idx order, which is
+ * total time descending (then count, then name): sorting by total time
+ * reads that order rather than sorting every row (10.7 M NVTX names: 1.9 s
+ * descending and 9.4 s ascending that way). Ascending total time is row_idx
+ * descending: equal totals then come in the reverse order of count and name. */
+static void sort_by_row_idx(const dlv_view *v, dldb_query *q) {
+  if (strncmp(v->name, "dl_stats_", 9) != 0 || !v->sort || strcmp(v->sort, "row_idx") != 0 ||
+      !q->sort)
+    return;
+  const char *total = strcmp(v->name, "dl_stats_nvtx_gpu_proj") == 0 ? "total_proj_time" : "total_time";
+  if (strcmp(q->sort, total) != 0) return;
+  q->sort = "row_idx";
+  q->desc = !q->desc;
+}
+
+/* The page of q's rows; its sort and order are said as asked (shown). */
+static int send_list(dlv_req *r, dldb *db, const dldb_query *q, const dldb_query *shown,
+                     const char *key) {
   char err[512];
   int64_t total = 0, filtered = 0;
   int rc = dldb_query_count(db, q, &total, &filtered, err, sizeof err);
@@ -128,9 +145,9 @@ static int send_list(dlv_req *r, dldb *db, const dldb_query *q, const char *key)
   dlv_jbuf_lit(&b, ",\"limit\":");
   dlv_jbuf_int(&b, q->limit);
   dlv_jbuf_lit(&b, ",\"sort\":");
-  if (q->sort) dlv_jbuf_str(&b, q->sort);
+  if (shown->sort) dlv_jbuf_str(&b, shown->sort);
   else dlv_jbuf_lit(&b, "null");
-  dlv_jbuf_lit(&b, q->desc ? ",\"order\":\"desc\",\"rows\":[" : ",\"order\":\"asc\",\"rows\":[");
+  dlv_jbuf_lit(&b, shown->desc ? ",\"order\":\"desc\",\"rows\":[" : ",\"order\":\"asc\",\"rows\":[");
   dlv_jbuf_rows rows = {.buf = &b};
   if (q->offset < filtered)
     rc = dldb_query_rows(db, q, dlv_jbuf_rows_append, &rows, err, sizeof err);
@@ -205,9 +222,11 @@ int api_view(dlv_req *r) {
   }
   status = dlv_req_db(r, &db);
   if (status) goto out;
+  dldb_query run = q; /* the same rows, perhaps read in a cheaper order */
+  sort_by_row_idx(v, &run);
   if (v->shape == DLV_OBJECT) status = send_object(r, db, &q, &p, key);
-  else if (p.csv) status = send_csv(r, db, &q, vc);
-  else status = send_list(r, db, &q, key);
+  else if (p.csv) status = send_csv(r, db, &run, vc);
+  else status = send_list(r, db, &run, &q, key);
 out:
   dlv_params_free(&p);
   return status;

@@ -241,3 +241,31 @@ test('NVIDIA DLProf database: the page explains that the statistics are missing'
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('sorting a statistics table by total time reads its row order, both ways, and says the sort asked', async () => {
+  // the server reads row_idx (total time descending) instead of sorting every
+  // row (docs/api.md): the rows must be those of an ORDER BY total_time
+  const aggr = newest(relu);
+  for (const [view, total] of [
+    ['dl_stats_nvtx', 'total_time'],
+    ['dl_stats_nvtx_gpu_proj', 'total_proj_time'],
+    ['dl_stats_cuda_api', 'total_time'],
+    ['dl_stats_kernels', 'total_time'],
+  ]) {
+    const all = sql(relu, `SELECT row_idx, ${total} AS t FROM view_${view} WHERE aggr_id = ${aggr} ORDER BY row_idx`);
+    assert.ok(all.length > 3, `${view}: rows`);
+    for (const order of ['desc', 'asc']) {
+      const res = await fetch(`${servers[1].url}/api/v1/${view}?aggr_id=${aggr}&sort=${total}&order=${order}&limit=${all.length}`);
+      assert.equal(res.status, 200);
+      const j = await res.json();
+      assert.equal(j.sort, total);
+      assert.equal(j.order, order);
+      assert.equal(j.rows.length, all.length);
+      const got = j.rows.map((r) => Number(r[total]));
+      const want = all.map((r) => Number(r.t)).sort((a, b) => (order === 'desc' ? b - a : a - b));
+      assert.deepEqual(got, want, `${view} by ${total} ${order}`);
+      // descending is row_idx's own order, ties included
+      if (order === 'desc') assert.deepEqual(j.rows.map((r) => Number(r.row_idx)), all.map((r) => Number(r.row_idx)));
+    }
+  }
+});
