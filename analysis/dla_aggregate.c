@@ -1006,6 +1006,7 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
 
   if ((rc = resolve_domain(&c))) goto out;
   dldb_writer_strings_idle(w); /* the analysis adds no strings: 8 bytes each back */
+  dldb_writer_cache_for(w, 1); /* reads in order: SQLite's 64 MiB cache back, until write_all */
   loader l = {.c = &c};
   if ((rc = load_phase(&l, "loading NVTX ranges", "nvtx_ranges", (void **)&c.r, &l.rcap,
                        sizeof *c.r, 0)))
@@ -1101,8 +1102,10 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   size_t nfd = dla_rules_run(&f, findings, MAX_FINDINGS);
   dla__progress(&c, "analysing the timeline", 1, 1);
   dla__progress(&c, "writing the aggregation", 0, (int64_t)c.nk);
+  dldb_writer_cache_for(w, 0);
   rc = write_all(&c, &s, &f, findings, nfd, aggr_id);
 out:
+  dldb_writer_cache_for(w, 0);
   if (rc == DL_ENOMEM) dl_err(err, errlen, rc, "dla_aggregate: out of memory");
   free(findings);
   free(durations);

@@ -287,18 +287,53 @@ typedef struct iter_acc {
   double sm, occ_w, occ_d;
 } iter_acc;
 
+/* The GPU sweep sorts its starts one batch of time at a time (at most
+ * COMM_BATCH_STARTS of them, 32 MiB, unless one time bucket has more):
+ * the starts of a batch all come before those of the next, and the ends
+ * wait in the heap across batches, so the events come in the order of one
+ * sort of them all (16 bytes a kernel at once: 160 MB at 10 M kernels). */
+#define COMM_BATCH_STARTS ((size_t)2 << 20) /* dla_opts.sweep_batch_events overrides */
+#define COMM_BUCKETS 4096
+
+/* The time batches of the starts in the window: *first[b] is batch b's
+ * first bucket (nbatch + 1 entries, the last nbuck), *most the largest
+ * batch; a bucket is 2^shift ns. */
+static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck, size_t **first,
+                         size_t *nbatch, size_t *most) {
+  size_t *cnt = calloc(nbuck + 1, sizeof *cnt);
+  *first = malloc((nbuck + 1) * sizeof **first);
+  if (!cnt || !*first) {
+    free(cnt);
+    return DL_ENOMEM;
+  }
+  for (size_t i = 0; i < c->nk; i++) {
+    int64_t s = c->k[i].gpu_start, e = c->k[i].gpu_end;
+    if (c->k[i].device == dev && clip(c, &s, &e)) cnt[(s - c->wall_start) >> shift]++;
+  }
+  for (size_t i = 0; i < c->nm; i++) {
+    int64_t s = c->m[i].start, e = c->m[i].end;
+    if (c->m[i].device == dev && clip(c, &s, &e)) cnt[(s - c->wall_start) >> shift]++;
+  }
+  *nbatch = 0;
+  *most = 0;
+  size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : COMM_BATCH_STARTS;
+  for (size_t b = 0, sum = 0; b < nbuck; b++) {
+    if (b == 0 || sum + cnt[b] > cap) {
+      (*first)[(*nbatch)++] = b;
+      sum = 0;
+    }
+    sum += cnt[b];
+    if (sum > *most) *most = sum;
+  }
+  (*first)[*nbatch] = nbuck;
+  free(cnt);
+  return DL_OK;
+}
+
 /* One GPU: a sweep over its kernel and memory intervals. */
 static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
                      dldb_dl_gpu_row *out, iter_acc *ia) {
   int32_t dev = c->gpu_ids[g];
-  size_t n = 0;
-  for (size_t i = 0; i < c->nk; i++) n += c->k[i].device == dev;
-  for (size_t i = 0; i < c->nm; i++) n += c->m[i].device == dev;
-  tev *v = malloc((n + 1) * sizeof *v); /* the starts */
-  tev_heap ends = {0};
-  int rc = DL_OK;
-  if (!v) return DL_ENOMEM;
-  size_t nv = 0;
   double occ_w = 0, occ_d = 0;
   /* known when a kernel in the window has blocks per SM, or none ran and
    * the SM count is known (an idle GPU: 0 %); unknown when kernels ran and
@@ -309,8 +344,6 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     if (k->device != dev) continue;
     int64_t s = k->gpu_start, e = k->gpu_end;
     if (!clip(c, &s, &e)) continue;
-    int8_t cls = comm_k[i] ? CL_COMM : CL_COMP;
-    v[nv++] = (tev){s, (int32_t)i, cls, 1};
     kfacts f = facts(c, kf, i);
     sm_known |= !isnan(f.bpsm);
     ran = 1;
@@ -323,71 +356,93 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
       }
     }
   }
-  for (size_t i = 0; i < c->nm; i++) {
-    const dla_mem *m = &c->m[i];
-    if (m->device != dev) continue;
-    int64_t s = m->start, e = m->end;
-    if (!clip(c, &s, &e)) continue;
-    int8_t cls = m->kind == 1 ? CL_MCPY : CL_COMP;
-    v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), cls, 1};
-  }
   if (!ran && c->gpu_sms[g] > 0) sm_known = 1;
-  tev_intro(v, nv, dla__sort_depth(nv));
-  size_t next = 0; /* the next start */
+  int64_t lo = c->wall_start, width = c->wall_end > lo ? c->wall_end - lo : 1;
+  int shift = 0;
+  while (((width - 1) >> shift) >= COMM_BUCKETS) shift++;
+  size_t nbuck = (size_t)((width - 1) >> shift) + 1, *first = NULL, nbatch = 0, most = 0;
+  int rc = start_batches(c, dev, shift, nbuck, &first, &nbatch, &most);
+  tev *v = rc ? NULL : malloc((most + 1) * sizeof *v); /* a batch's starts */
+  tev_heap ends = {0};
+  if (!v) {
+    free(first);
+    return DL_ENOMEM;
+  }
   int64_t cnt[3] = {0, 0, 0}, kcnt = 0, prev = c->wall_start;
   double effsum = 0, sm = 0;
   int64_t it = c->iter_start;
   memset(out, 0, sizeof *out);
   out->device_id = dev;
   out->wall_ns = c->wall_end - c->wall_start;
-  for (;;) {
-    int more = next < nv || ends.n;
-    tev ev = {0};
-    if (more) { /* an end first at equal times (tev_lt) */
-      ev = ends.n && (next == nv || tev_lt(&ends.v[0], &v[next])) ? heap_pop(&ends) : v[next++];
-      if (ev.delta > 0) {
-        tev end = ev;
-        end.delta = -1;
-        end.t = ev.k >= 0 ? c->k[ev.k].gpu_end : c->m[-1 - (int64_t)ev.k].end;
-        if (end.t > c->wall_end) end.t = c->wall_end; /* as clip() */
-        if ((rc = heap_push(&ends, end))) break;
-      }
+  for (size_t b = 0; rc == DL_OK && b < nbatch; b++) {
+    int last = b + 1 == nbatch;
+    int64_t blo = lo + ((int64_t)first[b] << shift), bhi = lo + ((int64_t)first[b + 1] << shift);
+    size_t nv = 0, next = 0; /* the batch's starts; the next of them */
+    for (size_t i = 0; i < c->nk; i++) {
+      const dla_kern *k = &c->k[i];
+      int64_t s = k->gpu_start, e = k->gpu_end;
+      if (k->device != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi)) continue;
+      v[nv++] = (tev){s, (int32_t)i, comm_k[i] ? CL_COMM : CL_COMP, 1};
     }
-    int64_t t = more ? ev.t : c->wall_end;
-    while (prev < t) { /* the stretch [prev, t), split at iteration bounds */
-      int64_t stop = t;
-      while (it < c->iter_stop && c->bound[it + 1] <= prev) it++;
-      if (it < c->iter_stop && c->bound[it + 1] < stop) stop = c->bound[it + 1];
-      int64_t dt = stop - prev;
-      double e = effsum > 1.0 ? 1.0 : effsum < 0 ? 0 : effsum;
-      int comp = cnt[CL_COMP] > 0, comm = cnt[CL_COMM] > 0, mc = cnt[CL_MCPY] > 0;
-      if (comp) out->computation_ns += dt;
-      if (comm) out->communication_ns += dt;
-      if (mc) out->memcpy_ns += dt;
-      if (comm && !comp) out->exposed_comm_ns += dt;
-      if (mc && !comp && !comm) out->exposed_memcpy_ns += dt;
-      if (comp || comm || mc) out->busy_ns += dt;
-      if (kcnt > 0) out->kernel_busy_ns += dt;
-      sm += e * (double)dt;
-      if (ia) {
-        iter_acc *a = &ia[it];
-        if (kcnt > 0) a->kbusy += dt;
-        if (comm) a->comm += dt;
-        if (comm && !comp) a->exposed += dt;
-        a->sm += e * (double)dt;
-      }
-      prev = stop;
+    for (size_t i = 0; i < c->nm; i++) {
+      const dla_mem *m = &c->m[i];
+      int64_t s = m->start, e = m->end;
+      if (m->device != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi)) continue;
+      v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), m->kind == 1 ? CL_MCPY : CL_COMP, 1};
     }
-    if (!more) break;
-    cnt[ev.cls] += ev.delta;
-    if (ev.k >= 0) {
-      kfacts f = facts(c, kf, (size_t)ev.k);
-      double eff = eff_of(&f);
-      kcnt += ev.delta;
-      effsum += ev.delta > 0 ? eff : -eff;
-      if (kcnt == 0) effsum = 0; /* no drift between busy stretches */
+    tev_intro(v, nv, dla__sort_depth(nv));
+    for (;;) {
+      /* ends before the next batch's starts are this batch's */
+      int more = next < nv || (ends.n && (last || ends.v[0].t < bhi));
+      if (!more && !last) break;
+      tev ev = {0};
+      if (more) { /* an end first at equal times (tev_lt) */
+        ev = ends.n && (next == nv || tev_lt(&ends.v[0], &v[next])) ? heap_pop(&ends) : v[next++];
+        if (ev.delta > 0) {
+          tev end = ev;
+          end.delta = -1;
+          end.t = ev.k >= 0 ? c->k[ev.k].gpu_end : c->m[-1 - (int64_t)ev.k].end;
+          if (end.t > c->wall_end) end.t = c->wall_end; /* as clip() */
+          if ((rc = heap_push(&ends, end))) break;
+        }
+      }
+      int64_t t = more ? ev.t : c->wall_end;
+      while (prev < t) { /* the stretch [prev, t), split at iteration bounds */
+        int64_t stop = t;
+        while (it < c->iter_stop && c->bound[it + 1] <= prev) it++;
+        if (it < c->iter_stop && c->bound[it + 1] < stop) stop = c->bound[it + 1];
+        int64_t dt = stop - prev;
+        double e = effsum > 1.0 ? 1.0 : effsum < 0 ? 0 : effsum;
+        int comp = cnt[CL_COMP] > 0, comm = cnt[CL_COMM] > 0, mc = cnt[CL_MCPY] > 0;
+        if (comp) out->computation_ns += dt;
+        if (comm) out->communication_ns += dt;
+        if (mc) out->memcpy_ns += dt;
+        if (comm && !comp) out->exposed_comm_ns += dt;
+        if (mc && !comp && !comm) out->exposed_memcpy_ns += dt;
+        if (comp || comm || mc) out->busy_ns += dt;
+        if (kcnt > 0) out->kernel_busy_ns += dt;
+        sm += e * (double)dt;
+        if (ia) {
+          iter_acc *a = &ia[it];
+          if (kcnt > 0) a->kbusy += dt;
+          if (comm) a->comm += dt;
+          if (comm && !comp) a->exposed += dt;
+          a->sm += e * (double)dt;
+        }
+        prev = stop;
+      }
+      if (!more) break;
+      cnt[ev.cls] += ev.delta;
+      if (ev.k >= 0) {
+        kfacts f = facts(c, kf, (size_t)ev.k);
+        double eff = eff_of(&f);
+        kcnt += ev.delta;
+        effsum += ev.delta > 0 ? eff : -eff;
+        if (kcnt == 0) effsum = 0; /* no drift between busy stretches */
+      }
     }
   }
+  free(first);
   /* unknown (NULL) without the GPU's SM count or a kernel's blocks per SM */
   out->est_sm_efficiency = !sm_known ? NAN : out->wall_ns > 0 ? 100.0 * sm / (double)out->wall_ns : 0.0;
   out->est_achieved_occupancy = occ_d > 0 ? occ_w / occ_d : NAN;

@@ -429,42 +429,54 @@ static int cmp_dev_iv(const void *x, const void *y) {
   return (a->end > b->end) - (a->end < b->end);
 }
 
-/* nsys gpu_gaps and gpu_time_util over one device's intervals (sorted). */
-static void device_rules(dla_facts *f, int32_t dev, const dev_iv *v, size_t n) {
-  if (n == 0) return;
-  int64_t gaps = 0, maxgap = 0, reach = v[0].end;
-  for (size_t i = 1; i < n; i++) {
-    int64_t gap = v[i].start - reach;
-    if (gap >= DLA_NSYS_GPU_GAP_NS) gaps++;
-    if (gap > maxgap) maxgap = gap;
-    if (v[i].end > reach) reach = v[i].end;
-  }
-  if (gaps > f->gpu_gaps_n || (gaps && gaps == f->gpu_gaps_n && maxgap > f->gpu_gap_max_ns)) {
-    f->gpu_gaps_n = gaps;
-    f->gpu_gap_max_ns = maxgap;
-    f->gpu_gap_device = dev;
-  }
-  int64_t lo = v[0].start, hi = reach;
-  if (hi <= lo) return;
-  double chunk = (double)(hi - lo) / DLA_NSYS_UTIL_CHUNKS;
-  double use[DLA_NSYS_UTIL_CHUNKS] = {0};
-  for (size_t i = 0; i < n; i++) {
-    int a = (int)((double)(v[i].start - lo) / chunk), b = (int)((double)(v[i].end - lo) / chunk);
+/* nsys gpu_gaps and gpu_time_util over one device's intervals, fed in
+ * (start, end) order, a batch at a time. lo and hi (the first start and
+ * the last end) are known before the first batch. */
+typedef struct dev_scan {
+  int64_t lo, hi, gaps, maxgap, reach;
+  size_t seen;
+  double chunk, use[DLA_NSYS_UTIL_CHUNKS];
+} dev_scan;
+
+static void dev_scan_add(dev_scan *d, const dev_iv *v, size_t n) {
+  for (size_t i = 0; i < n; i++, d->seen++) {
+    if (d->seen == 0) {
+      d->reach = v[i].end;
+    } else {
+      int64_t gap = v[i].start - d->reach;
+      if (gap >= DLA_NSYS_GPU_GAP_NS) d->gaps++;
+      if (gap > d->maxgap) d->maxgap = gap;
+      if (v[i].end > d->reach) d->reach = v[i].end;
+    }
+    if (d->hi <= d->lo) continue;
+    int a = (int)((double)(v[i].start - d->lo) / d->chunk),
+        b = (int)((double)(v[i].end - d->lo) / d->chunk);
     if (b >= DLA_NSYS_UTIL_CHUNKS) b = DLA_NSYS_UTIL_CHUNKS - 1;
     for (int k = a < 0 ? 0 : a; k <= b; k++) {
-      double cs = lo + k * chunk, ce = cs + chunk;
+      double cs = d->lo + k * d->chunk, ce = cs + d->chunk;
       double s = (double)v[i].start > cs ? (double)v[i].start : cs;
       double e = (double)v[i].end < ce ? (double)v[i].end : ce;
-      if (e > s) use[k] += e - s;
+      if (e > s) d->use[k] += e - s;
     }
   }
+}
+
+static void dev_scan_end(dla_facts *f, int32_t dev, const dev_scan *d) {
+  if (d->seen == 0) return;
+  if (d->gaps > f->gpu_gaps_n ||
+      (d->gaps && d->gaps == f->gpu_gaps_n && d->maxgap > f->gpu_gap_max_ns)) {
+    f->gpu_gaps_n = d->gaps;
+    f->gpu_gap_max_ns = d->maxgap;
+    f->gpu_gap_device = dev;
+  }
+  if (d->hi <= d->lo) return;
   int64_t low = 0, regions = 0;
   double minpct = 1e300;
   for (int k = 0; k < DLA_NSYS_UTIL_CHUNKS; k++) {
-    double pct = 100.0 * use[k] / chunk;
+    double pct = 100.0 * d->use[k] / d->chunk;
     if (pct >= DLA_NSYS_LOW_UTIL_PCT) continue;
     low++;
-    if (k == 0 || 100.0 * use[k - 1] / chunk >= DLA_NSYS_LOW_UTIL_PCT) regions++;
+    if (k == 0 || 100.0 * d->use[k - 1] / d->chunk >= DLA_NSYS_LOW_UTIL_PCT) regions++;
     if (pct < minpct) minpct = pct;
   }
   if (low > f->low_util_chunks) {
@@ -473,6 +485,86 @@ static void device_rules(dla_facts *f, int32_t dev, const dev_iv *v, size_t n) {
     f->low_util_device = dev;
     f->low_util_min_pct = minpct;
   }
+}
+
+/* GPU work item i (kernels, then memory ops) of device dev in the
+ * aggregated window: its interval, or 0. */
+static int dev_item(const dla_ctx *c, int32_t dev, size_t i, dev_iv *out) {
+  if (i < c->nk) {
+    const dla_kern *k = &c->k[i];
+    if (k->device != dev || !dla__in_aggr(c, k->iter)) return 0;
+    *out = (dev_iv){k->gpu_start, k->gpu_end};
+    return 1;
+  }
+  const dla_mem *m = &c->m[i - c->nk];
+  if (m->device != dev || !dla__in_aggr(c, m->iter)) return 0;
+  *out = (dev_iv){m->start, m->end};
+  return 1;
+}
+
+#define DEV_BATCH_ITEMS ((size_t)2 << 20) /* 32 MiB of intervals sorted at once (dla_opts) */
+#define DEV_BUCKETS 4096
+
+/* One device's rules: its intervals sorted a batch of start times at a
+ * time (batches hold consecutive starts, so the batches in turn are the
+ * order of one sort of them all; that sort took 16 bytes a kernel, 160 MB
+ * at 10 M kernels, at the analysis's peak of memory). */
+static int device_rules(const dla_ctx *c, dla_facts *f, int32_t dev) {
+  size_t nw = c->nk + c->nm, n = 0;
+  dev_scan d = {.lo = INT64_MAX, .hi = INT64_MIN};
+  int64_t last_start = INT64_MIN;
+  dev_iv x;
+  for (size_t i = 0; i < nw; i++)
+    if (dev_item(c, dev, i, &x)) {
+      n++;
+      if (x.start < d.lo) d.lo = x.start;
+      if (x.start > last_start) last_start = x.start;
+      if (x.end > d.hi) d.hi = x.end;
+    }
+  if (n == 0) return DL_OK;
+  d.chunk = (double)(d.hi - d.lo) / DLA_NSYS_UTIL_CHUNKS;
+  int shift = 0;
+  while (((last_start - d.lo) >> shift) >= DEV_BUCKETS) shift++;
+  size_t nbuck = (size_t)((last_start - d.lo) >> shift) + 1;
+  size_t *cnt = calloc(nbuck + 1, sizeof *cnt), *first = malloc((nbuck + 1) * sizeof *first);
+  if (!cnt || !first) {
+    free(cnt);
+    free(first);
+    return DL_ENOMEM;
+  }
+  for (size_t i = 0; i < nw; i++)
+    if (dev_item(c, dev, i, &x)) cnt[(x.start - d.lo) >> shift]++;
+  size_t nbatch = 0, most = 0;
+  size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : DEV_BATCH_ITEMS;
+  for (size_t b = 0, sum = 0; b < nbuck; b++) {
+    if (b == 0 || sum + cnt[b] > cap) {
+      first[nbatch++] = b;
+      sum = 0;
+    }
+    sum += cnt[b];
+    if (sum > most) most = sum;
+  }
+  first[nbatch] = nbuck;
+  free(cnt);
+  dev_iv *v = malloc((most + 1) * sizeof *v);
+  if (!v) {
+    free(first);
+    return DL_ENOMEM;
+  }
+  for (size_t b = 0; b < nbatch; b++) {
+    size_t m = 0;
+    for (size_t i = 0; i < nw; i++) {
+      if (!dev_item(c, dev, i, &x)) continue;
+      size_t k = (size_t)((x.start - d.lo) >> shift);
+      if (k >= first[b] && k < first[b + 1]) v[m++] = x;
+    }
+    if (m > 1) dla__qsort(v, m, sizeof *v, cmp_dev_iv);
+    dev_scan_add(&d, v, m);
+  }
+  free(v);
+  free(first);
+  dev_scan_end(f, dev, &d);
+  return DL_OK;
 }
 
 int dla__rule_facts(const dla_ctx *c, dla_facts *f) {
@@ -528,21 +620,9 @@ int dla__rule_facts(const dla_ctx *c, dla_facts *f) {
   }
   dla_map_free(&cls_of);
   /* per device: gaps and low-utilization chunks */
-  dev_iv *v = malloc((c->nk + c->nm + 1) * sizeof *v);
-  if (!v) return DL_ENOMEM;
   for (int g = 0; g < c->ngpus; g++) {
-    size_t n = 0;
-    for (size_t i = 0; i < c->nk; i++)
-      if (c->k[i].device == c->gpu_ids[g] && dla__in_aggr(c, c->k[i].iter))
-        v[n++] = (dev_iv){c->k[i].gpu_start, c->k[i].gpu_end};
-    for (size_t i = 0; i < c->nm; i++)
-      if (c->m[i].device == c->gpu_ids[g] && dla__in_aggr(c, c->m[i].iter))
-        v[n++] = (dev_iv){c->m[i].start, c->m[i].end};
-    /* in place: glibc's qsort copies the array (160 MB at 10 M kernels,
-     * at the analysis's peak of memory) */
-    if (n > 1) dla__qsort(v, n, sizeof *v, cmp_dev_iv);
-    device_rules(f, c->gpu_ids[g], v, n);
+    int rc = device_rules(c, f, c->gpu_ids[g]);
+    if (rc) return rc;
   }
-  free(v);
   return DL_OK;
 }

@@ -2,9 +2,10 @@
  * dla_sweep.c - resource breakdown and GPU utilization by sweeping time.
  *
  * Every interval (kernels, memory ops, NVTX ranges merged per thread and
- * category first: range_unions) is clipped to the wall
- * window and turned into two events packed in one int64: (time - wall_start)
- * << 4 | category << 1 | is_end. After a sort, one pass keeps a counter per
+ * category first: range_unions) is clipped to the wall window, and to one
+ * batch of it at a time (see SWEEP_BATCH_EVENTS), and turned into two events
+ * packed in one int64: (time - batch start) << 4 | category << 1 | is_end.
+ * After a sort, one pass keeps a counter per
  * category; each stretch of time goes to the highest-priority category
  * that is active (TC kernels > other kernels > memory > dataloader > I/O >
  * CPU (op ranges) > other), split at iteration boundaries. The parts thus
@@ -64,16 +65,33 @@ void dla__sort_keys(int64_t *v, size_t n) {
   flag_sort(v, n, shift);
 }
 
+/* The sweep's events are made and swept one batch of time at a time: every
+ * interval is clipped to the batch, so each batch holds only the events of
+ * the intervals that reach into it, and the array is a batch's, not the
+ * whole window's (two int64 per kernel and merged range interval: 287 MB
+ * at 10 M kernels, the analysis's peak of memory). Coverage is the same:
+ * an interval cut at a batch's edge ends there and starts again at the
+ * next one's, and the sweep's sums are of time. */
+#define SWEEP_BATCH_EVENTS ((size_t)8 << 20) /* 64 MiB of events a batch (dla_opts) */
+#define SWEEP_BUCKETS 4096                   /* time buckets the batches are made of */
+
 typedef struct events {
-  int64_t *v;
+  int64_t *v;         /* NULL: count events per bucket (cnt) instead */
   size_t n;
-  int64_t lo, hi;
+  int64_t lo, hi;     /* the window intervals are clipped to; keys are relative to lo */
+  int shift;          /* counting: bucket of t = (t - lo) >> shift */
+  int64_t *cnt;       /* counting: 2 per interval and bucket it reaches, as differences */
 } events;
 
 static void add_interval(events *e, int64_t s, int64_t t, int cat) {
   if (s < e->lo) s = e->lo;
   if (t > e->hi) t = e->hi;
   if (t <= s) return;
+  if (!e->v) { /* the buckets of [s, t): those of s to t - 1 */
+    e->cnt[(s - e->lo) >> e->shift] += 2;
+    e->cnt[((t - 1 - e->lo) >> e->shift) + 1] -= 2;
+    return;
+  }
   e->v[e->n++] = ((s - e->lo) << 4) | (cat << 1);
   e->v[e->n++] = ((t - e->lo) << 4) | (cat << 1) | 1;
 }
@@ -130,50 +148,43 @@ static size_t range_unions(const dla_ctx *c, events *e) {
   return n;
 }
 
-int dla__sweep(dla_ctx *c) {
-  events e = {0};
-  e.lo = c->wall_start;
-  e.hi = c->wall_end;
-  /* keys hold time << 4: an absurd span (over 2^59 ns, 18 years) is cut there */
-  if (e.hi > e.lo && (uint64_t)e.hi - (uint64_t)e.lo > (uint64_t)(INT64_MAX >> 4))
-    e.hi = e.lo + (INT64_MAX >> 4);
-  c->iter_cat = calloc((size_t)c->niter * DLA_NCAT, sizeof *c->iter_cat);
-  size_t nrange_iv = range_unions(c, NULL);
-  e.v = malloc((2 * (c->nk + c->nm + nrange_iv) + 1) * sizeof *e.v);
-  if (!c->iter_cat || !e.v) {
-    free(e.v);
-    return DL_ENOMEM;
-  }
+/* Every interval of the sweep (kernels, memory ops, merged ranges) into e. */
+static void add_all(const dla_ctx *c, events *e) {
   for (size_t i = 0; i < c->nk; i++)
-    add_interval(&e, c->k[i].gpu_start, c->k[i].gpu_end,
-                 c->k[i].tc ? DLA_CAT_TC : DLA_CAT_NON_TC);
-  for (size_t i = 0; i < c->nm; i++) add_interval(&e, c->m[i].start, c->m[i].end, DLA_CAT_MEMORY);
-  range_unions(c, &e);
-  dla__sort_keys(e.v, e.n);
+    add_interval(e, c->k[i].gpu_start, c->k[i].gpu_end, c->k[i].tc ? DLA_CAT_TC : DLA_CAT_NON_TC);
+  for (size_t i = 0; i < c->nm; i++) add_interval(e, c->m[i].start, c->m[i].end, DLA_CAT_MEMORY);
+  range_unions(c, e);
+}
 
+/* The sweep's state between batches: its time, iteration and category. */
+typedef struct sweep_at {
+  int64_t prev, it;
+} sweep_at;
+
+/* Sweeps the sorted events of one batch (keys relative to e->lo) up to
+ * time stop: each stretch goes to the highest-priority active category. */
+static void sweep_batch(dla_ctx *c, const events *e, int64_t stop, sweep_at *at) {
   int64_t active[DLA_NCAT] = {0};
-  int64_t prev = c->wall_start;
-  int64_t it = c->iter_start;
   int cur = DLA_CAT_OTHER;
-  for (size_t i = 0; i <= e.n; i++) {
-    int64_t t = i < e.n ? (e.v[i] >> 4) + c->wall_start : c->wall_end;
-    while (it < c->iter_stop && c->bound[it + 1] <= t) {
-      int64_t b = c->bound[it + 1];
-      if (b > prev) {
-        c->iter_cat[it * DLA_NCAT + cur] += b - prev;
-        c->cat_total[cur] += b - prev;
-        prev = b;
+  for (size_t i = 0; i <= e->n; i++) {
+    int64_t t = i < e->n ? (e->v[i] >> 4) + e->lo : stop;
+    while (at->it < c->iter_stop && c->bound[at->it + 1] <= t) {
+      int64_t b = c->bound[at->it + 1];
+      if (b > at->prev) {
+        c->iter_cat[at->it * DLA_NCAT + cur] += b - at->prev;
+        c->cat_total[cur] += b - at->prev;
+        at->prev = b;
       }
-      it++;
+      at->it++;
     }
-    if (t > prev) {
-      c->iter_cat[it * DLA_NCAT + cur] += t - prev;
-      c->cat_total[cur] += t - prev;
-      prev = t;
+    if (t > at->prev) {
+      c->iter_cat[at->it * DLA_NCAT + cur] += t - at->prev;
+      c->cat_total[cur] += t - at->prev;
+      at->prev = t;
     }
-    if (i == e.n) break;
-    int cat = (int)((e.v[i] >> 1) & 7);
-    active[cat] += (e.v[i] & 1) ? -1 : 1;
+    if (i == e->n) break;
+    int cat = (int)((e->v[i] >> 1) & 7);
+    active[cat] += (e->v[i] & 1) ? -1 : 1;
     cur = DLA_CAT_OTHER;
     for (int k = 0; k < DLA_CAT_OTHER; k++)
       if (active[k] > 0) {
@@ -181,7 +192,65 @@ int dla__sweep(dla_ctx *c) {
         break;
       }
   }
+}
+
+int dla__sweep(dla_ctx *c) {
+  int64_t lo = c->wall_start, hi = c->wall_end;
+  /* keys hold time << 4: an absurd span (over 2^59 ns, 18 years) is cut there */
+  if (hi > lo && (uint64_t)hi - (uint64_t)lo > (uint64_t)(INT64_MAX >> 4)) hi = lo + (INT64_MAX >> 4);
+  c->iter_cat = calloc((size_t)c->niter * DLA_NCAT, sizeof *c->iter_cat);
+  if (!c->iter_cat) return DL_ENOMEM;
+  sweep_at at = {.prev = c->wall_start, .it = c->iter_start};
+  if (hi <= lo) { /* no time: nothing to place */
+    events none = {.lo = lo, .hi = lo};
+    sweep_batch(c, &none, c->wall_end, &at);
+    count_gpu_kernels(c);
+    return DL_OK;
+  }
+  /* events per time bucket (a power of two of ns wide), then batches of
+   * whole buckets holding at most SWEEP_BATCH_EVENTS (a bucket with more
+   * is a batch of its own) */
+  int shift = 0;
+  while (((hi - 1 - lo) >> shift) >= SWEEP_BUCKETS) shift++;
+  size_t nbuck = (size_t)((hi - 1 - lo) >> shift) + 1;
+  events e = {.lo = lo, .hi = hi, .shift = shift, .cnt = calloc(nbuck + 1, sizeof(int64_t))};
+  if (!e.cnt) return DL_ENOMEM;
+  add_all(c, &e);
+  size_t most = 0;
+  for (size_t b = 1; b <= nbuck; b++) e.cnt[b] += e.cnt[b - 1]; /* differences to counts */
+  size_t *first = malloc((nbuck + 1) * sizeof *first), nbatch = 0; /* a batch's first bucket */
+  if (!first) {
+    free(e.cnt);
+    return DL_ENOMEM;
+  }
+  size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : SWEEP_BATCH_EVENTS;
+  for (size_t b = 0, sum = 0; b < nbuck; b++) {
+    size_t k = (size_t)e.cnt[b];
+    if (b == 0 || sum + k > cap) {
+      first[nbatch++] = b;
+      sum = 0;
+    }
+    sum += k;
+    if (sum > most) most = sum;
+  }
+  first[nbatch] = nbuck;
+  free(e.cnt);
+  e.cnt = NULL;
+  e.v = malloc((most + 1) * sizeof *e.v);
+  if (!e.v) {
+    free(first);
+    return DL_ENOMEM;
+  }
+  for (size_t i = 0; i < nbatch; i++) {
+    e.lo = lo + ((int64_t)first[i] << shift);
+    e.hi = i + 1 < nbatch ? lo + ((int64_t)first[i + 1] << shift) : hi;
+    e.n = 0;
+    add_all(c, &e);
+    dla__sort_keys(e.v, e.n);
+    sweep_batch(c, &e, i + 1 < nbatch ? e.hi : c->wall_end, &at);
+  }
   free(e.v);
+  free(first);
   count_gpu_kernels(c);
   return DL_OK;
 }

@@ -13,6 +13,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,6 +385,31 @@ static int overflow_rebuild(dldb_writer *w, char *err, size_t errlen, const char
   sqlite3_finalize(st);
   if (rc == DL_OK) w->otab_stale = 0;
   return rc;
+}
+
+void dldb_writer_cache_for(dldb_writer *w, int reading) {
+  if (!w || !w->db || reading == w->cache_reading) return;
+  char sql[64];
+  if (reading) { /* the size to go back to, as the pragma says it (pages, or -KiB) */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, "PRAGMA cache_size", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+      sqlite3_finalize(st);
+      return;
+    }
+    w->cache_size = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    snprintf(sql, sizeof sql, "PRAGMA cache_size=-%d", DLDB_READ_CACHE_KIB);
+  } else {
+    snprintf(sql, sizeof sql, "PRAGMA cache_size=%lld", (long long)w->cache_size);
+  }
+  if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK) return; /* the cache stays */
+  w->cache_reading = reading;
+  if (!reading) return;
+  sqlite3_db_release_memory(w->db);
+#ifdef __GLIBC__
+  malloc_trim(0); /* the pages are small blocks: glibc keeps them for itself otherwise */
+#endif
 }
 
 void dldb_writer_strings_idle(dldb_writer *w) {

@@ -103,6 +103,13 @@ int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, si
  * reads them all again to rebuild the table. */
 void dldb_writer_strings_idle(dldb_writer *w);
 
+/* Reading: shrinks the page cache of w's connection to DLDB_READ_CACHE_KIB
+ * and frees the pages over it (the analysis reads its rows once, in order,
+ * while it holds the most memory: the 64 MiB cache writes want is then
+ * memory for nothing); writing (0): the cache writes want, back. */
+#define DLDB_READ_CACHE_KIB 4096
+void dldb_writer_cache_for(dldb_writer *w, int reading);
+
 /* The string with that id, or NULL if there is none. Borrowed: strings
  * cached in memory live until the writer is freed, others are read from the
  * file into one of a few buffers that later calls reuse (the last 4 results

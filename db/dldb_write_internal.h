@@ -121,6 +121,8 @@ struct dldb_writer {
   size_t ahead_cap;
   const char *last_domain_name; /* borrowed from strs */
   int64_t last_domain_id;
+  int cache_reading;  /* dldb_writer_cache_for: the small cache is set */
+  int64_t cache_size; /* ... and PRAGMA cache_size to go back to */
 };
 
 int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn);

@@ -1436,6 +1436,151 @@ static int test_call_attribution(void) {
   return 0;
 }
 
+/* The time sweep cut into batches of time (dla_opts.sweep_batch_events)
+ * gives the breakdown of one batch, to the ns: a profile of 30 iterations
+ * whose kernels (tensor-core and other, on two GPUs, overlapping), memory
+ * copies, dataloader and op ranges cross many batch edges, aggregated with
+ * the default (one batch) and with batches of at most 8 and 64 events;
+ * the same for the GPU timeline (per GPU: busy, computation, memcpy, SM
+ * efficiency), whose batches hold starts. */
+static int test_sweep_batches(void) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/sweep_batches.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  for (int g = 0; g < 2; g++) {
+    dldb_gpu gpu = {.device_id = g, .name = "GPU", .cc_major = 8, .sm_count = 108};
+    ASSERT_OK(dldb_write_gpu(w, &gpu, err, sizeof err));
+  }
+  rnd_state = 0x5EEDull;
+  int64_t t = 1000, corr = 1;
+  for (int it = 0; it < 30; it++) {
+    int64_t it0 = t;
+    dldb_nvtx_range dl = {.kind = DLDB_NVTX_PUSHPOP, .name = "DataLoader.__next__", .pid = 1,
+                          .tid = 1, .start_ns = t, .end_ns = t + 200 + (int64_t)rnd(3000)};
+    ASSERT_OK(dldb_write_nvtx_range(w, &dl, NULL, err, sizeof err));
+    t = dl.end_ns + (int64_t)rnd(500);
+    for (int op = 0; op < 12; op++) {
+      int64_t os = t, oe = t + 2000 + (int64_t)rnd(4000);
+      dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = op % 3 ? "conv" : "relu",
+                           .pid = 1, .tid = 1, .start_ns = os, .end_ns = oe};
+      ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+      for (int k = 0; k < 3; k++, corr++) {
+        int64_t cs = os + 100 + k * 500 + (int64_t)rnd(300);
+        dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = cs, .end_ns = cs + 50,
+                           .pid = 1, .tid = 1, .correlation_id = corr};
+        ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+        int64_t ks = cs + 30 + (int64_t)rnd(6000); /* queued: kernels overlap ranges and each other */
+        if (rnd(7) == 0) {
+          dldb_memcpy m = {.copy_kind = 1, .bytes = 4096, .gpu_start_ns = ks,
+                           .gpu_end_ns = ks + 100 + (int64_t)rnd(900), .correlation_id = corr,
+                           .pid = 1, .device_id = (int32_t)rnd(2)};
+          ASSERT_OK(dldb_write_memcpy(w, &m, err, sizeof err));
+          continue;
+        }
+        dldb_kernel kn = {.short_name = rnd(2) ? "volta_h884gemm_64x64_ldg8_nn" : "elementwise_kernel",
+                          .device_id = (int32_t)rnd(2), .stream_id = 7,
+                          .gpu_start_ns = ks, .gpu_end_ns = ks + 50 + (int64_t)rnd(5000),
+                          .correlation_id = corr, .pid = 1, .grid = {4, 2, 1},
+                          .block = {128, 1, 1}};
+        ASSERT_OK(dldb_write_kernel(w, &kn, err, sizeof err));
+      }
+      t = oe + (int64_t)rnd(300);
+    }
+    dldb_nvtx_range st = {.kind = DLDB_NVTX_PUSHPOP, .name = "step", .pid = 1, .tid = 1,
+                          .start_ns = t, .end_ns = t + 400};
+    ASSERT_OK(dldb_write_nvtx_range(w, &st, NULL, err, sizeof err));
+    t += 400 + (int64_t)rnd(2000);
+    ASSERT(t > it0);
+  }
+  static const size_t caps[] = {0, 8, 64};
+  for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+    dla_opts ao;
+    dla_opts_init(&ao);
+    ao.key_op = "step";
+    ao.aggr_start = "2024-01-01 00:00:00";
+    ao.nsys_rules = 1; /* GPU gaps and low-utilization chunks: batched too */
+    ao.sweep_batch_events = caps[i];
+    if (dla_aggregate(w, &ao, NULL, err, sizeof err)) {
+      fprintf(stderr, "sweep batches: %s\n", err);
+      dldb_writer_abort(&w);
+      return 1;
+    }
+  }
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  /* every category has time, so a cut in the wrong place would show */
+  ASSERT(q_real(db, "SELECT min(tc_duration), min(non_tc_duration), min(memory_duration), "
+                    "min(dataloader_duration) FROM view_iterations_profiled WHERE aggr_id = 1") >= 0);
+  ASSERT(q_int(db, "SELECT sum(tc_duration > 0) + sum(non_tc_duration > 0) + sum(memory_duration > 0) "
+                   "+ sum(dataloader_duration > 0) + sum(cpu_duration > 0) "
+                   "FROM view_iterations_profiled WHERE aggr_id = 1") >= 4 * 30);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_profiled WHERE aggr_id = 1"), 31);
+  for (int a = 2; a <= 3; a++) {
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM view_iterations_profiled x JOIN view_iterations_profiled y "
+             "ON y.aggr_id = %d AND y.iter_value = x.iter_value AND y.duration = x.duration AND "
+             "y.tc_duration = x.tc_duration AND y.non_tc_duration = x.non_tc_duration AND "
+             "y.memory_duration = x.memory_duration AND y.dataloader_duration = "
+             "x.dataloader_duration AND y.io_duration = x.io_duration AND y.cpu_duration = "
+             "x.cpu_duration AND y.other_duration = x.other_duration WHERE x.aggr_id = 1",
+             a);
+    ASSERT_EQ(q_int(db, sql), 31);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM view_resource_usage_breakdown x JOIN "
+             "view_resource_usage_breakdown y ON y.aggr_id = %d AND "
+             "y.tc_duration_pct = x.tc_duration_pct AND y.non_tc_duration_pct = "
+             "x.non_tc_duration_pct AND y.memory_duration_pct = x.memory_duration_pct AND "
+             "y.dataloader_duration_pct = x.dataloader_duration_pct AND y.cpu_duration_pct = "
+             "x.cpu_duration_pct AND y.other_duration_pct = x.other_duration_pct "
+             "WHERE x.aggr_id = 1",
+             a);
+    ASSERT_EQ(q_int(db, sql), 1);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM view_performance_summary x JOIN view_performance_summary y "
+             "ON y.aggr_id = %d AND y.gpu_utilization = x.gpu_utilization WHERE x.aggr_id = 1",
+             a);
+    ASSERT_EQ(q_int(db, sql), 1);
+    /* the GPU timeline: per GPU, and per iteration and GPU */
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM view_dl_communication x JOIN view_dl_communication y "
+             "ON y.aggr_id = %d AND y.device_id = x.device_id AND y.busy_time = x.busy_time AND "
+             "y.computation_time = x.computation_time AND y.memcpy_time = x.memcpy_time AND "
+             "y.exposed_memcpy_time = x.exposed_memcpy_time AND y.idle_time = x.idle_time "
+             "WHERE x.aggr_id = 1",
+             a);
+    ASSERT_EQ(q_int(db, sql), 2);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM view_dl_gpu_efficiency x JOIN view_dl_gpu_efficiency y "
+             "ON y.aggr_id = %d AND y.device_id = x.device_id AND y.kernel_busy_time = "
+             "x.kernel_busy_time AND y.est_sm_efficiency = x.est_sm_efficiency "
+             "WHERE x.aggr_id = 1",
+             a);
+    ASSERT_EQ(q_int(db, sql), 2);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM view_dl_iteration_efficiency x JOIN view_dl_iteration_efficiency y "
+             "ON y.aggr_id = %d AND y.iter_value = x.iter_value AND y.device_id = x.device_id AND "
+             "y.gpu_utilization = x.gpu_utilization AND y.est_sm_efficiency = x.est_sm_efficiency "
+             "WHERE x.aggr_id = 1",
+             a);
+    ASSERT_EQ(q_int(db, sql), 2 * 31);
+    /* the findings quote what they measured (low-utilization chunks) */
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM view_expert_systems x JOIN view_expert_systems y "
+             "ON y.aggr_id = %d AND y.problem = x.problem AND y.recommendation = x.recommendation "
+             "WHERE x.aggr_id = 1",
+             a);
+    ASSERT_EQ(q_int(db, sql), q_int(db, "SELECT count(*) FROM view_expert_systems WHERE aggr_id = 1"));
+  }
+  ASSERT(q_int(db, "SELECT count(*) FROM view_expert_systems WHERE aggr_id = 1 AND problem LIKE "
+                   "'%GPU utilization%'") == 1);
+  sqlite3_close(db);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_dla WORK_DIR\n");
@@ -1448,6 +1593,7 @@ int main(int argc, char **argv) {
   RUN(test_fixture_attribution);
   RUN(test_call_attribution);
   RUN(test_range_order);
+  RUN(test_sweep_batches);
   RUN(test_pipe);
   RUN(test_sort_big);
   RUN(test_sort_keys);
