@@ -300,12 +300,9 @@ typedef struct iter_acc {
  * batch; a bucket is 2^shift ns. */
 static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck, size_t **first,
                          size_t *nbatch, size_t *most) {
-  size_t *cnt = calloc(nbuck + 1, sizeof *cnt);
-  *first = malloc((nbuck + 1) * sizeof **first);
-  if (!cnt || !*first) {
-    free(cnt);
-    return DL_ENOMEM;
-  }
+  int64_t *cnt = calloc(nbuck + 1, sizeof *cnt);
+  *first = NULL;
+  if (!cnt) return DL_ENOMEM;
   for (size_t i = 0; i < c->nk; i++) {
     int64_t s = c->k[i].gpu_start, e = c->k[i].gpu_end;
     if (c->k[i].device == dev && clip(c, &s, &e)) cnt[(s - c->wall_start) >> shift]++;
@@ -314,20 +311,10 @@ static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck,
     int64_t s = c->m[i].start, e = c->m[i].end;
     if (c->m[i].device == dev && clip(c, &s, &e)) cnt[(s - c->wall_start) >> shift]++;
   }
-  *nbatch = 0;
-  *most = 0;
   size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : COMM_BATCH_STARTS;
-  for (size_t b = 0, sum = 0; b < nbuck; b++) {
-    if (b == 0 || sum + cnt[b] > cap) {
-      (*first)[(*nbatch)++] = b;
-      sum = 0;
-    }
-    sum += cnt[b];
-    if (sum > *most) *most = sum;
-  }
-  (*first)[*nbatch] = nbuck;
+  int rc = dla__time_batches(cnt, nbuck, cap, first, nbatch, most);
   free(cnt);
-  return DL_OK;
+  return rc;
 }
 
 /* One GPU: a sweep over its kernel and memory intervals. */

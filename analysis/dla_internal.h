@@ -213,6 +213,13 @@ void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);
 int dla__sweep(dla_ctx *c);
 /* Sorts non-negative keys ascending, in place (the sweep's events). */
 void dla__sort_keys(int64_t *v, size_t n);
+/* Batches of consecutive time buckets for the sweeps that sort one batch
+ * of time at a time: cnt[b] items in bucket b (nbuck buckets); a batch
+ * holds at most cap items unless one bucket has more (a batch of its own).
+ * *first (malloc'd, *nbatch + 1 entries, the last nbuck): each batch's
+ * first bucket; *most: the items of the largest batch. DL_OK or DL_ENOMEM. */
+int dla__time_batches(const int64_t *cnt, size_t nbuck, size_t cap, size_t **first,
+                      size_t *nbatch, size_t *most);
 /* dla_groups.c: writes aggr_group_ops and aggr_op_types rows. */
 int dla__write_groups(dla_ctx *c, int64_t aggr_id);
 int dla__write_op_types(dla_ctx *c, int64_t aggr_id);

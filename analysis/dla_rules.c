@@ -526,26 +526,15 @@ static int device_rules(const dla_ctx *c, dla_facts *f, int32_t dev) {
   int shift = 0;
   while (((last_start - d.lo) >> shift) >= DEV_BUCKETS) shift++;
   size_t nbuck = (size_t)((last_start - d.lo) >> shift) + 1;
-  size_t *cnt = calloc(nbuck + 1, sizeof *cnt), *first = malloc((nbuck + 1) * sizeof *first);
-  if (!cnt || !first) {
-    free(cnt);
-    free(first);
-    return DL_ENOMEM;
-  }
+  int64_t *cnt = calloc(nbuck + 1, sizeof *cnt);
+  if (!cnt) return DL_ENOMEM;
   for (size_t i = 0; i < nw; i++)
     if (dev_item(c, dev, i, &x)) cnt[(x.start - d.lo) >> shift]++;
-  size_t nbatch = 0, most = 0;
+  size_t *first = NULL, nbatch = 0, most = 0;
   size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : DEV_BATCH_ITEMS;
-  for (size_t b = 0, sum = 0; b < nbuck; b++) {
-    if (b == 0 || sum + cnt[b] > cap) {
-      first[nbatch++] = b;
-      sum = 0;
-    }
-    sum += cnt[b];
-    if (sum > most) most = sum;
-  }
-  first[nbatch] = nbuck;
+  int rc = dla__time_batches(cnt, nbuck, cap, &first, &nbatch, &most);
   free(cnt);
+  if (rc) return rc;
   dev_iv *v = malloc((most + 1) * sizeof *v);
   if (!v) {
     free(first);

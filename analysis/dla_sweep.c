@@ -53,6 +53,23 @@ static void flag_sort(int64_t *v, size_t n, int shift) {
     if (count[b] > 1) flag_sort(v + start[b], count[b], shift - 8);
 }
 
+int dla__time_batches(const int64_t *cnt, size_t nbuck, size_t cap, size_t **first,
+                      size_t *nbatch, size_t *most) {
+  *nbatch = *most = 0;
+  if (!(*first = malloc((nbuck + 1) * sizeof **first))) return DL_ENOMEM;
+  for (size_t b = 0, sum = 0; b < nbuck; b++) {
+    size_t k = cnt[b] > 0 ? (size_t)cnt[b] : 0;
+    if (b == 0 || sum + k > cap) {
+      (*first)[(*nbatch)++] = b;
+      sum = 0;
+    }
+    sum += k;
+    if (sum > *most) *most = sum;
+  }
+  (*first)[*nbatch] = nbuck;
+  return DL_OK;
+}
+
 void dla__sort_keys(int64_t *v, size_t n) {
   uint64_t maxv = 0;
   size_t k = 1;
@@ -216,26 +233,15 @@ int dla__sweep(dla_ctx *c) {
   events e = {.lo = lo, .hi = hi, .shift = shift, .cnt = calloc(nbuck + 1, sizeof(int64_t))};
   if (!e.cnt) return DL_ENOMEM;
   add_all(c, &e);
-  size_t most = 0;
   for (size_t b = 1; b <= nbuck; b++) e.cnt[b] += e.cnt[b - 1]; /* differences to counts */
-  size_t *first = malloc((nbuck + 1) * sizeof *first), nbatch = 0; /* a batch's first bucket */
-  if (!first) {
-    free(e.cnt);
-    return DL_ENOMEM;
-  }
-  size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : SWEEP_BATCH_EVENTS;
-  for (size_t b = 0, sum = 0; b < nbuck; b++) {
-    size_t k = (size_t)e.cnt[b];
-    if (b == 0 || sum + k > cap) {
-      first[nbatch++] = b;
-      sum = 0;
-    }
-    sum += k;
-    if (sum > most) most = sum;
-  }
-  first[nbatch] = nbuck;
+  size_t *first = NULL, nbatch = 0, most = 0;
+  int rc = dla__time_batches(e.cnt, nbuck,
+                             c->o->sweep_batch_events ? c->o->sweep_batch_events
+                                                      : SWEEP_BATCH_EVENTS,
+                             &first, &nbatch, &most);
   free(e.cnt);
   e.cnt = NULL;
+  if (rc) return rc;
   e.v = malloc((most + 1) * sizeof *e.v);
   if (!e.v) {
     free(first);
