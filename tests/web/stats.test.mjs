@@ -188,6 +188,7 @@ test('w_Relu: memory time, the NVTX ranges with their counts and the GPU project
   await page.goto(`${servers[1].url}/#/statistics?tab=osrt`);
   await settled(page);
   assert.match(await page.locator('[data-table="stats-osrt"] tbody').innerText(), /-t osrt/);
+  assert.match(await page.locator('[data-table="stats-osrt"] tbody').innerText(), /PyTorch profiler traces .* do not/);
   // the reports menu offers nsys stats' tables
   assert.equal(await page.locator('#reports-list a[href*="reports/nvtx_sum.csv"]').count(), 1);
   await page.goto(`${servers[1].url}/#/statistics?tab=kernels`);

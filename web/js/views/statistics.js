@@ -134,7 +134,8 @@ const TABS = [
     report: 'osrt_sum',
     columns: [...timeStats('num_calls', 'Calls'), { key: 'name', label: 'Function', cls: 'name' }],
     hint: 'OS runtime library calls (host time).',
-    empty: 'No OS runtime calls: the profile holds none (Nsight Systems records them with nsys profile -t osrt).',
+    empty:
+      'No OS runtime calls: the profile holds none. Only Nsight Systems records them (nsys profile -t osrt); PyTorch profiler traces and dlprof’s own collector do not.',
   },
   {
     id: 'nvtx',
