@@ -173,7 +173,8 @@ static void add_all(const dla_ctx *c, events *e) {
   range_unions(c, e);
 }
 
-/* The sweep's state between batches: its time, iteration and category. */
+/* The sweep's state between batches: its time and iteration (no interval
+ * is active at a batch's start: those that reach into it start there). */
 typedef struct sweep_at {
   int64_t prev, it;
 } sweep_at;
