@@ -305,11 +305,11 @@ static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck,
   if (!cnt) return DL_ENOMEM;
   for (size_t i = 0; i < c->nk; i++) {
     int64_t s = c->k[i].gpu_start, e = c->k[i].gpu_end;
-    if (c->k[i].device == dev && clip(c, &s, &e)) cnt[(s - c->wall_start) >> shift]++;
+    if (c->k[i].device == dev && clip(c, &s, &e)) cnt[dla__dist(s, c->wall_start) >> shift]++;
   }
   for (size_t i = 0; i < c->nm; i++) {
     int64_t s = c->m[i].start, e = c->m[i].end;
-    if (c->m[i].device == dev && clip(c, &s, &e)) cnt[(s - c->wall_start) >> shift]++;
+    if (c->m[i].device == dev && clip(c, &s, &e)) cnt[dla__dist(s, c->wall_start) >> shift]++;
   }
   size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : COMM_BATCH_STARTS;
   int rc = dla__time_batches(cnt, nbuck, cap, first, nbatch, most);
@@ -344,7 +344,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     }
   }
   if (!ran && c->gpu_sms[g] > 0) sm_known = 1;
-  int64_t lo = c->wall_start, width = c->wall_end > lo ? c->wall_end - lo : 1;
+  int64_t lo = c->wall_start;
+  uint64_t width = c->wall_end > lo ? dla__dist(c->wall_end, lo) : 1;
   int shift = 0;
   while (((width - 1) >> shift) >= COMM_BUCKETS) shift++;
   size_t nbuck = (size_t)((width - 1) >> shift) + 1, *first = NULL, nbatch = 0, most = 0;
@@ -363,7 +364,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   out->wall_ns = c->wall_end - c->wall_start;
   for (size_t b = 0; rc == DL_OK && b < nbatch; b++) {
     int last = b + 1 == nbatch;
-    int64_t blo = lo + ((int64_t)first[b] << shift), bhi = lo + ((int64_t)first[b + 1] << shift);
+    int64_t blo = dla__at(lo, (uint64_t)first[b] << shift);
+    int64_t bhi = last ? INT64_MAX : dla__at(lo, (uint64_t)first[b + 1] << shift);
     size_t nv = 0, next = 0; /* the batch's starts; the next of them */
     for (size_t i = 0; i < c->nk; i++) {
       const dla_kern *k = &c->k[i];

@@ -220,6 +220,10 @@ void dla__sort_keys(int64_t *v, size_t n);
  * first bucket; *most: the items of the largest batch. DL_OK or DL_ENOMEM. */
 int dla__time_batches(const int64_t *cnt, size_t nbuck, size_t cap, size_t **first,
                       size_t *nbatch, size_t *most);
+/* t - lo (t >= lo) as a distance that cannot overflow, for any two times of
+ * a trace (absurd ones included), and lo + d back. */
+static inline uint64_t dla__dist(int64_t t, int64_t lo) { return (uint64_t)t - (uint64_t)lo; }
+static inline int64_t dla__at(int64_t lo, uint64_t d) { return (int64_t)((uint64_t)lo + d); }
 /* dla_groups.c: writes aggr_group_ops and aggr_op_types rows. */
 int dla__write_groups(dla_ctx *c, int64_t aggr_id);
 int dla__write_op_types(dla_ctx *c, int64_t aggr_id);

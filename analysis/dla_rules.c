@@ -524,12 +524,13 @@ static int device_rules(const dla_ctx *c, dla_facts *f, int32_t dev) {
   if (n == 0) return DL_OK;
   d.chunk = (double)(d.hi - d.lo) / DLA_NSYS_UTIL_CHUNKS;
   int shift = 0;
-  while (((last_start - d.lo) >> shift) >= DEV_BUCKETS) shift++;
-  size_t nbuck = (size_t)((last_start - d.lo) >> shift) + 1;
+  uint64_t span = dla__dist(last_start, d.lo);
+  while ((span >> shift) >= DEV_BUCKETS) shift++;
+  size_t nbuck = (size_t)(span >> shift) + 1;
   int64_t *cnt = calloc(nbuck + 1, sizeof *cnt);
   if (!cnt) return DL_ENOMEM;
   for (size_t i = 0; i < nw; i++)
-    if (dev_item(c, dev, i, &x)) cnt[(x.start - d.lo) >> shift]++;
+    if (dev_item(c, dev, i, &x)) cnt[dla__dist(x.start, d.lo) >> shift]++;
   size_t *first = NULL, nbatch = 0, most = 0;
   size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : DEV_BATCH_ITEMS;
   int rc = dla__time_batches(cnt, nbuck, cap, &first, &nbatch, &most);
@@ -544,7 +545,7 @@ static int device_rules(const dla_ctx *c, dla_facts *f, int32_t dev) {
     size_t m = 0;
     for (size_t i = 0; i < nw; i++) {
       if (!dev_item(c, dev, i, &x)) continue;
-      size_t k = (size_t)((x.start - d.lo) >> shift);
+      size_t k = (size_t)(dla__dist(x.start, d.lo) >> shift);
       if (k >= first[b] && k < first[b + 1]) v[m++] = x;
     }
     if (m > 1) dla__qsort(v, m, sizeof *v, cmp_dev_iv);
