@@ -68,14 +68,17 @@ void dla_opname_parse(const char *text, dla_opname *out) {
    * of emit_nvtx texts are parsed) */
   out->data_type[0] = '\0';
   out->seq = -1;
+  out->fwd_tid = -1;
   const char *cut = next_kv(text);
   copy_trunc(out->path, sizeof out->path, text, cut ? (size_t)(cut - text) : strlen(text));
   if (cut) {
-    static const char *const keys[] = {"seq", "dtype"};
-    char v[64];
-    char *bufs[] = {v, out->data_type};
-    const size_t caps[] = {sizeof v, sizeof out->data_type};
-    if (kv_values(cut, 2, keys, bufs, caps) & 1) out->seq = strtoll(v, NULL, 10);
+    static const char *const keys[] = {"seq", "dtype", "fwd_tid"};
+    char v[64], f[32];
+    char *bufs[] = {v, out->data_type, f};
+    const size_t caps[] = {sizeof v, sizeof out->data_type, sizeof f};
+    unsigned got = kv_values(cut, 3, keys, bufs, caps);
+    if (got & 1) out->seq = strtoll(v, NULL, 10);
+    if (got & 4) out->fwd_tid = strtoll(f, NULL, 10);
   }
   /* type: last path element without a trailing '/' */
   size_t plen = strlen(out->path);

@@ -27,6 +27,8 @@ typedef struct dla_opname {
   char data_type[32];   /* "float32", ... or "" */
   const char *direction;/* static "fprop" or "bprop" */
   int64_t seq;          /* emit_nvtx sequence number, -1 when absent */
+  int64_t fwd_tid;      /* ", fwd_tid = T": a PyTorch profiler trace's backward op, T the
+                           profiler's index of the thread of its forward op; -1 absent */
   int is_dataloader;    /* the name marks a data loader ("DataLoader", "dataloader") */
 } dla_opname;
 

@@ -83,6 +83,9 @@ typedef struct builder {
   dla_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
   seq_index fwd_by_seq; /* seq -> the forward op instance (range index) it names */
   dla_map bprop_of;   /* forward op -> its bprop op */
+  dla_map threads;    /* thread_key() -> THREAD_* bits: what its op instances showed */
+  uint64_t last_key;  /* ... the last thread put (ranges come a thread at a time) */
+  int64_t last_bits;
   dla_opname *pn;
   char *path, *stack, *key;
   const char *step_key; /* the key op of iteration spans (key_op_spans), or NULL */
@@ -236,6 +239,51 @@ static int op_as_bprop(builder *b, int32_t *op) {
   return bprop_node(b, *op, op);
 }
 
+/* What a thread's op instances showed: backward ops of a PyTorch profiler
+ * trace (", fwd_tid = T"), and forward ops that numbered an autograd node
+ * (a seq, no fwd_tid, a name that does not say backward). */
+enum { THREAD_BWD = 1, THREAD_FWD_SEQ = 2 };
+
+static uint64_t thread_key(const dla_range *r) {
+  return (uint64_t)r->pid << 32 ^ (uint64_t)(uint32_t)r->tid;
+}
+
+static int thread_saw(builder *b, const dla_range *r, int64_t bits) {
+  uint64_t k = thread_key(r);
+  if (b->threads.n && k == b->last_key && (b->last_bits & bits) == bits) return DL_OK;
+  int64_t v = dla_map_get(&b->threads, k);
+  v = (v < 0 ? 0 : v) | bits;
+  b->last_key = k;
+  b->last_bits = v;
+  return dla_map_put(&b->threads, k, v) ? DL_ENOMEM : DL_OK;
+}
+
+/* Traces of PyTorch versions without the engine's evaluate_function
+ * wrapper (2021's): a thread that runs backward ops and no forward op that
+ * numbers an autograd node is the autograd engine's (a CUDA device
+ * thread; a backward run on CPU tensors runs on the calling thread, whose
+ * forward ops number nodes), and each op instance on it is backward work
+ * (AccumulateGrad, gradient hooks), as inside the wrapper. A seq such an
+ * instance was taken to own then names no forward op. */
+static int engine_threads_bprop(builder *b) {
+  dla_ctx *c = b->c;
+  int rc = DL_OK, any = 0;
+  for (size_t s = 0; s < b->threads.cap && !any; s++) any = b->threads.vals[s] == THREAD_BWD;
+  for (size_t i = 0; any && rc == DL_OK && i < c->nr; i++) {
+    dla_range *r = &c->r[i];
+    if (r->inst != (int32_t)i || r->op < 0 ||
+        dla_map_get(&b->threads, thread_key(r)) != THREAD_BWD ||
+        strcmp(c->ops[r->op].direction, "bprop") == 0)
+      continue;
+    if ((rc = op_as_bprop(b, &r->op))) break;
+    if (r->kind != DLA_TEXT_EMIT_NVTX) continue;
+    int64_t seq = dla_opname_seq(dldb_writer_string(c->w, r->name_id));
+    if (seq >= 0 && seq_get(&b->fwd_by_seq, seq) == (int64_t)i && seq_put(&b->fwd_by_seq, seq, -1))
+      rc = DL_ENOMEM;
+  }
+  return rc;
+}
+
 static int build(builder *b) {
   dla_ctx *c = b->c;
   int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
@@ -291,6 +339,10 @@ static int build(builder *b) {
       r->role = DLA_ROLE_INST;
       r->inst = (int32_t)i;
       dla_opname_parse(text, b->pn);
+      if (b->pn->fwd_tid > 0) rc = thread_saw(b, r, THREAD_BWD);
+      else if (b->pn->seq >= 0 && !dla_opname_is_backward(b->pn->path))
+        rc = thread_saw(b, r, THREAD_FWD_SEQ);
+      if (rc) break;
       if (b->pn->seq >= 0 && dla_opname_is_backward(b->pn->path)) {
         r->op = -2; /* paired below, once every forward range is known */
         if (npending == pcap) {
@@ -340,6 +392,7 @@ static int build(builder *b) {
     stack[sp++] = (int32_t)i;
   }
   free(stack);
+  if (rc == DL_OK) rc = engine_threads_bprop(b);
   for (size_t i = 0, j = 0; rc == DL_OK && j < npending && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->op != -2 || r->inst != (int32_t)i) continue;
@@ -361,6 +414,7 @@ int dla__build_nodes(dla_ctx *c) {
   dla_map_init(&b.fwd_by_seq.far);
   b.fwd_by_seq.limit = 4 * c->nr + 65536; /* at most 16 bytes a range */
   dla_map_init(&b.bprop_of);
+  dla_map_init(&b.threads);
   c->model_config = (dla_model_config){-1, -1, -1, -1, -1};
   if (c->o->key_op_spans) {
     const char *key = c->o->key_op ? c->o->key_op : dla_default_key_op(c->o->mode);
@@ -379,5 +433,6 @@ int dla__build_nodes(dla_ctx *c) {
   free(b.fwd_by_seq.ops);
   dla_map_free(&b.fwd_by_seq.far);
   dla_map_free(&b.bprop_of);
+  dla_map_free(&b.threads);
   return rc;
 }
