@@ -11,7 +11,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {
   NO_RELU,
@@ -20,33 +19,31 @@ import {
   DDP_KINETO,
   sql1,
   sqlWrite,
-  tempCopy,
   dlprofDldb,
-  startServer,
-  launchBrowser,
+  viewersOn,
   watchedPage,
   settled,
 } from './helpers.mjs';
 
-let dir;
-let dbs = {};
-let servers = {};
-let browser;
+let dbs, servers, browser, stop;
 
 before(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-groupops-'));
-  const shallow = tempCopy(NO_RELU, 'shallow.sqlite');
-  sqlWrite(shallow, 'DELETE FROM group_ops WHERE level > 3;'); // NVIDIA's table behind view_group_ops
-  dbs = { relu: dlprofDldb(RELU_EXPORT, dir, 'relu'), clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'), ddp: dlprofDldb(DDP_KINETO, dir, 'ddp'), shallow };
-  for (const [k, db] of Object.entries(dbs)) servers[k] = await startServer(db);
-  browser = await launchBrowser();
+  ({ dbs, servers, browser, stop } = await viewersOn('groupops', (dir) => {
+    const shallow = path.join(dir, 'shallow.sqlite');
+    fs.copyFileSync(NO_RELU, shallow);
+    fs.chmodSync(shallow, 0o644);
+    sqlWrite(shallow, 'DELETE FROM group_ops WHERE level > 3;'); // NVIDIA's table behind view_group_ops
+    return {
+      relu: dlprofDldb(RELU_EXPORT, dir, 'relu'),
+      clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'),
+      ddp: dlprofDldb(DDP_KINETO, dir, 'ddp'),
+      shallow,
+    };
+  }));
 });
 
 after(async () => {
-  if (browser) await browser.close();
-  for (const s of Object.values(servers)) await s.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  if (dbs.shallow) fs.rmSync(path.dirname(dbs.shallow), { recursive: true, force: true });
+  if (stop) await stop();
 });
 
 async function open(name, params = '') {

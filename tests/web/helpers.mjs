@@ -165,6 +165,26 @@ export function tempCopy(db, name = 'copy.sqlite') {
   return dst;
 }
 
+/**
+ * The set-up of the tests on dldbs dlprof writes: a temporary folder, the
+ * dldbs make(dir) returns ({name: path}), a viewer on each and a browser.
+ * Returns { dir, dbs, servers (by the same names), browser, stop }; stop()
+ * ends the browser and the viewers and removes the folder.
+ */
+export async function viewersOn(prefix, make) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dlpv-${prefix}-`));
+  const v = { dir, dbs: {}, servers: {}, browser: null };
+  v.stop = async () => {
+    if (v.browser) await v.browser.close();
+    for (const s of Object.values(v.servers)) await s.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  v.dbs = await make(dir);
+  for (const [k, db] of Object.entries(v.dbs)) v.servers[k] = await startServer(db);
+  v.browser = await launchBrowser();
+  return v;
+}
+
 /** "1,234" -> 1234 */
 export function num(s) {
   return Number(String(s).replace(/[^\d.-]/g, ''));

@@ -11,31 +11,23 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { SHARED, RELU_EXPORT, NO_RELU, sql, sql1, dlprofDldb, startServer, launchBrowser, watchedPage, settled } from './helpers.mjs';
+import { SHARED, RELU_EXPORT, NO_RELU, sql, sql1, dlprofDldb, viewersOn, watchedPage, settled } from './helpers.mjs';
 
 const RN50_KINETO = path.join(SHARED, 'traces/kineto/resnet50_v100/worker0.1623143566756.pt.trace.json.gz');
 
-let dir;
-const dbs = {};
-const servers = {};
-let browser;
+let dbs, servers, browser, stop;
 
 before(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-iternames-'));
-  dbs.kineto = dlprofDldb(RN50_KINETO, dir, 'rn50');
-  dbs.relu = dlprofDldb(RELU_EXPORT, dir, 'relu');
-  dbs.nvidia = NO_RELU;
-  for (const [k, db] of Object.entries(dbs)) servers[k] = await startServer(db);
-  browser = await launchBrowser();
+  ({ dbs, servers, browser, stop } = await viewersOn('iternames', (dir) => ({
+    kineto: dlprofDldb(RN50_KINETO, dir, 'rn50'),
+    relu: dlprofDldb(RELU_EXPORT, dir, 'relu'),
+    nvidia: NO_RELU,
+  })));
 });
 
 after(async () => {
-  if (browser) await browser.close();
-  for (const s of Object.values(servers)) await s.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  if (stop) await stop();
 });
 
 const aggr = (name) => sql1(dbs[name], 'SELECT max(aggr_id) FROM view_aggregations');

@@ -9,27 +9,19 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { DDP_KINETO, sql, sql1, dlprofDldb, startServer, launchBrowser, watchedPage, settled } from './helpers.mjs';
+import { DDP_KINETO, sql, sql1, dlprofDldb, viewersOn, watchedPage, settled } from './helpers.mjs';
 
-let dir;
-let db;
-let server;
-let browser;
+let db, server, browser, stop;
 
 before(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-labels-'));
-  db = dlprofDldb(DDP_KINETO, dir, 'ddp');
-  server = await startServer(db);
-  browser = await launchBrowser();
+  let dbs, servers;
+  ({ dbs, servers, browser, stop } = await viewersOn('labels', (dir) => ({ ddp: dlprofDldb(DDP_KINETO, dir, 'ddp') })));
+  db = dbs.ddp;
+  server = servers.ddp;
 });
 
 after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  if (stop) await stop();
 });
 
 const A = () => sql1(db, 'SELECT max(aggr_id) FROM view_aggregations');

@@ -8,27 +8,20 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { RELU_EXPORT, CLOVER_EXPORT, H100_KINETO, sql, sql1, dlprofDldb, startServer, launchBrowser, watchedPage, settled } from './helpers.mjs';
+import { RELU_EXPORT, CLOVER_EXPORT, H100_KINETO, sql, sql1, dlprofDldb, viewersOn, watchedPage, settled } from './helpers.mjs';
 
-let dir;
-let dbs = {};
-let servers = {};
-let browser;
+let dbs, servers, browser, stop;
 
 before(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-layout-'));
-  dbs = { relu: dlprofDldb(RELU_EXPORT, dir, 'relu'), clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'), h100: dlprofDldb(H100_KINETO, dir, 'h100') };
-  servers = { relu: await startServer(dbs.relu), clover: await startServer(dbs.clover), h100: await startServer(dbs.h100) };
-  browser = await launchBrowser();
+  ({ dbs, servers, browser, stop } = await viewersOn('layout', (dir) => ({
+    relu: dlprofDldb(RELU_EXPORT, dir, 'relu'),
+    clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'),
+    h100: dlprofDldb(H100_KINETO, dir, 'h100'),
+  })));
 });
 
 after(async () => {
-  if (browser) await browser.close();
-  for (const s of Object.values(servers)) await s.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  if (stop) await stop();
 });
 
 async function open(name, route, width = 1440) {
