@@ -1,8 +1,9 @@
 /*
  * kname.c - demangled and short kernel names (kname.h).
  * "void at::native::vectorized_elementwise_kernel<4, F>(int, F)" has the
- * short name "vectorized_elementwise_kernel": drop the parameter list and
- * template arguments at depth 0, the return type and the scopes.
+ * short name "vectorized_elementwise_kernel"; the short name comes from
+ * common/dl_kname.c, which the Nsight Systems importer shares (CUTLASS's
+ * wrapper kernels are named for the kernel type they launch).
  */
 #include "kname.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "dl.h"
+#include "dl_kname.h"
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
@@ -33,54 +35,11 @@ static char *demangle(const char *s) {
   return out;
 }
 
-/* The bare function name of a demangled signature, as a new string. */
-static char *short_of(const char *s) {
-  size_t n = strlen(s), end = n;
-  int depth = 0;
-  /* the parameter list: the first '(' at template depth 0 (skip a leading
-   * "(anonymous namespace)") */
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '<') depth++;
-    else if (s[i] == '>') depth--;
-    else if (s[i] == '(' && depth == 0 && i > 0 && strncmp(s + i, "(anonymous", 10) != 0) {
-      end = i;
-      break;
-    }
-  }
-  /* strip template arguments at depth 0 from the end */
-  while (end > 0 && s[end - 1] == '>') {
-    depth = 0;
-    size_t i = end;
-    while (i > 0) {
-      i--;
-      if (s[i] == '>') depth++;
-      else if (s[i] == '<' && --depth == 0) break;
-    }
-    end = i;
-  }
-  /* the last scope or word */
-  size_t start = 0;
-  depth = 0;
-  for (size_t i = 0; i < end; i++) {
-    if (s[i] == '<' || s[i] == '(') depth++;
-    else if (s[i] == '>' || s[i] == ')') depth--;
-    else if (depth == 0 && s[i] == ' ') start = i + 1;
-    else if (depth == 0 && s[i] == ':' && i + 1 < end && s[i + 1] == ':') start = i + 2;
-  }
-  if (start >= end) start = 0, end = n;
-  char *out = malloc(end - start + 1);
-  if (out) {
-    memcpy(out, s + start, end - start);
-    out[end - start] = '\0';
-  }
-  return out;
-}
-
 int dlc_kname(const char *mangled, char **long_name, char **short_name) {
   if (!mangled) mangled = "";
   char *lng = demangle(mangled);
   if (!lng) lng = strdup(mangled);
-  char *shrt = lng ? short_of(lng) : NULL;
+  char *shrt = lng ? dl_kname_short(lng) : NULL;
   if (!lng || !shrt) {
     free(lng);
     free(shrt);

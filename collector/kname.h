@@ -1,6 +1,6 @@
 /*
  * kname.h - kernel names: CUPTI's mangled name -> DLProf's long (demangled)
- * and short (bare function) names.
+ * and short (bare function; dl_kname.h) names.
  *
  * Demangling uses libstdc++'s __cxa_demangle when the process has it
  * (looked up with dlsym, so the collector needs no C++ runtime); names

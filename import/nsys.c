@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_kname.h"
 #include "dldb_stats.h"
 #include "dli.h"
 #include "rowpipe.h"
+
+#define WRAP_SLOTS 256
 
 typedef struct nsys {
   sqlite3 *db;
@@ -32,6 +35,11 @@ typedef struct nsys {
   struct corr_seen { int64_t pid; uint64_t *bits; size_t nwords; } seen[16];
   int nseen;
   char *cut;        /* a buffer for cutting over-long names */
+  /* CUTLASS wrapper kernels (dl_kname.h): a direct-mapped cache by the
+   * demangled name's StringId (slot id % WRAP_SLOTS; key id + 1, 0: empty)
+   * of the dldb id of the short name derived from it (0: the rule does not
+   * apply), so that each name (up to ~5 KB) is parsed once, not per row */
+  struct wrap_seen { int64_t key, short_id; } wrap[WRAP_SLOTS];
   char *err;
   size_t errlen;
 } nsys;
@@ -66,6 +74,32 @@ static int name_id(nsys *x, int64_t id, int64_t *out) {
   int rc = dldb_writer_intern(x->w, fit(x, str(x, id)), out, x->err, x->errlen);
   if (rc == DL_OK && id >= 0 && id < x->nstrings) x->dl_id[id] = *out;
   return rc;
+}
+
+/* The dldb id of the short name that the CUTLASS rule (dl_kname.h) derives
+ * from StringIds[lid] in *out, or 0 there when the rule does not apply. */
+static int wrapper_short_id(nsys *x, int64_t lid, int64_t *out) {
+  struct wrap_seen *w = lid >= 0 && lid < x->nstrings ? &x->wrap[lid % WRAP_SLOTS] : NULL;
+  if (w && w->key == lid + 1) {
+    *out = w->short_id;
+    return DL_OK;
+  }
+  const char *s = str(x, lid);
+  size_t off, len;
+  int64_t id = 0;
+  if (dl_kname_cutlass_span(s, &off, &len)) {
+    if (len > DLI_MAX_NAME_BYTES) { /* identifier characters only: ASCII */
+      len = DLI_MAX_NAME_BYTES;
+      x->st->truncated++;
+    }
+    memcpy(x->cut, s + off, len);
+    x->cut[len] = '\0';
+    int rc = dldb_writer_intern(x->w, x->cut, &id, x->err, x->errlen);
+    if (rc != DL_OK) return rc;
+  }
+  if (w) *w = (struct wrap_seen){.key = lid + 1, .short_id = id};
+  *out = id;
+  return DL_OK;
 }
 
 static void progress(nsys *x, const char *what, int64_t done, int64_t total) {
@@ -611,7 +645,12 @@ static int import_kernels(nsys *x) {
     /* the demangled name, else the short one (and the other way round) */
     if (!*str(x, lid)) lid = sid;
     if (!*str(x, sid)) sid = lid;
-    if ((rc = name_id(x, lid, &l)) != DL_OK || (rc = name_id(x, sid, &sh)) != DL_OK) break;
+    if ((rc = name_id(x, lid, &l)) != DL_OK) break;
+    /* Nsight names every CUTLASS kernel for its wrapper ("Kernel"): name
+     * it for the kernel type the wrapper launches instead (dl_kname.h) */
+    sh = 0;
+    if (dl_kname_is_wrapper(str(x, sid)) && (rc = wrapper_short_id(x, lid, &sh)) != DL_OK) break;
+    if (!sh && (rc = name_id(x, sid, &sh)) != DL_OK) break;
     dldb_kernel k = {.short_name_id = sh, .long_name_id = l,
                      .device_id = (int32_t)c_int(c, 2), .context_id = (int32_t)c_int(c, 3),
                      .stream_id = (int32_t)c_int(c, 4), .gpu_start_ns = c_int(c, 0),

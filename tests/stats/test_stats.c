@@ -598,6 +598,20 @@ static int test_cutlass_tc(void) {
   ASSERT(fabs(q_real(h, "SELECT tc_utilization FROM view_tc_utilization") - 100.0) < 1e-9);
   ASSERT_EQ(q_int(h, "SELECT nodes_tc_eligible_gpu_time FROM view_op_summary"),
             q_int(h, "SELECT nodes_using_tc_gpu_time FROM view_op_summary"));
+  /* Nsight's shortName of every kernel here is its wrapper's, "Kernel": the
+   * tables name it for the type it launches, cutlass::gemm::kernel::Gemm
+   * (common/dl_kname.h), and keep the demangled name as the long one */
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM x.CUPTI_ACTIVITY_KIND_KERNEL k JOIN x.StringIds s "
+                     "ON s.id = k.shortName WHERE s.value <> 'Kernel'"),
+            0);
+  ASSERT(q_int(h, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name = 'Gemm'") >= 1);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name <> 'Gemm'"), 0);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_iteration_kernels WHERE kernel_name = 'Gemm'"),
+            q_int(h, "SELECT count(*) FROM x.CUPTI_ACTIVITY_KIND_KERNEL"));
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM view_iteration_kernels WHERE kernel_name <> 'Gemm'"), 0);
+  ASSERT_EQ(q_int(h, "SELECT count(*) FROM kernels k JOIN strings s ON s.id = k.long_name_id "
+                     "WHERE s.value NOT LIKE 'void cutlass::Kernel<cutlass::gemm::kernel::Gemm<%'"),
+            0);
   sqlite3_close(h);
   char rep[1500];
   snprintf(rep, sizeof rep, "%s/dlprof_tensor_core.csv", dir);
