@@ -23,19 +23,6 @@
 #include "dla_opname.h"
 #include "dla_tc.h"
 
-#define GROW(arr, n, cap)                                                      \
-  ((n) < (cap) ? 0                                                             \
-               : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
-
-static int grow_array(void **arr, size_t *cap, size_t elem) {
-  size_t ncap = *cap ? *cap * 2 : 1024;
-  void *p = realloc(*arr, ncap * elem);
-  if (!p) return -1;
-  *arr = p;
-  *cap = ncap;
-  return 0;
-}
-
 const char *dla_default_key_op(const char *mode) {
   return mode && !strncmp(mode, "tensorflow", 10) ? "global_step" : NULL;
 }
@@ -69,7 +56,7 @@ static int contains_ci(const char *hay, const char *needle) {
 int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
                 const char *direction, const char *data_type, const char *stack, int32_t *out) {
   size_t cap = c->opcap;
-  if (GROW(c->ops, c->nops, cap)) return DL_ENOMEM;
+  if (DLA_GROW(c->ops, c->nops, cap)) return DL_ENOMEM;
   c->opcap = cap;
   dla_op *op = &c->ops[c->nops];
   memset(op, 0, sizeof *op);
@@ -155,7 +142,7 @@ static int load_range(void *ctx, const dldb_scan_range *s) {
   loader *l = ctx;
   dla_ctx *c = l->c;
   load_tick(l);
-  if (GROW(c->r, c->nr, l->rcap)) return DL_ENOMEM;
+  if (DLA_GROW(c->r, c->nr, l->rcap)) return DL_ENOMEM;
   if (s->name_id < 0 || s->name_id > INT32_MAX)
     return dl_err(c->err, c->errlen, DL_ECORRUPT, "dla_aggregate: NVTX range %lld has string id %lld",
                   (long long)s->id, (long long)s->name_id);
@@ -197,7 +184,7 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
   int64_t ai = dla__corr_get(l->corr, g->pid, g->correlation_id);
   const dla_api *a = ai >= 0 ? &c->a[ai] : NULL;
   if (g->kind != 0) {
-    if (GROW(c->m, c->nm, c->mcap)) return DL_ENOMEM;
+    if (DLA_GROW(c->m, c->nm, c->mcap)) return DL_ENOMEM;
     dla_mem *m = &c->m[c->nm++];
     m->start = g->gpu_start_ns;
     m->end = g->gpu_end_ns < g->gpu_start_ns ? g->gpu_start_ns : g->gpu_end_ns;
@@ -218,7 +205,7 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
     return dl_err(c->err, c->errlen, DL_ECORRUPT,
                   "dla_aggregate: kernel %lld has string id %lld, device %d", (long long)g->id,
                   (long long)g->short_name_id, (int)g->device_id);
-  if (GROW(c->k, c->nk, c->kcap)) return DL_ENOMEM;
+  if (DLA_GROW(c->k, c->nk, c->kcap)) return DL_ENOMEM;
   if (c->kbcap < c->kcap) { /* the grid's blocks, beside c->k */
     uint32_t *p = realloc(c->kblocks, c->kcap * sizeof *p);
     if (!p) return DL_ENOMEM;
@@ -593,7 +580,7 @@ static int accumulate(dla_ctx *c, stats *s) {
     uint64_t key = ((uint64_t)k->iter << 32) | (uint32_t)k->op;
     int64_t v = dla_map_get(&s->io_map, key);
     if (v < 0) {
-      if (GROW(s->io, s->nio, s->iocap)) return DL_ENOMEM;
+      if (DLA_GROW(s->io, s->nio, s->iocap)) return DL_ENOMEM;
       v = (int64_t)s->nio++;
       memset(&s->io[v], 0, sizeof s->io[v]);
       s->io[v].iter = k->iter;
@@ -609,7 +596,7 @@ static int accumulate(dla_ctx *c, stats *s) {
     key = ((uint64_t)(uint32_t)k->op << 32) | (uint32_t)k->short_id;
     v = dla_map_get(&s->ok_map, key);
     if (v < 0) {
-      if (GROW(s->ok, s->nok, s->okcap)) return DL_ENOMEM;
+      if (DLA_GROW(s->ok, s->nok, s->okcap)) return DL_ENOMEM;
       v = (int64_t)s->nok++;
       memset(&s->ok[v], 0, sizeof s->ok[v]);
       s->ok[v].op = k->op;

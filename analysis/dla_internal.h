@@ -135,6 +135,18 @@ static inline int32_t dla__call_inst(const dla_ctx *c, int32_t ai) {
   return a->op >= 0 ? (int32_t)(c->nr + (size_t)ai) : -1;
 }
 
+/* Room for one more element in arr (n used of cap): doubles it (from 1024
+ * elements). 0, or -1 when out of memory (arr unchanged). */
+static inline int dla__grow(void **arr, size_t *cap, size_t elem) {
+  size_t ncap = *cap ? *cap * 2 : 1024;
+  void *p = realloc(*arr, ncap * elem);
+  if (!p) return -1;
+  *arr = p;
+  *cap = ncap;
+  return 0;
+}
+#define DLA_GROW(arr, n, cap) ((n) < (cap) ? 0 : dla__grow((void **)&(arr), &(cap), sizeof *(arr)))
+
 /* dla_sort.c: qsort for small arrays, an in-place sort (no copy of the
  * array, unlike glibc's qsort) past 64 MiB; accepts an empty or NULL
  * array. Not stable past 64 MiB. */

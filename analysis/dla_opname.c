@@ -319,6 +319,50 @@ int dla_dlprof_scope_parse(const char *text, char *path, size_t pathcap, char *s
   return 0;
 }
 
+int dla_kineto_stack(const char *in, char *out, size_t cap) {
+  if (!cap) return 0;
+  out[0] = '\0';
+  if (!in) return 0;
+  size_t len = 0;
+  int frames = 0;
+  const char *end = in + strlen(in);
+  while (end > in) { /* frames from the last (outermost) */
+    const char *b = end;
+    while (b > in && b[-1] != ';') b--;
+    const char *s = b, *e = end;
+    end = b > in ? b - 1 : in;
+    while (s < e && isspace((unsigned char)*s)) s++;
+    while (e > s && isspace((unsigned char)e[-1])) e--;
+    if (s == e) continue;
+    /* "file(line): function" -> "file:line" */
+    const char *file_end = e, *line = NULL;
+    size_t line_len = 0;
+    for (const char *q = s; q + 3 < e; q++) {
+      if (*q != '(' || !isdigit((unsigned char)q[1])) continue;
+      const char *d = q + 1;
+      while (d < e && isdigit((unsigned char)*d)) d++;
+      if (d + 1 < e && d[0] == ')' && d[1] == ':') {
+        file_end = q;
+        line = q + 1;
+        line_len = (size_t)(d - line);
+      }
+    }
+    size_t need = (size_t)(file_end - s) + (line ? 1 + line_len : 0) + (frames ? 1 : 0);
+    if (len + need >= cap) break;
+    if (frames) out[len++] = '\n';
+    memcpy(out + len, s, (size_t)(file_end - s));
+    len += (size_t)(file_end - s);
+    if (line) {
+      out[len++] = ':';
+      memcpy(out + len, line, line_len);
+      len += line_len;
+    }
+    out[len] = '\0';
+    frames++;
+  }
+  return frames;
+}
+
 static int json_flag(const char *dict, const char *key, int *out) {
   const char *v = dict_find(dict, key);
   if (!v) return 0;

@@ -78,6 +78,13 @@ int dla_dlprof_shapes(const dla_dlprof_op *m, char **in, char **params, char **o
 int dla_dlprof_scope_parse(const char *text, char *path, size_t pathcap, char *stack,
                            size_t stackcap);
 
+/* A PyTorch profiler "Call stack" ("file(line): function;...", innermost
+ * frame first) as DLProf's stack trace: "file:line" frames joined by '\n',
+ * outermost call first; a frame of another shape is kept as it is. Writes
+ * the whole frames that fit in cap, from the outermost; "" for no frames.
+ * Returns the frames written. */
+int dla_kineto_stack(const char *in, char *out, size_t cap);
+
 /* Framework settings of a {"model_config": {...}} mark: -1 when absent. */
 typedef struct dla_model_config {
   int emit_nvtx, cudnn_benchmark, amp_enabled, pin_memory;

@@ -408,6 +408,113 @@ static int build(builder *b) {
   return rc;
 }
 
+/* ---- Call stacks (PyTorch profiler traces recorded with_stack=True) ------- */
+
+typedef struct stack_pair {
+  int32_t op;
+  int32_t stack_id; /* strings id */
+} stack_pair;
+
+typedef struct stack_scan {
+  dla_ctx *c;
+  stack_pair *p;
+  size_t n, cap;
+} stack_scan;
+
+/* The range of c->r (sorted by thread, start, outer first) that a stored
+ * range is, -1: not loaded. */
+static int64_t find_range(const dla_ctx *c, const dldb_scan_range *s) {
+  int64_t end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns; /* as loaded */
+  size_t lo = 0, hi = c->nr;
+  while (lo < hi) { /* the first range not before (tid, start, end) */
+    size_t mid = lo + (hi - lo) / 2;
+    const dla_range *r = &c->r[mid];
+    int before = r->tid != s->tid ? r->tid < s->tid
+                 : r->start != s->start_ns ? r->start < s->start_ns
+                                          : r->end > end;
+    if (before) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < c->nr; lo++) {
+    const dla_range *r = &c->r[lo];
+    if (r->tid != s->tid || r->start != s->start_ns || r->end != end) break;
+    if (r->pid == s->pid && r->name_id == s->name_id) return (int64_t)lo;
+  }
+  return -1;
+}
+
+static int stack_row(void *ctx, const dldb_scan_range *s) {
+  stack_scan *x = ctx;
+  int64_t i = find_range(x->c, s);
+  const dla_range *r = i >= 0 ? &x->c->r[i] : NULL;
+  if (!r || r->inst != (int32_t)i || r->op < 0 || s->stack_id <= 0 || s->stack_id > INT32_MAX)
+    return 0; /* the stack of an op instance counts, not a sub-op's */
+  if (DLA_GROW(x->p, x->n, x->cap)) return DL_ENOMEM;
+  x->p[x->n++] = (stack_pair){r->op, (int32_t)s->stack_id};
+  return 0;
+}
+
+static int cmp_stack_pair(const void *x, const void *y) {
+  const stack_pair *a = x, *b = y;
+  if (a->op != b->op) return a->op < b->op ? -1 : 1;
+  return (a->stack_id > b->stack_id) - (a->stack_id < b->stack_id);
+}
+
+/* op's stack trace: stack (a strings id) as DLProf's frames and, when
+ * its instances came from other stacks too, how many. */
+static int set_op_stack(dla_ctx *c, int32_t op, int32_t stack, size_t calls, size_t total,
+                        size_t nstacks, char *buf, size_t cap) {
+  const char *text = dldb_writer_string(c->w, stack);
+  if (!dla_kineto_stack(text, buf, cap - 96)) return DL_OK;
+  size_t n = strlen(buf);
+  if (nstacks > 1)
+    snprintf(buf + n, cap - n, "\n(this stack: %zu of %zu calls; %zu other stacks)", calls, total,
+             nstacks - 1);
+  char *s = strdup(buf);
+  if (!s) return DL_ENOMEM;
+  free(c->ops[op].stack);
+  c->ops[op].stack = s;
+  return DL_OK;
+}
+
+/* Each op's stack trace from its instances' call stacks: the stack most of
+ * them came from (the first stored of equals). A bprop node without stacks
+ * of its own (the autograd engine's thread has no Python stack) shows its
+ * forward op's, as DLProf's did. */
+static int add_stacks(builder *b) {
+  dla_ctx *c = b->c;
+  stack_scan x = {.c = c};
+  int rc = dldb_scan_range_stacks(c->w, c->domain_id, stack_row, &x, c->err, c->errlen);
+  if (rc || !x.n) {
+    free(x.p);
+    return rc;
+  }
+  dla__qsort(x.p, x.n, sizeof *x.p, cmp_stack_pair);
+  for (size_t i = 0; rc == DL_OK && i < x.n;) {
+    size_t j = i, best = i, best_n = 0, nstacks = 0;
+    while (j < x.n && x.p[j].op == x.p[i].op) {
+      size_t k = j;
+      while (k < x.n && x.p[k].op == x.p[j].op && x.p[k].stack_id == x.p[j].stack_id) k++;
+      if (k - j > best_n) best = j, best_n = k - j;
+      nstacks++;
+      j = k;
+    }
+    rc = set_op_stack(c, x.p[i].op, x.p[best].stack_id, best_n, j - i, nstacks, b->stack,
+                      STACK_CAP);
+    i = j;
+  }
+  free(x.p);
+  for (size_t s = 0; rc == DL_OK && s < b->bprop_of.cap; s++) {
+    if (b->bprop_of.vals[s] < 0) continue;
+    dla_op *fwd = &c->ops[b->bprop_of.keys[s]], *bwd = &c->ops[b->bprop_of.vals[s]];
+    if (bwd->stack[0] || !fwd->stack[0]) continue;
+    char *copy = strdup(fwd->stack);
+    if (!copy) rc = DL_ENOMEM;
+    else free(bwd->stack), bwd->stack = copy;
+  }
+  return rc;
+}
+
 int dla__build_nodes(dla_ctx *c) {
   builder b = {.c = c};
   dla_map_init(&b.text_ops);
@@ -425,6 +532,7 @@ int dla__build_nodes(dla_ctx *c) {
   b.stack = malloc(STACK_CAP);
   b.key = malloc(KEY_CAP);
   int rc = b.pn && b.path && b.stack && b.key ? build(&b) : DL_ENOMEM;
+  if (rc == DL_OK) rc = add_stacks(&b);
   free(b.pn);
   free(b.path);
   free(b.stack);

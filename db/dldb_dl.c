@@ -20,7 +20,7 @@ static void bind_real(sqlite3_stmt *st, int i, double v) {
   else sqlite3_bind_double(st, i, v);
 }
 
-static int has_table(dldb_writer *w, const char *name) {
+int dldb__has_table(dldb_writer *w, const char *name) {
   sqlite3_stmt *st = NULL;
   int found = 0;
   if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1,
@@ -32,8 +32,8 @@ static int has_table(dldb_writer *w, const char *name) {
   return found;
 }
 
-int dldb_dl_has_tables(dldb_writer *w) { return has_table(w, "aggr_dl_gpu"); }
-int dldb_dl_has_iter_names(dldb_writer *w) { return has_table(w, "aggr_dl_iter_names"); }
+int dldb_dl_has_tables(dldb_writer *w) { return dldb__has_table(w, "aggr_dl_gpu"); }
+int dldb_dl_has_iter_names(dldb_writer *w) { return dldb__has_table(w, "aggr_dl_iter_names"); }
 
 int dldb_occ_writer_open(dldb_writer *w, dldb_occ_writer **out, char *err, size_t errlen) {
   *out = NULL;
@@ -76,7 +76,7 @@ static double col_real(sqlite3_stmt *st, int i) {
 
 int dldb_scan_kernel_occupancy(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_occ *r),
                                void *ctx, char *err, size_t errlen) {
-  if (!has_table(w, "kernel_occupancy")) return DL_OK;
+  if (!dldb__has_table(w, "kernel_occupancy")) return DL_OK;
   sqlite3_stmt *st = NULL;
   int rc = dldb__flush(w, err, errlen, "dldb_scan_kernel_occupancy");
   if (rc) return rc;

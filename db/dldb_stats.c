@@ -15,20 +15,8 @@ static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
   return dl_err(err, errlen, DL_EDB, "%s: %s", fn, sqlite3_errmsg(w->db));
 }
 
-static int has_table(dldb_writer *w, const char *name) {
-  sqlite3_stmt *st = NULL;
-  int found = 0;
-  if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1,
-                         &st, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
-  }
-  sqlite3_finalize(st);
-  return found;
-}
-
 int dldb_stats_has_tables(dldb_writer *w) {
-  return has_table(w, "aggr_stats") && has_table(w, "aggr_stats_api_ops");
+  return dldb__has_table(w, "aggr_stats") && dldb__has_table(w, "aggr_stats_api_ops");
 }
 
 /* ---- OS runtime calls ------------------------------------------------------ */
@@ -38,7 +26,7 @@ int dldb_osrt_writer_open(dldb_writer *w, dldb_osrt_writer **out, char *err, siz
   if (w->existing)
     return dl_err(err, errlen, DL_EINVAL,
                   "dldb_osrt_writer_open: raw records cannot be added to an existing dldb");
-  if (!has_table(w, "osrt_calls"))
+  if (!dldb__has_table(w, "osrt_calls"))
     return dl_err(err, errlen, DL_ENOTFOUND, "dldb_osrt_writer_open: no osrt_calls table");
   dldb_osrt_writer *o = calloc(1, sizeof *o);
   if (!o) return dl_err(err, errlen, DL_ENOMEM, "dldb_osrt_writer_open: out of memory");
@@ -88,7 +76,7 @@ void dldb_osrt_writer_close(dldb_osrt_writer **po) {
 int dldb_scan_osrt_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_osrt *r),
                          void *ctx, char *err, size_t errlen) {
   static const char *name = "dldb_scan_osrt_calls";
-  if (!has_table(w, "osrt_calls")) return DL_OK;
+  if (!dldb__has_table(w, "osrt_calls")) return DL_OK;
   sqlite3_stmt *st = NULL;
   int rc = dldb__flush(w, err, errlen, name);
   if (rc) return rc;
@@ -230,8 +218,8 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
   for (size_t i = 0; i < n && rc == DL_OK; i++) {
     int layout = is_nvtx(r[i].kind) ? w->nvtx_layout : DLDB__NVTX_IN_STATS;
     if (layout == DLDB__NVTX_UNKNOWN) /* a look at the schema, once */
-      layout = w->nvtx_layout = has_table(w, "aggr_nvtx_runs")    ? DLDB__NVTX_RUNS
-                                : has_table(w, "aggr_nvtx_stats") ? DLDB__NVTX_STATS
+      layout = w->nvtx_layout = dldb__has_table(w, "aggr_nvtx_runs")    ? DLDB__NVTX_RUNS
+                                : dldb__has_table(w, "aggr_nvtx_stats") ? DLDB__NVTX_STATS
                                                                   : DLDB__NVTX_IN_STATS;
     if (layout == DLDB__NVTX_RUNS) {
       if (r[i].t.n < 1)

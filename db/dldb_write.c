@@ -41,6 +41,7 @@ static const char *const stmt_sql[DLDB__S_COUNT] = {
     [DLDB__S_GPU] = "INSERT OR REPLACE INTO gpus(device_id, gpu_name, cc_major, cc_minor, "
                     "sm_count, memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [DLDB__S_THREAD] = "INSERT OR REPLACE INTO threads(pid, tid, name_id) VALUES (?1, ?2, ?3)",
+    [DLDB__S_RANGE_STACK] = "INSERT INTO nvtx_range_stacks(range_id, stack_id) VALUES (?1, ?2)",
     [DLDB__S_MEMCPY] =
         "INSERT INTO memcpys(copy_kind, src_kind, dst_kind, bytes, device_id, stream_id, "
         "gpu_start_ns, gpu_end_ns, correlation_id, pid) "
@@ -973,6 +974,20 @@ int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id,
   w->nvtx_max_id++;
   if (id) *id = w->nvtx_max_id;
   return DL_OK;
+}
+
+int dldb_write_range_stack(dldb_writer *w, int64_t range_id, const char *stack, char *err,
+                           size_t errlen) {
+  static const char *fn = "dldb_write_range_stack";
+  if (!stack || !*stack) return DL_OK;
+  int rc = row_begin(w, err, errlen, fn);
+  int64_t sid;
+  if (rc || (rc = dldb_writer_intern(w, stack, &sid, err, errlen))) return rc;
+  sqlite3_stmt *st = dldb__stmt(w, DLDB__S_RANGE_STACK);
+  if (!st) return dldb__sqlerr(w, err, errlen, fn);
+  sqlite3_bind_int64(st, 1, range_id);
+  sqlite3_bind_int64(st, 2, sid);
+  return dldb__step_done(w, st, err, errlen, fn);
 }
 
 int dldb__api_push(dldb_writer *w, const dldb_api_call *a, int64_t name_id, char *err,

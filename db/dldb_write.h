@@ -40,7 +40,7 @@
 typedef struct dldb_writer dldb_writer;
 
 /* Schema version of db/schema.sql (PRAGMA user_version). */
-#define DLDB_SCHEMA_VERSION 4
+#define DLDB_SCHEMA_VERSION 5
 /* The DLProf view layer we implement (db_version). */
 #define DLDB_VIEW_VERSION "1.8.0"
 /* dl_meta 'format'. */
@@ -212,6 +212,10 @@ int dldb_write_gpu(dldb_writer *w, const dldb_gpu *g, char *err, size_t errlen);
 int dldb_write_thread(dldb_writer *w, const dldb_thread *t, char *err, size_t errlen);
 int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id, char *err,
                           size_t errlen);
+/* The call stack recorded for range range_id (an id dldb_write_nvtx_range
+ * returned), as the trace has it; nothing for NULL or "". */
+int dldb_write_range_stack(dldb_writer *w, int64_t range_id, const char *stack, char *err,
+                           size_t errlen);
 int dldb_write_api_call(dldb_writer *w, const dldb_api_call *a, char *err, size_t errlen);
 int dldb_write_kernel(dldb_writer *w, const dldb_kernel *k, char *err, size_t errlen);
 int dldb_write_memcpy(dldb_writer *w, const dldb_memcpy *m, char *err, size_t errlen);
@@ -240,6 +244,7 @@ int dldb_write_domain(dldb_writer *w, const char *name, int64_t *id, char *err, 
 typedef struct dldb_scan_range {
   int64_t id, name_id, start_ns, end_ns, pid, tid;
   int kind;
+  int64_t stack_id;               /* dldb_scan_range_stacks only: strings id of its stack */
 } dldb_scan_range;
 
 typedef struct dldb_scan_api {
@@ -276,6 +281,11 @@ int dldb_scan_first_domain(dldb_writer *w, int64_t *id, char *err, size_t errlen
 int dldb_scan_ranges(dldb_writer *w, int64_t domain_id,
                      int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
                      size_t errlen);
+/* The ranges of the domain that have a call stack (nvtx_range_stacks; none
+ * in files before schema 5), with stack_id set, in id order. */
+int dldb_scan_range_stacks(dldb_writer *w, int64_t domain_id,
+                           int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
+                           size_t errlen);
 int dldb_scan_api_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_api *a), void *ctx,
                         char *err, size_t errlen);
 /* Kernels first, then memcpys, then memsets. */

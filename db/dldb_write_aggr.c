@@ -108,6 +108,39 @@ int dldb_scan_ranges(dldb_writer *w, int64_t domain_id,
   return run_scan(w, st, range_row, &sc, err, errlen, "dldb_scan_ranges");
 }
 
+static int range_stack_row(void *c, sqlite3_stmt *st) {
+  scan_ctx *sc = c;
+  dldb_scan_range r = {
+      .id = sqlite3_column_int64(st, 0),
+      .name_id = sqlite3_column_int64(st, 1),
+      .start_ns = sqlite3_column_int64(st, 2),
+      .end_ns = sqlite3_column_int64(st, 3),
+      .pid = sqlite3_column_int64(st, 4),
+      .tid = sqlite3_column_int64(st, 5),
+      .kind = sqlite3_column_int(st, 6),
+      .stack_id = sqlite3_column_int64(st, 7),
+  };
+  return ((int (*)(void *, const dldb_scan_range *))sc->fn)(sc->ctx, &r);
+}
+
+int dldb_scan_range_stacks(dldb_writer *w, int64_t domain_id,
+                           int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
+                           size_t errlen) {
+  static const char *fname = "dldb_scan_range_stacks";
+  sqlite3_stmt *st = NULL;
+  int rc = dldb__flush(w, err, errlen, fname);
+  if (rc || !dldb__has_table(w, "nvtx_range_stacks")) return rc;
+  rc = prepare(w,
+               "SELECT r.id, r.name_id, r.start_ns, r.end_ns, r.pid, r.tid, r.kind, s.stack_id "
+               "FROM nvtx_range_stacks s JOIN nvtx_ranges r ON r.id = s.range_id "
+               "WHERE r.domain_id = ?1 AND r.kind IN (1, 2) ORDER BY r.id",
+               &st, err, errlen, fname);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 1, domain_id);
+  scan_ctx sc = {(void *)fn, ctx};
+  return run_scan(w, st, range_stack_row, &sc, err, errlen, fname);
+}
+
 static int api_row(void *c, sqlite3_stmt *st) {
   scan_ctx *sc = c;
   dldb_scan_api a = {

@@ -20,6 +20,7 @@ enum {
   DLDB__S_SYSCONFIG,
   DLDB__S_GPU,
   DLDB__S_THREAD,
+  DLDB__S_RANGE_STACK,
   DLDB__S_MEMCPY,
   DLDB__S_MEMSET,
   DLDB__S_SYNC,
@@ -134,6 +135,8 @@ void dldb__bind_text(sqlite3_stmt *st, int i, const char *s);
 /* Writes every batch's pending rows: before reading a table, before a
  * commit. */
 int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn);
+/* 1 if the file has table name. */
+int dldb__has_table(dldb_writer *w, const char *name);
 /* Appends row to batch which (DLDB__B_*). */
 int dldb__batch_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
                     const char *fn);

@@ -15,7 +15,7 @@
 -- of a view's columns or rows; a view rewritten to give the same rows faster
 -- keeps it (a dldb written before still reads and aggregates the same).
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 ---------------------------------------------------------------------------
 -- (a) Raw records
@@ -103,6 +103,15 @@ CREATE TABLE nvtx_ranges (
   payload_kind INTEGER NOT NULL DEFAULT 0,
   payload_int  INTEGER,
   payload_real REAL
+);
+
+-- The Python call stack of a range where the trace records one (schema 5):
+-- the PyTorch profiler's "Call stack" of an op run with with_stack=True, as
+-- the trace has it ("file(line): function;...", innermost frame first).
+-- No row: none recorded (Nsight Systems exports, files before schema 5).
+CREATE TABLE nvtx_range_stacks (
+  range_id INTEGER PRIMARY KEY REFERENCES nvtx_ranges(id),
+  stack_id INTEGER NOT NULL REFERENCES strings(id)
 );
 
 -- CUDA runtime (api_kind 0) and driver (1) API calls, host clock.

@@ -58,6 +58,8 @@ typedef struct kev {
   char dtype[16];
   char *name;              /* name_len bytes and a NUL */
   size_t name_len, name_cap;
+  char *stack;             /* "Call stack" (with_stack=True), stack_len bytes and a NUL */
+  size_t stack_len, stack_cap;
   char dims[DIMS_CAP];
   char mname[256];
 } kev;
@@ -400,10 +402,43 @@ static kj_tok read_types(kjson *j, kj_tok t, char *dtype, size_t cap) {
   }
 }
 
+/* *buf (capacity *cap) = the n bytes at s and a NUL; 0, or -1 when out of
+ * memory. */
+static int set_buf(char **buf, size_t *cap, size_t *len, const char *s, size_t n) {
+  if (n + 1 > *cap) {
+    size_t c = *cap ? *cap : 256;
+    while (c < n + 1) c *= 2;
+    char *p = realloc(*buf, c);
+    if (!p) return -1;
+    *buf = p;
+    *cap = c;
+  }
+  memcpy(*buf, s, n);
+  (*buf)[n] = '\0';
+  *len = n;
+  return 0;
+}
+
+static int set_name(kev *e, const char *s, size_t n) {
+  return set_buf(&e->name, &e->name_cap, &e->name_len, s, n);
+}
+
+/* The longest call stack kept: whole frames ("a;b;c", innermost first) up
+ * to this many bytes; a trace's stacks are a few KB. */
+#define MAX_STACK_BYTES 16384
+
+static int set_stack(kev *e, const char *s, size_t n) {
+  if (n > MAX_STACK_BYTES) {
+    n = MAX_STACK_BYTES;
+    while (n > 0 && s[n] != ';') n--;
+  }
+  return set_buf(&e->stack, &e->stack_cap, &e->stack_len, s, n);
+}
+
 /* The "args" members read; the others are skipped. */
 enum {
   A_NONE, A_CORR, A_DEVICE, A_STREAM, A_CONTEXT, A_REGS, A_SMEM, A_BYTES, A_BPSM, A_OCC,
-  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME
+  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK
 };
 
 static int arg_id(const char *key) {
@@ -416,7 +451,7 @@ static int arg_id(const char *key) {
       {"grid", A_GRID},                {"block", A_BLOCK},
       {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
       {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
-      {"name", A_NAME},
+      {"name", A_NAME},                {"Call stack", A_STACK},
   };
   for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* first bytes first: cheap */
     if (args[i].key[0] == key[0] && strcmp(args[i].key, key) == 0) return args[i].id;
@@ -453,6 +488,10 @@ static kj_tok read_args(kimp *k, kjson *j) {
     case A_NAME:
       if (t == KJ_STR) snprintf(e->mname, sizeof e->mname, "%s", kjson_text(j));
       break;
+    case A_STACK:
+      /* optional: a stack that finds no memory is left out */
+      if (t == KJ_STR) (void)set_stack(e, kjson_text(j), kjson_len(j));
+      break;
     default: break;
     }
     if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
@@ -461,25 +500,11 @@ static kj_tok read_args(kimp *k, kjson *j) {
 
 static void ev_reset(kev *e) {
   memset(e, 0, KEV_FIXED); /* not the 1.3 KB of buffers, once per event */
-  e->name_len = 0;
+  e->name_len = e->stack_len = 0;
   if (e->name) e->name[0] = '\0';
+  if (e->stack) e->stack[0] = '\0';
   e->dims[0] = e->mname[0] = '\0';
   e->bpsm = e->occ = NAN;
-}
-
-static int set_name(kev *e, const char *s, size_t n) {
-  if (n + 1 > e->name_cap) {
-    size_t cap = e->name_cap ? e->name_cap : 256;
-    while (cap < n + 1) cap *= 2;
-    char *p = realloc(e->name, cap);
-    if (!p) return -1;
-    e->name = p;
-    e->name_cap = cap;
-  }
-  memcpy(e->name, s, n);
-  e->name[n] = '\0';
-  e->name_len = n;
-  return 0;
 }
 
 /* Remapped ids keep files (ranks) of one profile apart. */
@@ -596,7 +621,9 @@ static int emit(kimp *k, const kev *e) {
     dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = k->text, .start_ns = e->ts,
                          .end_ns = end, .pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid)};
     k->st->ranges++;
-    return dldb_write_nvtx_range(k->w, &r, NULL, k->err, k->errlen);
+    int64_t id;
+    int rc = dldb_write_nvtx_range(k->w, &r, &id, k->err, k->errlen);
+    return rc || !e->stack_len ? rc : dldb_write_range_stack(k->w, id, e->stack, k->err, k->errlen);
   }
   case C_RUNTIME:
   case C_DRIVER: {
@@ -666,13 +693,14 @@ static int emit(kimp *k, const kev *e) {
 
 /* ---- Events through the pipeline: parsed here, written on kpipe's thread --- */
 
-/* A record: the fixed part of the event, then its name, dims and thread
- * name, each with its NUL. */
+/* A record: the fixed part of the event, then its name, dims, thread name
+ * and call stack, each with its NUL. */
 static int put_event(kimp *k, const kev *e) {
   /* names are C strings from here on (as the writer stores them): a "\u0000"
    * inside one ends it */
   size_t name = e->name ? strlen(e->name) : 0, dims = strlen(e->dims), mname = strlen(e->mname);
-  size_t len = KEV_FIXED + name + 1 + dims + 1 + mname + 1;
+  size_t stack = e->stack ? strlen(e->stack) : 0;
+  size_t len = KEV_FIXED + name + 1 + dims + 1 + mname + 1 + stack + 1;
   int rc = DL_OK;
   char *r = kpipe_reserve(k->pipe, len, &rc);
   if (!r) return rc;
@@ -682,7 +710,11 @@ static int put_event(kimp *k, const kev *e) {
   r[name] = '\0';
   r += name + 1;
   memcpy(r, e->dims, dims + 1);
-  memcpy(r + dims + 1, e->mname, mname + 1);
+  r += dims + 1;
+  memcpy(r, e->mname, mname + 1);
+  r += mname + 1;
+  memcpy(r, e->stack ? e->stack : "", stack);
+  r[stack] = '\0';
   return kpipe_commit(k->pipe, len);
 }
 
@@ -700,7 +732,12 @@ static int write_event(void *ctx, const void *rec, size_t len) {
   n = strlen(r);
   memcpy(e->dims, r, n + 1); /* both fit: they were copied from a kev */
   r += n + 1;
-  memcpy(e->mname, r, strlen(r) + 1);
+  n = strlen(r);
+  memcpy(e->mname, r, n + 1);
+  r += n + 1;
+  n = strlen(r);
+  if (set_buf(&e->stack, &e->stack_cap, &e->stack_len, r, n))
+    return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
   if (e->name_cut && !k->names_cut++)
     note(k, "%s: names longer than %d bytes cut", k->path, DLI_MAX_NAME_BYTES);
   return emit(k, e);
@@ -1103,6 +1140,8 @@ out:
   dldb_occ_writer_close(&k.occ);
   free(k.ev.name);
   free(k.wev.name);
+  free(k.ev.stack);
+  free(k.wev.stack);
   free(k.text);
   free_list(files, files ? nfiles : 0);
   return rc;

@@ -201,6 +201,24 @@ static int test_opname(void) {
   ASSERT_STR_EQ(path, "/module/dummy_network::_call_impl/Conv2d::_call_impl[2]/lambda/relu[3]");
   ASSERT_STR_EQ(stack, "dummy_network.py:42\nm.py:1102\ndummy_network.py:26");
   ASSERT_EQ(dla_dlprof_scope_parse(mark, path, sizeof path, stack, sizeof stack), -1);
+  /* a PyTorch profiler "Call stack": innermost first, "file(line): function" */
+  const char *ks = "/t/torch/nn/modules/conv.py(440): _conv_forward;/t/torch/nn/modules/conv.py(443): "
+                   "forward; train.py(54): <module>";
+  ASSERT_EQ(dla_kineto_stack(ks, stack, sizeof stack), 3);
+  ASSERT_STR_EQ(stack, "train.py:54\n/t/torch/nn/modules/conv.py:443\n/t/torch/nn/modules/conv.py:440");
+  /* the whole frames that fit, from the outermost */
+  ASSERT_EQ(dla_kineto_stack(ks, stack, 45), 2);
+  ASSERT_STR_EQ(stack, "train.py:54\n/t/torch/nn/modules/conv.py:443");
+  ASSERT_EQ(dla_kineto_stack(ks, stack, 11), 0);
+  ASSERT_STR_EQ(stack, "");
+  /* other shapes kept; empty frames, "(" in a path, no line number */
+  ASSERT_EQ(dla_kineto_stack(";a (x)/f.py(7): g;;<built-in method x>; ", stack, sizeof stack), 2);
+  ASSERT_STR_EQ(stack, "<built-in method x>\na (x)/f.py:7");
+  ASSERT_EQ(dla_kineto_stack("f.py(): g;h.py(12)", stack, sizeof stack), 2);
+  ASSERT_STR_EQ(stack, "h.py(12)\nf.py(): g");
+  ASSERT_EQ(dla_kineto_stack("", stack, sizeof stack), 0);
+  ASSERT_EQ(dla_kineto_stack(NULL, stack, sizeof stack), 0);
+  ASSERT_STR_EQ(stack, "");
   dla_dlprof_op m;
   ASSERT_EQ(dla_dlprof_op_parse(mark, &m), 0);
   ASSERT_STR_EQ(m.op, "conv2d");

@@ -589,6 +589,77 @@ static int test_resnet50_iterations(void) {
   return 0;
 }
 
+/* Call stacks (the trace was recorded with_stack=True): each op's stack
+ * trace in DLProf's form, the stack most of its calls came from. */
+static int test_resnet50_stacks(void) {
+  char trace[1200];
+  trace_path(trace, sizeof trace, "resnet50_v100/worker0.1623143566756.pt.trace.json.gz");
+  run_result r;
+  run(trace, NULL, &r);
+  if (r.status) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  /* every "Operator" event of the trace has a "Call stack" (14994) */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM nvtx_range_stacks"), 14994);
+  /* 318 conv2d calls from 17 stacks (ResNet's stem, each layer's blocks):
+   * the stack of 36 of them, outermost frame first, "file:line" */
+  const char *conv = "SELECT count(*) FROM view_op_nodes WHERE op_node_name = 'aten::conv2d' AND ";
+  char sql[2048];
+  snprintf(sql, sizeof sql, "%s stack_trace LIKE 'resnet50_profiler_api.py:46' || char(10) || "
+                            "'%%/torch/nn/modules/module.py:1051' || char(10) || '%%' AND stack_trace LIKE "
+                            "'%%/torch/nn/modules/conv.py:443' || char(10) || '%%/torch/nn/modules/conv.py:440' "
+                            "|| char(10) || '(this stack: 36 of 318 calls; 16 other stacks)'", conv);
+  ASSERT_EQ(q_int(r.db, sql), 2); /* bprop shows its forward op's */
+  snprintf(sql, sizeof sql, "%s direction = 'fprop' AND stack_trace = (SELECT stack_trace FROM view_op_nodes "
+                            "WHERE op_node_name = 'aten::conv2d' AND direction = 'bprop')", conv);
+  ASSERT_EQ(q_int(r.db, sql), 1);
+  /* one stack for every call: no count line (the optimizer's zero_grad) */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE op_node_name = 'aten::zero_' AND "
+                        "stack_trace LIKE 'resnet50_profiler_api.py:49' || char(10) || '%' || "
+                        "'/torch/optim/optimizer.py:216' AND instr(stack_trace, '(this stack') = 0"), 1);
+  /* the autograd engine's thread has no Python stack */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE "
+                        "op_node_name = 'torch::autograd::AccumulateGrad' AND stack_trace = ''"), 1);
+  /* the same stacks aggregated again from the dldb */
+  run_result r2;
+  run(r.db, "--iter_start=1 --iter_stop=2", &r2);
+  ASSERT_EQ(r2.status, 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes a JOIN view_op_nodes b ON b.aggr_id = 2 AND "
+                        "b.op_node_id = a.op_node_id AND b.stack_trace = a.stack_trace WHERE a.aggr_id = 1"),
+            q_int(r.db, "SELECT count(*) FROM view_op_nodes a JOIN view_op_nodes b ON b.aggr_id = 2 AND "
+                        "b.op_node_id = a.op_node_id WHERE a.aggr_id = 1"));
+  ASSERT(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE aggr_id = 2 AND stack_trace != ''") > 30);
+  /* a dldb of schema 4 (before stacks) aggregates again, without them */
+  char old[1300];
+  snprintf(old, sizeof old, "%s.schema4.sqlite", r.db);
+  unlink(old);
+  sqlite3 *h = NULL;
+  snprintf(sql, sizeof sql, "VACUUM INTO '%s'", old);
+  ASSERT_EQ(sqlite3_open(r.db, &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  ASSERT_EQ(sqlite3_open(old, &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "DROP TABLE nvtx_range_stacks; "
+                            "UPDATE dl_meta SET value = '4' WHERE key = 'schema_version'; "
+                            "PRAGMA user_version = 4",
+                         NULL, NULL, NULL),
+            SQLITE_OK);
+  sqlite3_close(h);
+  run_result r3;
+  run(old, "--iter_start=0 --iter_stop=3", &r3);
+  if (r3.status) fprintf(stderr, "%s\n", r3.out);
+  ASSERT_EQ(r3.status, 0);
+  ASSERT_EQ(q_int(old, "SELECT count(*) FROM view_op_nodes WHERE aggr_id = 3 AND stack_trace != ''"), 0);
+  ASSERT(q_int(old, "SELECT count(*) FROM view_op_nodes WHERE aggr_id = 3") > 30);
+  unlink(old);
+  /* a trace whose stacks are all empty stores none */
+  trace_path(trace, sizeof trace, "hta/trace_diff_control_control.json.gz");
+  run(trace, NULL, &r);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM nvtx_range_stacks"), 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE stack_trace != ''"), 0);
+  return 0;
+}
+
 /* ---- HTA traces --------------------------------------------------------------- */
 
 static int test_hta_control(void) {
@@ -868,6 +939,7 @@ int main(int argc, char **argv) {
   RUN(test_h100_bert);
   RUN(test_resnet50_gpu_metrics);
   RUN(test_resnet50_iterations);
+  RUN(test_resnet50_stacks);
   RUN(test_hta_control);
   RUN(test_hta_nccl);
   RUN(test_hta_two_ranks);
