@@ -102,6 +102,16 @@ int64_t dlr_int(const dlr_fields *f, const dldb_row *row, int i); /* 0 when abse
 double dlr_real(const dlr_fields *f, const dldb_row *row, int i);
 const char *dlr_text(const dlr_fields *f, const dldb_row *row, int i); /* "" when absent */
 
+/* d as an int64 in *out, rounded half away from zero: 1, or 0 when d is
+ * NaN, infinite or out of int64's range (*out untouched): a file's REAL
+ * can hold anything. */
+int dlr_real_to_int(double d, int64_t *out);
+/* d rounded as dlr_real_to_int; past int64's range held at INT64_MIN or
+ * INT64_MAX (as SQLite converts), NaN 0. */
+int64_t dlr_real_sat(double d);
+/* a + b, held at INT64_MIN/INT64_MAX: a file's times can be anything. */
+int64_t dlr_add_sat(int64_t a, int64_t b);
+
 /* Writes field i as a cell: integer, one-decimal real, string, yes/no; an
  * absent column or NULL value writes an empty cell. */
 void dlr_cell_int(dlr_out *o, const dlr_fields *f, const dldb_row *row, int i);

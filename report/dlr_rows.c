@@ -37,8 +37,7 @@ int dlr_has(const dlr_fields *f, const dldb_row *row, int i) {
 int64_t dlr_int(const dlr_fields *f, const dldb_row *row, int i) {
   if (!dlr_has(f, row, i)) return 0;
   if (dldb_row_type(row, f->idx[i]) == DLDB_COL_REAL) {
-    double d = dldb_row_real(row, f->idx[i]);
-    return (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+    return dlr_real_sat(dldb_row_real(row, f->idx[i]));
   }
   return dldb_row_int(row, f->idx[i]);
 }
@@ -51,6 +50,26 @@ double dlr_real(const dlr_fields *f, const dldb_row *row, int i) {
 const char *dlr_text(const dlr_fields *f, const dldb_row *row, int i) {
   if (!dlr_has(f, row, i)) return "";
   return dldb_row_text(row, f->idx[i]);
+}
+
+int dlr_real_to_int(double d, int64_t *out) {
+  double r = d < 0 ? d - 0.5 : d + 0.5;
+  /* the bounds are exact doubles: -2^63 and 2^63 */
+  if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0)) return 0;
+  *out = (int64_t)r;
+  return 1;
+}
+
+int64_t dlr_add_sat(int64_t a, int64_t b) {
+  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+  return a + b;
+}
+
+int64_t dlr_real_sat(double d) {
+  int64_t v;
+  if (dlr_real_to_int(d, &v)) return v;
+  return d > 0 ? INT64_MAX : d < 0 ? INT64_MIN : 0;
 }
 
 /* Integer columns print as integers; a REAL that holds a whole number (a sum
@@ -66,8 +85,9 @@ void dlr_cell_int(dlr_out *o, const dlr_fields *f, const dldb_row *row, int i) {
     dlr_out_int(o, dldb_row_int(row, f->idx[i]));
   } else if (t == DLDB_COL_REAL) {
     double d = dldb_row_real(row, f->idx[i]);
-    if (d == (double)(int64_t)d)
-      dlr_out_int(o, (int64_t)d);
+    int64_t v;
+    if (dlr_real_to_int(d, &v) && d == (double)v)
+      dlr_out_int(o, v);
     else
       dlr_out_real1(o, d);
   } else {

@@ -20,6 +20,8 @@ typedef struct one_row {
   dlr_fields f;
   int found;
   int has[24];
+  int big[24]; /* a REAL that is no int64 (NaN, inf, past its range): i[] saturates
+                * as SQLite's conversion does (NaN: 0) */
   int64_t i[24];
   double d[24];
   char *s[24];
@@ -36,7 +38,8 @@ static int one_row_cb(void *ctx, const dldb_row *row) {
     r->has[k] = 1;
     if (t == DLDB_COL_REAL) {
       r->d[k] = dldb_row_real(row, c);
-      r->i[k] = (int64_t)(r->d[k] < 0 ? r->d[k] - 0.5 : r->d[k] + 0.5);
+      r->big[k] = !dlr_real_to_int(r->d[k], &r->i[k]);
+      if (r->big[k]) r->i[k] = dlr_real_sat(r->d[k]);
     } else {
       r->i[k] = dldb_row_int(row, c);
       r->d[k] = t == DLDB_COL_INTEGER ? (double)r->i[k] : dldb_row_real(row, c);
@@ -79,7 +82,9 @@ static void kv_str(dlr_out *o, const char *name, const one_row *r, int k) {
 
 static void kv_int(dlr_out *o, const char *name, const one_row *r, int k) {
   dlr_out_str(o, name);
-  if (r->has[k])
+  if (r->has[k] && r->big[k])
+    dlr_out_real1(o, r->d[k]);
+  else if (r->has[k])
     dlr_out_int(o, r->i[k]);
   else
     dlr_out_null(o);
@@ -151,11 +156,11 @@ static int ops_sum_row(void *ctx, const dldb_row *row) {
   int64_t g = dlr_int(&s->f, row, 0), c = dlr_int(&s->f, row, 1);
   int using = dlr_int(&s->f, row, 3) != 0, elig = dlr_int(&s->f, row, 2) != 0;
   int k = using ? 1 : elig ? 2 : 3;
-  s->gpu[0] += g;
-  s->cpu[0] += c;
+  s->gpu[0] = dlr_add_sat(s->gpu[0], g);
+  s->cpu[0] = dlr_add_sat(s->cpu[0], c);
   s->n[0]++;
-  s->gpu[k] += g;
-  s->cpu[k] += c;
+  s->gpu[k] = dlr_add_sat(s->gpu[k], g);
+  s->cpu[k] = dlr_add_sat(s->cpu[k], c);
   s->n[k]++;
   return 0;
 }

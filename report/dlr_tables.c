@@ -468,9 +468,9 @@ static int tensor_kernel_row(void *ctx, const dldb_row *row) {
   if (!op) return 0;
   int tc = dlr_int(F(2)) != 0;
   if (tc)
-    op->tc_time += dlr_int(F(3));
+    op->tc_time = dlr_add_sat(op->tc_time, dlr_int(F(3)));
   else
-    op->non_tc_time += dlr_int(F(3));
+    op->non_tc_time = dlr_add_sat(op->non_tc_time, dlr_int(F(3)));
   if (dlr_op_add_kernel(op, dlr_text(F(1)), tc) != DL_OK) return dlr_out_fail(c->o, DL_ENOMEM);
   return 0;
 }
@@ -666,7 +666,7 @@ static int group_total_row(void *ctx, const dldb_row *row) {
   dlr_fields_resolve(&c->f, row);
   for (int k = 0; k < 7; k++) {
     if (dlr_has(F(GF_CALLS + k))) {
-      c->tot[k] += dlr_int(F(GF_CALLS + k));
+      c->tot[k] = dlr_add_sat(c->tot[k], dlr_int(F(GF_CALLS + k)));
       c->have[k] = 1;
     }
   }
