@@ -231,12 +231,32 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
   return gpu_owner(c, ai, k->gpu_start, &inst, &k->op);
 }
 
-static int cmp_range(const void *x, const void *y) {
-  const dla_range *a = x, *b = y;
-  if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-  if (a->start != b->start) return a->start < b->start ? -1 : 1;
-  if (a->end != b->end) return a->end > b->end ? -1 : 1; /* outer first */
+/* -1/0/1: range r against the key (tid, start, end), the ranges' order (tid, start
+ * ascending; end descending: outer first). */
+static int cmp_key(const dla_range *r, int64_t tid, int64_t start, int64_t end) {
+  if (r->tid != tid) return r->tid < tid ? -1 : 1;
+  if (r->start != start) return r->start < start ? -1 : 1;
+  if (r->end != end) return r->end > end ? -1 : 1;
   return 0;
+}
+
+static int cmp_range(const void *x, const void *y) {
+  const dla_range *b = y;
+  return cmp_key(x, b->tid, b->start, b->end);
+}
+
+int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                        int64_t name_id) {
+  size_t lo = 0, hi = c->nr;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cmp_key(&c->r[mid], tid, start, end) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  int32_t found = -1;
+  for (size_t i = lo; i < c->nr && cmp_key(&c->r[i], tid, start, end) == 0; i++)
+    if (c->r[i].pid == pid && (name_id < 0 || c->r[i].name_id == name_id)) found = (int32_t)i;
+  return found;
 }
 
 /* Sorts the ranges by (thread, start, outer first). They come in id order,

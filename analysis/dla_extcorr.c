@@ -5,9 +5,8 @@
  * The links come ordered by correlation id; correlation ids are per
  * process, so one id may have one link per process. Each API call looks
  * its id up (binary search), takes the link of its own process and
- * thread, and finds the linked range among the loaded ones by its
- * (tid, start, end) sort key (binary search, then the equal run for the
- * exact process). Without a links table nothing changes.
+ * thread, and finds the linked range among the loaded ones
+ * (dla__find_range). Without a links table nothing changes.
  */
 #include "dla_extcorr.h"
 
@@ -51,31 +50,6 @@ static size_t first_link(const dla_links *l, int64_t corr) {
   return lo;
 }
 
-/* -1/0/1: range r against the key (tid, start, end), in cmp_range's order
- * (tid, start ascending; end descending). */
-static int cmp_key(const dla_range *r, int64_t tid, int64_t start, int64_t end) {
-  if (r->tid != tid) return r->tid < tid ? -1 : 1;
-  if (r->start != start) return r->start < start ? -1 : 1;
-  if (r->end != end) return r->end > end ? -1 : 1;
-  return 0;
-}
-
-/* The loaded range of link k, -1 if it is not loaded (another domain). */
-static int32_t find_range(const dla_ctx *c, const link *k) {
-  size_t lo = 0, hi = c->nr;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (cmp_key(&c->r[mid], k->tid, k->start, k->end) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  /* equal keys: the one of the same process; nested ranges with the same
-   * times: the last, the innermost as cmp_range leaves them */
-  int32_t found = -1;
-  for (size_t i = lo; i < c->nr && cmp_key(&c->r[i], k->tid, k->start, k->end) == 0; i++)
-    if (c->r[i].pid == k->pid) found = (int32_t)i;
-  return found;
-}
-
 int dla__extcorr_load(dla_ctx *c, dla_links **out) {
   *out = NULL;
   dla_links *l = calloc(1, sizeof *l);
@@ -94,7 +68,8 @@ int32_t dla__extcorr_range(const dla_ctx *c, const dla_links *l, int64_t corr, i
                            int64_t tid) {
   for (size_t j = first_link(l, corr); j < l->n && l->v[j].corr == corr; j++) {
     if (l->v[j].pid != pid || l->v[j].tid != tid) continue;
-    return find_range(c, &l->v[j]);
+    const link *k = &l->v[j];
+    return dla__find_range(c, k->pid, k->tid, k->start, k->end, -1);
   }
   return -1;
 }

@@ -156,6 +156,13 @@ static inline void dla__qsort(void *base, size_t n, size_t size,
   dla__sort(base, n, size, cmp);
 }
 
+/* dla_aggregate.c: the loaded range (c->r, sorted by thread, start, outer
+ * first) of process pid and thread tid with these times (end not before
+ * start) and, for name_id >= 0, that name; of equals, the last (the
+ * innermost, as the sort leaves them). -1: not loaded (another domain). */
+int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                        int64_t name_id);
+
 /* The iteration containing t (clamped to [0, niter-1]). */
 int32_t dla__iter_of(const dla_ctx *c, int64_t t);
 /* 1 if iteration it is aggregated. */

@@ -421,33 +421,12 @@ typedef struct stack_scan {
   size_t n, cap;
 } stack_scan;
 
-/* The range of c->r (sorted by thread, start, outer first) that a stored
- * range is, -1: not loaded. */
-static int64_t find_range(const dla_ctx *c, const dldb_scan_range *s) {
-  int64_t end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns; /* as loaded */
-  size_t lo = 0, hi = c->nr;
-  while (lo < hi) { /* the first range not before (tid, start, end) */
-    size_t mid = lo + (hi - lo) / 2;
-    const dla_range *r = &c->r[mid];
-    int before = r->tid != s->tid ? r->tid < s->tid
-                 : r->start != s->start_ns ? r->start < s->start_ns
-                                          : r->end > end;
-    if (before) lo = mid + 1;
-    else hi = mid;
-  }
-  for (; lo < c->nr; lo++) {
-    const dla_range *r = &c->r[lo];
-    if (r->tid != s->tid || r->start != s->start_ns || r->end != end) break;
-    if (r->pid == s->pid && r->name_id == s->name_id) return (int64_t)lo;
-  }
-  return -1;
-}
-
 static int stack_row(void *ctx, const dldb_scan_range *s) {
   stack_scan *x = ctx;
-  int64_t i = find_range(x->c, s);
+  int64_t end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns; /* as loaded */
+  int32_t i = dla__find_range(x->c, s->pid, s->tid, s->start_ns, end, s->name_id);
   const dla_range *r = i >= 0 ? &x->c->r[i] : NULL;
-  if (!r || r->inst != (int32_t)i || r->op < 0 || s->stack_id <= 0 || s->stack_id > INT32_MAX)
+  if (!r || r->inst != i || r->op < 0 || s->stack_id <= 0 || s->stack_id > INT32_MAX)
     return 0; /* the stack of an op instance counts, not a sub-op's */
   if (DLA_GROW(x->p, x->n, x->cap)) return DL_ENOMEM;
   x->p[x->n++] = (stack_pair){r->op, (int32_t)s->stack_id};

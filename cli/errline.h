@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 /* Prints the line; returns 1 (dlprof's exit status for an error). */
-int dlprof_verror(const char *fmt, va_list ap);
+int dlprof_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 int dlprof_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* msg without its leading library function name (a pointer into msg). */
