@@ -3,8 +3,10 @@
 // the range DLProf's expert system suggests (ShowBadIterationRange). The
 // trace's names of the iterations (ProfilerStep#N), where it has them, are
 // in the table's Step column, the tooltips, the badges and the suggestion.
-// Params: show=profiled, from, to, suggest_start, suggest_stop; the
-// iterations table's state under 't.'.
+// "Aggregate again" writes the dlprof command that adds an aggregation of
+// other iterations or another key op to the database (dlprofviewer itself
+// never changes it). Params: show=profiled, from, to, suggest_start,
+// suggest_stop; the iterations table's state under 't.'.
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
@@ -12,6 +14,87 @@ import { h, replace, fmtInt, note, loading } from '../util.js';
 import { iterationChart, setIterations, iterMaxBars } from '../charts.js';
 import { DataTable } from '../table.js';
 import { card, viewHeader, aggrLine, iterSeries, rangeControls, intParam, barsNote, iterNames, iterLabel, stepColumn } from './common.js';
+
+/** s quoted for a POSIX shell where it needs it. */
+export function shellQuote(s) {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * The "Aggregate again" card: first and last iteration and key op, and the
+ * dlprof command that adds that aggregation to this database (ours only:
+ * NVIDIA's files hold no raw records to aggregate). set(start, stop) fills
+ * the range (the suggested one, the zoom, or the aggregation's own).
+ */
+function reaggregateCard(ctx, aggr) {
+  const c = card('Aggregate again', { id: 'reaggregate' });
+  if (ctx.info.producer !== 'dlprof') {
+    c.body.append(
+      note(
+        'This database was written by NVIDIA DLProf: it holds no raw records to aggregate again. Run NVIDIA DLProf on its Nsight Systems export, or dlprof on the export.',
+        'note',
+      ),
+    );
+    return { el: c.el, set() {} };
+  }
+  const num = (label, key) => h('input', { type: 'number', class: 'range-in', min: 0, step: 1, 'aria-label': label, dataset: { reagg: key } });
+  const startEl = num('First iteration to aggregate', 'start');
+  const stopEl = num('Last iteration to aggregate', 'stop');
+  const keyEl = h('input', { type: 'text', class: 'reagg-key', 'aria-label': 'Key op', placeholder: 'the default key op', dataset: { reagg: 'key' } });
+  keyEl.value = aggr.key_node_name || '';
+  const code = h('code', { class: 'reagg-cmd' });
+  const msg = h('span', { class: 'reagg-msg', role: 'status' });
+  const copy = h('button', { type: 'button', class: 'btn btn-small' }, 'Copy');
+  const form = h(
+    'div',
+    { class: 'reagg-form' },
+    h('label', null, 'Iterations ', startEl),
+    h('label', null, ' to ', stopEl),
+    h('label', null, ' key op ', keyEl),
+  );
+  c.body.append(
+    h(
+      'p',
+      { class: 'reagg-hint' },
+      'dlprofviewer never changes the database. Run this in its folder to add an aggregation of other iterations or another key op, then restart dlprofviewer: the new aggregation is in the aggregation menu.',
+    ),
+    form,
+    h('div', { class: 'reagg-line' }, h('pre', { class: 'reagg-pre' }, code), copy, msg),
+  );
+  const build = () => {
+    const a = startEl.value === '' ? null : Math.floor(Number(startEl.value));
+    const b = stopEl.value === '' ? null : Math.floor(Number(stopEl.value));
+    const parts = ['dlprof', `--database=${shellQuote(ctx.info.database || 'dlprof_dldb.sqlite')}`];
+    if (keyEl.value.trim()) parts.push(`--key_op=${shellQuote(keyEl.value.trim())}`);
+    if (a !== null) parts.push(`--iter_start=${a}`);
+    if (b !== null) parts.push(`--iter_stop=${b}`);
+    parts.push('--force=true');
+    code.textContent = parts.join(' ');
+    const bad = a !== null && b !== null && a > b;
+    msg.textContent = bad ? 'The first iteration is after the last.' : '';
+    c.el.dataset.valid = String(!bad);
+  };
+  for (const el of [startEl, stopEl, keyEl]) el.addEventListener('input', build);
+  copy.addEventListener('click', () => {
+    const done = () => (msg.textContent = 'Copied.');
+    const select = () => {
+      window.getSelection().selectAllChildren(code);
+      msg.textContent = 'Selected: press Ctrl+C to copy.';
+    };
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(code.textContent).then(done, select);
+    else select();
+  });
+  build();
+  return {
+    el: c.el,
+    set(start, stop, max) {
+      for (const el of [startEl, stopEl]) el.max = String(max);
+      if (document.activeElement !== startEl) startEl.value = start === null || start === undefined ? '' : String(start);
+      if (document.activeElement !== stopEl) stopEl.value = stop === null || stop === undefined ? '' : String(stop);
+      build();
+    },
+  };
+}
 
 export default {
   id: 'iterations',
@@ -59,7 +142,8 @@ export default {
       baseParams: (r) => ({ aggr_id: ctx.base(r).aggr_id }),
     });
 
-    root.append(viewHeader('Iterations', aggrLine(ctx, route0)), badges, suggest, chartCard.el, table.el);
+    const reagg = reaggregateCard(ctx, ctx.aggregation(route0) || {});
+    root.append(viewHeader('Iterations', aggrLine(ctx, route0)), badges, suggest, chartCard.el, table.el, reagg.el);
 
     const perfP = ctx.has('view_performance_summary') ? get('performance_summary', base, { quiet: true }).catch(() => null) : Promise.resolve(null);
     Promise.all([perfP, namesP]).then(([p]) => {
@@ -108,6 +192,11 @@ export default {
       const s = iterSeries(all, prof, from, to, profiledOnly, iterMaxBars(chart));
       const ss = intParam(r, 'suggest_start');
       const se = intParam(r, 'suggest_stop');
+      /* the command's range: the suggested one, else the zoom, else the aggregation's */
+      const agg = ctx.aggregation(r) || {};
+      if (ss !== null || se !== null) reagg.set(ss, se, max);
+      else if (from !== null || to !== null) reagg.set(from ?? min, to ?? max, max);
+      else reagg.set(agg.iter_start, agg.iter_stop, max);
       chart.$dlMarkers = [];
       if (ss !== null) chart.$dlMarkers.push({ at: String(ss), label: `suggested start ${ss}`, side: 'start' });
       if (se !== null) chart.$dlMarkers.push({ at: String(se), label: `suggested stop ${se}`, side: 'end' });
@@ -127,9 +216,9 @@ export default {
             { class: 'suggested', dataset: { start: String(ss ?? ''), stop: String(se ?? '') } },
             `${ss === null ? '?' : iterLabel(ss, names)} to ${se === null ? '?' : iterLabel(se, names)}`,
           ),
-          '. The aggregated range varies a lot; re-run DLProf on the same data with ',
-          h('code', null, `--database=<nsys export> --iter_start=${ss ?? ''} --iter_stop=${se ?? ''}`),
-          ' to aggregate the steady part only. ',
+          '. The aggregated range varies a lot; aggregate the steady part only with ',
+          h('code', null, `--iter_start=${ss ?? ''} --iter_stop=${se ?? ''}`),
+          ctx.info.producer === 'dlprof' ? ' (the command is under "Aggregate again" below). ' : ' (NVIDIA DLProf: on the Nsight Systems export). ',
           zoom,
         );
       }

@@ -1,0 +1,109 @@
+// reaggregate.test.mjs - the Iterations view's "Aggregate again" card: the
+// dlprof command it writes for the iterations shown (the zoom), a suggested
+// range or typed values, and the aggregation's key op. The command is run as
+// the page shows it (dlprof of this build, in a copy of the database's
+// folder) and must add that aggregation. On dldbs dlprof writes from a real
+// PyTorch profiler (Kineto) trace and a real Nsight Systems export, and on
+// NVIDIA's no_relu file, which holds no raw records to aggregate again.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SHARED, RELU_EXPORT, NO_RELU, sql1, dlprofDldb, viewersOn, watchedPage, settled } from './helpers.mjs';
+
+const RN50_KINETO = path.join(SHARED, 'traces/kineto/resnet50_v100/worker0.1623143566756.pt.trace.json.gz');
+
+let dbs, servers, browser, stop, dir;
+
+before(async () => {
+  ({ dbs, servers, browser, stop, dir } = await viewersOn('reagg', (d) => ({
+    kineto: dlprofDldb(RN50_KINETO, d, 'rn50'),
+    relu: dlprofDldb(RELU_EXPORT, d, 'relu'),
+    nvidia: NO_RELU,
+  })));
+});
+
+after(async () => {
+  if (stop) await stop();
+});
+
+async function open(name, route) {
+  const page = await watchedPage(browser.context);
+  await page.goto(`${servers[name].url}/${route}`);
+  await settled(page);
+  return page;
+}
+
+function noProblems(page) {
+  assert.deepEqual(page.problems, [], `console errors or failed requests:\n${page.problems.join('\n')}`);
+}
+
+const command = (page) => page.locator('[data-panel="reaggregate"] .reagg-cmd').innerText();
+
+/** Runs the page's command ("dlprof ...", this build's dlprof) in a copy of db's folder; returns the copy. */
+function runCommand(cmd, db) {
+  const work = fs.mkdtempSync(path.join(dir, 'run-'));
+  const copy = path.join(work, path.basename(db));
+  fs.copyFileSync(db, copy);
+  assert.match(cmd, /^dlprof /);
+  const r = spawnSync('/bin/sh', ['-c', `"$DLPROF" ${cmd.slice('dlprof '.length)} -v quiet`], { cwd: work, encoding: 'utf8', env: process.env });
+  assert.equal(r.status, 0, `${cmd}: ${r.stderr}`);
+  return copy;
+}
+
+test('Kineto dldb: the command for the zoomed iterations adds that aggregation', async () => {
+  const page = await open('kineto', '#/iterations?from=1&to=3');
+  const cmd = await command(page);
+  assert.equal(cmd, "dlprof --database=rn50_dldb.sqlite --key_op='ProfilerStep#' --iter_start=1 --iter_stop=3 --force=true");
+  const copy = runCommand(cmd, dbs.kineto);
+  assert.equal(sql1(copy, "SELECT count(*) FROM view_aggregations WHERE iter_start = 1 AND iter_stop = 3 AND key_node_name = 'ProfilerStep#'"), 1);
+  assert.equal(sql1(copy, 'SELECT count(*) FROM view_aggregations'), 2);
+
+  // typed values; a start after the stop is pointed out
+  await page.fill('[data-reagg="start"]', '4');
+  await page.fill('[data-reagg="stop"]', '2');
+  assert.match(await command(page), / --iter_start=4 --iter_stop=2 /);
+  assert.equal(await page.locator('[data-panel="reaggregate"]').getAttribute('data-valid'), 'false');
+  assert.equal(await page.locator('[data-panel="reaggregate"] .reagg-msg').innerText(), 'The first iteration is after the last.');
+  await page.fill('[data-reagg="stop"]', '5');
+  assert.equal(await page.locator('[data-panel="reaggregate"]').getAttribute('data-valid'), 'true');
+  // a key op with a quote stays one shell word
+  await page.fill('[data-reagg="key"]', "it's a step");
+  assert.match(await command(page), / --key_op='it'\\''s a step' --iter_start=4 --iter_stop=5 /);
+  await page.click('[data-panel="reaggregate"] button:text("Copy")');
+  assert.match(await page.locator('[data-panel="reaggregate"] .reagg-msg').innerText(), /^(Copied\.|Selected: press Ctrl\+C to copy\.)$/);
+  noProblems(page);
+  await page.close();
+});
+
+test('Nsight Systems dldb: the suggested range, else the aggregation\'s own', async () => {
+  const a = sql1(dbs.relu, 'SELECT iter_start FROM view_aggregations');
+  const b = sql1(dbs.relu, 'SELECT iter_stop FROM view_aggregations');
+  const key = sql1(dbs.relu, 'SELECT key_node_name FROM view_aggregations');
+  let page = await open('relu', '#/iterations');
+  let cmd = await command(page);
+  assert.ok(cmd.startsWith('dlprof --database=relu_dldb.sqlite '), cmd);
+  assert.ok(cmd.endsWith(` --iter_start=${a} --iter_stop=${b} --force=true`), cmd);
+  assert.equal(cmd.includes('--key_op='), Boolean(key), cmd);
+  await page.close();
+
+  page = await open('relu', '#/iterations?suggest_start=0&suggest_stop=0');
+  cmd = await command(page);
+  assert.ok(cmd.endsWith(' --iter_start=0 --iter_stop=0 --force=true'), cmd);
+  assert.match(await page.locator('.banner-info').innerText(), /--iter_start=0 --iter_stop=0 \(the command is under "Aggregate again" below\)/);
+  const copy = runCommand(cmd, dbs.relu);
+  assert.equal(sql1(copy, 'SELECT count(*) FROM view_aggregations'), 2);
+  assert.equal(sql1(copy, 'SELECT iter_start || \',\' || iter_stop FROM view_aggregations WHERE aggr_id = (SELECT max(aggr_id) FROM view_aggregations)'), '0,0');
+  noProblems(page);
+  await page.close();
+});
+
+test('NVIDIA\'s file: no command, and why', async () => {
+  const page = await open('nvidia', '#/iterations');
+  assert.equal(await page.locator('[data-panel="reaggregate"] .reagg-cmd').count(), 0);
+  assert.match(await page.locator('[data-panel="reaggregate"]').innerText(), /written by NVIDIA DLProf: it holds no raw records to aggregate again/);
+  noProblems(page);
+  await page.close();
+});
