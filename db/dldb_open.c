@@ -370,7 +370,6 @@ int dldb_verify_file(const dldb *db, char *err, size_t errlen) {
                   "database that exists", db->path);
   if (st.st_dev != db->dev || st.st_ino != db->ino)
     return dl_err(err, errlen, DL_EIO,
-                  "the database %s was replaced since dlprofviewer started; restart it to serve "
-                  "the new file", db->path);
+                  "the database %s was replaced since it was opened", db->path);
   return DL_OK;
 }

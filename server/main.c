@@ -191,21 +191,23 @@ int main(int argc, char **argv) {
   dlv_config cfg = {.bind = o.bind_ip, .port = o.port, .token = token[0] ? token : NULL,
                     .cache_bytes = (size_t)o.cache_mb << 20,
                     .request_timeout_ms = request_timeout_ms()};
+  const dldb_info info = *dldb_get_info(db); /* the server owns db from here on */
   if (dlv_server_start(&cfg, db, cat, &srv, err, sizeof err) != DL_OK) {
     fprintf(stderr, "dlprofviewer: %s\n", err);
     mg_exit_library();
     goto out;
   }
+  db = NULL;
+  cat = NULL;
   display_host(&o, host, sizeof host);
   printf("dlprofviewer running at http://%s:%d/%s%s\n", host, dlv_server_port(srv),
          token[0] ? "?token=" : "", token);
   fflush(stdout);
-  const dldb_info *info = dldb_get_info(db);
   fprintf(stderr, "dlprofviewer: serving %s (%s, dldb %s, aggregation %lld, domain %s); "
                   "Ctrl+C stops\n", o.path,
-          info->producer == DLDB_PRODUCER_DLPROF ? "dlprof" : "NVIDIA DLProf",
-          info->current_version, (long long)info->default_aggr_id, info->default_domain);
-  if (!info->integrity_checked)
+          info.producer == DLDB_PRODUCER_DLPROF ? "dlprof" : "NVIDIA DLProf",
+          info.current_version, (long long)info.default_aggr_id, info.default_domain);
+  if (!info.integrity_checked)
     fprintf(stderr, "dlprofviewer: %s is over %lld MB: not every page was checked at start (only "
                     "its header); damage, if any, shows as an error where a view reads it\n",
             o.path, (long long)(DLDB_QUICK_CHECK_MAX_BYTES >> 20));

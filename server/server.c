@@ -14,10 +14,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,8 +29,22 @@
 
 struct dlv_server {
   struct mg_context *ctx;
-  dldb *db;               /* borrowed: the handle validated at start */
-  const dlv_catalog *cat; /* borrowed */
+  /* The file served: its validated handle and catalog, owned. A file
+   * replaced by another dldb (a new aggregation renamed over it) is opened
+   * anew: db and cat change under the write lock, gen counts the changes;
+   * requests read them under the read lock. A replaced catalog stays (in
+   * old_cats) until the server stops: requests started before hold it. */
+  pthread_rwlock_t lock;
+  dldb *db;
+  dlv_catalog *cat;
+  unsigned gen;
+  dlv_catalog **old_cats;
+  size_t nold;
+  /* the last replacement it could not serve (not opened again), and why */
+  int bad;
+  dev_t bad_dev;
+  ino_t bad_ino;
+  char bad_err[512];
   int port;
   char *token;            /* owned; NULL: no token required */
   char cookie[64];        /* the token cookie's name */
@@ -64,9 +80,11 @@ static void keepalive_turn(struct mg_connection *conn) {
   mg_set_user_connection_data(conn, (void *)(uintptr_t)(first << 8 | n));
 }
 
-/* Per worker thread: its own connection, opened on first use. */
+/* Per worker thread: its own connection, opened on first use, and the
+ * server's gen it was opened in (another: the file was replaced). */
 typedef struct dlv_thread {
   dldb *db;
+  unsigned gen;
 } dlv_thread;
 
 static void *init_thread(const struct mg_context *ctx, int thread_type) {
@@ -89,10 +107,87 @@ static int log_message(const struct mg_connection *conn, const char *message) {
   return 1;
 }
 
+/* The file served, checked: DL_OK, or DL_ENOTFOUND (removed) or DL_EIO
+ * (replaced) with err set. */
+static int verify(dlv_server *s, char *err, size_t errlen) {
+  pthread_rwlock_rdlock(&s->lock);
+  int rc = dldb_verify_file(s->db, err, errlen);
+  pthread_rwlock_unlock(&s->lock);
+  return rc;
+}
+
+/* The file was replaced: serves the new one when it is a dldb this viewer
+ * can serve (dlprof's re-aggregation renames a new copy over it). DL_OK, or
+ * an error with err saying why the new file is not served. */
+static int reload(dlv_server *s, char *err, size_t errlen) {
+  char why[400];
+  dldb *db = NULL;
+  dlv_catalog *cat = NULL;
+  struct stat st = {0};
+  pthread_rwlock_wrlock(&s->lock);
+  int rc = dldb_verify_file(s->db, err, errlen); /* another request may have reloaded it */
+  int known = 0; /* the replacement it could not serve before */
+  if (rc == DL_EIO && stat(dldb_path(s->db), &st) != 0)
+    rc = dldb_verify_file(s->db, err, errlen); /* removed since: says so */
+  if (rc == DL_EIO) {
+    known = s->bad && st.st_dev == s->bad_dev && st.st_ino == s->bad_ino;
+    if (known) snprintf(err, errlen, "%s", s->bad_err);
+  }
+  if (rc == DL_EIO && !known) {
+    dlv_catalog **old = realloc(s->old_cats, (s->nold + 1) * sizeof *old);
+    if (old) s->old_cats = old;
+    if (!old)
+      rc = dl_err(err, errlen, DL_ENOMEM, "out of memory");
+    else if ((rc = dldb_open_ro(dldb_path(s->db), &db, NULL, why, sizeof why)) != DL_OK ||
+             (rc = dlv_catalog_load(db, &cat, why, sizeof why)) != DL_OK)
+      dl_err(err, errlen, rc, "the database %s was replaced by a file dlprofviewer cannot serve (%s)",
+             dldb_path(s->db), why);
+    if (rc != DL_OK && rc != DL_ENOMEM) {
+      s->bad = 1;
+      s->bad_dev = st.st_dev;
+      s->bad_ino = st.st_ino;
+      snprintf(s->bad_err, sizeof s->bad_err, "%s", err);
+    }
+    if (rc == DL_OK) {
+      s->old_cats[s->nold++] = s->cat;
+      dldb_close(&s->db);
+      s->db = db;
+      s->cat = cat;
+      s->gen++;
+      db = NULL;
+      fprintf(stderr, "dlprofviewer: %s was replaced: serving the new file (aggregation %lld)\n",
+              dldb_path(s->db), (long long)dldb_get_info(s->db)->default_aggr_id);
+    }
+  }
+  pthread_rwlock_unlock(&s->lock);
+  dldb_close(&db);
+  return rc;
+}
+
+/* For a request's start: the current catalog, after serving a replacement
+ * of the file if there is one (so that the request's parameters are
+ * checked against the file it will read). */
+static const dlv_catalog *current(dlv_server *s) {
+  char err[512];
+  if (verify(s, err, sizeof err) == DL_EIO && reload(s, err, sizeof err) == DL_OK)
+    dlv_cache_clear(s->cache);
+  pthread_rwlock_rdlock(&s->lock);
+  const dlv_catalog *cat = s->cat;
+  pthread_rwlock_unlock(&s->lock);
+  return cat;
+}
+
 int dlv_req_verify(dlv_req *r) {
   char err[512];
-  if (dldb_verify_file(r->srv->db, err, sizeof err) == DL_OK) return 0;
-  dlv_cache_clear(r->srv->cache);
+  dlv_server *s = r->srv;
+  int rc = verify(s, err, sizeof err);
+  if (rc == DL_OK) return 0;
+  dlv_cache_clear(s->cache);
+  if (rc == DL_EIO && reload(s, err, sizeof err) == DL_OK) {
+    dlv_cache_clear(s->cache); /* answers another request cached from the old file meanwhile */
+    r->cat = current(s);
+    return 0;
+  }
   return dlv_send_error(r->conn, 500, "db_error", "%s", err);
 }
 
@@ -105,8 +200,12 @@ int dlv_req_db(dlv_req *r, dldb **db) {
   int status = dlv_req_verify(r);
   if (status) return status;
   if (!t) return dlv_send_error(r->conn, 500, "db_error", "no database connection on this thread");
-  if (!t->db && dldb_open_again(r->srv->db, &t->db, err, sizeof err) != DL_OK)
-    return dlv_send_error(r->conn, 500, "db_error", "%s", err);
+  pthread_rwlock_rdlock(&r->srv->lock);
+  if (t->db && t->gen != r->srv->gen) dldb_close(&t->db); /* the replaced file's */
+  int rc = t->db ? DL_OK : dldb_open_again(r->srv->db, &t->db, err, sizeof err);
+  t->gen = r->srv->gen;
+  pthread_rwlock_unlock(&r->srv->lock);
+  if (rc != DL_OK) return dlv_send_error(r->conn, 500, "db_error", "%s", err);
   *db = t->db;
   return 0;
 }
@@ -125,9 +224,9 @@ static int handle_request(struct mg_connection *conn, void *cbdata) {
       .query = ri->query_string ? ri->query_string : "",
       .head = strcmp(ri->request_method, "HEAD") == 0,
       .srv = s,
-      .cat = s->cat,
   };
   int api = strncmp(r.path, "/api/", 5) == 0 || strcmp(r.path, "/api") == 0;
+  r.cat = current(s);
   int status;
   keepalive_turn(conn);
   if (s->token && !dlv_auth_query_ok(r.query, s->token) &&
@@ -198,7 +297,7 @@ static int probe_port(const char *bind_addr, int port, char *err, size_t errlen)
   return rc;
 }
 
-int dlv_server_start(const dlv_config *cfg, dldb *db, const dlv_catalog *cat, dlv_server **out,
+int dlv_server_start(const dlv_config *cfg, dldb *db, dlv_catalog *cat, dlv_server **out,
                      char *err, size_t errlen) {
   char ports[64], threads[16], reqsize[16], reqtimeout[16], katimeout[16];
   *out = NULL;
@@ -206,9 +305,12 @@ int dlv_server_start(const dlv_config *cfg, dldb *db, const dlv_catalog *cat, dl
   if (rc) return rc;
   dlv_server *s = calloc(1, sizeof *s);
   if (!s) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
-  s->db = db;
-  s->cat = cat;
+  if (pthread_rwlock_init(&s->lock, NULL) != 0) {
+    free(s);
+    return dl_err(err, errlen, DL_ENOMEM, "out of memory");
+  }
   if (cfg->token && !(s->token = strdup(cfg->token))) {
+    pthread_rwlock_destroy(&s->lock);
     free(s);
     return dl_err(err, errlen, DL_ENOMEM, "out of memory");
   }
@@ -254,9 +356,12 @@ int dlv_server_start(const dlv_config *cfg, dldb *db, const dlv_catalog *cat, dl
                 text[0] ? text : "the web server did not start");
     dlv_cache_free(&s->cache);
     free(s->token);
+    pthread_rwlock_destroy(&s->lock);
     free(s);
     return rc;
   }
+  s->db = db; /* owned from here on */
+  s->cat = cat;
   mg_set_request_handler(s->ctx, "/", handle_request, s);
   struct mg_server_port sp[4];
   int n = mg_get_server_ports(s->ctx, 4, sp);
@@ -270,9 +375,15 @@ int dlv_server_port(const dlv_server *s) { return s->port; }
 
 void dlv_server_stop(dlv_server **ps) {
   if (!ps || !*ps) return;
-  mg_stop((*ps)->ctx);
-  dlv_cache_free(&(*ps)->cache);
-  free((*ps)->token);
-  free(*ps);
+  dlv_server *s = *ps;
+  mg_stop(s->ctx);
+  dlv_cache_free(&s->cache);
+  for (size_t i = 0; i < s->nold; i++) dlv_catalog_free(&s->old_cats[i]);
+  free(s->old_cats);
+  dlv_catalog_free(&s->cat);
+  dldb_close(&s->db);
+  pthread_rwlock_destroy(&s->lock);
+  free(s->token);
+  free(s);
   *ps = NULL;
 }

@@ -20,10 +20,16 @@
  * connections waiting in the queue take turns with busy ones.
  *
  * Answers of view endpoints are kept in a bounded cache (cache.h), emptied
- * when dldb_verify_file finds the file replaced or removed.
+ * when dldb_verify_file finds the file replaced or removed. A file replaced
+ * by another that dlprofviewer can serve (dlprof's re-aggregation renames
+ * the new file over the old) is served from the next request on, with its
+ * own catalog (its aggregations); each thread reopens its connection. A
+ * replacement it cannot serve (not a dldb, damaged) answers 500 db_error
+ * saying why, and is not opened again until the file changes once more.
  *
- * Ownership: dlv_server_start borrows db and cat (they must outlive the
- * server) and returns a new server; stop and free it with dlv_server_stop.
+ * Ownership: dlv_server_start takes db and cat when it succeeds (the
+ * caller keeps them when it fails) and returns a new server; stop and free
+ * it, them included, with dlv_server_stop.
  */
 #ifndef DLV_SERVER_H
 #define DLV_SERVER_H
@@ -53,7 +59,7 @@ typedef struct dlv_config {
 
 /* Starts listening. DL_EEXIST when the address is in use (err says
  * "cannot listen on ADDR:PORT: address already in use"), DL_EIO otherwise. */
-int dlv_server_start(const dlv_config *cfg, dldb *db, const dlv_catalog *cat, dlv_server **out,
+int dlv_server_start(const dlv_config *cfg, dldb *db, dlv_catalog *cat, dlv_server **out,
                      char *err, size_t errlen);
 
 /* The port it listens on (the chosen one for port 0). */
@@ -63,12 +69,14 @@ int dlv_server_port(const dlv_server *s);
 void dlv_server_stop(dlv_server **s);
 
 /* The calling worker thread's database handle, opened on first use, after
- * checking that the file was not removed or replaced. Returns 0 with *db
- * set, or sends a 500 db_error and returns 500. */
+ * checking that the file was not removed or replaced by one it cannot
+ * serve (dlv_req_verify). Returns 0 with *db set, or sends a 500 db_error
+ * and returns 500. */
 int dlv_req_db(dlv_req *r, dldb **db);
 
-/* Only the check of dlv_req_db: 0 when the file is still the one opened;
- * otherwise empties the answer cache, sends 500 db_error and returns 500. */
+/* Only the check of dlv_req_db: 0 when the file is the one served (after
+ * serving its replacement, r->cat then the new file's); otherwise empties
+ * the answer cache, sends 500 db_error and returns 500. */
 int dlv_req_verify(dlv_req *r);
 
 /* Headers every answer of this server adds (http.c calls it): the token

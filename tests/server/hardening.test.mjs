@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import os from 'node:os';
-import { copyFileSync, renameSync, rmSync, truncateSync } from 'node:fs';
+import { copyFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   work, makeMini, startServer, rawExchange, parseCsv, runToExit, noRelu,
@@ -312,7 +312,7 @@ test('slow clients (slowloris) do not starve a normal request, and are dropped',
   assert.equal((await req(mini.port, '/api/v1/health')).status, 200);
 });
 
-test('the database replaced or removed at run time: clean errors, no stale answers, no crash', async () => {
+test('the database replaced or removed at run time: the new file served, clean errors, no stale answers, no crash', async () => {
   const live = join(work, 'hardening-live.sqlite');
   const other = makeMini('hardening-other.sqlite', "UPDATE ops SET gpu_time = gpu_time + 1;");
   copyFileSync(miniDb, live);
@@ -323,19 +323,36 @@ test('the database replaced or removed at run time: clean errors, no stale answe
     assert.equal(first.status, 200);
     assert.deepEqual((await req(v.port, path)).body, first.body); // served again (cached)
     assert.deepEqual((await req(v.port, '/api/v1/op_nodes?limit=3&sort=gpu_time&order=desc')).body, first.body);
-    // replaced (a rename over it, as a new profile would be written)
+    // replaced by another dldb (a rename over it, as dlprof's re-aggregation
+    // and a new profile write it): served from the next request on, not the
+    // answers cached from the old file
     const tmp = join(work, 'hardening-live.tmp');
     copyFileSync(other, tmp);
+    renameSync(tmp, live);
+    const rows = (r) => JSON.parse(r.body.toString()).rows;
+    const second = await req(v.port, path);
+    assert.equal(second.status, 200);
+    assert.deepEqual(
+      rows(second).map((x) => x.gpu_time),
+      rows(first).map((x) => x.gpu_time + 1),
+    );
+    for (const p of ['/api/v1/health', '/api/v1/performance_summary', '/api/v1/info', '/api/v1/op_nodes?format=csv']) {
+      const r = await req(v.port, p);
+      assert.equal(r.status, 200, p);
+      assertSecurity(r, p);
+    }
+    // replaced by a file it cannot serve: why, on every request, and the page still loads to say so
+    writeFileSync(tmp, 'not a database at all');
     renameSync(tmp, live);
     for (const p of [path, '/api/v1/health', '/api/v1/performance_summary', '/api/v1/info', '/api/v1/op_nodes?format=csv']) {
       const r = await req(v.port, p);
       assert.equal(r.status, 500, p);
       const e = jsonError(r);
       assert.equal(e.code, 'db_error');
-      assert.match(e.message, /was replaced/);
+      assert.match(e.message, /was replaced by a file dlprofviewer cannot serve \(.*not an SQLite database/);
       assertSecurity(r, p);
     }
-    assert.equal((await req(v.port, '/')).status, 200); // the page still loads and can say so
+    assert.equal((await req(v.port, '/')).status, 200);
     // requests racing with more swaps: every answer is a 200 or a clean 500
     const racing = [];
     for (let i = 0; i < 40; i++) {

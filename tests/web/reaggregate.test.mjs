@@ -1,10 +1,12 @@
 // reaggregate.test.mjs - the Iterations view's "Aggregate again" card: the
 // dlprof command it writes for the iterations shown (the zoom), a suggested
 // range or typed values, and the aggregation's key op. The command is run as
-// the page shows it (dlprof of this build, in a copy of the database's
-// folder) and must add that aggregation. On dldbs dlprof writes from a real
-// PyTorch profiler (Kineto) trace and a real Nsight Systems export, and on
-// NVIDIA's no_relu file, which holds no raw records to aggregate again.
+// the page shows it (dlprof of this build) and must add that aggregation:
+// run on the file the viewer serves, the reloaded page offers it in the
+// aggregation menu, without a restart of the viewer. On dldbs dlprof writes
+// from a real PyTorch profiler (Kineto) trace and a real Nsight Systems
+// export, and on NVIDIA's no_relu file, which holds no raw records to
+// aggregate again.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,24 +44,33 @@ function noProblems(page) {
 
 const command = (page) => page.locator('[data-panel="reaggregate"] .reagg-cmd').innerText();
 
-/** Runs the page's command ("dlprof ...", this build's dlprof) in a copy of db's folder; returns the copy. */
-function runCommand(cmd, db) {
-  const work = fs.mkdtempSync(path.join(dir, 'run-'));
-  const copy = path.join(work, path.basename(db));
-  fs.copyFileSync(db, copy);
+/** Runs the page's command ("dlprof ...", this build's dlprof) in db's folder, or in a copy of it; returns the file. */
+function runCommand(cmd, db, { copy = true } = {}) {
+  const work = copy ? fs.mkdtempSync(path.join(dir, 'run-')) : path.dirname(db);
+  const file = path.join(work, path.basename(db));
+  if (copy) fs.copyFileSync(db, file);
   assert.match(cmd, /^dlprof /);
   const r = spawnSync('/bin/sh', ['-c', `"$DLPROF" ${cmd.slice('dlprof '.length)} -v quiet`], { cwd: work, encoding: 'utf8', env: process.env });
   assert.equal(r.status, 0, `${cmd}: ${r.stderr}`);
-  return copy;
+  return file;
 }
 
-test('Kineto dldb: the command for the zoomed iterations adds that aggregation', async () => {
+test('Kineto dldb: the command for the zoomed iterations adds that aggregation, which the reloaded page offers', async () => {
   const page = await open('kineto', '#/iterations?from=1&to=3');
+  assert.equal(await page.locator('#aggr-wrap').isHidden(), true); // one aggregation: no menu
   const cmd = await command(page);
   assert.equal(cmd, "dlprof --database=rn50_dldb.sqlite --key_op='ProfilerStep#' --iter_start=1 --iter_stop=3 --force=true");
-  const copy = runCommand(cmd, dbs.kineto);
-  assert.equal(sql1(copy, "SELECT count(*) FROM view_aggregations WHERE iter_start = 1 AND iter_stop = 3 AND key_node_name = 'ProfilerStep#'"), 1);
-  assert.equal(sql1(copy, 'SELECT count(*) FROM view_aggregations'), 2);
+  const db = runCommand(cmd, dbs.kineto, { copy: false }); // the file the viewer serves
+  assert.equal(sql1(db, "SELECT count(*) FROM view_aggregations WHERE iter_start = 1 AND iter_stop = 3 AND key_node_name = 'ProfilerStep#'"), 1);
+  assert.equal(sql1(db, 'SELECT count(*) FROM view_aggregations'), 2);
+  // the viewer serves the new file: the page, loaded again, opens on the
+  // new aggregation (the newest) and offers both
+  await page.goto(`${servers.kineto.url}/?again#/iterations`);
+  await settled(page);
+  assert.equal(await page.locator('#aggr-wrap').isVisible(), true);
+  assert.deepEqual(await page.locator('#aggr-select option').allInnerTexts(), ['0 to 5', '1 to 3']);
+  assert.equal(await page.locator('#aggr-select').inputValue(), '2');
+  assert.match(await page.locator('.view-sub').innerText(), /^Iterations 1 to 3 /);
 
   // typed values; a start after the stop is pointed out
   await page.fill('[data-reagg="start"]', '4');

@@ -56,7 +56,7 @@ function reaggregateCard(ctx, aggr) {
     h(
       'p',
       { class: 'reagg-hint' },
-      'dlprofviewer never changes the database. Run this in its folder to add an aggregation of other iterations or another key op, then restart dlprofviewer: the new aggregation is in the aggregation menu.',
+      'dlprofviewer never changes the database. Run this in its folder to add an aggregation of other iterations or another key op, then reload this page: the new aggregation is in the aggregation menu.',
     ),
     form,
     h('div', { class: 'reagg-line' }, h('pre', { class: 'reagg-pre' }, code), copy, msg),
