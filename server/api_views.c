@@ -48,10 +48,14 @@ static int db_failed(dlv_req *r, const char *err) {
   return dlv_send_error(r->conn, 500, "db_error", "%s", err);
 }
 
-/* The normalised request: equal keys give equal answers. */
-static const char *cache_key(const dlv_view *v, const dldb_query *q, dlv_cache_key *k) {
+/* The normalised request: equal keys give equal answers. gen: the file's
+ * (dlv_server_gen), so that an answer a request started before the file was
+ * replaced puts in the cache is never served from the new file. */
+static const char *cache_key(const dlv_view *v, const dldb_query *q, unsigned gen,
+                             dlv_cache_key *k) {
   int order[DLDB_MAX_EQ];
   dlv_cache_key_init(k, v->name);
+  dlv_cache_key_int(k, "gen", gen);
   dlv_cache_key_int(k, "aggr_id", q->aggr_id);
   if (q->domain) dlv_cache_key_add(k, "domain", q->domain);
   /* exact-match filters in column order: their order does not change the rows */
@@ -213,7 +217,7 @@ int api_view(dlv_req *r) {
     q.limit = 1;
   }
   dlv_cache_key k;
-  const char *key = p.csv ? NULL : cache_key(v, &q, &k);
+  const char *key = p.csv ? NULL : cache_key(v, &q, dlv_server_gen(r->srv), &k);
   const dlv_cache_entry *hit = dlv_cache_get(dlv_server_cache(r->srv), key);
   if (hit) {
     status = dlv_send_json_text(r->conn, 200, hit->body, hit->len);

@@ -193,6 +193,13 @@ int dlv_req_verify(dlv_req *r) {
 
 dlv_cache *dlv_server_cache(const dlv_server *s) { return s->cache; }
 
+unsigned dlv_server_gen(dlv_server *s) {
+  pthread_rwlock_rdlock(&s->lock);
+  unsigned gen = s->gen;
+  pthread_rwlock_unlock(&s->lock);
+  return gen;
+}
+
 int dlv_req_db(dlv_req *r, dldb **db) {
   char err[512];
   dlv_thread *t = mg_get_thread_pointer(r->conn);

@@ -83,6 +83,9 @@ int dlv_req_verify(dlv_req *r);
  * cookie when the request brought the right token in its query. */
 void dlv_server_extra_headers(struct mg_connection *conn);
 
+/* How many times the file served was replaced by one it now serves. */
+unsigned dlv_server_gen(dlv_server *s);
+
 /* The answer cache (NULL when disabled). */
 dlv_cache *dlv_server_cache(const dlv_server *s);
 

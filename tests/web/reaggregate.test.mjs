@@ -84,6 +84,7 @@ test('Kineto dldb: the command for the zoomed iterations adds that aggregation, 
   await page.fill('[data-reagg="key"]', "it's a step");
   assert.match(await command(page), / --key_op='it'\\''s a step' --iter_start=4 --iter_stop=5 /);
   await page.click('[data-panel="reaggregate"] button:text("Copy")');
+  await page.waitForFunction(() => document.querySelector('[data-panel="reaggregate"] .reagg-msg').textContent !== ''); // the clipboard answers later
   assert.match(await page.locator('[data-panel="reaggregate"] .reagg-msg').innerText(), /^(Copied\.|Selected: press Ctrl\+C to copy\.)$/);
   noProblems(page);
   await page.close();
