@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SHARED, RELU_EXPORT, NO_RELU, sql1, dlprofDldb, viewersOn, watchedPage, settled } from './helpers.mjs';
+import { SHARED, RELU_EXPORT, NO_RELU, sql, sql1, dlprofDldb, viewersOn, watchedPage, settled } from './helpers.mjs';
 
 const RN50_KINETO = path.join(SHARED, 'traces/kineto/resnet50_v100/worker0.1623143566756.pt.trace.json.gz');
 
@@ -60,6 +60,13 @@ test('Kineto dldb: the command for the zoomed iterations adds that aggregation, 
   assert.equal(await page.locator('#aggr-wrap').isHidden(), true); // one aggregation: no menu
   const cmd = await command(page);
   assert.equal(cmd, "dlprof --database=rn50_dldb.sqlite --key_op='ProfilerStep#' --iter_start=1 --iter_stop=3 --force=true");
+  // the key op field offers the ops called more than once (all of them here: under 100)
+  await page.waitForFunction(() => document.querySelectorAll('#reagg-keys option').length > 0);
+  const offered = await page.locator('#reagg-keys option').evaluateAll((os) => os.map((o) => o.value));
+  const many = sql(dbs.kineto, 'SELECT DISTINCT op_node_name AS n FROM view_op_nodes WHERE aggr_id = 1 AND num_calls > 1').map((r) => r.n);
+  assert.ok(many.length > 10 && many.length < 100, String(many.length));
+  assert.deepEqual([...offered].sort(), [...many].sort());
+  assert.ok(offered.includes('aten::conv2d') && !offered.some((n) => n.startsWith('ProfilerStep')));
   const db = runCommand(cmd, dbs.kineto, { copy: false }); // the file the viewer serves
   assert.equal(sql1(db, "SELECT count(*) FROM view_aggregations WHERE iter_start = 1 AND iter_stop = 3 AND key_node_name = 'ProfilerStep#'"), 1);
   assert.equal(sql1(db, 'SELECT count(*) FROM view_aggregations'), 2);

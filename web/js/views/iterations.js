@@ -24,9 +24,11 @@ export function shellQuote(s) {
  * The "Aggregate again" card: first and last iteration and key op, and the
  * dlprof command that adds that aggregation to this database (ours only:
  * NVIDIA's files hold no raw records to aggregate). set(start, stop) fills
- * the range (the suggested one, the zoom, or the aggregation's own).
+ * the range (the suggested one, the zoom, or the aggregation's own). The
+ * key op field offers the aggregation's most-called ops (a key op marks
+ * each iteration, so it is called once an iteration).
  */
-function reaggregateCard(ctx, aggr) {
+function reaggregateCard(ctx, aggr, base) {
   const c = card('Aggregate again', { id: 'reaggregate' });
   if (ctx.info.producer !== 'dlprof') {
     c.body.append(
@@ -40,8 +42,26 @@ function reaggregateCard(ctx, aggr) {
   const num = (label, key) => h('input', { type: 'number', class: 'range-in', min: 0, step: 1, 'aria-label': label, dataset: { reagg: key } });
   const startEl = num('First iteration to aggregate', 'start');
   const stopEl = num('Last iteration to aggregate', 'stop');
-  const keyEl = h('input', { type: 'text', class: 'reagg-key', 'aria-label': 'Key op', placeholder: 'the default key op', dataset: { reagg: 'key' } });
+  const keyEl = h('input', {
+    type: 'text',
+    class: 'reagg-key',
+    'aria-label': 'Key op',
+    placeholder: 'the default key op',
+    list: 'reagg-keys',
+    dataset: { reagg: 'key' },
+  });
   keyEl.value = aggr.key_node_name || '';
+  const keys = h('datalist', { id: 'reagg-keys' });
+  if (ctx.has('view_op_nodes'))
+    get('op_nodes', { ...base, sort: 'num_calls', order: 'desc', limit: 100 }, { quiet: true })
+      .then((r) => {
+        const names = [...new Set(r.rows.filter((o) => Number(o.num_calls) > 1).map((o) => String(o.op_node_name)))];
+        replace(
+          keys,
+          names.map((n) => h('option', { value: n })),
+        );
+      })
+      .catch(() => {});
   const code = h('code', { class: 'reagg-cmd' });
   const msg = h('span', { class: 'reagg-msg', role: 'status' });
   const copy = h('button', { type: 'button', class: 'btn btn-small' }, 'Copy');
@@ -51,6 +71,7 @@ function reaggregateCard(ctx, aggr) {
     h('label', null, 'Iterations ', startEl),
     h('label', null, ' to ', stopEl),
     h('label', null, ' key op ', keyEl),
+    keys,
   );
   c.body.append(
     h(
@@ -142,7 +163,7 @@ export default {
       baseParams: (r) => ({ aggr_id: ctx.base(r).aggr_id }),
     });
 
-    const reagg = reaggregateCard(ctx, ctx.aggregation(route0) || {});
+    const reagg = reaggregateCard(ctx, ctx.aggregation(route0) || {}, base);
     root.append(viewHeader('Iterations', aggrLine(ctx, route0)), badges, suggest, chartCard.el, table.el, reagg.el);
 
     const perfP = ctx.has('view_performance_summary') ? get('performance_summary', base, { quiet: true }).catch(() => null) : Promise.resolve(null);
