@@ -78,6 +78,7 @@ int dldb_scan_first_domain(dldb_writer *w, int64_t *id, char *err, size_t errlen
 typedef struct scan_ctx {
   void *fn;
   void *ctx;
+  int stack; /* ranges: column 7 is the stack's id */
 } scan_ctx;
 
 static int range_row(void *c, sqlite3_stmt *st) {
@@ -90,55 +91,44 @@ static int range_row(void *c, sqlite3_stmt *st) {
       .pid = sqlite3_column_int64(st, 4),
       .tid = sqlite3_column_int64(st, 5),
       .kind = sqlite3_column_int(st, 6),
+      .stack_id = sc->stack ? sqlite3_column_int64(st, 7) : 0,
   };
   return ((int (*)(void *, const dldb_scan_range *))sc->fn)(sc->ctx, &r);
+}
+
+/* Runs a query of ranges (range_row's columns, ?1 the domain). */
+static int scan_range_query(dldb_writer *w, const char *sql, int stack, int64_t domain_id,
+                            int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
+                            size_t errlen, const char *fname) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, sql, &st, err, errlen, fname);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 1, domain_id);
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx, .stack = stack};
+  return run_scan(w, st, range_row, &sc, err, errlen, fname);
 }
 
 int dldb_scan_ranges(dldb_writer *w, int64_t domain_id,
                      int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
                      size_t errlen) {
-  sqlite3_stmt *st = NULL;
-  int rc = prepare(w,
-                   "SELECT id, name_id, start_ns, end_ns, pid, tid, kind FROM nvtx_ranges "
-                   "WHERE domain_id = ?1 AND kind IN (1, 2) ORDER BY id",
-                   &st, err, errlen, "dldb_scan_ranges");
-  if (rc) return rc;
-  sqlite3_bind_int64(st, 1, domain_id);
-  scan_ctx sc = {(void *)fn, ctx};
-  return run_scan(w, st, range_row, &sc, err, errlen, "dldb_scan_ranges");
-}
-
-static int range_stack_row(void *c, sqlite3_stmt *st) {
-  scan_ctx *sc = c;
-  dldb_scan_range r = {
-      .id = sqlite3_column_int64(st, 0),
-      .name_id = sqlite3_column_int64(st, 1),
-      .start_ns = sqlite3_column_int64(st, 2),
-      .end_ns = sqlite3_column_int64(st, 3),
-      .pid = sqlite3_column_int64(st, 4),
-      .tid = sqlite3_column_int64(st, 5),
-      .kind = sqlite3_column_int(st, 6),
-      .stack_id = sqlite3_column_int64(st, 7),
-  };
-  return ((int (*)(void *, const dldb_scan_range *))sc->fn)(sc->ctx, &r);
+  return scan_range_query(w,
+                          "SELECT id, name_id, start_ns, end_ns, pid, tid, kind FROM nvtx_ranges "
+                          "WHERE domain_id = ?1 AND kind IN (1, 2) ORDER BY id",
+                          0, domain_id, fn, ctx, err, errlen, "dldb_scan_ranges");
 }
 
 int dldb_scan_range_stacks(dldb_writer *w, int64_t domain_id,
                            int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
                            size_t errlen) {
   static const char *fname = "dldb_scan_range_stacks";
-  sqlite3_stmt *st = NULL;
   int rc = dldb__flush(w, err, errlen, fname);
   if (rc || !dldb__has_table(w, "nvtx_range_stacks")) return rc;
-  rc = prepare(w,
-               "SELECT r.id, r.name_id, r.start_ns, r.end_ns, r.pid, r.tid, r.kind, s.stack_id "
-               "FROM nvtx_range_stacks s JOIN nvtx_ranges r ON r.id = s.range_id "
-               "WHERE r.domain_id = ?1 AND r.kind IN (1, 2) ORDER BY r.id",
-               &st, err, errlen, fname);
-  if (rc) return rc;
-  sqlite3_bind_int64(st, 1, domain_id);
-  scan_ctx sc = {(void *)fn, ctx};
-  return run_scan(w, st, range_stack_row, &sc, err, errlen, fname);
+  return scan_range_query(
+      w,
+      "SELECT r.id, r.name_id, r.start_ns, r.end_ns, r.pid, r.tid, r.kind, s.stack_id "
+      "FROM nvtx_range_stacks s JOIN nvtx_ranges r ON r.id = s.range_id "
+      "WHERE r.domain_id = ?1 AND r.kind IN (1, 2) ORDER BY r.id",
+      1, domain_id, fn, ctx, err, errlen, fname);
 }
 
 static int api_row(void *c, sqlite3_stmt *st) {
@@ -163,7 +153,7 @@ int dldb_scan_api_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_api
                    "FROM cuda_api_calls ORDER BY id",
                    &st, err, errlen, "dldb_scan_api_calls");
   if (rc) return rc;
-  scan_ctx sc = {(void *)fn, ctx};
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
   return run_scan(w, st, api_row, &sc, err, errlen, "dldb_scan_api_calls");
 }
 
@@ -199,7 +189,7 @@ int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_o
       "SELECT 2, id, 0, 0, gpu_start_ns, gpu_end_ns, correlation_id, pid, device_id, 0, "
       "bytes, 0, 0, mem_kind, 0 FROM memsets ORDER BY id",
   };
-  scan_ctx sc = {(void *)fn, ctx};
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
   for (int i = 0; i < 3; i++) {
     sqlite3_stmt *st = NULL;
     int rc = prepare(w, sql[i], &st, err, errlen, "dldb_scan_gpu_ops");
@@ -224,7 +214,7 @@ int dldb_scan_gpus(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu *g),
   int rc = prepare(w, "SELECT device_id, memory_bytes, sm_count, gpu_name FROM gpus ORDER BY device_id", &st, err, errlen,
                    "dldb_scan_gpus");
   if (rc) return rc;
-  scan_ctx sc = {(void *)fn, ctx};
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
   return run_scan(w, st, gpu_row, &sc, err, errlen, "dldb_scan_gpus");
 }
 

@@ -2,7 +2,7 @@
 # Runs dlprof and dlprofviewer under valgrind's memcheck on real traces from
 # ../shared/traces: an Nsight Systems export (every report), a re-aggregation
 # of the dldb it wrote, a PyTorch profiler trace, bad input, and the viewer
-# answering API and page requests. Any error or leak (definite, indirect or
+# answering API and page requests, also after the file was replaced. Any error or leak (definite, indirect or
 # possible) fails the script. Builds a non-sanitized Debug tree in
 # build/vg first (valgrind and ASan do not mix). Not part of CI: it takes a
 # few minutes on 2 cores.
@@ -51,6 +51,18 @@ done
 for p in / /api/v1/health /api/v1/op_nodes /api/v1/kernel_summaries?limit=5 \
          "/api/v1/op_nodes?filter=conv&sort=gpu_time&order=desc" /api/v1/iterations_all \
          /api/v1/reports/summary.csv /api/v1/nope; do
+  code=$(curl -s -o /dev/null -w "%{http_code}" "$url$p")
+  step "  GET $p: $code"
+done
+step "  the database replaced by a new aggregation, then by a file that is no dldb"
+build/vg/cli/dlprof --database="$out/dlprof_dldb.sqlite" --iter_start=0 --iter_stop=0 \
+  --force=true -v quiet
+for p in /api/v1/aggregations /api/v1/op_nodes; do
+  code=$(curl -s -o /dev/null -w "%{http_code}" "$url$p")
+  step "  GET $p: $code"
+done
+echo "not a database" >"$out/bad" && mv "$out/bad" "$out/dlprof_dldb.sqlite"
+for p in /api/v1/op_nodes /api/v1/info; do
   code=$(curl -s -o /dev/null -w "%{http_code}" "$url$p")
   step "  GET $p: $code"
 done

@@ -75,6 +75,26 @@ static int64_t q_int(const char *db, const char *sql) {
 
 static void trace_path(char *buf, size_t n, const char *rel) { snprintf(buf, n, "%s/%s", kdir, rel); }
 
+/* A copy of db as an older schema wrote it: db.schema<version>.sqlite, with
+ * drop (SQL) run on it and the version markers set back. 0, or -1. */
+static int old_schema_copy(const char *db, int version, const char *drop, char *old, size_t n) {
+  char sql[1600];
+  snprintf(old, n, "%s.schema%d.sqlite", db, version);
+  unlink(old);
+  sqlite3 *h = NULL;
+  snprintf(sql, sizeof sql, "VACUUM INTO '%s'", old);
+  int ok = sqlite3_open(db, &h) == SQLITE_OK && sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK;
+  sqlite3_close(h);
+  h = NULL;
+  snprintf(sql, sizeof sql,
+           "%s; UPDATE dl_meta SET value = '%d' WHERE key = 'schema_version'; "
+           "PRAGMA user_version = %d",
+           drop, version, version);
+  ok = ok && sqlite3_open(old, &h) == SQLITE_OK && sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK;
+  sqlite3_close(h);
+  return ok ? 0 : -1;
+}
+
 /* Splits one CSV line (quotes, doubled quotes) into at most max fields. */
 static int csv_fields(char *line, char **f, int max) {
   int n = 0;
@@ -552,21 +572,10 @@ static int test_resnet50_iterations(void) {
                           "WHERE a.aggr_id = 1"), 6);
     /* a dldb of schema 3 (before iteration names) aggregates again, without names */
     char old[1300];
-    snprintf(old, sizeof old, "%s.schema3.sqlite", r.db);
-    unlink(old);
-    sqlite3 *h = NULL;
-    char sql[1600];
-    snprintf(sql, sizeof sql, "VACUUM INTO '%s'", old);
-    ASSERT_EQ(sqlite3_open(r.db, &h), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(h);
-    ASSERT_EQ(sqlite3_open(old, &h), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(h, "DROP VIEW view_dl_iteration_names; DROP TABLE aggr_dl_iter_names; "
-                              "UPDATE dl_meta SET value = '3' WHERE key = 'schema_version'; "
-                              "PRAGMA user_version = 3",
-                           NULL, NULL, NULL),
-              SQLITE_OK);
-    sqlite3_close(h);
+    ASSERT_OK(old_schema_copy(r.db, 3,
+                              "DROP TABLE nvtx_range_stacks; DROP VIEW view_dl_iteration_names; "
+                              "DROP TABLE aggr_dl_iter_names",
+                              old, sizeof old));
     run_result r4;
     run(old, "--iter_start=2 --iter_stop=4", &r4);
     if (r4.status) fprintf(stderr, "%s\n", r4.out);
@@ -630,20 +639,7 @@ static int test_resnet50_stacks(void) {
   ASSERT(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE aggr_id = 2 AND stack_trace != ''") > 30);
   /* a dldb of schema 4 (before stacks) aggregates again, without them */
   char old[1300];
-  snprintf(old, sizeof old, "%s.schema4.sqlite", r.db);
-  unlink(old);
-  sqlite3 *h = NULL;
-  snprintf(sql, sizeof sql, "VACUUM INTO '%s'", old);
-  ASSERT_EQ(sqlite3_open(r.db, &h), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(h);
-  ASSERT_EQ(sqlite3_open(old, &h), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(h, "DROP TABLE nvtx_range_stacks; "
-                            "UPDATE dl_meta SET value = '4' WHERE key = 'schema_version'; "
-                            "PRAGMA user_version = 4",
-                         NULL, NULL, NULL),
-            SQLITE_OK);
-  sqlite3_close(h);
+  ASSERT_OK(old_schema_copy(r.db, 4, "DROP TABLE nvtx_range_stacks", old, sizeof old));
   run_result r3;
   run(old, "--iter_start=0 --iter_stop=3", &r3);
   if (r3.status) fprintf(stderr, "%s\n", r3.out);
