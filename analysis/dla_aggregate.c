@@ -374,6 +374,29 @@ static int split_iterations(dla_ctx *c, int64_t pstart, int64_t pend) {
   return DL_OK;
 }
 
+/* A PyTorch profiler trace often ends inside a step: the profiler stops
+ * right after the last step() call began the next ProfilerStep#N span. Its
+ * iteration (the last) is a cut-off step when it is shorter than
+ * DLA_CUT_STEP_PCT of the median of the others and no GPU work runs or is
+ * launched in it. 1 with its length and that median, else 0. */
+static int cut_off_last_step(const dla_ctx *c, int64_t *len, int64_t *median) {
+  int64_t n = c->niter;
+  if (!c->o->key_op_spans || !c->key_op_found || n < 2) return 0;
+  int64_t from = c->bound[n - 1];
+  *len = c->bound[n] - from;
+  for (size_t i = 0; i < c->nk; i++)
+    if (c->k[i].gpu_end > from || dla__kern_api_start(c, &c->k[i]) >= from) return 0;
+  for (size_t i = 0; i < c->nm; i++)
+    if (c->m[i].end > from) return 0;
+  int64_t *d = malloc((size_t)(n - 1) * sizeof *d);
+  if (!d) return 0; /* no memory: no finding, the range as asked */
+  for (int64_t i = 0; i < n - 1; i++) d[i] = c->bound[i + 1] - c->bound[i];
+  dla__qsort(d, (size_t)(n - 1), sizeof *d, cmp_i64);
+  *median = d[(n - 1) / 2];
+  free(d);
+  return (double)*len < (double)*median * DLA_CUT_STEP_PCT / 100.0;
+}
+
 /* ---- Statistics ---------------------------------------------------------------- */
 
 typedef struct iter_op_acc {
@@ -1046,6 +1069,10 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = split_iterations(&c, pstart, pend))) goto out;
   c.iter_start = c.o->iter_start < 0 ? 0 : c.o->iter_start;
   c.iter_stop = c.o->iter_stop < 0 || c.o->iter_stop >= c.niter ? c.niter - 1 : c.o->iter_stop;
+  int64_t cut_len = 0, step_median = 0;
+  int cut_last = c.o->iter_stop < 0 && cut_off_last_step(&c, &cut_len, &step_median) &&
+                 c.iter_start <= c.niter - 2;
+  if (cut_last) c.iter_stop = c.niter - 2; /* left out unless asked for */
   if (c.iter_start > c.iter_stop) {
     char stop[32] = "the last";
     if (c.o->iter_stop >= 0) snprintf(stop, sizeof stop, "%lld", (long long)c.o->iter_stop);
@@ -1074,6 +1101,12 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   f.total_iterations = c.niter;
   f.iter_start = c.iter_start;
   f.iter_stop = c.iter_stop;
+  f.cut_last_step = cut_last;
+  f.cut_step_ns = cut_len;
+  f.step_median_ns = step_median;
+  f.cut_step_name = cut_last && c.iter_name && c.iter_name[c.niter - 1] > 0
+                        ? dldb_writer_string(c.w, c.iter_name[c.niter - 1])
+                        : "";
   f.n_iter_durations = c.iter_stop - c.iter_start + 1;
   durations = malloc((size_t)f.n_iter_durations * sizeof *durations);
   findings = calloc(MAX_FINDINGS, sizeof *findings);

@@ -232,6 +232,23 @@ static size_t rule_bad_iteration_range(const dla_facts *f, dla_finding *o, size_
   return 1;
 }
 
+static size_t rule_cut_last_step(const dla_facts *f, dla_finding *o, size_t cap) {
+  if (!f->cut_last_step || cap == 0) return 0;
+  const char *name = f->cut_step_name ? f->cut_step_name : "";
+  int64_t last = f->total_iterations - 1;
+  snprintf(o->problem, sizeof o->problem,
+           "The last iteration (%lld%s%s) was cut short by the end of profiling: it lasts %.3f "
+           "ms and runs no GPU work, against a median of %.3f ms for the others (rule: under "
+           "%.0f%% of the median)",
+           (long long)last, *name ? ", " : "", name, (double)f->cut_step_ns / 1e6,
+           (double)f->step_median_ns / 1e6, DLA_CUT_STEP_PCT);
+  snprintf(o->recommendation, sizeof o->recommendation,
+           "It is left out of the aggregation (iterations %lld to %lld). To aggregate it too, "
+           "rerun with the --database option and --iter_stop=%lld",
+           (long long)f->iter_start, (long long)f->iter_stop, (long long)last);
+  return 1;
+}
+
 static size_t rule_no_iterations(const dla_facts *f, dla_finding *o, size_t cap) {
   if (f->key_op_found || cap == 0) return 0;
   snprintf(o->problem, sizeof o->problem,
@@ -378,6 +395,7 @@ static const struct {
     {"nsys_gpu_time_util", rule_nsys_gpu_time_util},
     {"exposed_communication_detector", rule_exposed_comm},
     {"no_gpu_activity_detector", rule_no_gpu_activity},
+    {"cut_last_step_detector", rule_cut_last_step},
 };
 
 size_t dla_rules_count(void) { return sizeof rules / sizeof rules[0]; }

@@ -50,6 +50,10 @@ typedef struct dla_facts {
   int32_t exposed_comm_device; /* that GPU, -1: none */
   int64_t comm_ns, exposed_comm_ns; /* summed over GPUs */
   int64_t gpu_activity;        /* kernels + memcpys + memsets in the profile */
+  /* a cut-off last step left out of the default aggregation (dla_aggregate.c) */
+  int cut_last_step;
+  int64_t cut_step_ns, step_median_ns; /* its length; the median of the others */
+  const char *cut_step_name;   /* the trace's name of it ("ProfilerStep#2"), "" none */
   int64_t n_cpu_ranges;        /* ranges (op instances, annotations) in the profile */
 } dla_facts;
 
@@ -65,6 +69,9 @@ typedef struct dla_finding {
 #define DLA_UNDERUTILIZED_GPU_PCT 50.0 /* average GPU kernel share below this */
 #define DLA_DATALOADER_PCT 10.0        /* dataloader share of wall time above this */
 #define DLA_ITER_CV_PCT 10.0           /* iteration-time std dev / mean above this */
+#define DLA_CUT_STEP_PCT 10.0          /* a last step shorter than this share of the median
+                                          step, with no GPU work, was cut off by the end of
+                                          profiling (PyTorch profiler traces) */
 #define DLA_STEADY_TOL_PCT 20.0        /* a steady iteration is within this of the median */
 #define DLA_MIN_ITERS_FOR_RANGE 3      /* need this many aggregated iterations */
 #define DLA_GPU_MEM_LOW_PCT 50.0       /* GPU memory used below this share */

@@ -789,6 +789,27 @@ static int test_rules(void) {
   f.nsys_rules = 1; /* Nsight Systems' rules: quiet on a healthy run too */
   ASSERT_EQ(dla_rules_run(&f, fd, 16), 0);
 
+  /* a cut-off last step, left out of the aggregation: said with its figures */
+  facts_quiet(&f);
+  f.total_iterations = 8;
+  f.iter_start = 0;
+  f.iter_stop = 6;
+  f.cut_last_step = 1;
+  f.cut_step_ns = 86083;
+  f.step_median_ns = 9288291;
+  f.cut_step_name = "ProfilerStep#9";
+  ASSERT_EQ(dla_rules_run(&f, fd, 16), 1);
+  ASSERT_STR_EQ(fd[0].rule_id, "cut_last_step_detector");
+  ASSERT_STR_EQ(fd[0].problem, "The last iteration (7, ProfilerStep#9) was cut short by the end of "
+                               "profiling: it lasts 0.086 ms and runs no GPU work, against a median "
+                               "of 9.288 ms for the others (rule: under 10% of the median)");
+  ASSERT_STR_EQ(fd[0].recommendation, "It is left out of the aggregation (iterations 0 to 6). To "
+                                      "aggregate it too, rerun with the --database option and "
+                                      "--iter_stop=7");
+  f.cut_step_name = NULL; /* no name: the number alone */
+  ASSERT_EQ(dla_rules_run(&f, fd, 16), 1);
+  ASSERT(strncmp(fd[0].problem, "The last iteration (7) was cut short", 36) == 0);
+
   facts_quiet(&f);
   f.key_op_found = 0;
   f.key_op = "";

@@ -788,8 +788,25 @@ static int test_hta_corner_cases(void) {
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_iteration_efficiency WHERE est_sm_efficiency IS NOT NULL"), 0);
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name LIKE 'Cijk_%' AND uses_tc = 0"), 0);
   ASSERT(q_int(r.db, "SELECT count(*) FROM view_kernel_summaries WHERE kernel_name LIKE 'Cijk_%'") >= 1);
+  /* its last step, ProfilerStep#2, is 49 us of CPU work cut off by the end of
+   * profiling (no GPU work): an iteration, but out of the default aggregation,
+   * which the average iteration time (4.69 ms with it) no longer halves */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_iterations_all"), 2);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_aggregations WHERE iter_start = 0 AND iter_stop = 0"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT iter_avg FROM view_performance_summary"),
+            q_int(r.db, "SELECT duration FROM view_iterations_all WHERE iter_value = 0"));
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_expert_systems WHERE problem LIKE "
+                        "'The last iteration (1, ProfilerStep#2) was cut short by the end of profiling: "
+                        "it lasts 0.086 ms and runs no GPU work, against a median of 9.288 ms%' AND "
+                        "recommendation LIKE '%(iterations 0 to 0)%--iter_stop=1'"), 1);
+  /* asked for, it is aggregated, and nothing is said */
+  run_result r2;
+  run(r.db, "--iter_stop=1", &r2);
+  ASSERT_EQ(r2.status, 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_aggregations WHERE aggr_id = 2 AND iter_stop = 1"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_expert_systems WHERE aggr_id = 2 AND problem LIKE '%cut short%'"), 0);
   /* an AMD GPU: no advice to use NVIDIA DALI (it ran "No DALI ops detected") */
-  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_expert_systems"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_expert_systems WHERE aggr_id = 1"), 2);
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_expert_systems WHERE problem || recommendation LIKE '%DALI%'"), 0);
   /* missing distributedInfo: rank 0 */
   trace_path(trace, sizeof trace, "hta/distributed_info_unavailable_distributed_info_not_found.json.gz");
