@@ -976,13 +976,13 @@ int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id,
   return DL_OK;
 }
 
-int dldb_write_range_stack(dldb_writer *w, int64_t range_id, const char *stack, char *err,
-                           size_t errlen) {
+int dldb_write_range_stack(dldb_writer *w, int64_t range_id, const char *stack, int64_t stack_id,
+                           char *err, size_t errlen) {
   static const char *fn = "dldb_write_range_stack";
-  if (!stack || !*stack) return DL_OK;
+  if (stack_id <= 0 && (!stack || !*stack)) return DL_OK;
   int rc = row_begin(w, err, errlen, fn);
-  int64_t sid;
-  if (rc || (rc = dldb_writer_intern(w, stack, &sid, err, errlen))) return rc;
+  int64_t sid = stack_id;
+  if (rc || (sid <= 0 && (rc = dldb_writer_intern(w, stack, &sid, err, errlen)))) return rc;
   sqlite3_stmt *st = dldb__stmt(w, DLDB__S_RANGE_STACK);
   if (!st) return dldb__sqlerr(w, err, errlen, fn);
   sqlite3_bind_int64(st, 1, range_id);

@@ -213,9 +213,10 @@ int dldb_write_thread(dldb_writer *w, const dldb_thread *t, char *err, size_t er
 int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id, char *err,
                           size_t errlen);
 /* The call stack recorded for range range_id (an id dldb_write_nvtx_range
- * returned), as the trace has it; nothing for NULL or "". */
-int dldb_write_range_stack(dldb_writer *w, int64_t range_id, const char *stack, char *err,
-                           size_t errlen);
+ * returned), as the trace has it: stack_id > 0 (an interned id) or the text
+ * stack; nothing for NULL or "". */
+int dldb_write_range_stack(dldb_writer *w, int64_t range_id, const char *stack, int64_t stack_id,
+                           char *err, size_t errlen);
 int dldb_write_api_call(dldb_writer *w, const dldb_api_call *a, char *err, size_t errlen);
 int dldb_write_kernel(dldb_writer *w, const dldb_kernel *k, char *err, size_t errlen);
 int dldb_write_memcpy(dldb_writer *w, const dldb_memcpy *m, char *err, size_t errlen);

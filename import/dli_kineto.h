@@ -40,6 +40,7 @@
 typedef struct dli_kineto_stats {
   int64_t files, events, ranges, api_calls, kernels, memcpys, memsets, gpus, threads;
   int64_t nccl_kernels, gpu_annotations, python_events, skipped, repairs;
+  int64_t stacks;    /* ops given a call stack from python_function events (kstack.h) */
   int generation;              /* 1, 2 or 3 (formats.md C.1); of the last file */
   int ranks;                   /* files read */
   int world_size;              /* from distributedInfo, 0 when absent */

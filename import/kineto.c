@@ -28,6 +28,7 @@
 #include "dli_kineto.h"
 #include "kjson.h"
 #include "kpipe.h"
+#include "kstack.h"
 
 #define MAX_DEVS 64
 #define DIMS_CAP 1024
@@ -86,6 +87,7 @@ typedef struct kimp {
   char driver[32];           /* the driver's version, where the trace carries it */
   char backend[32];
   int64_t base_ns;
+  kstack *stacks;            /* python_function frames and the ops without a Call stack */
   kev ev;                    /* the event being parsed (parsing thread) */
   kev wev;                   /* the event being written (kpipe's thread) */
   kpipe *pipe;               /* parsed events on their way to emit() */
@@ -623,7 +625,11 @@ static int emit(kimp *k, const kev *e) {
     k->st->ranges++;
     int64_t id;
     int rc = dldb_write_nvtx_range(k->w, &r, &id, k->err, k->errlen);
-    return rc || !e->stack_len ? rc : dldb_write_range_stack(k->w, id, e->stack, k->err, k->errlen);
+    if (rc == DL_OK && e->stack_len)
+      rc = dldb_write_range_stack(k->w, id, e->stack, 0, k->err, k->errlen);
+    else if (rc == DL_OK && kstack_range(k->stacks, id, r.pid, r.tid, r.start_ns, r.end_ns))
+      rc = dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+    return rc;
   }
   case C_RUNTIME:
   case C_DRIVER: {
@@ -685,6 +691,9 @@ static int emit(kimp *k, const kev *e) {
     return DL_OK;
   case C_PYTHON:
     k->st->python_events++;
+    if (!e->pid_ok || !e->tid_ok) return DL_OK;
+    if (kstack_frame(k->stacks, map_pid(k, e->pid), map_tid(k, e->tid), e->ts, end, name))
+      return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
     return DL_OK;
   default:
     return DL_OK;
@@ -1087,6 +1096,10 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
     nfiles = 1;
   }
   if ((rc = dldb_occ_writer_open(w, &k.occ, err, errlen))) goto out;
+  if (!(k.stacks = kstack_new())) {
+    rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", path);
+    goto out;
+  }
   char ranks[256] = "";
   size_t rl = 0;
   for (size_t i = 0; i < nfiles; i++) {
@@ -1110,6 +1123,8 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
   }
   if (k.st->kernels + k.st->memcpys + k.st->memsets == 0)
     note(&k, "no GPU activity in the trace: CPU ops only");
+  if ((rc = kstack_write(k.stacks, w, &k.st->stacks, err, errlen))) goto out;
+  kstack_free(&k.stacks); /* its memory back before the analysis */
   dldb_sysconfig sc = {.num_gpus = (int)k.st->gpus, .cpu_model = "",
                        .driver_version = k.driver, .framework = "PyTorch",
                        .cuda_version = k.cuda_runtime, .cudnn_version = "", .nsys_version = "",
@@ -1138,6 +1153,7 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
   rc = dldb_writer_rebase(w, err, errlen);
 out:
   dldb_occ_writer_close(&k.occ);
+  kstack_free(&k.stacks);
   free(k.ev.name);
   free(k.wev.name);
   free(k.ev.stack);

@@ -18,6 +18,7 @@
 #include "dl.h"
 #include "kjson.h"
 #include "kpipe.h"
+#include "kstack.h"
 #include "test.h"
 
 static const char *dlprof_bin, *work;
@@ -399,6 +400,37 @@ static int check_tracelens(const char *base) {
 }
 
 static int test_h100_falconsai(void) { return check_tracelens("Falconsai_nsfw_image_detection__1016002"); }
+
+/* PyTorch 2's with_stack=True: the stack is the python_function events
+ * around an op (the trace's ops carry no "Call stack"). Every one of the
+ * 1259 cpu_op and user_annotation events is inside some python_function
+ * event of its thread (counted from the JSON with a script); ViT's patch
+ * embedding conv2d inside 26 frames, from the process's "<string>(1):
+ * <module>" to torch's "<built-in method conv2d ...>" */
+static int test_h100_python_stacks(void) {
+  char trace[1200];
+  trace_path(trace, sizeof trace, "tracelens_h100/Falconsai_nsfw_image_detection__1016002.json.gz");
+  run_result r;
+  run(trace, NULL, &r);
+  if (r.status) fprintf(stderr, "%s\n", r.out);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM nvtx_range_stacks"), 1259);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM nvtx_ranges"), 1259);
+  const char *conv = "SELECT count(*) FROM view_op_nodes WHERE op_node_name = 'aten::conv2d' AND ";
+  char sql[1024];
+  snprintf(sql, sizeof sql, "%s length(stack_trace) - length(replace(stack_trace, char(10), '')) = 25", conv);
+  ASSERT_EQ(q_int(r.db, sql), 1);
+  snprintf(sql, sizeof sql, "%s stack_trace LIKE '<string>:1' || char(10) || 'multiprocessing/spawn.py:122' || "
+                            "char(10) || '%%' || char(10) || 'nn.Module: Conv2d_0' || char(10) || "
+                            "'torch/nn/modules/module.py:1743' || char(10) || 'torch/nn/modules/conv.py:553' "
+                            "|| char(10) || 'torch/nn/modules/conv.py:536' || char(10) || "
+                            "'<built-in method conv2d of type object at 0x7bcd86e1df60>'", conv);
+  ASSERT_EQ(q_int(r.db, sql), 1);
+  /* every op node has a stack trace */
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_op_nodes WHERE stack_trace = '' AND "
+                        "op_node_name NOT LIKE 'unassociated_%'"), 0);
+  return 0;
+}
 
 static int test_h100_bert(void) {
   int rc = check_tracelens("gaunernst_bert-small-uncased__1016001");
@@ -859,6 +891,87 @@ static int test_hta_every_trace(void) {
   return 0;
 }
 
+/* ---- kstack: an op's stack from the python_function events around it ------ */
+
+static char stack_of[8][256];
+
+static int read_stacks(const char *db) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  memset(stack_of, 0, sizeof stack_of);
+  ASSERT_EQ(sqlite3_open(db, &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT x.range_id, s.value FROM nvtx_range_stacks x "
+                                  "JOIN strings s ON s.id = x.stack_id", -1, &st, NULL),
+            SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (id >= 1 && id < 8) snprintf(stack_of[id], sizeof stack_of[id], "%s", sqlite3_column_text(st, 1));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return 0;
+}
+
+static int test_kstack(void) {
+  char db[1200], err[256];
+  snprintf(db, sizeof db, "%s/kstack.sqlite", work);
+  unlink(db);
+  dldb_write_opts o = {.force = 1};
+  dldb_writer *w = NULL;
+  ASSERT_OK(dldb_writer_create(db, &o, &w, err, sizeof err));
+  /* ranges 1..7: on thread 1 inside main > f > g, inside main > f, a range
+   * outlasting a frame by 1 ns (the trace's rounding), before every frame; on
+   * thread 2 inside its own frame; in another process with thread 1's tid;
+   * on a thread without frames (range 3 outlasts the frame h by 1 ns) */
+  static const struct { int64_t pid, tid, start, end; } rg[] = {
+      {10, 1, 120, 130}, {10, 1, 105, 108}, {10, 1, 150, 181}, {10, 1, 50, 60},
+      {10, 2, 110, 115}, {11, 1, 120, 130}, {10, 3, 120, 130},
+  };
+  for (size_t i = 0; i < sizeof rg / sizeof rg[0]; i++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = "op", .start_ns = rg[i].start,
+                         .end_ns = rg[i].end, .pid = rg[i].pid, .tid = rg[i].tid};
+    int64_t id;
+    ASSERT_OK(dldb_write_nvtx_range(w, &r, &id, err, sizeof err));
+    ASSERT_EQ(id, (int64_t)i + 1);
+  }
+  kstack *s = kstack_new();
+  ASSERT(s != NULL);
+  /* frames and ranges in no order */
+  ASSERT_OK(kstack_range(s, 3, 10, 1, 150, 181));
+  ASSERT_OK(kstack_frame(s, 10, 1, 110, 140, "m.py(3): g"));
+  ASSERT_OK(kstack_frame(s, 10, 1, 100, 200, "m.py(1): main"));
+  ASSERT_OK(kstack_range(s, 1, 10, 1, 120, 130));
+  ASSERT_OK(kstack_frame(s, 10, 2, 100, 120, "t.py(9): worker"));
+  ASSERT_OK(kstack_frame(s, 10, 1, 101, 190, "m.py(2): f"));
+  ASSERT_OK(kstack_frame(s, 10, 1, 145, 180, "m.py(4): h"));
+  for (int64_t i = 2; i <= 7; i++)
+    if (i != 3) ASSERT_OK(kstack_range(s, i, rg[i - 1].pid, rg[i - 1].tid, rg[i - 1].start, rg[i - 1].end));
+  int64_t n = -1;
+  ASSERT_OK(kstack_write(s, w, &n, err, sizeof err));
+  kstack_free(&s);
+  ASSERT(s == NULL);
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  ASSERT_EQ(n, 4);
+  ASSERT_OK(read_stacks(db));
+  ASSERT_STR_EQ(stack_of[1], "m.py(3): g;m.py(2): f;m.py(1): main");
+  ASSERT_STR_EQ(stack_of[2], "m.py(2): f;m.py(1): main");
+  ASSERT_STR_EQ(stack_of[3], "m.py(2): f;m.py(1): main"); /* h ends 1 ns before it */
+  ASSERT_STR_EQ(stack_of[4], "");
+  ASSERT_STR_EQ(stack_of[5], "t.py(9): worker");
+  ASSERT_STR_EQ(stack_of[6], "");
+  ASSERT_STR_EQ(stack_of[7], "");
+  /* no frames: nothing written, nothing kept */
+  s = kstack_new();
+  ASSERT_OK(kstack_range(s, 1, 10, 1, 120, 130));
+  ASSERT_OK(dldb_writer_create(db, &o, &w, err, sizeof err));
+  ASSERT_OK(kstack_write(s, w, &n, err, sizeof err));
+  ASSERT_EQ(n, 0);
+  kstack_free(&s);
+  dldb_writer_abort(&w);
+  unlink(db);
+  return 0;
+}
+
 /* ---- kpipe: records cross to the writing thread in order ----------------- */
 
 typedef struct pipe_check {
@@ -939,6 +1052,7 @@ int main(int argc, char **argv) {
   mkdir(work, 0755);
   RUN(test_tokenizer);
   RUN(test_kpipe);
+  RUN(test_kstack);
   RUN(test_broken_trace);
   RUN(test_engine_seq);
   snprintf(kdir, sizeof kdir, "%s/traces/kineto", argv[2]);
@@ -950,6 +1064,7 @@ int main(int argc, char **argv) {
   }
   RUN(test_h100_falconsai);
   RUN(test_h100_bert);
+  RUN(test_h100_python_stacks);
   RUN(test_resnet50_gpu_metrics);
   RUN(test_resnet50_iterations);
   RUN(test_resnet50_stacks);
