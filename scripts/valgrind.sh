@@ -55,8 +55,8 @@ for p in / /api/v1/health /api/v1/op_nodes /api/v1/kernel_summaries?limit=5 \
   step "  GET $p: $code"
 done
 step "  the database replaced by a new aggregation, then by a file that is no dldb"
-build/vg/cli/dlprof --database="$out/dlprof_dldb.sqlite" --iter_start=0 --iter_stop=0 \
-  --force=true -v quiet
+build/vg/cli/dlprof --database="$out/dlprof_dldb.sqlite" --output_path="$out" --iter_start=0 \
+  --iter_stop=0 --force=true -v quiet
 for p in /api/v1/aggregations /api/v1/op_nodes; do
   code=$(curl -s -o /dev/null -w "%{http_code}" "$url$p")
   step "  GET $p: $code"
