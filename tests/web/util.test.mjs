@@ -1,10 +1,11 @@
 // util.test.mjs - the page's time formatting (web/js/util.js) in node: a
 // duration below 1 µs is whole nanoseconds everywhere (tables, tooltips'
-// headlines, chart axes), never "0.45 µs" or "450.57 ns".
+// headlines, chart axes), never "0.45 µs" or "450.57 ns"; and the line a
+// stack trace's cell shows.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fmtTime, fmtTimeIn, timeUnit } from '../../web/js/util.js';
+import { fmtTime, fmtTimeIn, timeUnit, stackPreview } from '../../web/js/util.js';
 
 test('fmtTime: below 1 µs whole ns, from 1 µs 3 significant digits', () => {
   const cases = [
@@ -37,4 +38,16 @@ test('fmtTimeIn: an axis in µs or ms shows its ticks below 1 µs in ns', () => 
   assert.equal(fmtTimeIn(1500, us), '1.5 µs');
   assert.equal(fmtTimeIn(5e5, ms), '0.5 ms');
   assert.equal(fmtTimeIn(2e5, ms), '0.2 ms');
+});
+
+test('stackPreview: the innermost nn.Module frame, else the outermost frame', () => {
+  // PyTorch 2 with with_modules=True: the layer's module
+  const vit = ['<string>:1', 'nn.Module: ViTModel_0', 'torch/nn/modules/module.py:1743', 'nn.Module: Conv2d_0', 'torch/nn/modules/conv.py:553', '<built-in method conv2d>'].join('\n');
+  assert.equal(stackPreview(vit), 'nn.Module: Conv2d_0');
+  // DLProf's and 2021's PyTorch stacks: the first line, as before
+  assert.equal(stackPreview('dummy_network.py:42\nconv.py:443'), 'dummy_network.py:42');
+  assert.equal(stackPreview('a.py:1\n(this stack: 3 of 9 calls; 2 other stacks)'), 'a.py:1');
+  assert.equal(stackPreview(''), '');
+  assert.equal(stackPreview(null), '');
+  assert.equal(stackPreview('x nn.Module: not a frame'), 'x nn.Module: not a frame');
 });

@@ -6,7 +6,7 @@
 
 import { get, apiUrl } from './api.js';
 import * as router from './router.js';
-import { h, replace, fmtInt, fmtNs, timeSpan, pctSpan, boolSpan, pathText, identText, longText, debounce } from './util.js';
+import { h, replace, fmtInt, fmtNs, timeSpan, pctSpan, boolSpan, pathText, identText, longText, stackPreview, debounce } from './util.js';
 
 const NUMERIC = new Set(['time', 'int', 'pct', 'bool', 'float', 'timestamp', 'bar']);
 export const PAGE_SIZES = [10, 25, 50, 100, 250];
@@ -35,6 +35,8 @@ export function cell(col, row) {
       return identText(v);
     case 'long':
       return longText(v, col.max || 100);
+    case 'stack':
+      return longText(v, col.max || 100, stackPreview(v));
     default: {
       const s = v === null || v === undefined ? '' : String(v);
       return s.length > 120 ? longText(s, 100) : s;

@@ -226,12 +226,12 @@ export function identText(s) {
  * Long text cut to `max` characters (or its first line) with a "more" toggle;
  * a cut text has the full text as its tooltip.
  */
-export function longText(s, max = 100) {
+export function longText(s, max = 100, preview = null) {
   const full = String(s ?? '');
   const firstNl = full.indexOf('\n');
   const cut = Math.min(max, firstNl >= 0 ? firstNl : full.length);
   if (cut >= full.length) return h('span', { class: 'long' }, full);
-  const short = `${full.slice(0, cut)}…`;
+  const short = `${preview === null ? full.slice(0, cut) : preview.slice(0, max)}…`;
   const body = h('span', { class: 'long-body' }, short);
   const btn = h('button', { type: 'button', class: 'more', 'aria-expanded': 'false' }, 'more');
   btn.addEventListener('click', (ev) => {
@@ -244,6 +244,18 @@ export function longText(s, max = 100) {
   });
   const wrap = h('span', { class: 'long', title: full }, body, ' ', btn);
   return wrap;
+}
+
+/**
+ * The line a stack trace's cell shows before "more": the innermost module
+ * frame ("nn.Module: Conv2d_0", PyTorch profiler traces recorded with
+ * with_modules=True), which names the layer, else the first (outermost)
+ * frame, as DLProf showed it.
+ */
+export function stackPreview(s) {
+  const lines = String(s ?? '').split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i].startsWith('nn.Module: ')) return lines[i];
+  return lines[0];
 }
 
 /** Debounces fn by ms. */

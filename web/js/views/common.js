@@ -136,7 +136,7 @@ export function opColumns(ctx) {
     { key: 'using_tc', label: 'Using TC', type: 'bool', title: 'At least one kernel of the op uses Tensor Cores' },
     { key: 'kernel_calls', label: 'Kernel Calls', type: 'int' },
     { key: 'data_type', label: 'Data Type' },
-    { key: 'stack_trace', label: 'Stack Trace', type: 'long', hidden: !pt, cls: 'stack' },
+    { key: 'stack_trace', label: 'Stack Trace', type: 'stack', hidden: !pt, cls: 'stack' },
   ];
 }
 

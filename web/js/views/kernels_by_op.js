@@ -57,7 +57,7 @@ export default {
         { key: 'total_gpu_time', label: 'GPU Time', type: 'time' },
         { key: 'tc_gpu_time', label: 'TC GPU Time', type: 'time' },
         { key: 'data_type', label: 'Data Type' },
-        { key: 'stack_trace', label: 'Stack Trace', type: 'long', hidden: !pt, cls: 'stack' },
+        { key: 'stack_trace', label: 'Stack Trace', type: 'stack', hidden: !pt, cls: 'stack' },
       ],
       baseParams: (r) => (r.params.iter !== undefined ? { ...ctx.base(r), iter_value: r.params.iter } : null),
       rowKey: (row) => row.op_node_id,
