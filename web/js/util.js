@@ -224,7 +224,8 @@ export function identText(s) {
 
 /**
  * Long text cut to `max` characters (or its first line) with a "more" toggle;
- * a cut text has the full text as its tooltip.
+ * a cut text has the full text as its tooltip. preview: the text shown cut
+ * instead of the first line (stackPreview's), null: the first line.
  */
 export function longText(s, max = 100, preview = null) {
   const full = String(s ?? '');
