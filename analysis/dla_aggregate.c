@@ -161,9 +161,63 @@ typedef struct gpu_loader {
   dla_ctx *c;
   const dla_corr *corr;
   dla_map *tc_cache;
+  dla_map *cfg_of;           /* hash of a launch configuration -> c->kcfg index */
   int rc;
   loader *l;                 /* progress */
 } gpu_loader;
+
+static uint64_t kcfg_hash(const dldb_scan_gpu_op *g) {
+  uint64_t h = (uint64_t)g->long_name_id * 0x9E3779B97F4A7C15ull ^ (uint64_t)g->short_name_id;
+  for (int i = 0; i < 3; i++) {
+    h = (h ^ (uint32_t)g->grid[i]) * 0x100000001B3ull;
+    h = (h ^ (uint32_t)g->block[i]) * 0x100000001B3ull;
+  }
+  return h;
+}
+
+/* The grid's blocks (0: a dimension is not positive), at most UINT32_MAX. */
+static uint32_t grid_blocks(const int32_t *grid) {
+  uint64_t n = 1;
+  for (int i = 0; i < 3; i++) {
+    if (grid[i] <= 0) return 0;
+    if (n > UINT32_MAX / (uint64_t)grid[i]) return UINT32_MAX;
+    n *= (uint64_t)grid[i];
+  }
+  return (uint32_t)n;
+}
+
+/* The index in c->kcfg of kernel g's launch configuration (added when new). */
+static int kcfg_index(gpu_loader *l, const dldb_scan_gpu_op *g, int32_t *out) {
+  dla_ctx *c = l->c;
+  uint64_t h = kcfg_hash(g);
+  for (;;) {
+    int64_t v = dla_map_get(l->cfg_of, h);
+    if (v < 0) break;
+    const dla_kcfg *k = &c->kcfg[v];
+    if (k->long_id == g->long_name_id && k->short_id == g->short_name_id &&
+        !memcmp(k->grid, g->grid, sizeof k->grid) && !memcmp(k->block, g->block, sizeof k->block)) {
+      *out = (int32_t)v;
+      return DL_OK;
+    }
+    h = h * 0x9E3779B97F4A7C15ull + 1; /* another configuration with that hash */
+  }
+  if (c->nkcfg >= INT32_MAX || DLA_GROW(c->kcfg, c->nkcfg, c->kcfgcap)) return DL_ENOMEM;
+  dla_kcfg *k = &c->kcfg[c->nkcfg];
+  k->long_id = (int32_t)g->long_name_id;
+  k->short_id = (int32_t)g->short_name_id;
+  memcpy(k->grid, g->grid, sizeof k->grid);
+  memcpy(k->block, g->block, sizeof k->block);
+  k->blocks = grid_blocks(g->grid);
+  int64_t tc = dla_map_get(l->tc_cache, (uint64_t)g->long_name_id);
+  if (tc < 0) {
+    tc = dla_tc_uses(dla_tc_classify(dldb_writer_string(c->w, g->long_name_id)));
+    if (dla_map_put(l->tc_cache, (uint64_t)g->long_name_id, tc)) return DL_ENOMEM;
+  }
+  k->tc = (int8_t)tc;
+  if (dla_map_put(l->cfg_of, h, (int64_t)c->nkcfg)) return DL_ENOMEM;
+  *out = (int32_t)c->nkcfg++;
+  return DL_OK;
+}
 
 /* The op instance and op of GPU work launched by call ai (-1: not found):
  * the instance owning the call's innermost range, else the call itself
@@ -201,32 +255,23 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
     return gpu_owner(c, ai, m->start, &m->inst, &m->op);
   }
   if (g->id < 0 || g->id > INT32_MAX || g->short_name_id < 0 || g->short_name_id > INT32_MAX ||
-      g->device_id < INT16_MIN || g->device_id > INT16_MAX)
+      g->long_name_id < 0 || g->long_name_id > INT32_MAX || g->device_id < INT16_MIN ||
+      g->device_id > INT16_MAX)
     return dl_err(c->err, c->errlen, DL_ECORRUPT,
-                  "dla_aggregate: kernel %lld has string id %lld, device %d", (long long)g->id,
-                  (long long)g->short_name_id, (int)g->device_id);
+                  "dla_aggregate: kernel %lld has string ids %lld and %lld, device %d",
+                  (long long)g->id, (long long)g->short_name_id, (long long)g->long_name_id,
+                  (int)g->device_id);
   if (DLA_GROW(c->k, c->nk, c->kcap)) return DL_ENOMEM;
-  if (c->kbcap < c->kcap) { /* the grid's blocks, beside c->k */
-    uint32_t *p = realloc(c->kblocks, c->kcap * sizeof *p);
-    if (!p) return DL_ENOMEM;
-    c->kblocks = p;
-    c->kbcap = c->kcap;
-  }
-  c->kblocks[c->nk] = g->blocks <= 0 ? 0 : g->blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)g->blocks;
-  dla_kern *k = &c->k[c->nk++];
+  dla_kern *k = &c->k[c->nk];
+  if (kcfg_index(l, g, &k->cfg)) return DL_ENOMEM;
+  c->nk++;
   k->id = (int32_t)g->id;
   k->gpu_start = g->gpu_start_ns;
   k->gpu_end = g->gpu_end_ns < g->gpu_start_ns ? g->gpu_start_ns : g->gpu_end_ns;
-  k->short_id = (int32_t)g->short_name_id;
   k->device = (int16_t)g->device_id;
   k->api = (int32_t)ai;
   k->iter = 0;
-  int64_t tc = dla_map_get(l->tc_cache, (uint64_t)g->long_name_id);
-  if (tc < 0) {
-    tc = dla_tc_uses(dla_tc_classify(dldb_writer_string(c->w, g->long_name_id)));
-    if (dla_map_put(l->tc_cache, (uint64_t)g->long_name_id, tc)) return DL_ENOMEM;
-  }
-  k->tc = (int8_t)tc;
+  k->tc = c->kcfg[k->cfg].tc;
   int32_t inst;
   return gpu_owner(c, ai, k->gpu_start, &inst, &k->op);
 }
@@ -636,14 +681,15 @@ static int accumulate(dla_ctx *c, stats *s) {
       s->io[v].tc++;
       s->io[v].tc_gpu += dur;
     }
-    key = ((uint64_t)(uint32_t)k->op << 32) | (uint32_t)k->short_id;
+    int32_t short_id = dla__kern_short(c, k);
+    key = ((uint64_t)(uint32_t)k->op << 32) | (uint32_t)short_id;
     v = dla_map_get(&s->ok_map, key);
     if (v < 0) {
       if (DLA_GROW(s->ok, s->nok, s->okcap)) return DL_ENOMEM;
       v = (int64_t)s->nok++;
       memset(&s->ok[v], 0, sizeof s->ok[v]);
       s->ok[v].op = k->op;
-      s->ok[v].name_id = k->short_id;
+      s->ok[v].name_id = short_id;
       s->ok[v].min = INT64_MAX;
       s->ok[v].api_min = INT64_MAX;
       if (dla_map_put(&s->ok_map, key, v)) return DL_ENOMEM;
@@ -663,9 +709,9 @@ static int accumulate(dla_ctx *c, stats *s) {
     if (dur < ok->min) ok->min = dur;
     if (dur > ok->max) ok->max = dur;
     /* distinct kernel names: bit 1 seen, 2 seen as TC, 4 seen as non-TC */
-    int64_t flags = dla_map_get(&s->names, (uint64_t)k->short_id);
+    int64_t flags = dla_map_get(&s->names, (uint64_t)short_id);
     int64_t nf = (flags < 0 ? 0 : flags) | 1 | (k->tc ? 2 : 4);
-    if (nf != flags && dla_map_put(&s->names, (uint64_t)k->short_id, nf)) return DL_ENOMEM;
+    if (nf != flags && dla_map_put(&s->names, (uint64_t)short_id, nf)) return DL_ENOMEM;
     if (c->ops[k->op].eligible) {
       s->elig_gpu += dur;
       if (k->tc) s->elig_tc_gpu += dur;
@@ -1026,8 +1072,9 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   c.errlen = errlen;
   dla_smap_init(&c.op_by_path);
   dla_corr *corr = NULL;
-  dla_map tc_cache;
+  dla_map tc_cache, cfg_of;
   dla_map_init(&tc_cache);
+  dla_map_init(&cfg_of);
   stats s;
   memset(&s, 0, sizeof s);
   dla_finding *findings = NULL;
@@ -1052,11 +1099,13 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = dla__build_nodes(&c))) goto out;
   dla__progress(&c, "building op nodes", (int64_t)c.nr, (int64_t)c.nr);
   if ((rc = dla__load_calls(&c, &corr))) goto out;
-  gpu_loader gl = {.c = &c, .corr = corr, .tc_cache = &tc_cache, .l = &l};
+  gpu_loader gl = {.c = &c, .corr = corr, .tc_cache = &tc_cache, .cfg_of = &cfg_of, .l = &l};
   if ((rc = load_phase(&l, "loading kernels", "kernels", (void **)&c.k, &c.kcap, sizeof *c.k,
                        dldb_scan_estimate(w, "memcpys") + dldb_scan_estimate(w, "memsets"))))
     goto out;
   if ((rc = dldb_scan_gpu_ops(w, load_gpu_op, &gl, err, errlen))) goto out;
+  dla_map_free(&cfg_of);
+  dla_map_free(&tc_cache);
   dla__progress(&c, l.what, l.n, l.n);
   dla__corr_free(&corr);
   if ((rc = dldb_scan_gpus(w, load_gpu_id, &c, err, errlen))) goto out;
@@ -1089,9 +1138,6 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = assign_node_ids(&c))) goto out;
   if ((rc = dla__sweep(&c))) goto out;
   if ((rc = dla__comm_compute(&c))) goto out;
-  free(c.kblocks); /* only the SM efficiency reads them */
-  c.kblocks = NULL;
-  c.kbcap = 0;
 
   dla_facts f;
   memset(&f, 0, sizeof f);
@@ -1152,6 +1198,7 @@ out:
   stats_free(&s);
   dla__corr_free(&corr);
   dla_map_free(&tc_cache);
+  dla_map_free(&cfg_of);
   dla_smap_free(&c.op_by_path);
   for (size_t i = 0; i < c.nops; i++) {
     free(c.ops[i].key);
@@ -1167,7 +1214,7 @@ out:
   free(c.r);
   free(c.a);
   free(c.k);
-  free(c.kblocks);
+  free(c.kcfg);
   free(c.m);
   free(c.bound);
   free(c.iter_name);

@@ -259,10 +259,11 @@ static int load_occ(void *ctx, const dldb_scan_occ *r) {
  * occupancy rows, but grids and SM counts. */
 static kfacts facts(const dla_ctx *c, const kfacts *kf, size_t i) {
   kfacts f = kf ? kf[i] : NO_FACTS;
-  if (isnan(f.bpsm) && c->kblocks && c->kblocks[i] > 0) {
+  uint32_t blocks = c->kcfg[c->k[i].cfg].blocks;
+  if (isnan(f.bpsm) && blocks > 0) {
     for (int g = 0; g < c->ngpus; g++)
       if (c->gpu_ids[g] == c->k[i].device) {
-        if (c->gpu_sms[g] > 0) f.bpsm = (double)c->kblocks[i] / c->gpu_sms[g];
+        if (c->gpu_sms[g] > 0) f.bpsm = (double)blocks / c->gpu_sms[g];
         break;
       }
   }
@@ -471,7 +472,8 @@ int dla__comm_compute(dla_ctx *c) {
   size_t nka = 0, kacap = 0;
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    int64_t v = dla_map_get(&names, (uint64_t)k->short_id);
+    int32_t short_id = dla__kern_short(c, k);
+    int64_t v = dla_map_get(&names, (uint64_t)short_id);
     if (v < 0) {
       if (nka == kacap) {
         size_t ncap = kacap ? kacap * 2 : 256;
@@ -485,9 +487,9 @@ int dla__comm_compute(dla_ctx *c) {
       }
       v = (int64_t)nka++;
       memset(&ka[v], 0, sizeof ka[v]);
-      ka[v].name_id = k->short_id;
-      ka[v].comm = is_comm_name(dldb_writer_string(c->w, k->short_id));
-      if (dla_map_put(&names, (uint64_t)k->short_id, v)) {
+      ka[v].name_id = short_id;
+      ka[v].comm = is_comm_name(dldb_writer_string(c->w, short_id));
+      if (dla_map_put(&names, (uint64_t)short_id, v)) {
         rc = DL_ENOMEM;
         goto out;
       }

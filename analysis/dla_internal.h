@@ -41,16 +41,27 @@ typedef struct dla_api {     /* one CUDA API call, in id order (32 bytes; see dl
 
 /* One kernel launch (40 bytes). What comes from the launching call (its
  * start and duration, its innermost range, the op instance) is not copied
- * here: k->api indexes c->a, and the dla__kern_* accessors below derive it. */
+ * here: k->api indexes c->a, and the dla__kern_* accessors below derive it;
+ * nor what its launch shares with others (names, grid and block): k->cfg
+ * indexes c->kcfg. */
 typedef struct dla_kern {
   int64_t gpu_start, gpu_end;
   int32_t id;                /* kernels.id (the loader refuses ids past INT32_MAX) */
   int32_t api;               /* the launching call (index into c->a), -1: not found */
-  int32_t short_id;          /* strings id of the short name */
+  int32_t cfg;               /* its launch configuration (index into c->kcfg) */
   int32_t op, iter;
   int16_t device;
   int8_t tc;
 } dla_kern;
+
+/* A launch configuration: a kernel (by long name) with its grid and block,
+ * shared by its launches (a few thousand at most in real profiles). */
+typedef struct dla_kcfg {
+  int32_t long_id, short_id; /* strings ids */
+  int32_t grid[3], block[3];
+  uint32_t blocks;           /* grid x * y * z, at most UINT32_MAX (0: unknown) */
+  int8_t tc;                 /* its long name uses tensor cores (dla_tc_uses) */
+} dla_kcfg;
 
 typedef struct dla_mem {     /* one memcpy or memset */
   int64_t start, end, name_key;
@@ -85,8 +96,7 @@ typedef struct dla_ctx {
   dla_range *r; size_t nr;
   dla_api *a; size_t na;
   dla_kern *k; size_t nk, kcap;      /* in kernels.id order (dldb_scan_gpu_ops reads so) */
-  uint32_t *kblocks; size_t kbcap;   /* per kernel (c->k order): its grid's blocks, at most
-                                      * UINT32_MAX (0: unknown); freed after dla__comm_compute */
+  dla_kcfg *kcfg; size_t nkcfg, kcfgcap; /* in the order of their first launch */
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;
   dla_smap op_by_path;
@@ -120,6 +130,10 @@ static inline int64_t dla__kern_api_start(const dla_ctx *c, const dla_kern *k) {
 /* The launching call's duration, -1 when the call is not found. */
 static inline int64_t dla__kern_api_dur(const dla_ctx *c, const dla_kern *k) {
   return k->api >= 0 ? c->a[k->api].end - c->a[k->api].start : -1;
+}
+/* The kernel's short name (strings id). */
+static inline int32_t dla__kern_short(const dla_ctx *c, const dla_kern *k) {
+  return c->kcfg[k->cfg].short_id;
 }
 /* The innermost range enclosing the launching call, -1: none. */
 static inline int32_t dla__kern_range(const dla_ctx *c, const dla_kern *k) {

@@ -18,6 +18,7 @@
  * projection; see emit_runs).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,9 +234,13 @@ static int runs_of(const npair *p, size_t n, run **out, size_t *nout) {
 
 static void run_sums(const emit *e, const npair *p, const run *u, srow *s);
 
-/* Writes the runs v[0..n-1] of the sorted pairs p as one table (frees v). */
-static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
+static void sort_runs(run *v, size_t n) {
   if (n > 1) run_intro(v, n, dla__sort_depth(n));
+}
+
+/* Writes the runs v[0..n-1] of the sorted pairs p, sorted by sort_runs, as
+ * one table (frees v). */
+static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
   int64_t sum = 0;
   for (size_t i = 0; i < n; i++) sum += v[i].total;
   /* rows and texts: the pipe's batches, or these */
@@ -332,63 +337,62 @@ static int api_stats(emit *e, rows *o, pair *p) {
 
 /* ---- Kernels ----------------------------------------------------------- */
 
-typedef struct kcfg {
-  int64_t long_id, short_id;
-  int32_t grid[3], block[3];
-} kcfg;
-
+/* The aggregation's launch configurations: c->kcfg's by (long name, grid,
+ * block), numbered in the order of their first launch in the window (a
+ * configuration's short name is its first launch's). */
 typedef struct kscan {
-  const dla_ctx *c;
-  size_t pos;       /* in c->k, which is in id order (loaded so), as the scan */
-  int32_t *cfg;     /* per c->k index: its configuration, -1 */
-  kcfg *cfgs;
-  size_t ncfg, capcfg;
-  dla_map map;      /* hash of a configuration -> index (rehashed on collisions) */
+  const dla_kcfg **cfgs;
+  size_t ncfg;
 } kscan;
 
-static uint64_t cfg_hash(const dldb_scan_launch *l) {
-  uint64_t h = (uint64_t)l->long_name_id * 0x9E3779B97F4A7C15ull;
+static uint64_t cfg_hash(const dla_kcfg *k) {
+  uint64_t h = (uint64_t)k->long_id * 0x9E3779B97F4A7C15ull;
   for (int i = 0; i < 3; i++) {
-    h = (h ^ (uint32_t)l->grid[i]) * 0x100000001B3ull;
-    h = (h ^ (uint32_t)l->block[i]) * 0x100000001B3ull;
+    h = (h ^ (uint32_t)k->grid[i]) * 0x100000001B3ull;
+    h = (h ^ (uint32_t)k->block[i]) * 0x100000001B3ull;
   }
   return h;
 }
 
-static int load_launch(void *ctx, const dldb_scan_launch *l) {
-  kscan *s = ctx;
-  const dla_ctx *c = s->c;
-  while (s->pos < c->nk && c->k[s->pos].id < l->kernel_id) s->pos++;
-  if (s->pos == c->nk || c->k[s->pos].id != l->kernel_id) return 0;
-  int32_t ki = (int32_t)s->pos++;
-  if (!dla__in_aggr(c, c->k[ki].iter)) return 0; /* the aggregation's kernels only */
-  uint64_t h = cfg_hash(l);
+/* The number of configuration k (numbering it when new). */
+static int cfg_number(kscan *s, dla_map *m, const dla_kcfg *k, int32_t *out) {
+  uint64_t h = cfg_hash(k);
   for (;;) {
-    int64_t v = dla_map_get(&s->map, h);
+    int64_t v = dla_map_get(m, h);
     if (v < 0) break;
-    const kcfg *k = &s->cfgs[v];
-    if (k->long_id == l->long_name_id && !memcmp(k->grid, l->grid, sizeof k->grid) &&
-        !memcmp(k->block, l->block, sizeof k->block)) {
-      s->cfg[ki] = (int32_t)v;
-      return 0;
+    const dla_kcfg *x = s->cfgs[v];
+    if (x->long_id == k->long_id && !memcmp(x->grid, k->grid, sizeof x->grid) &&
+        !memcmp(x->block, k->block, sizeof x->block)) {
+      *out = (int32_t)v;
+      return DL_OK;
     }
     h = h * 0x9E3779B97F4A7C15ull + 1; /* another configuration with that hash */
   }
-  if (s->ncfg == s->capcfg) {
-    size_t ncap = s->capcfg ? s->capcfg * 2 : 256;
-    kcfg *p = realloc(s->cfgs, ncap * sizeof *p);
-    if (!p) return DL_ENOMEM;
-    s->cfgs = p;
-    s->capcfg = ncap;
+  if (dla_map_put(m, h, (int64_t)s->ncfg)) return DL_ENOMEM;
+  s->cfgs[s->ncfg] = k;
+  *out = (int32_t)s->ncfg++;
+  return DL_OK;
+}
+
+/* The pairs (configuration number, GPU time) of the window's kernels into
+ * p, their count into *n. */
+static int scan_configs(const dla_ctx *c, kscan *s, pair *p, size_t *n) {
+  int32_t *num = malloc((c->nkcfg + 1) * sizeof *num); /* c->kcfg index -> number */
+  s->cfgs = malloc((c->nkcfg + 1) * sizeof *s->cfgs);
+  dla_map m;
+  dla_map_init(&m);
+  int rc = num && s->cfgs ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < c->nkcfg; i++) num[i] = -1;
+  *n = 0;
+  for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
+    const dla_kern *k = &c->k[i];
+    if (!dla__in_aggr(c, k->iter)) continue;
+    if (num[k->cfg] < 0) rc = cfg_number(s, &m, &c->kcfg[k->cfg], &num[k->cfg]);
+    p[(*n)++] = (pair){num[k->cfg], k->gpu_end - k->gpu_start};
   }
-  kcfg *k = &s->cfgs[s->ncfg];
-  k->long_id = l->long_name_id;
-  k->short_id = s->c->k[ki].short_id;
-  memcpy(k->grid, l->grid, sizeof k->grid);
-  memcpy(k->block, l->block, sizeof k->block);
-  if (dla_map_put(&s->map, h, (int64_t)s->ncfg)) return DL_ENOMEM;
-  s->cfg[ki] = (int32_t)s->ncfg++;
-  return 0;
+  dla_map_free(&m);
+  free(num);
+  return rc;
 }
 
 static void dim3(char *buf, size_t len, const int32_t *v) {
@@ -396,7 +400,7 @@ static void dim3(char *buf, size_t len, const int32_t *v) {
 }
 
 static void fill_cfg(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) {
-  const kcfg *k = &((const kcfg *)e->ctx)[s->key];
+  const dla_kcfg *k = ((const dla_kcfg *const *)e->ctx)[s->key];
   r->name_id = k->long_id;
   r->short_name_id = k->short_id;
   dim3(gb[0], sizeof gb[0], k->grid);
@@ -404,7 +408,7 @@ static void fill_cfg(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) 
 }
 
 static void fill_kernel(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]) {
-  const kcfg *k = &((const kcfg *)e->ctx)[s->a];
+  const dla_kcfg *k = ((const dla_kcfg *const *)e->ctx)[s->a];
   r->short_name_id = k->short_id;
   r->configs = s->b;
   dim3(gb[0], sizeof gb[0], k->grid);
@@ -419,22 +423,14 @@ typedef struct kbest {
 
 static int kernel_stats(emit *e, rows *o, pair *p) {
   dla_ctx *c = e->c;
-  kscan s = {.c = c};
-  dla_map_init(&s.map);
+  kscan s = {0};
   dla_map names;
   dla_map_init(&names);
   kbest *best = NULL;
   size_t nbest = 0;
-  /* c->k and the scan are both in id order: one merge, and no sorted copy
-   * of the ids (160 MB at 10 M kernels, at the statistics' peak of memory) */
-  s.cfg = malloc((c->nk + 1) * sizeof *s.cfg);
-  int rc = s.cfg ? DL_OK : DL_ENOMEM;
-  for (size_t i = 0; rc == DL_OK && i < c->nk; i++) s.cfg[i] = -1;
-  if (rc == DL_OK) rc = dldb_scan_kernel_launches(c->w, load_launch, &s, c->err, c->errlen);
   /* by configuration */
   size_t n = 0;
-  for (size_t i = 0; rc == DL_OK && i < c->nk; i++)
-    if (s.cfg[i] >= 0) p[n++] = (pair){s.cfg[i], c->k[i].gpu_end - c->k[i].gpu_start};
+  int rc = scan_configs(c, &s, p, &n);
   if (rc == DL_OK) {
     sort_pairs(p, n);
     rc = rows_from_runs(o, p, n);
@@ -442,7 +438,7 @@ static int kernel_stats(emit *e, rows *o, pair *p) {
   if (rc == DL_OK && !(best = malloc((o->n + 1) * sizeof *best))) rc = DL_ENOMEM;
   for (size_t i = 0; rc == DL_OK && i < o->n; i++) { /* configurations in first-seen order */
     const srow *x = &o->v[i];
-    uint64_t lid = (uint64_t)s.cfgs[x->key].long_id;
+    uint64_t lid = (uint64_t)s.cfgs[x->key]->long_id;
     int64_t b = dla_map_get(&names, lid);
     if (b < 0) {
       b = (int64_t)nbest++;
@@ -459,7 +455,7 @@ static int kernel_stats(emit *e, rows *o, pair *p) {
   e->ctx = s.cfgs;
   if (rc == DL_OK) rc = emit_rows(e, o);
   /* by long name */
-  for (size_t i = 0; rc == DL_OK && i < n; i++) p[i].key = s.cfgs[p[i].key].long_id;
+  for (size_t i = 0; rc == DL_OK && i < n; i++) p[i].key = s.cfgs[p[i].key]->long_id;
   if (rc == DL_OK) {
     sort_pairs(p, n);
     rc = rows_from_runs(o, p, n);
@@ -474,9 +470,7 @@ static int kernel_stats(emit *e, rows *o, pair *p) {
   if (rc == DL_OK) rc = emit_rows(e, o);
   e->ctx = NULL;
   free(best);
-  free(s.cfg);
   free(s.cfgs);
-  dla_map_free(&s.map);
   dla_map_free(&names);
   return rc;
 }
@@ -590,10 +584,16 @@ static void fill_range(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]
   }
 }
 
-/* A range's projection: its GPU ops' first start and last end (32 bytes:
- * one per range). ops < 2^31: c->k and c->m are indexed in int32. */
+/* A range's projection (32 bytes: one per range): its GPU ops' first start
+ * and last end while they are projected (lo, hi); then (nvtx_stats) the
+ * projected time and the range's own duration, all the NVTX tables read of
+ * the range besides its pair, so that c->r can go. ops < 2^31: c->k and
+ * c->m are indexed in int32. */
 typedef struct proj {
-  int64_t lo, hi;
+  union {
+    struct { int64_t lo, hi; };
+    struct { int64_t gpu, dur; };
+  };
   int32_t ops, parent, level, children;
 } proj;
 
@@ -615,8 +615,7 @@ static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
   int64_t x = 0, y = 0;
   for (int32_t i = 0; i < u->n; i++) {
     int64_t ri = u->n == 1 ? u->first : p[u->first + i].range;
-    const dla_range *r = &e->c->r[ri];
-    s->a += r->end - r->start;
+    s->a += pj[ri].dur;
     s->b += pj[ri].ops;
     x += pj[ri].level;
     y += pj[ri].children;
@@ -667,37 +666,103 @@ static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
   return DL_OK;
 }
 
+/* Table 2 (the projection by name) from the sorted pairs p[0..n-1] of
+ * table 1: a run per name with ranges that have GPU ops, and for runs of
+ * more than one range their pairs (key, projected time, range), in key
+ * order (each run's pairs together, at the same place once sorted). */
+typedef struct gpu_table {
+  npair *p;
+  run *v;
+  size_t np, nv;
+} gpu_table;
+
+static int gpu_runs(const npair *p, size_t n, const proj *pj, gpu_table *t) {
+  size_t nv = 0, np = 0;
+  for (size_t i = 0; i < n;) { /* sizes first: both arrays exact */
+    size_t j = i, m = 0;
+    for (; j < n && p[j].key == p[i].key; j++) m += pj[p[j].range].ops > 0;
+    nv += m > 0;
+    np += m > 1 ? m : 0;
+    i = j;
+  }
+  t->v = malloc((nv + 1) * sizeof *t->v);
+  t->p = malloc((np + 1) * sizeof *t->p);
+  if (!t->v || !t->p) return DL_ENOMEM;
+  for (size_t i = 0; i < n;) {
+    size_t j = i, m = 0;
+    int64_t total = 0, last = -1;
+    for (; j < n && p[j].key == p[i].key; j++) {
+      const proj *x = &pj[p[j].range];
+      if (x->ops <= 0) continue;
+      total += x->gpu;
+      last = p[j].range;
+      m++;
+    }
+    if (m == 1) t->v[t->nv++] = (run){.total = total, .key = p[i].key, .first = (int32_t)last, .n = 1};
+    if (m > 1) {
+      t->v[t->nv++] = (run){.total = total, .key = p[i].key, .first = (int32_t)t->np, .n = (int32_t)m};
+      for (size_t k = i; k < j; k++)
+        if (pj[p[k].range].ops > 0) t->p[t->np++] = (npair){p[k].key, pj[p[k].range].gpu, p[k].range};
+    }
+    i = j;
+  }
+  return DL_OK;
+}
+
+/* Sorts table 2's pairs (each run's by value) and runs (the rows' order):
+ * on a thread of its own while table 1 is written. */
+static void *gpu_sort(void *arg) {
+  gpu_table *t = arg;
+  if (t->np > 1) npair_intro(t->p, t->np, dla__sort_depth(t->np));
+  sort_runs(t->v, t->nv);
+  return NULL;
+}
+
 /* The NVTX tables: durations by name, then the projection by name. Reads
- * c->r and pj only (c->k and c->a may be gone). */
+ * c->r, c->nr and pj only (c->k and c->a may be gone), and frees c->r (the
+ * analysis's last use) once the pairs of both tables are made. */
 static int nvtx_stats(emit *e, proj *pj) {
   dla_ctx *c = e->c;
-  size_t n = 0, nrun = 0;
+  size_t n = 0, nrun = 0, nr = c->nr;
   run *v = NULL;
-  npair *p = malloc((c->nr + 1) * sizeof *p);
+  gpu_table t = {0};
+  pthread_t th;
+  int started = 0;
+  npair *p = malloc((nr + 1) * sizeof *p);
   if (!p) return DL_ENOMEM;
-  for (size_t i = 0; i < c->nr; i++)
-    if (counted(c, i))
-      p[n++] = (npair){range_key(&c->r[i]), c->r[i].end - c->r[i].start, (int64_t)i};
+  for (size_t i = 0; i < nr; i++) {
+    const dla_range *r = &c->r[i];
+    if (counted(c, i)) p[n++] = (npair){range_key(r), r->end - r->start, (int64_t)i};
+    int64_t gpu = pj[i].ops > 0 ? pj[i].hi - pj[i].lo : 0;
+    pj[i].dur = r->end - r->start; /* lo and hi become gpu and dur */
+    pj[i].gpu = gpu;
+  }
+  free(c->r);
+  c->r = NULL;
+  c->nr = 0;
   if (n > 1) npair_intro(p, n, dla__sort_depth(n));
-  e->kind = DLDB_STATS_NVTX;
-  e->fill = fill_range;
-  int rc = runs_of(p, n, &v, &nrun);
-  if (rc == DL_OK) rc = emit_runs(e, p, v, nrun);
-  v = NULL;
-  if (rc || !c->nr) goto out;
-  n = 0;
-  for (size_t i = 0; i < c->nr; i++)
-    if (pj[i].ops > 0 && counted(c, i))
-      p[n++] = (npair){range_key(&c->r[i]), pj[i].hi - pj[i].lo, (int64_t)i};
-  if (n > 1) npair_intro(p, n, dla__sort_depth(n));
-  if ((rc = runs_of(p, n, &v, &nrun))) goto out;
-  e->kind = DLDB_STATS_NVTX_GPU_PROJ;
-  e->ctx = pj;
-  rc = emit_runs(e, p, v, nrun);
-  v = NULL;
-out:
-  free(v);
+  int rc = gpu_runs(p, n, pj, &t);
+  if (rc == DL_OK) started = pthread_create(&th, NULL, gpu_sort, &t) == 0;
+  if (rc == DL_OK && !started) gpu_sort(&t); /* no thread: in turn */
+  if (rc == DL_OK) rc = runs_of(p, n, &v, &nrun);
+  if (rc == DL_OK) {
+    sort_runs(v, nrun);
+    e->kind = DLDB_STATS_NVTX;
+    e->fill = fill_range;
+    rc = emit_runs(e, p, v, nrun);
+    v = NULL;
+  }
+  if (started) pthread_join(th, NULL);
   free(p);
+  if (rc == DL_OK) {
+    e->kind = DLDB_STATS_NVTX_GPU_PROJ;
+    e->ctx = pj;
+    rc = emit_runs(e, t.p, t.v, t.nv);
+    t.v = NULL;
+  }
+  free(v);
+  free(t.v);
+  free(t.p);
   return rc;
 }
 

@@ -98,32 +98,6 @@ int dldb_scan_osrt_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_os
   return rc;
 }
 
-int dldb_scan_kernel_launches(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_launch *r),
-                              void *ctx, char *err, size_t errlen) {
-  static const char *name = "dldb_scan_kernel_launches";
-  sqlite3_stmt *st = NULL;
-  int rc = dldb__flush(w, err, errlen, name);
-  if (rc) return rc;
-  if (sqlite3_prepare_v2(w->db,
-                         "SELECT id, long_name_id, grid_x, grid_y, grid_z, block_x, block_y, "
-                         "block_z FROM kernels ORDER BY id",
-                         -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, name);
-  int s;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    dldb_scan_launch r = {.kernel_id = sqlite3_column_int64(st, 0),
-                          .long_name_id = sqlite3_column_int64(st, 1)};
-    for (int i = 0; i < 3; i++) {
-      r.grid[i] = sqlite3_column_int(st, 2 + i);
-      r.block[i] = sqlite3_column_int(st, 5 + i);
-    }
-    if ((rc = fn(ctx, &r)) != 0) break;
-  }
-  if (rc == DL_OK && s != SQLITE_DONE) rc = sqlerr(w, err, errlen, name);
-  sqlite3_finalize(st);
-  return rc;
-}
-
 /* ---- Derived rows --------------------------------------------------------- */
 
 static const char *text_or_empty(const char *s) { return s ? s : ""; }

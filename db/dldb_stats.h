@@ -50,15 +50,6 @@ typedef struct dldb_scan_osrt {
 int dldb_scan_osrt_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_osrt *r),
                          void *ctx, char *err, size_t errlen);
 
-/* Kernels' launch facts the analysis does not otherwise load, by id. */
-typedef struct dldb_scan_launch {
-  int64_t kernel_id, long_name_id;
-  int32_t grid[3], block[3];
-} dldb_scan_launch;
-
-int dldb_scan_kernel_launches(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_launch *r),
-                              void *ctx, char *err, size_t errlen);
-
 /* ---- Derived rows --------------------------------------------------------- */
 
 /* 1 if the file has the aggr_stats tables. */

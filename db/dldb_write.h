@@ -261,7 +261,7 @@ typedef struct dldb_scan_gpu_op {
   int64_t bytes;                  /* memory ops; 0 for kernels */
   int32_t src_kind, dst_kind;     /* memcpys (formats.md B.4); 0 otherwise */
   int32_t mem_kind;               /* memsets; 0 otherwise */
-  int64_t blocks;                 /* kernels: grid_x * grid_y * grid_z; 0 otherwise */
+  int32_t grid[3], block[3];      /* kernels: the launch's dimensions; 0 otherwise */
 } dldb_scan_gpu_op;
 
 typedef struct dldb_scan_gpu {

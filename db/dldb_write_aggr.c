@@ -174,8 +174,11 @@ static int gpu_op_row(void *c, sqlite3_stmt *st) {
       .src_kind = sqlite3_column_int(st, 11),
       .dst_kind = sqlite3_column_int(st, 12),
       .mem_kind = sqlite3_column_int(st, 13),
-      .blocks = sqlite3_column_int64(st, 14),
   };
+  for (int i = 0; i < 3; i++) {
+    g.grid[i] = sqlite3_column_int(st, 14 + i);
+    g.block[i] = sqlite3_column_int(st, 17 + i);
+  }
   return ((int (*)(void *, const dldb_scan_gpu_op *))sc->fn)(sc->ctx, &g);
 }
 
@@ -183,11 +186,12 @@ int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_o
                       char *err, size_t errlen) {
   static const char *const sql[3] = {
       "SELECT 0, id, short_name_id, long_name_id, gpu_start_ns, gpu_end_ns, correlation_id, "
-      "pid, device_id, 0, 0, 0, 0, 0, grid_x * grid_y * grid_z FROM kernels ORDER BY id",
+      "pid, device_id, 0, 0, 0, 0, 0, grid_x, grid_y, grid_z, block_x, block_y, block_z "
+      "FROM kernels ORDER BY id",
       "SELECT 1, id, 0, 0, gpu_start_ns, gpu_end_ns, correlation_id, pid, device_id, copy_kind, "
-      "bytes, src_kind, dst_kind, 0, 0 FROM memcpys ORDER BY id",
+      "bytes, src_kind, dst_kind, 0, 0, 0, 0, 0, 0, 0 FROM memcpys ORDER BY id",
       "SELECT 2, id, 0, 0, gpu_start_ns, gpu_end_ns, correlation_id, pid, device_id, 0, "
-      "bytes, 0, 0, mem_kind, 0 FROM memsets ORDER BY id",
+      "bytes, 0, 0, mem_kind, 0, 0, 0, 0, 0, 0 FROM memsets ORDER BY id",
   };
   scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
   for (int i = 0; i < 3; i++) {
