@@ -421,15 +421,24 @@ void dldb_writer_strings_idle(dldb_writer *w) {
   w->otab_stale = 1;
 }
 
-int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
-                 size_t errlen) {
+uint64_t dldb_writer_hash(const char *s, size_t n) { return hash_str(s, n); }
+
+void dldb_writer_prefetch(const dldb_writer *w, uint64_t h) {
+  if (!w) return;
+  if (w->hcap) __builtin_prefetch(&w->htab[h & (w->hcap - 1)]);
+  if (w->ocap) __builtin_prefetch(&w->otab[overflow_home(h >> 32, w->ocap)]);
+}
+
+/* dldb__intern with s's hash h when known (dldb_writer_hash; 0: not). */
+static int intern_h(dldb_writer *w, const char *s, uint64_t known, int pin, int64_t *id,
+                    char *err, size_t errlen) {
   static const char *fn = "dldb_writer_intern";
   if (!s) s = "";
   size_t n = strlen(s);
   if (n > DLDB_MAX_STRING_BYTES)
     return dl_err(err, errlen, DL_EINVAL, "%s: a string of %zu bytes (limit %d)", fn, n,
                   DLDB_MAX_STRING_BYTES);
-  uint64_t h = hash_str(s, n);
+  uint64_t h = known ? known : hash_str(s, n);
   int64_t found = intern_find(w, s, n, h);
   if (found) {
     *id = found;
@@ -455,6 +464,11 @@ int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
   if (cache && intern_add(w, s, n, found, h)) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn);
   *id = found;
   return DL_OK;
+}
+
+int dldb__intern(dldb_writer *w, const char *s, int pin, int64_t *id, char *err,
+                 size_t errlen) {
+  return intern_h(w, s, 0, pin, id, err, errlen);
 }
 
 int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, size_t errlen) {
@@ -944,7 +958,8 @@ int dldb__nvtx_push(dldb_writer *w, int64_t id, const dldb_nvtx_range *r, char *
     w->last_domain_id = dom_id;
   }
   if (r->name_id > 0) name_id = r->name_id;
-  else if ((rc = dldb_writer_intern(w, r->name, &name_id, err, errlen))) return rc;
+  else if ((rc = intern_h(w, r->name, r->name ? r->name_hash : 0, 0, &name_id, err, errlen)))
+    return rc;
   int64_t end = r->kind == DLDB_NVTX_MARK ? r->start_ns : r->end_ns;
   const dldb__cell row[] = {
       DLDB__I(id),

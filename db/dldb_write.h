@@ -96,6 +96,15 @@ const char *dldb_writer_tmp_path(const dldb_writer *w);
  * SQLite (slower, but a trace of millions of distinct NVTX texts fits). */
 int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, size_t errlen);
 
+/* The hash the writer finds a string of n bytes by. An importer that
+ * computes it on its reading thread passes it with the string
+ * (dldb_nvtx_range.name_hash), and, some rows ahead, to
+ * dldb_writer_prefetch, which loads the table slots its lookup will read
+ * into the CPU cache: with millions of distinct texts (emit_nvtx's
+ * "seq = N") each lookup misses the cache otherwise. */
+uint64_t dldb_writer_hash(const char *s, size_t n);
+void dldb_writer_prefetch(const dldb_writer *w, uint64_t h);
+
 /* Says that no strings are being added for now (the analysis calls it once
  * the raw records are in): the writer frees its table of the strings past
  * its in-memory cache (8 bytes a string: 128 MB at 10 M distinct NVTX
@@ -150,6 +159,7 @@ typedef struct dldb_nvtx_range {
   int64_t pid, tid, end_tid;      /* end_tid 0: same as tid */
   int64_t parent_id;              /* id returned for the enclosing range; 0: none */
   int64_t name_id;                /* > 0: an interned id used instead of name */
+  uint64_t name_hash;             /* dldb_writer_hash of name, 0: not known */
   int32_t category;
   uint32_t color;                 /* ARGB */
   int payload_kind;               /* DLDB_PAYLOAD_* */

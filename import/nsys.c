@@ -18,6 +18,7 @@
 #include "rowpipe.h"
 
 #define WRAP_SLOTS 256
+#define PREFETCH_ROWS 16 /* NVTX texts: how far ahead their slots are prefetched */
 
 typedef struct nsys {
   sqlite3 *db;
@@ -205,13 +206,14 @@ typedef struct scan {
   sqlite3_stmt *st;
   rowpipe *rp;
   int s;
+  uint64_t (*hash)(const char *, size_t); /* of text columns, on the reading thread */
 } scan;
 
 /* The scan's next row (columns in text_cols keep their text), or NULL at
  * the end or on an error (sc->s tells which). */
 static const rp_cell *scan_row(scan *sc, uint32_t text_cols) {
   if (!sc->rp) { /* the first row: start the reader */
-    int rc = rowpipe_open(sc->st, text_cols, &sc->rp);
+    int rc = rowpipe_open(sc->st, text_cols, sc->hash, &sc->rp);
     if (rc != DL_OK) {
       sc->s = rc == DL_ENOMEM ? SQLITE_NOMEM : SQLITE_MISUSE;
       return NULL;
@@ -500,10 +502,14 @@ static int import_nvtx(nsys *x) {
   progress(x, "NVTX ranges", 0, total);
   if ((rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType IN (59, 60, 75)", &st)) != DL_OK)
     goto out;
-  scan sc = {.st = st, .s = SQLITE_DONE};
+  /* texts hashed on the reading thread, their table slots prefetched
+   * PREFETCH_ROWS rows ahead (dldb_writer_prefetch) */
+  scan sc = {.st = st, .s = SQLITE_DONE, .hash = dldb_writer_hash};
   const rp_cell *c;
   while ((c = scan_row(&sc, 1u << 3))) {
     if (++n % PROGRESS_EVERY == 0) progress(x, "NVTX ranges", n, total);
+    const rp_cell *ahead = rowpipe_peek(sc.rp, PREFETCH_ROWS);
+    if (ahead && ahead[3].type == SQLITE_TEXT) dldb_writer_prefetch(x->w, ahead[3].h);
     if (c_int(c, 2) == 75) {
       domain_rows++;
       if (!dm.complete && (rc = domain_add(x, &dm, c, 7, 3)) != DL_OK) break;
@@ -521,13 +527,17 @@ static int import_nvtx(nsys *x) {
     }
     int64_t nid = 0;
     const char *name = NULL;
-    if (c[3].type == SQLITE_TEXT) name = fit(x, c_text(c, 3));
+    uint64_t hash = 0;
+    if (c[3].type == SQLITE_TEXT) {
+      name = fit(x, c_text(c, 3));
+      if (name == c[3].s) hash = c[3].h; /* not cut */
+    }
     else if (c[4].type == SQLITE_NULL) name = "";
     else if ((rc = name_id(x, c_int(c, 4), &nid)) != DL_OK) break;
     int64_t g = c_int(c, 5), ge = c_is_int(c, 6) ? c_int(c, 6) : g;
     dldb_nvtx_range r = {
         .kind = c_int(c, 2) == 59 ? DLDB_NVTX_PUSHPOP : DLDB_NVTX_STARTEND,
-        .domain = domain, .name = name, .name_id = nid,
+        .domain = domain, .name = name, .name_id = nid, .name_hash = hash,
         .start_ns = c_int(c, 0), .end_ns = c_int(c, 1),
         .pid = gpid(g), .tid = gtid(g), .end_tid = gtid(ge),
         .category = (int32_t)c_int(c, 8), .color = (uint32_t)c_int(c, 9)};

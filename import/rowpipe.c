@@ -27,6 +27,7 @@ struct rowpipe {
   sqlite3_stmt *st;
   int ncols;
   uint32_t text_cols;
+  uint64_t (*hash)(const char *, size_t);
   batch b[RP_BATCHES];
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -73,6 +74,7 @@ static void fill(rowpipe *p, batch *b) {
       c[i].i = sqlite3_column_int64(p->st, i);
       c[i].d = c[i].type == SQLITE_FLOAT ? sqlite3_column_double(p->st, i) : 0.0;
       c[i].s = NULL;
+      c[i].h = 0;
       off[i] = SIZE_MAX;
       if (!(p->text_cols >> i & 1u)) continue;
       const unsigned char *t = c[i].type == SQLITE_NULL ? NULL : sqlite3_column_text(p->st, i);
@@ -80,6 +82,10 @@ static void fill(rowpipe *p, batch *b) {
       if ((off[i] = text_put(b, t ? (const char *)t : "", n)) == SIZE_MAX) {
         b->end_rc = SQLITE_NOMEM;
         return;
+      }
+      if (p->hash) { /* of the text up to its first NUL, as C strings are read */
+        const char *v = b->text + off[i];
+        c[i].h = p->hash(v, strlen(v));
       }
     }
     b->rows++;
@@ -120,7 +126,8 @@ static void free_batches(rowpipe *p) {
   }
 }
 
-int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, rowpipe **out) {
+int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const char *, size_t),
+                 rowpipe **out) {
   *out = NULL;
   int ncols = sqlite3_column_count(st);
   if (ncols < 1 || ncols > RP_MAX_COLS) return DL_EINVAL;
@@ -129,6 +136,7 @@ int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, rowpipe **out) {
   p->st = st;
   p->ncols = ncols;
   p->text_cols = text_cols;
+  p->hash = hash;
   size_t n = (size_t)RP_BATCH_ROWS * (size_t)ncols;
   for (int i = 0; i < RP_BATCHES; i++) {
     p->b[i].cells = malloc(n * sizeof *p->b[i].cells);
@@ -180,6 +188,13 @@ const rp_cell *rowpipe_next(rowpipe *p, int *step_rc) {
     return NULL;
   }
   return rowpipe_next(p, step_rc);
+}
+
+const rp_cell *rowpipe_peek(const rowpipe *p, int ahead) {
+  if (p->done_rc || p->pos == 0 || ahead <= 0) return NULL;
+  const batch *b = &p->b[p->r % RP_BATCHES];
+  int row = p->pos - 1 + ahead;
+  return row < b->rows ? b->cells + (size_t)row * (size_t)p->ncols : NULL;
 }
 
 void rowpipe_close(rowpipe **pp) {

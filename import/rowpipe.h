@@ -19,6 +19,7 @@
 #define ROWPIPE_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RP_BATCH_ROWS 1024
@@ -30,18 +31,26 @@ typedef struct rp_cell {
   int64_t i;     /* sqlite3_column_int64 */
   double d;      /* sqlite3_column_double (REAL cells only) */
   const char *s; /* text columns: the text ("" for NULL); else NULL */
+  uint64_t h;    /* text columns of a pipe with a hash function: hash(s), else 0 */
 } rp_cell;
 
 typedef struct rowpipe rowpipe;
 
-/* Starts reading st's rows (at most RP_MAX_COLS columns). Returns DL_OK,
+/* Starts reading st's rows (at most RP_MAX_COLS columns). hash (NULL:
+ * none) is applied to each text on the reading thread. Returns DL_OK,
  * DL_EINVAL (too many columns) or DL_ENOMEM. */
-int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, rowpipe **out);
+int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const char *, size_t),
+                 rowpipe **out);
 
 /* The next row's cells, or NULL at the end: *step_rc is then SQLITE_DONE,
  * or the error code sqlite3_step returned (or SQLITE_NOMEM when copying a
  * text failed). */
 const rp_cell *rowpipe_next(rowpipe *p, int *step_rc);
+
+/* The cells of the row `ahead` rows (> 0) after the one rowpipe_next last
+ * returned, when it is in the same batch (already read), else NULL: a
+ * look ahead for prefetching; the rows are still returned in turn. */
+const rp_cell *rowpipe_peek(const rowpipe *p, int ahead);
 
 /* Stops the reader (rows not taken are dropped) and frees the pipe. */
 void rowpipe_close(rowpipe **p);

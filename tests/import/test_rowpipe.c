@@ -1,8 +1,8 @@
 /*
  * test_rowpipe.c - the row pipe (import/rowpipe.h) against stepping the same
  * statement directly, on a real SQLite table: every type, text and NULL,
- * many batches, a consumer that stops early, and a statement that fails in
- * the middle of its rows.
+ * many batches, a consumer that stops early, a statement that fails in
+ * the middle of its rows, hashes of texts and the look ahead.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -40,7 +40,7 @@ static int test_same_rows(void) {
   ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &a, NULL), SQLITE_OK);
   ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &b, NULL), SQLITE_OK);
   rowpipe *p = NULL;
-  ASSERT_OK(rowpipe_open(a, 1u << 2, &p)); /* s as text */
+  ASSERT_OK(rowpipe_open(a, 1u << 2, NULL, &p)); /* s as text */
   const rp_cell *c;
   int rc = 0, rows = 0, texts = 0;
   while ((c = rowpipe_next(p, &rc))) {
@@ -77,7 +77,7 @@ static int test_early_close(void) {
   ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT i FROM t ORDER BY i", -1, &a, NULL), SQLITE_OK);
   for (int round = 0; round < 3; round++) {
     rowpipe *p = NULL;
-    ASSERT_OK(rowpipe_open(a, 0, &p));
+    ASSERT_OK(rowpipe_open(a, 0, NULL, &p));
     int rc = 0;
     for (int k = 1; k <= 5 + round * RP_BATCH_ROWS; k++) {
       const rp_cell *c = rowpipe_next(p, &rc);
@@ -101,7 +101,7 @@ static int test_step_error(void) {
                                -1, &a, NULL),
             SQLITE_OK);
   rowpipe *p = NULL;
-  ASSERT_OK(rowpipe_open(a, 1u, &p));
+  ASSERT_OK(rowpipe_open(a, 1u, NULL, &p));
   int rc = 0, rows = 0;
   const rp_cell *c;
   while ((c = rowpipe_next(p, &rc))) {
@@ -115,6 +115,57 @@ static int test_step_error(void) {
   return 0;
 }
 
+/* A test hash: the length and the bytes, so that a text cut at a NUL or
+ * hashed over other bytes gives another value. */
+static uint64_t len_hash(const char *s, size_t n) {
+  uint64_t h = n + 1;
+  for (size_t i = 0; i < n; i++) h = h * 31 + (unsigned char)s[i];
+  return h;
+}
+
+/* With a hash, each text cell carries hash(text up to its first NUL),
+ * other cells 0; rowpipe_peek(p, k) is the row that the k-th next call
+ * returns while it is in the batch already read, else NULL. */
+static int test_hash_and_peek(void) {
+  sqlite3_stmt *a = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT i, CASE WHEN i = 3 THEN 'ab' || char(0) || 'cd' ELSE s END "
+                               "FROM t ORDER BY i",
+                               -1, &a, NULL),
+            SQLITE_OK);
+  rowpipe *p = NULL;
+  ASSERT_OK(rowpipe_open(a, 1u << 1, len_hash, &p));
+  ASSERT_NULL(rowpipe_peek(p, 1)); /* nothing returned yet */
+  const rp_cell *c, *ahead[RP_BATCH_ROWS + 1] = {NULL};
+  int rc = 0, rows = 0, peeked = 0;
+  while ((c = rowpipe_next(p, &rc))) {
+    rows++;
+    ASSERT_EQ(c[0].i, rows);
+    ASSERT_EQ(c[0].h, 0);
+    ASSERT_EQ(c[1].h, len_hash(c[1].s, strlen(c[1].s)));
+    if (rows == 3) ASSERT_STR_EQ(c[1].s, "ab");
+    if (ahead[rows % (RP_BATCH_ROWS + 1)]) { /* what a peek said this row would be */
+      ASSERT_EQ(ahead[rows % (RP_BATCH_ROWS + 1)][0].i, rows);
+      ahead[rows % (RP_BATCH_ROWS + 1)] = NULL;
+      peeked++;
+    }
+    for (int k = 1; k <= 16; k *= 4) {
+      const rp_cell *x = rowpipe_peek(p, k);
+      int in_batch = (rows - 1) % RP_BATCH_ROWS + k < RP_BATCH_ROWS && rows + k <= 12305;
+      ASSERT_EQ(x != NULL, in_batch);
+      if (x) ASSERT_EQ(x[0].i, rows + k);
+    }
+    ahead[(rows + 1) % (RP_BATCH_ROWS + 1)] = rowpipe_peek(p, 1);
+  }
+  ASSERT_EQ(rc, SQLITE_DONE);
+  ASSERT_EQ(rows, 12305);
+  ASSERT(peeked > 12000);
+  ASSERT_NULL(rowpipe_peek(p, 1)); /* at the end */
+  rowpipe_close(&p);
+  sqlite3_finalize(a);
+  return 0;
+}
+
 /* More columns than a pipe carries is refused. */
 static int test_too_many_columns(void) {
   char sql[1024] = "SELECT 1";
@@ -122,7 +173,7 @@ static int test_too_many_columns(void) {
   sqlite3_stmt *a = NULL;
   ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &a, NULL), SQLITE_OK);
   rowpipe *p = NULL;
-  ASSERT_EQ(rowpipe_open(a, 0, &p), DL_EINVAL);
+  ASSERT_EQ(rowpipe_open(a, 0, NULL, &p), DL_EINVAL);
   ASSERT_NULL(p);
   sqlite3_finalize(a);
   return 0;
@@ -133,6 +184,7 @@ int main(void) {
   RUN(test_same_rows);
   RUN(test_early_close);
   RUN(test_step_error);
+  RUN(test_hash_and_peek);
   RUN(test_too_many_columns);
   sqlite3_close(db);
   TEST_DONE();
