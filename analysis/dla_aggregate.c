@@ -11,12 +11,16 @@
  * the rules; write everything in one transaction.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "dla_internal.h"
 #include "dldb_dl.h"
@@ -252,7 +256,9 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
     m->src_kind = (int8_t)g->src_kind;
     m->dst_kind = (int8_t)(g->kind == 2 ? g->mem_kind : g->dst_kind);
     m->range = a ? a->range : -1;
-    return gpu_owner(c, ai, m->start, &m->inst, &m->op);
+    m->api = (int32_t)ai;
+    m->inst = m->op = -1; /* gpu_owners */
+    return DL_OK;
   }
   if (g->id < 0 || g->id > INT32_MAX || g->short_name_id < 0 || g->short_name_id > INT32_MAX ||
       g->long_name_id < 0 || g->long_name_id > INT32_MAX || g->device_id < INT16_MIN ||
@@ -272,8 +278,20 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
   k->api = (int32_t)ai;
   k->iter = 0;
   k->tc = c->kcfg[k->cfg].tc;
+  k->op = -1; /* gpu_owners */
+  return DL_OK;
+}
+
+/* The op of each kernel and the op instance and op of each memory op, in
+ * that order (ops of GPU work of no known call are made as they come). */
+static int gpu_owners(dla_ctx *c) {
+  int rc = DL_OK;
   int32_t inst;
-  return gpu_owner(c, ai, k->gpu_start, &inst, &k->op);
+  for (size_t i = 0; rc == DL_OK && i < c->nk; i++)
+    rc = gpu_owner(c, c->k[i].api, c->k[i].gpu_start, &inst, &c->k[i].op);
+  for (size_t i = 0; rc == DL_OK && i < c->nm; i++)
+    rc = gpu_owner(c, c->m[i].api, c->m[i].start, &c->m[i].inst, &c->m[i].op);
+  return rc;
 }
 
 /* -1/0/1: range r against the key (tid, start, end), the ranges' order (tid, start
@@ -995,6 +1013,95 @@ out:
   return rc;
 }
 
+/* ---- Loading the calls and kernels beside op building ------------------------------ */
+
+/* The API calls, kernels and memory ops load (dla__load_calls,
+ * dldb_scan_gpu_ops) into a copy of the context whose writer is a second
+ * connection (dldb_writer_reader) and whose progress goes nowhere, on a
+ * thread of their own, while dla__build_nodes runs on the caller's: they
+ * read only the ranges' times, threads, processes and names, which op
+ * building does not write; what needs the op nodes waits for them
+ * (dla__calls_ops, gpu_owners). */
+typedef struct loads {
+  dla_ctx *c;             /* where they load: &own */
+  dla_ctx own;
+  dla_opts opts;          /* the caller's, without progress */
+  dldb_writer *reader;
+  dla_corr *corr;
+  dla_calls_pending *pending;
+  pthread_t thread;
+  int rc;
+  char err[512];
+} loads;
+
+static int loads_run(loads *ld) {
+  dla_ctx *c = ld->c;
+  loader l = {.c = c};
+  dla_map tc_cache, cfg_of;
+  dla_map_init(&tc_cache);
+  dla_map_init(&cfg_of);
+  int rc = dla__load_calls(c, &ld->corr, &ld->pending);
+  gpu_loader gl = {.c = c, .corr = ld->corr, .tc_cache = &tc_cache, .cfg_of = &cfg_of, .l = &l};
+  if (rc == DL_OK)
+    rc = load_phase(&l, "loading kernels", "kernels", (void **)&c->k, &c->kcap, sizeof *c->k,
+                    dldb_scan_estimate(c->w, "memcpys") + dldb_scan_estimate(c->w, "memsets"));
+  if (rc == DL_OK) rc = dldb_scan_gpu_ops(c->w, load_gpu_op, &gl, c->err, c->errlen);
+  dla_map_free(&cfg_of);
+  dla_map_free(&tc_cache);
+  return rc;
+}
+
+static void *loads_main(void *arg) {
+  loads *ld = arg;
+  ld->rc = loads_run(ld);
+  return NULL;
+}
+
+/* Sets ld up to load into a copy of c that reads through w and reports
+ * no progress; errors go to ld->err. */
+static void loads_init(dla_ctx *c, loads *ld, dldb_writer *w) {
+  ld->opts = *c->o;
+  ld->opts.progress = NULL;
+  ld->own = *c;
+  ld->own.w = w;
+  ld->own.o = &ld->opts;
+  ld->own.err = ld->err;
+  ld->own.errlen = sizeof ld->err;
+  ld->c = &ld->own;
+}
+
+/* 1 when the loads run on their thread (loads_finish joins it), 0 when
+ * they are to run after op building (no second connection or thread). */
+static int loads_start(dla_ctx *c, loads *ld) {
+  memset(ld, 0, sizeof *ld);
+  if (dldb_writer_reader(c->w, &ld->reader, ld->err, sizeof ld->err) != DL_OK) return 0;
+  loads_init(c, ld, ld->reader);
+  if (pthread_create(&ld->thread, NULL, loads_main, ld) != 0) {
+    dldb_writer_reader_close(&ld->reader);
+    return 0;
+  }
+  return 1;
+}
+
+/* Waits for the loads (or, not threaded, runs them here) and moves what
+ * they loaded into c; their error, if any, with its message in ld->err. */
+static int loads_finish(dla_ctx *c, loads *ld, int threaded) {
+  if (threaded) {
+    pthread_join(ld->thread, NULL);
+    dldb_writer_reader_close(&ld->reader);
+  } else {
+    memset(ld, 0, sizeof *ld);
+    loads_init(c, ld, c->w);
+    ld->rc = loads_run(ld);
+  }
+  dla_ctx *x = &ld->own;
+  c->a = x->a, c->na = x->na;
+  c->k = x->k, c->nk = x->nk, c->kcap = x->kcap;
+  c->kcfg = x->kcfg, c->nkcfg = x->nkcfg, c->kcfgcap = x->kcfgcap;
+  c->m = x->m, c->nm = x->nm, c->mcap = x->mcap;
+  return ld->rc; /* its message in ld->err */
+}
+
 /* ---- Entry point ---------------------------------------------------------------- */
 
 /* An AMD GPU by its name: ROCm's "AMD Instinct MI300X", "AMD Radeon Graphics" (an MI250's
@@ -1072,9 +1179,6 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   c.errlen = errlen;
   dla_smap_init(&c.op_by_path);
   dla_corr *corr = NULL;
-  dla_map tc_cache, cfg_of;
-  dla_map_init(&tc_cache);
-  dla_map_init(&cfg_of);
   stats s;
   memset(&s, 0, sizeof s);
   dla_finding *findings = NULL;
@@ -1096,18 +1200,29 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   }
   dla__progress(&c, "building op nodes", 0, (int64_t)c.nr);
   sort_ranges(&c, &l.rcap);
-  if ((rc = dla__build_nodes(&c))) goto out;
+  /* the calls and kernels load on a second thread, through a second
+   * connection, while the op nodes are built on this one */
+  loads ld;
+  int threaded = loads_start(&c, &ld);
+  rc = dla__build_nodes(&c);
   dla__progress(&c, "building op nodes", (int64_t)c.nr, (int64_t)c.nr);
-  if ((rc = dla__load_calls(&c, &corr))) goto out;
-  gpu_loader gl = {.c = &c, .corr = corr, .tc_cache = &tc_cache, .cfg_of = &cfg_of, .l = &l};
-  if ((rc = load_phase(&l, "loading kernels", "kernels", (void **)&c.k, &c.kcap, sizeof *c.k,
-                       dldb_scan_estimate(w, "memcpys") + dldb_scan_estimate(w, "memsets"))))
-    goto out;
-  if ((rc = dldb_scan_gpu_ops(w, load_gpu_op, &gl, err, errlen))) goto out;
-  dla_map_free(&cfg_of);
-  dla_map_free(&tc_cache);
-  dla__progress(&c, l.what, l.n, l.n);
+  dla__progress(&c, "loading CUDA API calls", 0, dldb_scan_estimate(w, "cuda_api_calls"));
+  if (threaded || rc == DL_OK) {
+    int lrc = loads_finish(&c, &ld, threaded);
+    if (rc == DL_OK && lrc) rc = dl_err(err, errlen, lrc, "%s", ld.err);
+  }
+  corr = ld.corr;
+  if (rc == DL_OK) rc = dla__calls_ops(&c, &ld.pending);
+  dla__calls_pending_free(&ld.pending);
+  if (rc) goto out;
+  dla__progress(&c, "loading CUDA API calls", (int64_t)c.na, (int64_t)c.na);
+  dla__progress(&c, "loading kernels", 0, (int64_t)(c.nk + c.nm));
+  if ((rc = gpu_owners(&c))) goto out;
+  dla__progress(&c, "loading kernels", (int64_t)(c.nk + c.nm), (int64_t)(c.nk + c.nm));
   dla__corr_free(&corr);
+#ifdef __GLIBC__
+  malloc_trim(0); /* what the loading thread freed stays in its arena otherwise */
+#endif
   if ((rc = dldb_scan_gpus(w, load_gpu_id, &c, err, errlen))) goto out;
   add_kernel_devices(&c);
 
@@ -1197,8 +1312,6 @@ out:
   free(durations);
   stats_free(&s);
   dla__corr_free(&corr);
-  dla_map_free(&tc_cache);
-  dla_map_free(&cfg_of);
   dla_smap_free(&c.op_by_path);
   for (size_t i = 0; i < c.nops; i++) {
     free(c.ops[i].key);

@@ -10,7 +10,9 @@
  *   - to the range an external correlation links it to, when there is one
  *     (dla_extcorr.h: the collector's exact links win);
  *   - to its own unassociated_<api> op when that range is in no op
- *     instance (or there is none).
+ *     instance (or there is none): decided by dla__calls_ops, once the op
+ *     nodes are built, so that the calls can load while they are (only
+ *     a range's times, thread and name are read before).
  * The (pid, correlation id) -> call index that joins GPU work to its
  * launching call is built as the calls come.
  *
@@ -150,6 +152,24 @@ typedef struct unassoc {
   int32_t call;
 } unassoc;
 
+/* Calls outside every op instance get their ops in (tid, start) order. */
+struct dla_calls_pending {
+  unassoc *v;
+  size_t n, cap;
+};
+
+static int pending_add(dla_calls_pending *p, int64_t tid, int64_t start, int32_t call) {
+  if (p->n == p->cap) {
+    size_t ncap = p->cap ? p->cap * 2 : 1024;
+    unassoc *v = realloc(p->v, ncap * sizeof *v);
+    if (!v) return DL_ENOMEM;
+    p->v = v;
+    p->cap = ncap;
+  }
+  p->v[p->n++] = (unassoc){tid, start, call};
+  return DL_OK;
+}
+
 typedef struct call_loader {
   dla_ctx *c;
   size_t acap;
@@ -158,8 +178,7 @@ typedef struct call_loader {
   dla_map run_of;   /* tid -> index in runs */
   dla_links *links; /* external correlations, NULL: none */
   dla_corr *corr;
-  unassoc *un;      /* calls outside every instance, their ops made in (tid, start) order */
-  size_t nun, uncap;
+  dla_calls_pending *un; /* calls that may be outside every instance (see load_call) */
   int64_t n, total; /* progress */
 } call_loader;
 
@@ -236,19 +255,18 @@ static int load_call(void *ctx, const dldb_scan_api *s) {
   a->name_id = (int32_t)s->name_id;
   a->op = -1;
   a->range = innermost(l, s->tid, a->start);
+  int linked = 0;
   if (l->links) { /* exact links (collector) win */
     int32_t x = dla__extcorr_range(c, l->links, s->correlation_id, s->pid, s->tid);
     if (x >= 0) a->range = x;
+    linked = x >= 0;
   }
-  if (a->range < 0 || c->r[a->range].inst < 0) {
-    if (l->nun == l->uncap) {
-      size_t ncap = l->uncap ? l->uncap * 2 : 1024;
-      unassoc *p = realloc(l->un, ncap * sizeof *p);
-      if (!p) return DL_ENOMEM;
-      l->un = p;
-      l->uncap = ncap;
-    }
-    l->un[l->nun++] = (unassoc){s->tid, a->start, call};
+  /* Whether the call is outside every instance needs the op nodes: the
+   * calls whose thread their range does not tell are kept (op -2) for
+   * dla__calls_ops; it finds the others' thread from their range. */
+  if (a->range < 0 || linked) {
+    a->op = -2;
+    if (pending_add(l->un, s->tid, a->start, call)) return DL_ENOMEM;
   }
   return corr_put(l->corr, s->pid, s->correlation_id, call);
 }
@@ -260,12 +278,14 @@ static int cmp_unassoc(const void *x, const void *y) {
   return (a->call > b->call) - (a->call < b->call);
 }
 
-int dla__load_calls(dla_ctx *c, dla_corr **out) {
+int dla__load_calls(dla_ctx *c, dla_corr **out, dla_calls_pending **pending) {
   call_loader l = {.c = c};
   dla_map_init(&l.run_of);
   *out = NULL;
+  *pending = NULL;
   l.corr = calloc(1, sizeof *l.corr);
-  int rc = l.corr ? DL_OK : DL_ENOMEM;
+  l.un = calloc(1, sizeof *l.un);
+  int rc = l.corr && l.un ? DL_OK : DL_ENOMEM;
   if (rc == DL_OK) dla_map_init(&l.corr->map);
   if (rc == DL_OK) rc = build_runs(&l);
   if (rc == DL_OK) rc = dla__extcorr_load(c, &l.links);
@@ -281,15 +301,49 @@ int dla__load_calls(dla_ctx *c, dla_corr **out) {
   free(l.runs);
   dla_map_free(&l.run_of);
   dla__extcorr_free(&l.links);
+  if (rc == DL_OK) {
+    *out = l.corr;
+    *pending = l.un;
+  } else {
+    dla__corr_free(&l.corr);
+    dla__calls_pending_free(&l.un);
+  }
+  return rc;
+}
+
+int dla__calls_ops(dla_ctx *c, dla_calls_pending **pending) {
+  dla_calls_pending *p = *pending;
+  int rc = DL_OK;
+  /* the calls outside every instance: of those not kept, the ones whose
+   * range (on their thread) is in none; of those kept, the ones with no
+   * range or a range in none */
+  size_t kept = p->n, k = 0;
+  for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
+    const dla_api *a = &c->a[i];
+    if (a->op == -1 && a->range >= 0 && c->r[a->range].inst < 0)
+      rc = pending_add(p, c->r[a->range].tid, a->start, (int32_t)i);
+  }
+  for (size_t i = 0; rc == DL_OK && i < kept; i++) {
+    dla_api *a = &c->a[p->v[i].call];
+    a->op = -1;
+    if (a->range < 0 || c->r[a->range].inst < 0) p->v[k++] = p->v[i];
+  }
+  if (rc == DL_OK && p->n > kept) memmove(p->v + k, p->v + kept, (p->n - kept) * sizeof *p->v);
+  if (rc == DL_OK) p->n = k + (p->n - kept);
   /* each call outside every op instance becomes its own op, in the order
    * of (thread, start) as before the calls were streamed */
-  if (rc == DL_OK) dla__qsort(l.un, l.nun, sizeof *l.un, cmp_unassoc);
-  for (size_t i = 0; rc == DL_OK && i < l.nun; i++) {
-    dla_api *a = &c->a[l.un[i].call];
-    rc = dla__op_for_call(c, a->name_id, l.un[i].call, a->start, &a->op);
+  if (rc == DL_OK) dla__qsort(p->v, p->n, sizeof *p->v, cmp_unassoc);
+  for (size_t i = 0; rc == DL_OK && i < p->n; i++) {
+    dla_api *a = &c->a[p->v[i].call];
+    rc = dla__op_for_call(c, a->name_id, p->v[i].call, a->start, &a->op);
   }
-  free(l.un);
-  if (rc == DL_OK) *out = l.corr;
-  else dla__corr_free(&l.corr);
+  dla__calls_pending_free(pending);
   return rc;
+}
+
+void dla__calls_pending_free(dla_calls_pending **p) {
+  if (!*p) return;
+  free((*p)->v);
+  free(*p);
+  *p = NULL;
 }

@@ -65,6 +65,7 @@ typedef struct dla_kcfg {
 
 typedef struct dla_mem {     /* one memcpy or memset */
   int64_t start, end, name_key;
+  int32_t api;               /* the launching call (index into c->a), -1: not found */
   int32_t device, iter;
   int32_t inst, op;          /* op instance (dla__call_inst) and op of the launching call */
   int64_t bytes, api_dur;    /* api_dur: the launching call's duration, 0 unknown */
@@ -197,12 +198,19 @@ int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
  * their forward op by sequence number. */
 int dla__build_nodes(dla_ctx *c);
 
-/* dla_calls.c: after dla__build_nodes, reads the CUDA API calls into c->a
- * (id order), each with its innermost range and, outside every op
- * instance, its own op; *corr receives the (pid, correlation id) -> call
- * index (free with dla__corr_free; NULL-safe). */
+/* dla_calls.c: on sorted ranges (before or while dla__build_nodes runs:
+ * it reads only their times, threads, processes and names), reads the
+ * CUDA API calls into c->a (id order), each with its innermost range; *corr
+ * receives the (pid, correlation id) -> call index (free with
+ * dla__corr_free; NULL-safe), *pending what dla__calls_ops needs. After
+ * dla__build_nodes, dla__calls_ops gives each call outside every op
+ * instance its own op, and frees *pending (dla__calls_pending_free on an
+ * error path). */
 typedef struct dla_corr dla_corr;
-int dla__load_calls(dla_ctx *c, dla_corr **corr);
+typedef struct dla_calls_pending dla_calls_pending;
+int dla__load_calls(dla_ctx *c, dla_corr **corr, dla_calls_pending **pending);
+int dla__calls_ops(dla_ctx *c, dla_calls_pending **pending);
+void dla__calls_pending_free(dla_calls_pending **pending);
 /* The call with that process and correlation id, -1: none. */
 int32_t dla__corr_get(const dla_corr *x, int64_t pid, int64_t corr);
 void dla__corr_free(dla_corr **x);

@@ -819,6 +819,41 @@ void dldb_writer_abort(dldb_writer **pw) {
 
 const char *dldb_writer_tmp_path(const dldb_writer *w) { return w->tmp ? w->tmp : ""; }
 
+int dldb_writer_reader(dldb_writer *w, dldb_writer **out, char *err, size_t errlen) {
+  static const char *fn = "dldb_writer_reader";
+  *out = NULL;
+  if (w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: an aggregation is open", fn);
+  int rc = dldb__tx_commit(w, err, errlen); /* the other connection reads what is committed */
+  if (rc) return rc;
+  dldb_writer *r = calloc(1, sizeof *r);
+  if (!r) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn);
+  dldb__ahead_reset(r);
+  batches_init(r);
+  r->existing = 1; /* no raw rows */
+  r->origin = w->origin;
+  r->max_id = w->max_id;
+  const char *file = w->tmp ? w->tmp : w->path;
+  char sql[64];
+  snprintf(sql, sizeof sql, "PRAGMA cache_size=-%d", DLDB_READ_CACHE_KIB);
+  if (!file || sqlite3_open_v2(file, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+                   SQLITE_OK ||
+      sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+    rc = dl_err(err, errlen, DL_EDB, "%s: %s: %s", fn, file ? file : "(no file)",
+                r->db ? sqlite3_errmsg(r->db) : "cannot open");
+    writer_free(r);
+    return rc;
+  }
+  sqlite3_busy_timeout(r->db, 5000);
+  *out = r;
+  return DL_OK;
+}
+
+void dldb_writer_reader_close(dldb_writer **r) {
+  if (!r || !*r) return;
+  writer_free(*r);
+  *r = NULL;
+}
+
 /* ---- Raw inserts ------------------------------------------------------------ */
 
 int dldb_writer_rebase(dldb_writer *w, char *err, size_t errlen) {

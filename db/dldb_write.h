@@ -85,6 +85,15 @@ void dldb_writer_abort(dldb_writer **w);
 /* The temporary path a new file is built at (borrowed), "" when appending. */
 const char *dldb_writer_tmp_path(const dldb_writer *w);
 
+/* A second, read-only connection to w's file, for the scans
+ * (dldb_scan_*) and dldb_writer_string on another thread while w is used
+ * on this one (a connection serves one thread at a time). Commits w's
+ * rows first: the reader sees what is committed. w must not write while
+ * the reader is open (no aggregation open, none begun). Close it with
+ * dldb_writer_reader_close, before w. */
+int dldb_writer_reader(dldb_writer *w, dldb_writer **out, char *err, size_t errlen);
+void dldb_writer_reader_close(dldb_writer **r);
+
 /* ---- Strings ------------------------------------------------------------ */
 
 /* Longest string the writer stores (bytes); longer ones fail with DL_EINVAL
