@@ -132,6 +132,7 @@ static int load_phase(loader *l, const char *what, const char *table, void **arr
   if (arr && *cap < (size_t)rows && rows < ((int64_t)1 << 34)) {
     void *p = realloc(*arr, (size_t)rows * elem);
     if (!p) return DL_ENOMEM;
+    dl_advise_huge(p, (size_t)rows * elem);
     *arr = p;
     *cap = (size_t)rows;
   }
@@ -367,6 +368,7 @@ static void sort_ranges(dla_ctx *c, size_t *cap) {
   }
   size_t *at = ok ? malloc((ng + 1) * sizeof *at) : NULL; /* by slot: next position */
   dla_range *out = at ? malloc(n * sizeof *out) : NULL;
+  dl_advise_huge(out, n * sizeof *out);
   if (!out) { /* many threads or no memory for the copy */
     free(at);
     free(g);
@@ -525,6 +527,8 @@ static int inst_work_build(const dla_ctx *c, inst_work *w) {
   memset(w, 0, sizeof *w);
   w->first = calloc(ninst + 2, sizeof *w->first);
   w->order = malloc((nw + 1) * sizeof *w->order);
+  dl_advise_huge(w->first, (ninst + 2) * sizeof *w->first);
+  dl_advise_huge(w->order, (nw + 1) * sizeof *w->order);
   w->ivcap = 64;
   w->iv = malloc(w->ivcap * sizeof *w->iv);
   if (!w->first || !w->order || !w->iv) return DL_ENOMEM;
@@ -590,6 +594,7 @@ static int inst_gpu(const dla_ctx *c, inst_work *w, size_t inst, int64_t *busy,
 static int instance_figures(dla_ctx *c) {
   inst_work w;
   int64_t *api = calloc(c->nr + 1, sizeof *api); /* per range instance: API time */
+  dl_advise_huge(api, (c->nr + 1) * sizeof *api);
   int rc = api ? inst_work_build(c, &w) : DL_ENOMEM;
   if (!api) memset(&w, 0, sizeof w);
   for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
@@ -984,6 +989,7 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
    * needs only each kernel's range, so they go before it (0.3 GB at 10 M
    * kernels), and the kernels after it, before the NVTX statistics. */
   int32_t *kr = malloc((c->nk + 1) * sizeof *kr);
+  dl_advise_huge(kr, (c->nk + 1) * sizeof *kr);
   if (!kr) {
     rc = DL_ENOMEM;
     goto out;

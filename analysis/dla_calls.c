@@ -94,6 +94,7 @@ static int corr_cover(dla_corr *x, int p, int64_t lo, int64_t hi) {
   uint64_t span = (uint64_t)(hi - lo) + 1; /* lo > -2^31, hi < 2^41: no overflow */
   if (span > 4 * (uint64_t)x->count + 65536 || span > INT32_MAX) return corr_to_map(x);
   int32_t *t = malloc((size_t)span * sizeof *t);
+  dl_advise_huge(t, (size_t)span * sizeof *t);
   if (!t) return DL_ENOMEM;
   memset(t, 0xff, (size_t)span * sizeof *t); /* -1 */
   if (x->len[p])
@@ -187,6 +188,7 @@ static int build_runs(call_loader *l) {
   size_t nruns = 0;
   for (size_t i = 0; i < c->nr; i++) nruns += i == 0 || c->r[i].tid != c->r[i - 1].tid;
   l->parent = malloc((c->nr + 1) * sizeof *l->parent);
+  dl_advise_huge(l->parent, (c->nr + 1) * sizeof *l->parent);
   l->runs = malloc((nruns + 1) * sizeof *l->runs);
   if (!l->parent || !l->runs) return DL_ENOMEM;
   size_t k = 0;
@@ -245,6 +247,7 @@ static int load_call(void *ctx, const dldb_scan_api *s) {
     size_t ncap = l->acap ? l->acap * 2 : 1024;
     dla_api *p = realloc(c->a, ncap * sizeof *p);
     if (!p) return DL_ENOMEM;
+    dl_advise_huge(p, ncap * sizeof *p);
     c->a = p;
     l->acap = ncap;
   }
@@ -294,6 +297,7 @@ int dla__load_calls(dla_ctx *c, dla_corr **out, dla_calls_pending **pending) {
   if (rc == DL_OK && l.total > 0 && l.total < INT32_MAX) { /* sized once: ids are dense */
     if (!(c->a = malloc((size_t)l.total * sizeof *c->a))) rc = DL_ENOMEM;
     else l.acap = (size_t)l.total;
+    dl_advise_huge(c->a, l.acap * sizeof *c->a);
   }
   if (rc == DL_OK) rc = dldb_scan_api_calls(c->w, load_call, &l, c->err, c->errlen);
   dla__progress(c, "loading CUDA API calls", l.n, l.n);

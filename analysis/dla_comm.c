@@ -352,6 +352,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   size_t nbuck = (size_t)((width - 1) >> shift) + 1, *first = NULL, nbatch = 0, most = 0;
   int rc = start_batches(c, dev, shift, nbuck, &first, &nbatch, &most);
   tev *v = rc ? NULL : malloc((most + 1) * sizeof *v); /* a batch's starts */
+  dl_advise_huge(v, (most + 1) * sizeof *v);
   tev_heap ends = {0};
   if (!v) {
     free(first);

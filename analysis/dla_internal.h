@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 
+#include "dl.h"
 #include "dla.h"
 #include "dla_map.h"
 #include "dla_opname.h"
@@ -156,6 +157,7 @@ static inline int dla__grow(void **arr, size_t *cap, size_t elem) {
   size_t ncap = *cap ? *cap * 2 : 1024;
   void *p = realloc(*arr, ncap * elem);
   if (!p) return -1;
+  dl_advise_huge(p, ncap * elem);
   *arr = p;
   *cap = ncap;
   return 0;

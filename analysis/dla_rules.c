@@ -555,6 +555,7 @@ static int device_rules(const dla_ctx *c, dla_facts *f, int32_t dev) {
   free(cnt);
   if (rc) return rc;
   dev_iv *v = malloc((most + 1) * sizeof *v);
+  dl_advise_huge(v, (most + 1) * sizeof *v);
   if (!v) {
     free(first);
     return DL_ENOMEM;

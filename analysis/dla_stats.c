@@ -217,6 +217,7 @@ static int runs_of(const npair *p, size_t n, run **out, size_t *nout) {
   size_t nr = 0;
   for (size_t i = 0; i < n; i++) nr += i == 0 || p[i].key != p[i - 1].key;
   run *v = malloc((nr + 1) * sizeof *v);
+  dl_advise_huge(v, (nr + 1) * sizeof *v);
   if (!v) return DL_ENOMEM;
   size_t k = 0;
   for (size_t i = 0; i < n;) {
@@ -636,6 +637,8 @@ static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
   /* nesting on each thread: ranges are sorted by (thread, start, outer first) */
   proj *pj = malloc(c->nr * sizeof *pj);
   int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
+  dl_advise_huge(pj, c->nr * sizeof *pj);
+  dl_advise_huge(stack, (c->nr + 1) * sizeof *stack);
   if (!pj || !stack) {
     free(pj);
     free(stack);
@@ -687,6 +690,8 @@ static int gpu_runs(const npair *p, size_t n, const proj *pj, gpu_table *t) {
   }
   t->v = malloc((nv + 1) * sizeof *t->v);
   t->p = malloc((np + 1) * sizeof *t->p);
+  dl_advise_huge(t->v, (nv + 1) * sizeof *t->v);
+  dl_advise_huge(t->p, (np + 1) * sizeof *t->p);
   if (!t->v || !t->p) return DL_ENOMEM;
   for (size_t i = 0; i < n;) {
     size_t j = i, m = 0;
@@ -729,6 +734,7 @@ static int nvtx_stats(emit *e, proj *pj) {
   pthread_t th;
   int started = 0;
   npair *p = malloc((nr + 1) * sizeof *p);
+  dl_advise_huge(p, (nr + 1) * sizeof *p);
   if (!p) return DL_ENOMEM;
   for (size_t i = 0; i < nr; i++) {
     const dla_range *r = &c->r[i];
@@ -774,6 +780,7 @@ int dla__stats_write(dla_ctx *c, int64_t aggr_id) {
   if (c->nk > cap) cap = c->nk;
   if (c->nm > cap) cap = c->nm;
   pair *p = malloc((cap + 1) * sizeof *p);
+  dl_advise_huge(p, (cap + 1) * sizeof *p);
   rows o = {0};
   emit e = {.c = c, .aggr_id = aggr_id};
   int rc = p ? DL_OK : DL_ENOMEM;

@@ -244,6 +244,7 @@ int dla__sweep(dla_ctx *c) {
   e.cnt = NULL;
   if (rc) return rc;
   e.v = malloc((most + 1) * sizeof *e.v);
+  dl_advise_huge(e.v, (most + 1) * sizeof *e.v);
   if (!e.v) {
     free(first);
     return DL_ENOMEM;

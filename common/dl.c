@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 const char *dl_strerror(int rc) {
@@ -60,4 +61,15 @@ const char *dl_create_reason(const char *path, int errnum) {
       return "its directory does not take new files";
   }
   return strerror(errnum);
+}
+
+void dl_advise_huge(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  if (!p || bytes < ((size_t)8 << 20)) return;
+  uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p, (void)bytes;
+#endif
 }

@@ -46,4 +46,12 @@ const char *dl_create_reason(const char *path, int errnum);
  * advice against CSV injection). */
 int dl_csv_formula_like(const char *s);
 
+/* Asks the kernel to back the 2 MiB-aligned part of a large array
+ * (bytes >= 8 MiB, not yet touched) with transparent huge pages, where
+ * the system leaves them to madvise (the default of many distributions):
+ * the analysis's arrays of millions of records then take 512 times fewer
+ * page faults and TLB misses. A hint: nothing happens where it is not
+ * supported. */
+void dl_advise_huge(void *p, size_t bytes);
+
 #endif

@@ -320,6 +320,7 @@ static int overflow_add(dldb_writer *w, uint64_t h, int64_t id, size_t hint) {
     size_t ncap = w->ocap ? w->ocap * 2 : 4096;
     uint64_t *nt = calloc(ncap, sizeof *nt);
     if (!nt) return DL_ENOMEM;
+    dl_advise_huge(nt, ncap * sizeof *nt);
     for (size_t i = 0; i < w->ocap; i++) {
       uint64_t v = w->otab[i];
       if (!v) continue;
