@@ -12,7 +12,7 @@
  *   - to its own unassociated_<api> op when that range is in no op
  *     instance (or there is none): decided by dla__calls_ops, once the op
  *     nodes are built, so that the calls can load while they are (only
- *     a range's times, thread and name are read before).
+ *     a range's times, thread, process and name are read before).
  * The (pid, correlation id) -> call index that joins GPU work to its
  * launching call is built as the calls come.
  *
@@ -160,13 +160,7 @@ struct dla_calls_pending {
 };
 
 static int pending_add(dla_calls_pending *p, int64_t tid, int64_t start, int32_t call) {
-  if (p->n == p->cap) {
-    size_t ncap = p->cap ? p->cap * 2 : 1024;
-    unassoc *v = realloc(p->v, ncap * sizeof *v);
-    if (!v) return DL_ENOMEM;
-    p->v = v;
-    p->cap = ncap;
-  }
+  if (DLA_GROW(p->v, p->n, p->cap)) return DL_ENOMEM;
   p->v[p->n++] = (unassoc){tid, start, call};
   return DL_OK;
 }
