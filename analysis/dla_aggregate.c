@@ -113,6 +113,9 @@ typedef struct loader {
   size_t rcap;
   int64_t n, total;          /* progress: records read, estimate */
   const char *what;
+  size_t thrcap;
+  dla_map thr_of;            /* hash of (pid, tid) -> c->thr index, while ranges load */
+  int32_t last_th;           /* the thread of the range loaded last, -1: none */
 } loader;
 
 void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total) {
@@ -143,6 +146,85 @@ static void load_tick(loader *l) {
   if (++l->n % 65536 == 0) dla__progress(l->c, l->what, l->n, l->total);
 }
 
+static uint64_t thread_hash(int64_t pid, int64_t tid) {
+  return ((uint64_t)pid * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)tid * 0xC2B2AE3D27D4EB4Full);
+}
+
+/* The index in c->thr of thread (pid, tid), added when new (in the order
+ * of first sight; dla__order_threads sorts them once all are loaded). */
+static int thread_index(loader *l, int64_t pid, int64_t tid, int32_t *out) {
+  dla_ctx *c = l->c;
+  if (l->last_th >= 0 && c->thr[l->last_th].pid == pid && c->thr[l->last_th].tid == tid) {
+    *out = l->last_th;
+    return DL_OK;
+  }
+  uint64_t h = thread_hash(pid, tid);
+  for (;;) {
+    int64_t v = dla_map_get(&l->thr_of, h);
+    if (v < 0) break;
+    if (c->thr[v].pid == pid && c->thr[v].tid == tid) {
+      *out = l->last_th = (int32_t)v;
+      return DL_OK;
+    }
+    h = h * 0x9E3779B97F4A7C15ull + 1; /* another thread with that hash */
+  }
+  if (c->nthr >= DLA_MAX_THREADS)
+    return dl_err(c->err, c->errlen, DL_EINVAL, "dla_aggregate: NVTX ranges on more than %d threads",
+                  DLA_MAX_THREADS);
+  if (DLA_GROW(c->thr, c->nthr, l->thrcap) || dla_map_put(&l->thr_of, h, (int64_t)c->nthr))
+    return DL_ENOMEM;
+  c->thr[c->nthr] = (dla_thread){.pid = pid, .tid = tid};
+  *out = l->last_th = (int32_t)c->nthr++;
+  return DL_OK;
+}
+
+static int cmp_thread(const void *x, const void *y) {
+  const dla_thread *a = x, *b = y;
+  if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+  return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* Puts c->thr in (tid, pid) order, ranks the thread ids and renumbers the
+ * ranges' threads. */
+static int order_threads(dla_ctx *c) {
+  size_t n = c->nthr;
+  typedef struct { dla_thread t; uint32_t old; } keyed;
+  keyed *v = malloc((n + 1) * sizeof *v);
+  uint32_t *rank = malloc((n + 1) * sizeof *rank);
+  if (!v || !rank) {
+    free(v);
+    free(rank);
+    return DL_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) v[i] = (keyed){c->thr[i], (uint32_t)i};
+  qsort(v, n, sizeof *v, cmp_thread); /* (tid, pid) are distinct: the order is total */
+  c->ntk = 0;
+  for (size_t i = 0; i < n; i++) {
+    c->thr[i] = v[i].t;
+    if (i && v[i].t.tid != v[i - 1].t.tid) c->ntk++;
+    c->thr[i].tk = c->ntk;
+    rank[v[i].old] = (uint32_t)i;
+  }
+  if (n) c->ntk++;
+  for (size_t i = 0; i < c->nr; i++) c->r[i].th = rank[c->r[i].th];
+  free(v);
+  free(rank);
+  return DL_OK;
+}
+
+int32_t dla__thread_of(const dla_ctx *c, int64_t pid, int64_t tid) {
+  size_t lo = 0, hi = c->nthr;
+  dla_thread key = {.pid = pid, .tid = tid};
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int d = cmp_thread(&c->thr[mid], &key);
+    if (d == 0) return (int32_t)mid;
+    if (d < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
 static int load_range(void *ctx, const dldb_scan_range *s) {
   loader *l = ctx;
   dla_ctx *c = l->c;
@@ -151,14 +233,16 @@ static int load_range(void *ctx, const dldb_scan_range *s) {
   if (s->name_id < 0 || s->name_id > INT32_MAX)
     return dl_err(c->err, c->errlen, DL_ECORRUPT, "dla_aggregate: NVTX range %lld has string id %lld",
                   (long long)s->id, (long long)s->name_id);
+  int32_t th = 0;
+  int rc = thread_index(l, s->pid, s->tid, &th);
+  if (rc) return rc;
   dla_range *r = &c->r[c->nr++];
   memset(r, 0, sizeof *r);
   r->start = s->start_ns;
   r->end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
-  r->tid = s->tid;
-  r->pid = s->pid;
+  r->th = (uint32_t)th;
   r->name_id = (int32_t)s->name_id;
-  r->style = (int8_t)s->kind;
+  r->style = s->kind >= DLDB_NVTX_PUSHPOP && s->kind <= DLDB_NVTX_MARK ? (uint32_t)s->kind : 0;
   return 0;
 }
 
@@ -173,6 +257,7 @@ typedef struct gpu_loader {
 
 static uint64_t kcfg_hash(const dldb_scan_gpu_op *g) {
   uint64_t h = (uint64_t)g->long_name_id * 0x9E3779B97F4A7C15ull ^ (uint64_t)g->short_name_id;
+  h = (h ^ (uint32_t)g->device_id) * 0x100000001B3ull;
   for (int i = 0; i < 3; i++) {
     h = (h ^ (uint32_t)g->grid[i]) * 0x100000001B3ull;
     h = (h ^ (uint32_t)g->block[i]) * 0x100000001B3ull;
@@ -200,6 +285,7 @@ static int kcfg_index(gpu_loader *l, const dldb_scan_gpu_op *g, int32_t *out) {
     if (v < 0) break;
     const dla_kcfg *k = &c->kcfg[v];
     if (k->long_id == g->long_name_id && k->short_id == g->short_name_id &&
+        k->device == g->device_id &&
         !memcmp(k->grid, g->grid, sizeof k->grid) && !memcmp(k->block, g->block, sizeof k->block)) {
       *out = (int32_t)v;
       return DL_OK;
@@ -213,6 +299,7 @@ static int kcfg_index(gpu_loader *l, const dldb_scan_gpu_op *g, int32_t *out) {
   memcpy(k->grid, g->grid, sizeof k->grid);
   memcpy(k->block, g->block, sizeof k->block);
   k->blocks = grid_blocks(g->grid);
+  k->device = (int16_t)g->device_id;
   int64_t tc = dla_map_get(l->tc_cache, (uint64_t)g->long_name_id);
   if (tc < 0) {
     tc = dla_tc_uses(dla_tc_classify(dldb_writer_string(c->w, g->long_name_id)));
@@ -230,7 +317,7 @@ static int kcfg_index(gpu_loader *l, const dldb_scan_gpu_op *g, int32_t *out) {
 static int gpu_owner(dla_ctx *c, int64_t ai, int64_t gpu_start, int32_t *inst, int32_t *op) {
   *inst = dla__call_inst(c, (int32_t)ai);
   if (*inst >= 0) {
-    *op = (size_t)*inst < c->nr ? c->r[*inst].op : c->a[ai].op;
+    *op = (size_t)*inst < c->nr ? c->r[*inst].op : dla__call_own_op(c, (int32_t)ai);
     return DL_OK;
   }
   return dla__op_for_call(c, ai >= 0 ? c->a[ai].name_id : 0, -1, gpu_start, op);
@@ -269,16 +356,23 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
                   (long long)g->id, (long long)g->short_name_id, (long long)g->long_name_id,
                   (int)g->device_id);
   if (DLA_GROW(c->k, c->nk, c->kcap)) return DL_ENOMEM;
+  if (c->nk == 0) c->kid0 = g->id;
+  if (!c->kid && g->id != c->kid0 + (int64_t)c->nk) { /* not dense: every id kept from here */
+    c->kidcap = c->kcap;
+    if (!(c->kid = malloc(c->kidcap * sizeof *c->kid))) return DL_ENOMEM;
+    for (size_t j = 0; j < c->nk; j++) c->kid[j] = (int32_t)(c->kid0 + (int64_t)j);
+  }
+  if (c->kid) {
+    if (DLA_GROW(c->kid, c->nk, c->kidcap)) return DL_ENOMEM;
+    c->kid[c->nk] = (int32_t)g->id;
+  }
   dla_kern *k = &c->k[c->nk];
   if (kcfg_index(l, g, &k->cfg)) return DL_ENOMEM;
   c->nk++;
-  k->id = (int32_t)g->id;
   k->gpu_start = g->gpu_start_ns;
   k->gpu_end = g->gpu_end_ns < g->gpu_start_ns ? g->gpu_start_ns : g->gpu_end_ns;
-  k->device = (int16_t)g->device_id;
   k->api = (int32_t)ai;
   k->iter = 0;
-  k->tc = c->kcfg[k->cfg].tc;
   k->op = -1; /* gpu_owners */
   return DL_OK;
 }
@@ -295,109 +389,77 @@ static int gpu_owners(dla_ctx *c) {
   return rc;
 }
 
-/* -1/0/1: range r against the key (tid, start, end), the ranges' order (tid, start
- * ascending; end descending: outer first). */
-static int cmp_key(const dla_range *r, int64_t tid, int64_t start, int64_t end) {
-  if (r->tid != tid) return r->tid < tid ? -1 : 1;
+/* -1/0/1: range r against the key (tk, start, end), the ranges' order
+ * (thread id, start ascending; end descending: outer first). */
+static int cmp_key(const dla_ctx *c, const dla_range *r, uint32_t tk, int64_t start, int64_t end) {
+  uint32_t rk = dla__range_tk(c, r);
+  if (rk != tk) return rk < tk ? -1 : 1;
   if (r->start != start) return r->start < start ? -1 : 1;
   if (r->end != end) return r->end > end ? -1 : 1;
   return 0;
 }
 
-static int cmp_range(const void *x, const void *y) {
-  const dla_range *b = y;
-  return cmp_key(x, b->tid, b->start, b->end);
+/* The order of a thread's ranges: start ascending, end descending. */
+static int cmp_time(const void *x, const void *y) {
+  const dla_range *a = x, *b = y;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  return (a->end < b->end) - (a->end > b->end);
 }
 
 int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t start, int64_t end,
                         int64_t name_id) {
+  int32_t th = dla__thread_of(c, pid, tid);
+  if (th < 0) return -1;
+  uint32_t tk = c->thr[th].tk;
   size_t lo = 0, hi = c->nr;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (cmp_key(&c->r[mid], tid, start, end) < 0) lo = mid + 1;
+    if (cmp_key(c, &c->r[mid], tk, start, end) < 0) lo = mid + 1;
     else hi = mid;
   }
   int32_t found = -1;
-  for (size_t i = lo; i < c->nr && cmp_key(&c->r[i], tid, start, end) == 0; i++)
-    if (c->r[i].pid == pid && (name_id < 0 || c->r[i].name_id == name_id)) found = (int32_t)i;
+  for (size_t i = lo; i < c->nr && cmp_key(c, &c->r[i], tk, start, end) == 0; i++)
+    if (c->r[i].th == (uint32_t)th && (name_id < 0 || c->r[i].name_id == name_id))
+      found = (int32_t)i;
   return found;
 }
 
-/* Sorts the ranges by (thread, start, outer first). They come in id order,
- * which is about time order with the threads interleaved (at 10 M ranges a
- * sort of the whole array took a third of loading them, part of it in the
- * introsort's heapsort fallback), while each thread's ranges are usually in
- * order already. So they are grouped by thread first, in their order (a
- * stable scatter into a new array, threads by id), and a thread's group is
- * sorted only when it is out of order. Past MAX_GROUP_THREADS threads, or
- * without the memory for the copy, the whole array is sorted in place.
- * *cap: the array's capacity (the copy's is nr). */
-#define MAX_GROUP_THREADS 4096
-typedef struct tid_group {
-  int64_t tid;
-  size_t n, slot; /* slot: its value in the tid map */
-} tid_group;
-
-static int cmp_tid_group(const void *x, const void *y) {
-  const tid_group *a = x, *b = y;
-  return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
-static void sort_ranges(dla_ctx *c, size_t *cap) {
+/* Sorts the ranges by (thread id, start, outer first). They come in id
+ * order, which is about time order with the threads interleaved (at 10 M
+ * ranges a sort of the whole array took a third of loading them, part of
+ * it in the introsort's heapsort fallback), while each thread's ranges are
+ * usually in order already. So they are grouped by thread id first, in
+ * their order (a stable scatter into a new array), and a group is sorted
+ * only when it is out of order. *cap: the array's capacity (the copy's is
+ * nr). */
+static int sort_ranges(dla_ctx *c, size_t *cap) {
   size_t n = c->nr, k = 1;
-  while (k < n && cmp_range(&c->r[k - 1], &c->r[k]) <= 0) k++;
-  if (k >= n) return; /* already sorted */
-  dla_map slot_of;          /* tid -> group */
-  dla_map_init(&slot_of);
-  tid_group *g = malloc(MAX_GROUP_THREADS * sizeof *g);
-  size_t ng = 0;
-  int64_t last_tid = 0, last = -1;
-  int ok = g != NULL;
-  for (size_t i = 0; ok && i < n; i++) {
-    if (last < 0 || c->r[i].tid != last_tid) {
-      last_tid = c->r[i].tid;
-      last = dla_map_get(&slot_of, (uint64_t)last_tid);
-      if (last < 0) {
-        ok = ng < MAX_GROUP_THREADS && dla_map_put(&slot_of, (uint64_t)last_tid, (int64_t)ng) == 0;
-        if (!ok) break;
-        g[ng] = (tid_group){.tid = last_tid, .slot = ng};
-        last = (int64_t)ng++;
-      }
-    }
-    g[last].n++;
-  }
-  size_t *at = ok ? malloc((ng + 1) * sizeof *at) : NULL; /* by slot: next position */
+  while (k < n && cmp_key(c, &c->r[k - 1], dla__range_tk(c, &c->r[k]), c->r[k].start,
+                          c->r[k].end) <= 0)
+    k++;
+  if (k >= n) return DL_OK; /* already sorted */
+  size_t *at = calloc((size_t)c->ntk + 1, sizeof *at); /* by thread id: first, then next slot */
   dla_range *out = at ? malloc(n * sizeof *out) : NULL;
   dl_advise_huge(out, n * sizeof *out);
-  if (!out) { /* many threads or no memory for the copy */
+  if (!out) {
     free(at);
-    free(g);
-    dla_map_free(&slot_of);
-    dla__qsort(c->r, n, sizeof *c->r, cmp_range);
-    return;
+    return DL_ENOMEM;
   }
-  qsort(g, ng, sizeof *g, cmp_tid_group);
-  for (size_t j = 0, b = 0; j < ng; b += g[j++].n) at[g[j].slot] = b;
-  last = -1;
-  for (size_t i = 0; i < n; i++) {
-    if (last < 0 || c->r[i].tid != last_tid) {
-      last_tid = c->r[i].tid;
-      last = dla_map_get(&slot_of, (uint64_t)last_tid);
-    }
-    out[at[last]++] = c->r[i];
-  }
-  free(at);
+  for (size_t i = 0; i < n; i++) at[dla__range_tk(c, &c->r[i]) + 1]++;
+  for (size_t t = 0; t < c->ntk; t++) at[t + 1] += at[t];
+  for (size_t i = 0; i < n; i++) out[at[dla__range_tk(c, &c->r[i])]++] = c->r[i];
   free(c->r);
   c->r = out;
   *cap = n;
-  for (size_t j = 0, b = 0; j < ng; b += g[j++].n) {
+  for (size_t t = 0, b = 0; t < c->ntk; t++) { /* at[t]: the end of thread id t's group */
     dla_range *v = out + b;
-    size_t m = g[j].n, i = 1;
-    while (i < m && cmp_range(&v[i - 1], &v[i]) <= 0) i++;
-    if (i < m) dla__qsort(v, m, sizeof *v, cmp_range);
+    size_t m = at[t] - b, i = 1;
+    while (i < m && cmp_time(&v[i - 1], &v[i]) <= 0) i++;
+    if (i < m) dla__qsort(v, m, sizeof *v, cmp_time);
+    b = at[t];
   }
-  free(g);
-  dla_map_free(&slot_of);
+  free(at);
+  return DL_OK;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -621,13 +683,14 @@ static int instance_figures(dla_ctx *c) {
     if (gpu < op->gpu_min) op->gpu_min = gpu;
     if (gpu > op->gpu_max) op->gpu_max = gpu;
   }
-  for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
+  for (size_t j = 0; rc == DL_OK && j < c->nown; j++) {
+    size_t i = (size_t)c->own[j].call;
     const dla_api *a = &c->a[i];
     if (w.first[c->nr + i] == w.first[c->nr + i + 1]) continue; /* no GPU work */
-    if (a->op < 0 || !dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
+    if (!dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
     int64_t busy, first_k, last_k;
     if ((rc = inst_gpu(c, &w, c->nr + i, &busy, &first_k, &last_k))) break;
-    dla_op *op = &c->ops[a->op];
+    dla_op *op = &c->ops[c->own[j].op];
     op->gpu += busy;
     op->idle += (last_k - first_k) - busy;
     if (busy < op->gpu_min) op->gpu_min = busy;
@@ -650,10 +713,10 @@ static int accumulate(dla_ctx *c, stats *s) {
   if (rc) return rc;
   /* API calls outside every instance are instances of their own op: all
    * of their CPU time is API time (overhead 0) */
-  for (size_t i = 0; i < c->na; i++) {
-    dla_api *a = &c->a[i];
-    if (a->op < 0 || !dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
-    dla_op *op = &c->ops[a->op];
+  for (size_t j = 0; j < c->nown; j++) {
+    const dla_api *a = &c->a[c->own[j].call];
+    if (!dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
+    dla_op *op = &c->ops[c->own[j].op];
     int64_t dur = a->end - a->start;
     op->num_calls++;
     op->cpu += dur;
@@ -667,7 +730,7 @@ static int accumulate(dla_ctx *c, stats *s) {
    * time of eligible ops, left out the TC time of ops of other types: a
    * CUTLASS run with every compute kernel on tensor cores read 0.0 %. */
   for (size_t i = 0; i < c->nk; i++)
-    if (c->k[i].tc && dla__in_aggr(c, c->k[i].iter)) c->ops[c->k[i].op].eligible = 1;
+    if (dla__kern_tc(c, &c->k[i]) && dla__in_aggr(c, c->k[i].iter)) c->ops[c->k[i].op].eligible = 1;
   /* kernels in the aggregated iterations */
   for (size_t i = 0; i < c->nk; i++) {
     dla_kern *k = &c->k[i];
@@ -675,16 +738,16 @@ static int accumulate(dla_ctx *c, stats *s) {
     int64_t dur = k->gpu_end - k->gpu_start;
     dla_op *op = &c->ops[k->op];
     op->kernel_calls++;
-    if (k->tc) {
+    if (dla__kern_tc(c, k)) {
       op->tc_gpu += dur;
       op->using_tc = 1;
     }
     s->launches++;
     s->kernel_gpu += dur;
-    if (k->tc) s->tc_gpu += dur;
+    if (dla__kern_tc(c, k)) s->tc_gpu += dur;
     s->it_kcount[k->iter]++;
     s->it_gpu[k->iter] += dur;
-    if (k->tc) {
+    if (dla__kern_tc(c, k)) {
       s->it_tccount[k->iter]++;
       s->it_tcgpu[k->iter] += dur;
     }
@@ -700,7 +763,7 @@ static int accumulate(dla_ctx *c, stats *s) {
     }
     s->io[v].total++;
     s->io[v].gpu += dur;
-    if (k->tc) {
+    if (dla__kern_tc(c, k)) {
       s->io[v].tc++;
       s->io[v].tc_gpu += dur;
     }
@@ -726,18 +789,18 @@ static int accumulate(dla_ctx *c, stats *s) {
       if (api_dur < ok->api_min) ok->api_min = api_dur;
       if (api_dur > ok->api_max) ok->api_max = api_dur;
       s->kernel_api += api_dur;
-      if (k->tc) s->tc_api += api_dur;
+      if (dla__kern_tc(c, k)) s->tc_api += api_dur;
     }
-    ok->tc |= k->tc;
+    ok->tc |= dla__kern_tc(c, k);
     if (dur < ok->min) ok->min = dur;
     if (dur > ok->max) ok->max = dur;
     /* distinct kernel names: bit 1 seen, 2 seen as TC, 4 seen as non-TC */
     int64_t flags = dla_map_get(&s->names, (uint64_t)short_id);
-    int64_t nf = (flags < 0 ? 0 : flags) | 1 | (k->tc ? 2 : 4);
+    int64_t nf = (flags < 0 ? 0 : flags) | 1 | (dla__kern_tc(c, k) ? 2 : 4);
     if (nf != flags && dla_map_put(&s->names, (uint64_t)short_id, nf)) return DL_ENOMEM;
     if (c->ops[k->op].eligible) {
       s->elig_gpu += dur;
-      if (k->tc) s->elig_tc_gpu += dur;
+      if (dla__kern_tc(c, k)) s->elig_tc_gpu += dur;
     }
   }
   for (size_t i = 0; i < s->names.cap; i++) {
@@ -942,9 +1005,9 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
     if (!dla__in_aggr(c, k->iter)) continue;
-    dldb_kernel_attr_row kr = {.iter_value = k->iter, .kernel_id = k->id, .op_idx = k->op,
+    dldb_kernel_attr_row kr = {.iter_value = k->iter, .kernel_id = dla__kern_id(c, k), .op_idx = k->op,
                                .api_start_ns = dla__kern_api_start(c, k),
-                               .api_dur_ns = dla__kern_api_dur(c, k), .uses_tc = k->tc};
+                               .api_dur_ns = dla__kern_api_dur(c, k), .uses_tc = dla__kern_tc(c, k)};
     if ((rc = dldb_aggr_kernel(c->w, aggr_id, &kr, err, errlen))) goto out;
     if ((i + 1) % 65536 == 0) dla__progress(c, "writing the aggregation", (int64_t)i + 1, (int64_t)c->nk);
   }
@@ -1001,8 +1064,10 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   rc = dla__stats_project(c, kr, &nvtx);
   free(kr);
   free(c->k);
+  free(c->kid);
   c->k = NULL;
-  c->nk = c->kcap = 0;
+  c->kid = NULL;
+  c->nk = c->kcap = c->kidcap = 0;
   if (rc) goto out;
   dla__progress(c, "writing statistics", 1, 1);
   dla__progress(c, "writing NVTX statistics", 0, 1);
@@ -1103,6 +1168,7 @@ static int loads_finish(dla_ctx *c, loads *ld, int threaded) {
   dla_ctx *x = &ld->own;
   c->a = x->a, c->na = x->na;
   c->k = x->k, c->nk = x->nk, c->kcap = x->kcap;
+  c->kid = x->kid, c->kidcap = x->kidcap, c->kid0 = x->kid0;
   c->kcfg = x->kcfg, c->nkcfg = x->nkcfg, c->kcfgcap = x->kcfgcap;
   c->m = x->m, c->nm = x->nm, c->mcap = x->mcap;
   return ld->rc; /* its message in ld->err */
@@ -1129,11 +1195,13 @@ static int load_gpu_id(void *ctx, const dldb_scan_gpu *g) {
   return 0;
 }
 
+/* The devices of kernels that the gpus table lacks, in the order of their
+ * first kernel (the configurations are in the order of their first launch). */
 static void add_kernel_devices(dla_ctx *c) {
-  for (size_t i = 0; i < c->nk; i++) {
+  for (size_t i = 0; i < c->nkcfg; i++) {
     int g = 0;
-    while (g < c->ngpus && c->gpu_ids[g] != c->k[i].device) g++;
-    if (g == c->ngpus && c->ngpus < DLA_MAX_GPUS) c->gpu_ids[c->ngpus++] = c->k[i].device;
+    while (g < c->ngpus && c->gpu_ids[g] != c->kcfg[i].device) g++;
+    if (g == c->ngpus && c->ngpus < DLA_MAX_GPUS) c->gpu_ids[c->ngpus++] = c->kcfg[i].device;
   }
 }
 
@@ -1194,18 +1262,21 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   if ((rc = resolve_domain(&c))) goto out;
   dldb_writer_strings_idle(w); /* the analysis adds no strings: 8 bytes each back */
   dldb_writer_cache_for(w, 1); /* reads in order: SQLite's 64 MiB cache back, until write_all */
-  loader l = {.c = &c};
+  loader l = {.c = &c, .last_th = -1};
   if ((rc = load_phase(&l, "loading NVTX ranges", "nvtx_ranges", (void **)&c.r, &l.rcap,
                        sizeof *c.r, 0)))
     goto out;
-  if ((rc = dldb_scan_ranges(w, c.domain_id, load_range, &l, err, errlen))) goto out;
+  dla_map_init(&l.thr_of);
+  rc = dldb_scan_ranges(w, c.domain_id, load_range, &l, err, errlen);
+  dla_map_free(&l.thr_of);
+  if (rc || (rc = order_threads(&c))) goto out;
   dla__progress(&c, l.what, l.n, l.n);
   if (c.nr > INT32_MAX) { /* ranges are indexed in int32 */
     rc = dl_err(err, errlen, DL_EINVAL, "dla_aggregate: more than %d NVTX ranges", INT32_MAX);
     goto out;
   }
   dla__progress(&c, "building op nodes", 0, (int64_t)c.nr);
-  sort_ranges(&c, &l.rcap);
+  if ((rc = sort_ranges(&c, &l.rcap))) goto out;
   /* the calls and kernels load on a second thread, through a second
    * connection, while the op nodes are built on this one */
   loads ld;
@@ -1331,8 +1402,11 @@ out:
   }
   free(c.ops);
   free(c.r);
+  free(c.thr);
   free(c.a);
+  free(c.own);
   free(c.k);
+  free(c.kid);
   free(c.kcfg);
   free(c.m);
   free(c.bound);

@@ -1,7 +1,7 @@
 /*
  * dla_calls.c - the CUDA API calls (dla_internal.h "dla_calls.c").
  *
- * Calls are read once, in id order, into compact records (c->a, 32 bytes:
+ * Calls are read once, in id order, into compact records (c->a, 24 bytes:
  * no thread, process or correlation id), each attributed as it is read:
  *   - to the innermost NVTX range enclosing its start on its thread, as a
  *     sweep over the thread's sorted ranges and sorted calls with a stack
@@ -180,15 +180,17 @@ typedef struct call_loader {
 static int build_runs(call_loader *l) {
   const dla_ctx *c = l->c;
   size_t nruns = 0;
-  for (size_t i = 0; i < c->nr; i++) nruns += i == 0 || c->r[i].tid != c->r[i - 1].tid;
+  for (size_t i = 0; i < c->nr; i++)
+    nruns += i == 0 || dla__range_tk(c, &c->r[i]) != dla__range_tk(c, &c->r[i - 1]);
   l->parent = malloc((c->nr + 1) * sizeof *l->parent);
   dl_advise_huge(l->parent, (c->nr + 1) * sizeof *l->parent);
   l->runs = malloc((nruns + 1) * sizeof *l->runs);
   if (!l->parent || !l->runs) return DL_ENOMEM;
   size_t k = 0;
   for (size_t i = 0; i < c->nr; i++) {
-    if (i == 0 || c->r[i].tid != c->r[i - 1].tid) {
-      if (dla_map_put(&l->run_of, (uint64_t)c->r[i].tid, (int64_t)k)) return DL_ENOMEM;
+    if (i == 0 || dla__range_tk(c, &c->r[i]) != dla__range_tk(c, &c->r[i - 1])) {
+      if (dla_map_put(&l->run_of, (uint64_t)dla__range_tid(c, &c->r[i]), (int64_t)k))
+        return DL_ENOMEM;
       l->runs[k++] = (thread_run){.b = i, .e = i, .cur = SIZE_MAX, .last_t = INT64_MIN};
       l->parent[i] = -1;
     } else {
@@ -250,7 +252,6 @@ static int load_call(void *ctx, const dldb_scan_api *s) {
   a->start = s->start_ns;
   a->end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
   a->name_id = (int32_t)s->name_id;
-  a->op = -1;
   a->range = innermost(l, s->tid, a->start);
   int linked = 0;
   if (l->links) { /* exact links (collector) win */
@@ -259,12 +260,9 @@ static int load_call(void *ctx, const dldb_scan_api *s) {
     linked = x >= 0;
   }
   /* Whether the call is outside every instance needs the op nodes: the
-   * calls whose thread their range does not tell are kept (op -2) for
-   * dla__calls_ops; it finds the others' thread from their range. */
-  if (a->range < 0 || linked) {
-    a->op = -2;
-    if (pending_add(l->un, s->tid, a->start, call)) return DL_ENOMEM;
-  }
+   * calls whose thread their range does not tell are kept (in call order)
+   * for dla__calls_ops; it finds the others' thread from their range. */
+  if ((a->range < 0 || linked) && pending_add(l->un, s->tid, a->start, call)) return DL_ENOMEM;
   return corr_put(l->corr, s->pid, s->correlation_id, call);
 }
 
@@ -272,6 +270,11 @@ static int cmp_unassoc(const void *x, const void *y) {
   const unassoc *a = x, *b = y;
   if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
   if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  return (a->call > b->call) - (a->call < b->call);
+}
+
+static int cmp_own(const void *x, const void *y) {
+  const dla_own *a = x, *b = y;
   return (a->call > b->call) - (a->call < b->call);
 }
 
@@ -316,14 +319,17 @@ int dla__calls_ops(dla_ctx *c, dla_calls_pending **pending) {
    * range (on their thread) is in none; of those kept, the ones with no
    * range or a range in none */
   size_t kept = p->n, k = 0;
-  for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
+  for (size_t i = 0, j = 0; rc == DL_OK && i < c->na; i++) {
+    if (j < kept && p->v[j].call == (int32_t)i) { /* kept: decided below */
+      j++;
+      continue;
+    }
     const dla_api *a = &c->a[i];
-    if (a->op == -1 && a->range >= 0 && c->r[a->range].inst < 0)
-      rc = pending_add(p, c->r[a->range].tid, a->start, (int32_t)i);
+    if (a->range >= 0 && c->r[a->range].inst < 0)
+      rc = pending_add(p, dla__range_tid(c, &c->r[a->range]), a->start, (int32_t)i);
   }
   for (size_t i = 0; rc == DL_OK && i < kept; i++) {
-    dla_api *a = &c->a[p->v[i].call];
-    a->op = -1;
+    const dla_api *a = &c->a[p->v[i].call];
     if (a->range < 0 || c->r[a->range].inst < 0) p->v[k++] = p->v[i];
   }
   if (rc == DL_OK && p->n > kept) memmove(p->v + k, p->v + kept, (p->n - kept) * sizeof *p->v);
@@ -331,12 +337,26 @@ int dla__calls_ops(dla_ctx *c, dla_calls_pending **pending) {
   /* each call outside every op instance becomes its own op, in the order
    * of (thread, start) as before the calls were streamed */
   if (rc == DL_OK) dla__qsort(p->v, p->n, sizeof *p->v, cmp_unassoc);
+  if (rc == DL_OK && p->n && !(c->own = malloc(p->n * sizeof *c->own))) rc = DL_ENOMEM;
   for (size_t i = 0; rc == DL_OK && i < p->n; i++) {
-    dla_api *a = &c->a[p->v[i].call];
-    rc = dla__op_for_call(c, a->name_id, p->v[i].call, a->start, &a->op);
+    const dla_api *a = &c->a[p->v[i].call];
+    c->own[i].call = p->v[i].call;
+    rc = dla__op_for_call(c, a->name_id, p->v[i].call, a->start, &c->own[i].op);
+    if (rc == DL_OK) c->nown++;
   }
+  if (rc == DL_OK) dla__qsort(c->own, c->nown, sizeof *c->own, cmp_own);
   dla__calls_pending_free(pending);
   return rc;
+}
+
+int32_t dla__call_own_op(const dla_ctx *c, int32_t ai) {
+  size_t lo = 0, hi = c->nown;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->own[mid].call < ai) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < c->nown && c->own[lo].call == ai ? c->own[lo].op : -1;
 }
 
 void dla__calls_pending_free(dla_calls_pending **p) {

@@ -240,7 +240,7 @@ static int load_occ(void *ctx, const dldb_scan_occ *r) {
     if (!l->f || !l->order) return DL_ENOMEM;
     for (size_t i = 0; i < c->nk; i++) {
       l->f[i] = NO_FACTS;
-      l->order[i] = (kid){c->k[i].id, (int32_t)i};
+      l->order[i] = (kid){dla__kern_id(c, &c->k[i]), (int32_t)i};
     }
     dla__qsort(l->order, c->nk, sizeof *l->order, cmp_kid);
   }
@@ -262,7 +262,7 @@ static kfacts facts(const dla_ctx *c, const kfacts *kf, size_t i) {
   uint32_t blocks = c->kcfg[c->k[i].cfg].blocks;
   if (isnan(f.bpsm) && blocks > 0) {
     for (int g = 0; g < c->ngpus; g++)
-      if (c->gpu_ids[g] == c->k[i].device) {
+      if (c->gpu_ids[g] == dla__kern_device(c, &c->k[i])) {
         if (c->gpu_sms[g] > 0) f.bpsm = (double)blocks / c->gpu_sms[g];
         break;
       }
@@ -306,7 +306,7 @@ static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck,
   if (!cnt) return DL_ENOMEM;
   for (size_t i = 0; i < c->nk; i++) {
     int64_t s = c->k[i].gpu_start, e = c->k[i].gpu_end;
-    if (c->k[i].device == dev && clip(c, &s, &e)) cnt[dla__dist(s, c->wall_start) >> shift]++;
+    if (dla__kern_device(c, &c->k[i]) == dev && clip(c, &s, &e)) cnt[dla__dist(s, c->wall_start) >> shift]++;
   }
   for (size_t i = 0; i < c->nm; i++) {
     int64_t s = c->m[i].start, e = c->m[i].end;
@@ -329,7 +329,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   int sm_known = 0, ran = 0;
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    if (k->device != dev) continue;
+    if (dla__kern_device(c, k) != dev) continue;
     int64_t s = k->gpu_start, e = k->gpu_end;
     if (!clip(c, &s, &e)) continue;
     kfacts f = facts(c, kf, i);
@@ -372,7 +372,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     for (size_t i = 0; i < c->nk; i++) {
       const dla_kern *k = &c->k[i];
       int64_t s = k->gpu_start, e = k->gpu_end;
-      if (k->device != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi)) continue;
+      if (dla__kern_device(c, k) != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi)) continue;
       v[nv++] = (tev){s, (int32_t)i, comm_k[i] ? CL_COMM : CL_COMP, 1};
     }
     for (size_t i = 0; i < c->nm; i++) {
@@ -501,7 +501,7 @@ int dla__comm_compute(dla_ctx *c) {
     double d = (double)(k->gpu_end - k->gpu_start);
     a->calls++;
     a->gpu += k->gpu_end - k->gpu_start;
-    a->tc |= k->tc;
+    a->tc |= dla__kern_tc(c, k);
     kfacts f = facts(c, kf, i);
     if (!isnan(f.bpsm)) {
       a->bpsm_w += f.bpsm * d;

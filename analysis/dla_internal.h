@@ -23,44 +23,62 @@ enum { DLA_ROLE_INST,   /* an op instance: the range is one call of op */
        DLA_ROLE_SUB,    /* inside an instance (emit_nvtx sub-op, DLProf sub-marker): inst owns it */
        DLA_ROLE_MARKER  /* a transparent marker (DLProf scope, model_config): inst owns it or -1 */ };
 
-typedef struct dla_range {   /* one NVTX range instance (48 bytes: 10 M ranges fit in 0.5 GB) */
-  int64_t start, end, tid, pid;
+/* One NVTX range instance (32 bytes: 10 M ranges fit in 0.3 GB). Its thread
+ * (process and thread id) is an index into c->thr. */
+typedef struct dla_range {
+  int64_t start, end;
   int32_t name_id;           /* strings id (the loader refuses ids past INT32_MAX) */
   int32_t op;                /* the op of inst (-1 none) */
   int32_t inst;              /* the instance range that owns this range's calls, -1: none */
-  int8_t role, kind;         /* DLA_ROLE_*, dla_text_kind */
-  int8_t in_dlprof;          /* inside a DLProf op marker instance */
-  int8_t style;              /* DLDB_NVTX_* (push/pop, start/end, mark) */
+  uint32_t th : 24;          /* its thread: c->thr[th] (the loader refuses more threads) */
+  uint32_t role : 2;         /* DLA_ROLE_* */
+  uint32_t kind : 3;         /* dla_text_kind */
+  uint32_t style : 2;        /* DLDB_NVTX_* (push/pop, start/end, mark; 0: another value) */
+  uint32_t in_dlprof : 1;    /* inside a DLProf op marker instance */
 } dla_range;
+_Static_assert(sizeof(dla_range) == 32, "dla_range: 32 bytes");
+#define DLA_MAX_THREADS (1 << 24)
 
-typedef struct dla_api {     /* one CUDA API call, in id order (32 bytes; see dla_calls.c) */
+typedef struct dla_thread {  /* a thread of the ranges */
+  int64_t pid, tid;
+  uint32_t tk;               /* the rank of tid among the ranges' thread ids: ranges are
+                              * in (thread id, start) order, whatever their process */
+} dla_thread;
+
+typedef struct dla_api {     /* one CUDA API call, in id order (24 bytes; see dla_calls.c) */
   int64_t start, end;
   int32_t name_id;           /* strings id */
   int32_t range;             /* innermost enclosing range, -1: none */
-  int32_t op;                /* its unassociated_<api> op when outside every instance, else -1 */
 } dla_api;
 
-/* One kernel launch (40 bytes). What comes from the launching call (its
+/* A call outside every op instance, with its own unassociated_<api> op
+ * (c->own, in call order: few calls, so not a field of every call). */
+typedef struct dla_own {
+  int32_t call, op;
+} dla_own;
+
+/* One kernel launch (32 bytes). What comes from the launching call (its
  * start and duration, its innermost range, the op instance) is not copied
  * here: k->api indexes c->a, and the dla__kern_* accessors below derive it;
- * nor what its launch shares with others (names, grid and block): k->cfg
- * indexes c->kcfg. */
+ * nor what its launch shares with others (names, grid and block, device,
+ * tensor-core use): k->cfg indexes c->kcfg; nor its id, dense in the
+ * files we write (dla__kern_id). */
 typedef struct dla_kern {
   int64_t gpu_start, gpu_end;
-  int32_t id;                /* kernels.id (the loader refuses ids past INT32_MAX) */
   int32_t api;               /* the launching call (index into c->a), -1: not found */
   int32_t cfg;               /* its launch configuration (index into c->kcfg) */
   int32_t op, iter;
-  int16_t device;
-  int8_t tc;
 } dla_kern;
+_Static_assert(sizeof(dla_kern) == 32, "dla_kern: 32 bytes");
 
 /* A launch configuration: a kernel (by long name) with its grid and block,
- * shared by its launches (a few thousand at most in real profiles). */
+ * on one device, shared by its launches (a few thousand at most in real
+ * profiles). */
 typedef struct dla_kcfg {
   int32_t long_id, short_id; /* strings ids */
   int32_t grid[3], block[3];
   uint32_t blocks;           /* grid x * y * z, at most UINT32_MAX (0: unknown) */
+  int16_t device;
   int8_t tc;                 /* its long name uses tensor cores (dla_tc_uses) */
 } dla_kcfg;
 
@@ -96,8 +114,13 @@ typedef struct dla_ctx {
   size_t errlen;
   int64_t domain_id;
   dla_range *r; size_t nr;
+  dla_thread *thr; size_t nthr;      /* the ranges' threads, in (tid, pid) order */
+  uint32_t ntk;                      /* distinct thread ids among them */
   dla_api *a; size_t na;
+  dla_own *own; size_t nown;         /* the calls with ops of their own, by call */
   dla_kern *k; size_t nk, kcap;      /* in kernels.id order (dldb_scan_gpu_ops reads so) */
+  int32_t *kid; size_t kidcap;       /* the kernels' ids, or NULL: kid0, kid0 + 1, ... */
+  int64_t kid0;
   dla_kcfg *kcfg; size_t nkcfg, kcfgcap; /* in the order of their first launch */
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;
@@ -133,6 +156,19 @@ static inline int64_t dla__kern_api_start(const dla_ctx *c, const dla_kern *k) {
 static inline int64_t dla__kern_api_dur(const dla_ctx *c, const dla_kern *k) {
   return k->api >= 0 ? c->a[k->api].end - c->a[k->api].start : -1;
 }
+/* The kernel's id (kernels.id). */
+static inline int32_t dla__kern_id(const dla_ctx *c, const dla_kern *k) {
+  size_t i = (size_t)(k - c->k);
+  return c->kid ? c->kid[i] : (int32_t)(c->kid0 + (int64_t)i);
+}
+/* The kernel's device. */
+static inline int32_t dla__kern_device(const dla_ctx *c, const dla_kern *k) {
+  return c->kcfg[k->cfg].device;
+}
+/* Whether the kernel uses tensor cores (its long name, dla_tc_uses). */
+static inline int dla__kern_tc(const dla_ctx *c, const dla_kern *k) {
+  return c->kcfg[k->cfg].tc;
+}
 /* The kernel's short name (strings id). */
 static inline int32_t dla__kern_short(const dla_ctx *c, const dla_kern *k) {
   return c->kcfg[k->cfg].short_id;
@@ -141,6 +177,9 @@ static inline int32_t dla__kern_short(const dla_ctx *c, const dla_kern *k) {
 static inline int32_t dla__kern_range(const dla_ctx *c, const dla_kern *k) {
   return k->api >= 0 ? c->a[k->api].range : -1;
 }
+/* The unassociated_<api> op of call ai when it is outside every op
+ * instance (dla__calls_ops made one), else -1. */
+int32_t dla__call_own_op(const dla_ctx *c, int32_t ai);
 /* The op instance of GPU work launched by call ai (-1: not found): the
  * range instance owning the call's innermost range; else, for a call
  * outside every instance (its own unassociated op), nr + ai; else -1. */
@@ -148,7 +187,13 @@ static inline int32_t dla__call_inst(const dla_ctx *c, int32_t ai) {
   if (ai < 0) return -1;
   const dla_api *a = &c->a[ai];
   if (a->range >= 0 && c->r[a->range].inst >= 0) return c->r[a->range].inst;
-  return a->op >= 0 ? (int32_t)(c->nr + (size_t)ai) : -1;
+  return dla__call_own_op(c, ai) >= 0 ? (int32_t)(c->nr + (size_t)ai) : -1;
+}
+/* The op of call ai: its instance's, or its own (-1: none). */
+static inline int32_t dla__call_op(const dla_ctx *c, int32_t ai) {
+  const dla_api *a = &c->a[ai];
+  if (a->range >= 0 && c->r[a->range].inst >= 0) return c->r[c->r[a->range].inst].op;
+  return dla__call_own_op(c, ai);
 }
 
 /* Room for one more element in arr (n used of cap): doubles it (from 1024
@@ -179,6 +224,15 @@ static inline void dla__qsort(void *base, size_t n, size_t size,
  * innermost, as the sort leaves them). -1: not loaded (another domain). */
 int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t start, int64_t end,
                         int64_t name_id);
+/* The index in c->thr of thread (pid, tid), -1: no range has it. */
+int32_t dla__thread_of(const dla_ctx *c, int64_t pid, int64_t tid);
+/* A range's thread id, and its rank among the ranges' thread ids. */
+static inline int64_t dla__range_tid(const dla_ctx *c, const dla_range *r) {
+  return c->thr[r->th].tid;
+}
+static inline uint32_t dla__range_tk(const dla_ctx *c, const dla_range *r) {
+  return c->thr[r->th].tk;
+}
 
 /* The iteration containing t (clamped to [0, niter-1]). */
 int32_t dla__iter_of(const dla_ctx *c, int64_t t);
@@ -206,8 +260,8 @@ int dla__build_nodes(dla_ctx *c);
  * receives the (pid, correlation id) -> call index (free with
  * dla__corr_free; NULL-safe), *pending what dla__calls_ops needs. After
  * dla__build_nodes, dla__calls_ops gives each call outside every op
- * instance its own op, and frees *pending (dla__calls_pending_free on an
- * error path). */
+ * instance its own op (c->own), and frees *pending
+ * (dla__calls_pending_free on an error path). */
 typedef struct dla_corr dla_corr;
 typedef struct dla_calls_pending dla_calls_pending;
 int dla__load_calls(dla_ctx *c, dla_corr **corr, dla_calls_pending **pending);

@@ -510,7 +510,7 @@ static void dev_scan_end(dla_facts *f, int32_t dev, const dev_scan *d) {
 static int dev_item(const dla_ctx *c, int32_t dev, size_t i, dev_iv *out) {
   if (i < c->nk) {
     const dla_kern *k = &c->k[i];
-    if (k->device != dev || !dla__in_aggr(c, k->iter)) return 0;
+    if (dla__kern_device(c, k) != dev || !dla__in_aggr(c, k->iter)) return 0;
     *out = (dev_iv){k->gpu_start, k->gpu_end};
     return 1;
   }

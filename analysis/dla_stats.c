@@ -181,9 +181,10 @@ static int emit_rows(emit *e, rows *o) {
  * pairs just before it is written. The order is emit_rows' (run_lt sorts
  * as cmp_srow). An NVTX pair carries its range: the GPU projection's sums
  * (range time, GPU ops, levels, children) are read through it then. */
-typedef struct npair {
-  int64_t key, val; /* name id << 1 | start/end, duration */
-  int64_t range;    /* index into c->r */
+typedef struct npair { /* 16 bytes */
+  int64_t val;          /* duration */
+  uint32_t key;         /* name id << 1 | start/end (name ids < 2^31) */
+  int32_t range;        /* index into c->r */
 } npair;
 
 /* By (key, val, range): a total order, ranges being distinct. */
@@ -195,8 +196,9 @@ static inline int npair_lt(const npair *a, const npair *b) {
 
 INTROSORT(npair_intro, npair, npair_lt)
 
-typedef struct run {
-  int64_t total, key;
+typedef struct __attribute__((packed, aligned(4))) run { /* 20 bytes: a row each */
+  int64_t total;
+  uint32_t key;
   int32_t first, n; /* its pairs: p[first .. first + n - 1]; n = 1: first is
                        the pair's range (the rows are written in total
                        order: a run of one needs no look at p, a cache miss
@@ -225,7 +227,7 @@ static int runs_of(const npair *p, size_t n, run **out, size_t *nout) {
     int64_t total = 0;
     for (; j < n && p[j].key == p[i].key; j++) total += p[j].val;
     v[k++] = (run){.total = total, .key = p[i].key,
-                   .first = (int32_t)(j - i == 1 ? p[i].range : (int64_t)i), .n = (int32_t)(j - i)};
+                   .first = j - i == 1 ? p[i].range : (int32_t)i, .n = (int32_t)(j - i)};
     i = j;
   }
   *out = v;
@@ -254,7 +256,7 @@ static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
     for (size_t j = 0; j < m; j++) {
       const run *u = &v[i + j];
       s[j] = (srow){.key = u->key,
-                    .t = u->n > 1 ? stat_vals(&p[u->first].val, 3, (size_t)u->n)
+                    .t = u->n > 1 ? stat_vals(&p[u->first].val, sizeof *p / sizeof(int64_t), (size_t)u->n)
                                   : (dldb_stat){.n = 1, .total = u->total, .min = u->total,
                                                 .max = u->total, .avg = (double)u->total,
                                                 .med = (double)u->total}};
@@ -303,7 +305,7 @@ static int api_stats(emit *e, rows *o, pair *p) {
   for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
     const dla_api *a = &c->a[i];
     if (!in_window(c, a->start)) continue;
-    int32_t op = a->range >= 0 && c->r[a->range].inst >= 0 ? c->r[c->r[a->range].inst].op : a->op;
+    int32_t op = dla__call_op(c, (int32_t)i);
     if (op < 0 || (size_t)op >= c->nops) continue;
     const dla_op *x = &c->ops[op];
     if (x->num_calls <= 0 && x->kernel_calls <= 0) continue; /* not written (op_included) */
@@ -598,6 +600,26 @@ typedef struct proj {
   int32_t ops, parent, level, children;
 } proj;
 
+/* What table 2's rows read of a range's projection once its pairs are made
+ * (20 bytes: the projections shrink to these, in place). */
+typedef struct __attribute__((packed, aligned(4))) pjsum {
+  int64_t dur;
+  int32_t ops, level, children;
+} pjsum;
+
+/* Shrinks the projections pj[0..n-1] to their sums, in place: sum i is
+ * written at or before projection i's place, after it is read. */
+static pjsum *proj_sums(proj *pj, size_t n) {
+  pjsum *out = (pjsum *)(void *)pj;
+  for (size_t i = 0; i < n; i++) {
+    pjsum x = {.dur = pj[i].dur, .ops = pj[i].ops, .level = pj[i].level,
+               .children = pj[i].children};
+    memcpy(&out[i], &x, sizeof x);
+  }
+  pjsum *p = realloc(out, (n ? n : 1) * sizeof *out); /* the tail back */
+  return p ? p : out;
+}
+
 static void project(proj *pj, int32_t range, int64_t start, int64_t end) {
   for (int32_t x = range; x >= 0; x = pj[x].parent) {
     if (start < pj[x].lo) pj[x].lo = start;
@@ -610,9 +632,9 @@ static int counted(const dla_ctx *c, size_t i) {
   return c->r[i].style != DLDB_NVTX_MARK && in_window(c, c->r[i].start);
 }
 
-/* The GPU projection's sums of a run's ranges (e->ctx: the projections). */
+/* The GPU projection's sums of a run's ranges (e->ctx: the pjsums). */
 static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
-  const proj *pj = e->ctx;
+  const pjsum *pj = e->ctx;
   int64_t x = 0, y = 0;
   for (int32_t i = 0; i < u->n; i++) {
     int64_t ri = u->n == 1 ? u->first : p[u->first + i].range;
@@ -628,7 +650,8 @@ static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
 /* The GPU projection of every range: kernels (kr[i]: kernel i's range) and
  * memory ops. */
 struct dla_nvtx_proj {
-  proj *pj;
+  proj *pj;    /* then (nvtx_stats), once table 2's pairs are made: */
+  pjsum *sum;  /* the same memory, shrunk */
 };
 
 static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
@@ -648,7 +671,7 @@ static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
   for (size_t i = 0; i < c->nr; i++) {
     const dla_range *r = &c->r[i];
     pj[i] = (proj){.lo = INT64_MAX, .hi = INT64_MIN, .parent = -1};
-    if (i && c->r[i - 1].tid != r->tid) sp = 0;
+    if (i && dla__range_tk(c, &c->r[i - 1]) != dla__range_tk(c, r)) sp = 0;
     if (r->style == DLDB_NVTX_MARK) continue;
     while (sp && c->r[stack[sp - 1]].end < r->start) sp--;
     if (sp) {
@@ -707,7 +730,7 @@ static int gpu_runs(const npair *p, size_t n, const proj *pj, gpu_table *t) {
     if (m > 1) {
       t->v[t->nv++] = (run){.total = total, .key = p[i].key, .first = (int32_t)t->np, .n = (int32_t)m};
       for (size_t k = i; k < j; k++)
-        if (pj[p[k].range].ops > 0) t->p[t->np++] = (npair){p[k].key, pj[p[k].range].gpu, p[k].range};
+        if (pj[p[k].range].ops > 0) t->p[t->np++] = (npair){.key = p[k].key, .val = pj[p[k].range].gpu, .range = p[k].range};
     }
     i = j;
   }
@@ -724,10 +747,12 @@ static void *gpu_sort(void *arg) {
 }
 
 /* The NVTX tables: durations by name, then the projection by name. Reads
- * c->r, c->nr and pj only (c->k and c->a may be gone), and frees c->r (the
- * analysis's last use) once the pairs of both tables are made. */
-static int nvtx_stats(emit *e, proj *pj) {
+ * c->r, c->nr and x->pj only (c->k and c->a may be gone), frees c->r (the
+ * analysis's last use) once the pairs of both tables are made, and shrinks
+ * x->pj to x->sum then. */
+static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
   dla_ctx *c = e->c;
+  proj *pj = x->pj;
   size_t n = 0, nrun = 0, nr = c->nr;
   run *v = NULL;
   gpu_table t = {0};
@@ -738,7 +763,8 @@ static int nvtx_stats(emit *e, proj *pj) {
   if (!p) return DL_ENOMEM;
   for (size_t i = 0; i < nr; i++) {
     const dla_range *r = &c->r[i];
-    if (counted(c, i)) p[n++] = (npair){range_key(r), r->end - r->start, (int64_t)i};
+    if (counted(c, i))
+      p[n++] = (npair){.key = (uint32_t)range_key(r), .val = r->end - r->start, .range = (int32_t)i};
     int64_t gpu = pj[i].ops > 0 ? pj[i].hi - pj[i].lo : 0;
     pj[i].dur = r->end - r->start; /* lo and hi become gpu and dur */
     pj[i].gpu = gpu;
@@ -748,6 +774,10 @@ static int nvtx_stats(emit *e, proj *pj) {
   c->nr = 0;
   if (n > 1) npair_intro(p, n, dla__sort_depth(n));
   int rc = gpu_runs(p, n, pj, &t);
+  if (rc == DL_OK) { /* what table 2 reads besides its pairs: 12 bytes a range less */
+    x->sum = proj_sums(pj, nr);
+    x->pj = pj = NULL;
+  }
   if (rc == DL_OK) started = pthread_create(&th, NULL, gpu_sort, &t) == 0;
   if (rc == DL_OK && !started) gpu_sort(&t); /* no thread: in turn */
   if (rc == DL_OK) rc = runs_of(p, n, &v, &nrun);
@@ -762,7 +792,7 @@ static int nvtx_stats(emit *e, proj *pj) {
   free(p);
   if (rc == DL_OK) {
     e->kind = DLDB_STATS_NVTX_GPU_PROJ;
-    e->ctx = pj;
+    e->ctx = x->sum;
     rc = emit_runs(e, t.p, t.v, t.nv);
     t.v = NULL;
   }
@@ -807,13 +837,13 @@ int dla__stats_project(dla_ctx *c, const int32_t *kr, dla_nvtx_proj **nvtx) {
  * of ranges and runs, their statistics) while this one writes them. */
 typedef struct nvtx_job {
   emit e;
-  proj *pj;
+  dla_nvtx_proj *x;
 } nvtx_job;
 
 static int nvtx_produce(void *ctx, dla_pipe *p) {
   nvtx_job *j = ctx;
   j->e.pipe = p;
-  return nvtx_stats(&j->e, j->pj);
+  return nvtx_stats(&j->e, j->x);
 }
 
 static int nvtx_consume(void *ctx, void *batch, size_t n) {
@@ -825,7 +855,7 @@ static int nvtx_consume(void *ctx, void *batch, size_t n) {
 int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   int rc = DL_OK;
   if (*nvtx) { /* NULL: no statistics tables */
-    nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .pj = (*nvtx)->pj};
+    nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .x = *nvtx};
     rc = dla_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
   }
   dla__stats_nvtx_free(nvtx);
@@ -835,6 +865,7 @@ int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
 void dla__stats_nvtx_free(dla_nvtx_proj **nvtx) {
   if (!*nvtx) return;
   free((*nvtx)->pj);
+  free((*nvtx)->sum);
   free(*nvtx);
   *nvtx = NULL;
 }

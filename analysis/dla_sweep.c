@@ -120,7 +120,7 @@ static void count_gpu_kernels(dla_ctx *c) {
     const dla_kern *k = &c->k[i];
     if (dla__in_aggr(c, k->iter))
       for (int g = 0; g < c->ngpus; g++)
-        if (c->gpu_ids[g] == k->device) c->gpu_kernels[g]++;
+        if (c->gpu_ids[g] == dla__kern_device(c, k)) c->gpu_kernels[g]++;
   }
 }
 
@@ -137,10 +137,10 @@ static int range_cat(const dla_ctx *c, const dla_range *r) {
 static size_t range_unions(const dla_ctx *c, events *e) {
   size_t n = 0;
   for (size_t i = 0; i < c->nr;) {
-    int64_t tid = c->r[i].tid;
+    uint32_t tk = dla__range_tk(c, &c->r[i]);
     int64_t cs[2] = {0, 0}, ce[2] = {0, 0}; /* the open union per category, ce > cs */
     int open[2] = {0, 0};
-    for (; i < c->nr && c->r[i].tid == tid; i++) {
+    for (; i < c->nr && dla__range_tk(c, &c->r[i]) == tk; i++) {
       const dla_range *r = &c->r[i];
       if (r->end <= r->start) continue; /* empty: adds nothing */
       int cat = range_cat(c, r), j = cat == DLA_CAT_CPU;
@@ -168,7 +168,7 @@ static size_t range_unions(const dla_ctx *c, events *e) {
 /* Every interval of the sweep (kernels, memory ops, merged ranges) into e. */
 static void add_all(const dla_ctx *c, events *e) {
   for (size_t i = 0; i < c->nk; i++)
-    add_interval(e, c->k[i].gpu_start, c->k[i].gpu_end, c->k[i].tc ? DLA_CAT_TC : DLA_CAT_NON_TC);
+    add_interval(e, c->k[i].gpu_start, c->k[i].gpu_end, dla__kern_tc(c, &c->k[i]) ? DLA_CAT_TC : DLA_CAT_NON_TC);
   for (size_t i = 0; i < c->nm; i++) add_interval(e, c->m[i].start, c->m[i].end, DLA_CAT_MEMORY);
   range_unions(c, e);
 }
