@@ -551,6 +551,57 @@ static int test_fixture_attribution(void) {
   return 0;
 }
 
+/* Kernels whose ids are not dense (a dldb edited, or written by another
+ * tool) keep their ids, and launches of one kernel with one grid on two
+ * GPUs count on their own GPU: a kernel record holds neither its id nor
+ * its device (dla_internal.h). */
+static int test_kernel_ids_devices(void) {
+  char path[1024], err[512];
+  snprintf(path, sizeof path, "%s/kids.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  for (int d = 0; d < 2; d++) {
+    dldb_gpu g = {.device_id = d, .name = "GPU", .cc_major = 8, .sm_count = 108};
+    ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
+  }
+  dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = "/m/op", .start_ns = 100,
+                       .end_ns = 1000, .pid = 1, .tid = 1};
+  ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+  for (int i = 0; i < 4; i++) { /* kernel i on GPU i % 2, 10 * (i + 1) ns long */
+    dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = 200 + 10 * i,
+                       .end_ns = 205 + 10 * i, .pid = 1, .tid = 1, .correlation_id = i + 1};
+    ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+    dldb_kernel k = {.short_name = "k", .device_id = i % 2, .stream_id = 7,
+                     .gpu_start_ns = 300 + 100 * i, .gpu_end_ns = 310 + 110 * i,
+                     .correlation_id = i + 1, .pid = 1, .grid = {4, 2, 1}, .block = {128, 1, 1}};
+    ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  }
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = NULL;
+  ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
+  ASSERT(sqlite3_exec(db, "UPDATE kernels SET id = id * 10 + 5 WHERE id > 1", NULL, NULL, NULL) ==
+         SQLITE_OK);
+  sqlite3_close(db);
+  ASSERT_OK(dldb_writer_open_existing(path, &w, err, sizeof err));
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ASSERT_OK(dla_aggregate(w, &ao, NULL, err, sizeof err));
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_STR_EQ(q_text(db, "SELECT group_concat(kernel_id) FROM (SELECT kernel_id FROM "
+                           "aggr_kernels WHERE aggr_id = 1 ORDER BY kernel_id)"),
+                "1,25,35,45");
+  /* GPU 0: kernels 0 and 2 (10 + 30 ns), GPU 1: kernels 1 and 3 (20 + 40 ns) */
+  ASSERT_STR_EQ(q_text(db, "SELECT group_concat(device_id || ':' || kernel_time) FROM "
+                           "(SELECT * FROM aggr_gpus WHERE aggr_id = 1 ORDER BY device_id)"),
+                "0:40,1:60");
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_kernels WHERE aggr_id = 1 AND op_idx < 0"), 0);
+  sqlite3_close(db);
+  return 0;
+}
+
 static int test_fixture_no_key_op(void) {
   char path[1024];
   snprintf(path, sizeof path, "%s/fixture_nokey.sqlite", work_dir);
@@ -1676,6 +1727,7 @@ int main(int argc, char **argv) {
   RUN(test_opname);
   RUN(test_dlprof_shapes);
   RUN(test_fixture_attribution);
+  RUN(test_kernel_ids_devices);
   RUN(test_call_attribution);
   RUN(test_range_order);
   RUN(test_sweep_batches);
