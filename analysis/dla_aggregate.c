@@ -569,9 +569,9 @@ static int cmp_iv(const void *x, const void *y) {
 }
 
 /* Work grouped by op instance with a counting sort (instances: ranges
- * 0..nr-1, then unassociated calls nr..nr+na-1): first[inst] ..
- * first[inst + 1] index order[], which lists kernels (w < nk) and memory
- * ops (nk + index). */
+ * 0..nr-1, then the calls outside every instance, nr + their index in
+ * c->own): first[inst] .. first[inst + 1] index order[], which lists
+ * kernels (w < nk) and memory ops (nk + index). */
 typedef struct inst_work {
   uint32_t *first, *order;
   gpu_iv *iv;
@@ -584,8 +584,21 @@ static void inst_work_free(inst_work *w) {
   free(w->iv);
 }
 
+/* The instance slot of dla__call_inst's instance inst (>= 0). */
+static size_t inst_slot(const dla_ctx *c, int32_t inst) {
+  if ((size_t)inst < c->nr) return (size_t)inst;
+  int32_t ai = (int32_t)((size_t)inst - c->nr);
+  size_t lo = 0, hi = c->nown;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->own[mid].call < ai) lo = mid + 1;
+    else hi = mid;
+  }
+  return c->nr + lo;
+}
+
 static int inst_work_build(const dla_ctx *c, inst_work *w) {
-  size_t ninst = c->nr + c->na, nw = c->nk + c->nm;
+  size_t ninst = c->nr + c->nown, nw = c->nk + c->nm;
   memset(w, 0, sizeof *w);
   w->first = calloc(ninst + 2, sizeof *w->first);
   w->order = malloc((nw + 1) * sizeof *w->order);
@@ -596,12 +609,12 @@ static int inst_work_build(const dla_ctx *c, inst_work *w) {
   if (!w->first || !w->order || !w->iv) return DL_ENOMEM;
   for (size_t i = 0; i < nw; i++) {
     int32_t inst = i < c->nk ? dla__call_inst(c, c->k[i].api) : c->m[i - c->nk].inst;
-    if (inst >= 0) w->first[inst + 2]++;
+    if (inst >= 0) w->first[inst_slot(c, inst) + 2]++;
   }
   for (size_t i = 2; i < ninst + 2; i++) w->first[i] += w->first[i - 1];
   for (size_t i = 0; i < nw; i++) {
     int32_t inst = i < c->nk ? dla__call_inst(c, c->k[i].api) : c->m[i - c->nk].inst;
-    if (inst >= 0) w->order[w->first[inst + 1]++] = (uint32_t)i;
+    if (inst >= 0) w->order[w->first[inst_slot(c, inst) + 1]++] = (uint32_t)i;
   }
   return DL_OK;
 }
@@ -684,12 +697,11 @@ static int instance_figures(dla_ctx *c) {
     if (gpu > op->gpu_max) op->gpu_max = gpu;
   }
   for (size_t j = 0; rc == DL_OK && j < c->nown; j++) {
-    size_t i = (size_t)c->own[j].call;
-    const dla_api *a = &c->a[i];
-    if (w.first[c->nr + i] == w.first[c->nr + i + 1]) continue; /* no GPU work */
+    const dla_api *a = &c->a[c->own[j].call];
+    if (w.first[c->nr + j] == w.first[c->nr + j + 1]) continue; /* no GPU work */
     if (!dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
     int64_t busy, first_k, last_k;
-    if ((rc = inst_gpu(c, &w, c->nr + i, &busy, &first_k, &last_k))) break;
+    if ((rc = inst_gpu(c, &w, c->nr + j, &busy, &first_k, &last_k))) break;
     dla_op *op = &c->ops[c->own[j].op];
     op->gpu += busy;
     op->idle += (last_k - first_k) - busy;

@@ -106,6 +106,116 @@ static int rows_from_runs(rows *o, const pair *p, size_t n) {
   return DL_OK;
 }
 
+/* Values grouped by key, each group's values sorted: what sorted (key,
+ * value) pairs give, at 8 bytes a value instead of 16, made with a
+ * counting sort (the keys are few: API names, launch configurations). The
+ * items come from item(ctx, i, &key, &val) for i < n (0: skipped), read
+ * twice. */
+typedef int (*group_item)(const void *ctx, size_t i, int64_t *key, int64_t *val);
+typedef struct groups {
+  int64_t *val;      /* the values, group after group */
+  int64_t *key;      /* per group, ascending */
+  size_t *first;     /* group g: val[first[g] .. first[g + 1] - 1] */
+  size_t ng;
+} groups;
+
+static void groups_free(groups *g) {
+  free(g->val);
+  free(g->key);
+  free(g->first);
+  memset(g, 0, sizeof *g);
+}
+
+typedef struct group_slot {
+  int64_t key;
+  size_t n, at;
+  uint32_t rank;
+} group_slot;
+
+static int cmp_slot_key(const void *x, const void *y) {
+  const group_slot *const *a = x, *const *b = y;
+  return ((*a)->key > (*b)->key) - ((*a)->key < (*b)->key);
+}
+
+/* The slot of key (added when new), through the last one found. */
+static int group_slot_of(dla_map *m, group_slot **v, size_t *nv, size_t *cap, int64_t key,
+                         int64_t *last_key, int64_t *last) {
+  if (*last >= 0 && key == *last_key) return DL_OK;
+  int64_t x = dla_map_get(m, (uint64_t)key);
+  if (x < 0) {
+    if (DLA_GROW(*v, *nv, *cap)) return DL_ENOMEM;
+    x = (int64_t)*nv;
+    (*v)[(*nv)++] = (group_slot){.key = key};
+    if (dla_map_put(m, (uint64_t)key, x)) return DL_ENOMEM;
+  }
+  *last_key = key;
+  *last = x;
+  return DL_OK;
+}
+
+static int groups_make(groups *g, size_t n, group_item item, const void *ctx) {
+  memset(g, 0, sizeof *g);
+  dla_map m;
+  dla_map_init(&m);
+  group_slot *v = NULL, **byk = NULL;
+  size_t nv = 0, cap = 0, total = 0;
+  int64_t key, val, last_key = 0, last = -1;
+  int rc = DL_OK;
+  for (size_t i = 0; rc == DL_OK && i < n; i++) {
+    if (!item(ctx, i, &key, &val)) continue;
+    if ((rc = group_slot_of(&m, &v, &nv, &cap, key, &last_key, &last))) break;
+    v[last].n++;
+    total++;
+  }
+  if (rc == DL_OK) {
+    byk = malloc((nv + 1) * sizeof *byk);
+    g->key = malloc((nv + 1) * sizeof *g->key);
+    g->first = malloc((nv + 1) * sizeof *g->first);
+    g->val = malloc((total + 1) * sizeof *g->val);
+    dl_advise_huge(g->val, (total + 1) * sizeof *g->val);
+    if (!byk || !g->key || !g->first || !g->val) rc = DL_ENOMEM;
+  }
+  if (rc == DL_OK) {
+    for (size_t j = 0; j < nv; j++) byk[j] = &v[j];
+    qsort(byk, nv, sizeof *byk, cmp_slot_key);
+    size_t at = 0;
+    for (size_t j = 0; j < nv; j++) {
+      g->key[j] = byk[j]->key;
+      g->first[j] = byk[j]->at = at;
+      at += byk[j]->n;
+    }
+    g->first[nv] = at;
+    g->ng = nv;
+    last = -1;
+    for (size_t i = 0; rc == DL_OK && i < n; i++) {
+      if (!item(ctx, i, &key, &val)) continue;
+      if ((rc = group_slot_of(&m, &v, &nv, &cap, key, &last_key, &last))) break;
+      g->val[v[last].at++] = val;
+    }
+  }
+  for (size_t j = 0; rc == DL_OK && j < g->ng; j++)
+    dla__sort_keys(g->val + g->first[j], g->first[j + 1] - g->first[j]);
+  free(byk);
+  free(v);
+  dla_map_free(&m);
+  if (rc) groups_free(g);
+  return rc;
+}
+
+/* Appends one row per group, in key order (as rows_from_runs). */
+static int rows_from_groups(rows *o, const groups *g) {
+  if (o->n + g->ng > o->cap) {
+    srow *v = realloc(o->v, (o->n + g->ng) * sizeof *v);
+    if (!v) return DL_ENOMEM;
+    o->v = v;
+    o->cap = o->n + g->ng;
+  }
+  for (size_t j = 0; j < g->ng; j++)
+    o->v[o->n++] = (srow){.key = g->key[j],
+                          .t = stat_vals(g->val + g->first[j], 1, g->first[j + 1] - g->first[j])};
+  return DL_OK;
+}
+
 static int cmp_srow(const void *x, const void *y) {
   const srow *a = x, *b = y;
   if (a->t.total != b->t.total) return a->t.total > b->t.total ? -1 : 1;
@@ -277,7 +387,13 @@ static void fill_name(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48])
 
 /* ---- CUDA API calls and the ops that called them ---------------------- */
 
-static int in_window(const dla_ctx *c, int64_t t) { return dla__in_aggr(c, dla__iter_of(c, t)); }
+/* dla__in_aggr(c, dla__iter_of(c, t)) without the search: iteration i
+ * starts at bound[i], and times outside the iterations count in the first
+ * or the last. */
+static int in_window(const dla_ctx *c, int64_t t) {
+  if (c->iter_start > 0 && t < c->bound[c->iter_start]) return 0;
+  return c->iter_stop >= c->niter - 1 || t < c->bound[c->iter_stop + 1];
+}
 
 static int cmp_api_op(const void *x, const void *y) {
   const dldb_stats_api_op_row *a = x, *b = y;
@@ -285,15 +401,23 @@ static int cmp_api_op(const void *x, const void *y) {
   return (a->op_idx > b->op_idx) - (a->op_idx < b->op_idx);
 }
 
-static int api_stats(emit *e, rows *o, pair *p) {
+static int api_item(const void *ctx, size_t i, int64_t *key, int64_t *val) {
+  const dla_ctx *c = ctx;
+  const dla_api *a = &c->a[i];
+  if (!in_window(c, a->start)) return 0;
+  *key = a->name_id;
+  *val = a->end - a->start;
+  return 1;
+}
+
+static int api_stats(emit *e, rows *o) {
   dla_ctx *c = e->c;
-  size_t n = 0;
-  for (size_t i = 0; i < c->na; i++)
-    if (in_window(c, c->a[i].start)) p[n++] = (pair){c->a[i].name_id, c->a[i].end - c->a[i].start};
-  sort_pairs(p, n);
+  groups g;
+  int rc = groups_make(&g, c->na, api_item, c);
+  if (rc == DL_OK) rc = rows_from_groups(o, &g);
+  groups_free(&g);
   e->kind = DLDB_STATS_CUDA_API;
   e->fill = fill_name;
-  int rc = rows_from_runs(o, p, n);
   if (rc == DL_OK) rc = emit_rows(e, o);
   if (rc) return rc;
   /* per (API name, op), the calls summed: a row per pair met (few), found
@@ -344,8 +468,10 @@ static int api_stats(emit *e, rows *o, pair *p) {
  * block), numbered in the order of their first launch in the window (a
  * configuration's short name is its first launch's). */
 typedef struct kscan {
+  const dla_ctx *c;
   const dla_kcfg **cfgs;
   size_t ncfg;
+  int32_t *num;             /* c->kcfg index -> number, -1: no launch in the window */
 } kscan;
 
 static uint64_t cfg_hash(const dla_kcfg *k) {
@@ -377,25 +503,32 @@ static int cfg_number(kscan *s, dla_map *m, const dla_kcfg *k, int32_t *out) {
   return DL_OK;
 }
 
-/* The pairs (configuration number, GPU time) of the window's kernels into
- * p, their count into *n. */
-static int scan_configs(const dla_ctx *c, kscan *s, pair *p, size_t *n) {
-  int32_t *num = malloc((c->nkcfg + 1) * sizeof *num); /* c->kcfg index -> number */
+/* Numbers the window's configurations (s->num, s->cfgs). */
+static int scan_configs(const dla_ctx *c, kscan *s) {
+  s->c = c;
+  s->num = malloc((c->nkcfg + 1) * sizeof *s->num);
   s->cfgs = malloc((c->nkcfg + 1) * sizeof *s->cfgs);
   dla_map m;
   dla_map_init(&m);
-  int rc = num && s->cfgs ? DL_OK : DL_ENOMEM;
-  for (size_t i = 0; rc == DL_OK && i < c->nkcfg; i++) num[i] = -1;
-  *n = 0;
+  int rc = s->num && s->cfgs ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < c->nkcfg; i++) s->num[i] = -1;
   for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    if (!dla__in_aggr(c, k->iter)) continue;
-    if (num[k->cfg] < 0) rc = cfg_number(s, &m, &c->kcfg[k->cfg], &num[k->cfg]);
-    p[(*n)++] = (pair){num[k->cfg], k->gpu_end - k->gpu_start};
+    if (dla__in_aggr(c, k->iter) && s->num[k->cfg] < 0)
+      rc = cfg_number(s, &m, &c->kcfg[k->cfg], &s->num[k->cfg]);
   }
   dla_map_free(&m);
-  free(num);
   return rc;
+}
+
+/* (configuration number, GPU time) of the window's kernels. */
+static int kernel_item(const void *ctx, size_t i, int64_t *key, int64_t *val) {
+  const kscan *s = ctx;
+  const dla_kern *k = &s->c->k[i];
+  if (!dla__in_aggr(s->c, k->iter)) return 0;
+  *key = s->num[k->cfg];
+  *val = k->gpu_end - k->gpu_start;
+  return 1;
 }
 
 static void dim3(char *buf, size_t len, const int32_t *v) {
@@ -424,20 +557,72 @@ typedef struct kbest {
   int64_t cfg, n, total, nconf;
 } kbest;
 
-static int kernel_stats(emit *e, rows *o, pair *p) {
+typedef struct name_group { /* the configurations of a long name */
+  int64_t long_id;
+  size_t group;             /* a configuration's group */
+} name_group;
+
+static int cmp_name_group(const void *x, const void *y) {
+  const name_group *a = x, *b = y;
+  if (a->long_id != b->long_id) return (a->long_id > b->long_id) - (a->long_id < b->long_id);
+  return (a->group > b->group) - (a->group < b->group);
+}
+
+/* The rows by long name: each name's configurations' values together,
+ * sorted (the rows are those of its values sorted by (name, value)). */
+static int rows_by_name(rows *o, const groups *g, const kscan *s) {
+  name_group *ng = malloc((g->ng + 1) * sizeof *ng);
+  int64_t *tmp = NULL;
+  size_t most = 0, nrows = 0;
+  if (!ng) return DL_ENOMEM;
+  for (size_t j = 0; j < g->ng; j++) ng[j] = (name_group){s->cfgs[g->key[j]]->long_id, j};
+  qsort(ng, g->ng, sizeof *ng, cmp_name_group);
+  for (size_t j = 0; j < g->ng;) { /* the largest name's values */
+    size_t k = j, n = 0;
+    for (; k < g->ng && ng[k].long_id == ng[j].long_id; k++)
+      n += g->first[ng[k].group + 1] - g->first[ng[k].group];
+    if (n > most) most = n;
+    nrows++;
+    j = k;
+  }
+  int rc = (tmp = malloc((most + 1) * sizeof *tmp)) ? DL_OK : DL_ENOMEM;
+  if (rc == DL_OK && o->n + nrows > o->cap) {
+    srow *v = realloc(o->v, (o->n + nrows) * sizeof *v);
+    if (v) {
+      o->v = v;
+      o->cap = o->n + nrows;
+    } else {
+      rc = DL_ENOMEM;
+    }
+  }
+  for (size_t j = 0; rc == DL_OK && j < g->ng;) {
+    size_t k = j, n = 0;
+    for (; k < g->ng && ng[k].long_id == ng[j].long_id; k++) {
+      size_t b = g->first[ng[k].group], m = g->first[ng[k].group + 1] - b;
+      memcpy(tmp + n, g->val + b, m * sizeof *tmp);
+      n += m;
+    }
+    if (k - j > 1) dla__sort_keys(tmp, n);
+    o->v[o->n++] = (srow){.key = ng[j].long_id, .t = stat_vals(tmp, 1, n)};
+    j = k;
+  }
+  free(tmp);
+  free(ng);
+  return rc;
+}
+
+static int kernel_stats(emit *e, rows *o) {
   dla_ctx *c = e->c;
   kscan s = {0};
+  groups g = {0};
   dla_map names;
   dla_map_init(&names);
   kbest *best = NULL;
   size_t nbest = 0;
   /* by configuration */
-  size_t n = 0;
-  int rc = scan_configs(c, &s, p, &n);
-  if (rc == DL_OK) {
-    sort_pairs(p, n);
-    rc = rows_from_runs(o, p, n);
-  }
+  int rc = scan_configs(c, &s);
+  if (rc == DL_OK) rc = groups_make(&g, c->nk, kernel_item, &s);
+  if (rc == DL_OK) rc = rows_from_groups(o, &g);
   if (rc == DL_OK && !(best = malloc((o->n + 1) * sizeof *best))) rc = DL_ENOMEM;
   for (size_t i = 0; rc == DL_OK && i < o->n; i++) { /* configurations in first-seen order */
     const srow *x = &o->v[i];
@@ -458,11 +643,8 @@ static int kernel_stats(emit *e, rows *o, pair *p) {
   e->ctx = s.cfgs;
   if (rc == DL_OK) rc = emit_rows(e, o);
   /* by long name */
-  for (size_t i = 0; rc == DL_OK && i < n; i++) p[i].key = s.cfgs[p[i].key]->long_id;
-  if (rc == DL_OK) {
-    sort_pairs(p, n);
-    rc = rows_from_runs(o, p, n);
-  }
+  if (rc == DL_OK) rc = rows_by_name(o, &g, &s);
+  groups_free(&g);
   for (size_t i = 0; rc == DL_OK && i < o->n; i++) {
     const kbest *k = &best[dla_map_get(&names, (uint64_t)o->v[i].key)];
     o->v[i].a = k->cfg;
@@ -474,6 +656,7 @@ static int kernel_stats(emit *e, rows *o, pair *p) {
   e->ctx = NULL;
   free(best);
   free(s.cfgs);
+  free(s.num);
   dla_map_free(&names);
   return rc;
 }
@@ -587,17 +770,17 @@ static void fill_range(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]
   }
 }
 
-/* A range's projection (32 bytes: one per range): its GPU ops' first start
+/* A range's projection (24 bytes: one per range): its GPU ops' first start
  * and last end while they are projected (lo, hi); then (nvtx_stats) the
  * projected time and the range's own duration, all the NVTX tables read of
- * the range besides its pair, so that c->r can go. ops < 2^31: c->k and
- * c->m are indexed in int32. */
+ * the range besides its pair and its nesting, so that c->r can go. ops <
+ * 2^31: c->k and c->m are indexed in int32. */
 typedef struct proj {
   union {
     struct { int64_t lo, hi; };
     struct { int64_t gpu, dur; };
   };
-  int32_t ops, parent, level, children;
+  int32_t ops, parent;
 } proj;
 
 /* What table 2's rows read of a range's projection once its pairs are made
@@ -608,12 +791,21 @@ typedef struct __attribute__((packed, aligned(4))) pjsum {
 } pjsum;
 
 /* Shrinks the projections pj[0..n-1] to their sums, in place: sum i is
- * written at or before projection i's place, after it is read. */
+ * written at or before projection i's place, after it is read; a range's
+ * parent comes before it, so its sum is there to count its children and
+ * give its level. */
 static pjsum *proj_sums(proj *pj, size_t n) {
   pjsum *out = (pjsum *)(void *)pj;
   for (size_t i = 0; i < n; i++) {
-    pjsum x = {.dur = pj[i].dur, .ops = pj[i].ops, .level = pj[i].level,
-               .children = pj[i].children};
+    int32_t parent = pj[i].parent;
+    pjsum x = {.dur = pj[i].dur, .ops = pj[i].ops};
+    if (parent >= 0) {
+      pjsum up;
+      memcpy(&up, &out[parent], sizeof up);
+      x.level = up.level + 1;
+      up.children++;
+      memcpy(&out[parent], &up, sizeof up);
+    }
     memcpy(&out[i], &x, sizeof x);
   }
   pjsum *p = realloc(out, (n ? n : 1) * sizeof *out); /* the tail back */
@@ -657,31 +849,23 @@ struct dla_nvtx_proj {
 static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
   *out = NULL;
   if (!c->nr) return DL_OK;
-  /* nesting on each thread: ranges are sorted by (thread, start, outer first) */
+  /* nesting on each thread: ranges are sorted by (thread, start, outer
+   * first), so a range's parent is the first of the chain of the range
+   * before it (marks aside) that has not ended before it starts */
   proj *pj = malloc(c->nr * sizeof *pj);
-  int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
   dl_advise_huge(pj, c->nr * sizeof *pj);
-  dl_advise_huge(stack, (c->nr + 1) * sizeof *stack);
-  if (!pj || !stack) {
-    free(pj);
-    free(stack);
-    return DL_ENOMEM;
-  }
-  size_t sp = 0;
+  if (!pj) return DL_ENOMEM;
+  int32_t last = -1;
   for (size_t i = 0; i < c->nr; i++) {
     const dla_range *r = &c->r[i];
     pj[i] = (proj){.lo = INT64_MAX, .hi = INT64_MIN, .parent = -1};
-    if (i && dla__range_tk(c, &c->r[i - 1]) != dla__range_tk(c, r)) sp = 0;
+    if (i && dla__range_tk(c, &c->r[i - 1]) != dla__range_tk(c, r)) last = -1;
     if (r->style == DLDB_NVTX_MARK) continue;
-    while (sp && c->r[stack[sp - 1]].end < r->start) sp--;
-    if (sp) {
-      pj[i].parent = stack[sp - 1];
-      pj[i].level = pj[stack[sp - 1]].level + 1;
-      pj[stack[sp - 1]].children++;
-    }
-    stack[sp++] = (int32_t)i;
+    int32_t x = last;
+    while (x >= 0 && c->r[x].end < r->start) x = pj[x].parent;
+    pj[i].parent = x;
+    last = (int32_t)i;
   }
-  free(stack);
   /* GPU work goes to the innermost range of its launching call and to
    * every range around that one */
   for (size_t i = 0; i < c->nk; i++)
@@ -806,16 +990,12 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
 
 int dla__stats_write(dla_ctx *c, int64_t aggr_id) {
   if (!dldb_stats_has_tables(c->w)) return DL_OK; /* a dldb from before issue 8 */
-  size_t cap = c->na;
-  if (c->nk > cap) cap = c->nk;
-  if (c->nm > cap) cap = c->nm;
-  pair *p = malloc((cap + 1) * sizeof *p);
-  dl_advise_huge(p, (cap + 1) * sizeof *p);
+  pair *p = malloc((c->nm + 1) * sizeof *p); /* the memory ops' */
   rows o = {0};
   emit e = {.c = c, .aggr_id = aggr_id};
   int rc = p ? DL_OK : DL_ENOMEM;
-  if (rc == DL_OK) rc = api_stats(&e, &o, p);
-  if (rc == DL_OK) rc = kernel_stats(&e, &o, p);
+  if (rc == DL_OK) rc = api_stats(&e, &o);
+  if (rc == DL_OK) rc = kernel_stats(&e, &o);
   if (rc == DL_OK) rc = mem_stats(&e, &o, p);
   if (rc == DL_OK) rc = osrt_stats(&e, &o);
   free(p);
