@@ -169,8 +169,8 @@ static int thread_index(loader *l, int64_t pid, int64_t tid, int32_t *out) {
     h = h * 0x9E3779B97F4A7C15ull + 1; /* another thread with that hash */
   }
   if (c->nthr >= DLA_MAX_THREADS)
-    return dl_err(c->err, c->errlen, DL_EINVAL, "dla_aggregate: NVTX ranges on more than %d threads",
-                  DLA_MAX_THREADS);
+    return dl_err(c->err, c->errlen, DL_EINVAL,
+                  "dla_aggregate: NVTX ranges on more than %d threads", DLA_MAX_THREADS);
   if (DLA_GROW(c->thr, c->nthr, l->thrcap) || dla_map_put(&l->thr_of, h, (int64_t)c->nthr))
     return DL_ENOMEM;
   c->thr[c->nthr] = (dla_thread){.pid = pid, .tid = tid};
@@ -659,40 +659,33 @@ static int inst_gpu(const dla_ctx *c, inst_work *w, size_t inst, int64_t *busy,
   return DL_OK;
 }
 
+/* An op instance in the window: range i owns its calls and is of an op. */
+static int window_instance(const dla_ctx *c, size_t i) {
+  const dla_range *r = &c->r[i];
+  return r->inst == (int32_t)i && r->op >= 0 && dla__in_aggr(c, dla__iter_of(c, r->start));
+}
+
 /* Op figures from the op instances of the aggregated iterations. A range
  * instance: CPU time = the range, CPU overhead = CPU time not spent in the
  * CUDA API calls attributed to it, GPU time = the union of its GPU work,
  * GPU idle = first start to last end of that work minus the union. An
  * unassociated call's GPU figures go straight to its op (its CPU figures
  * follow in accumulate). The per-instance figures are used at once, not
- * kept: no per-range accumulators survive this function. */
+ * kept: no per-range accumulators survive this function. Sums, minima and
+ * maxima, in two passes (GPU figures from the instances' grouped GPU work,
+ * then CPU figures from their API time), so that the two arrays are not
+ * held at once. */
 static int instance_figures(dla_ctx *c) {
   inst_work w;
-  int64_t *api = calloc(c->nr + 1, sizeof *api); /* per range instance: API time */
-  dl_advise_huge(api, (c->nr + 1) * sizeof *api);
-  int rc = api ? inst_work_build(c, &w) : DL_ENOMEM;
-  if (!api) memset(&w, 0, sizeof w);
-  for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
-    const dla_api *a = &c->a[i];
-    if (a->range >= 0 && c->r[a->range].inst >= 0) api[c->r[a->range].inst] += a->end - a->start;
-  }
+  int rc = inst_work_build(c, &w);
   for (size_t i = 0; rc == DL_OK && i < c->nr; i++) {
-    const dla_range *r = &c->r[i];
-    if (r->inst != (int32_t)i || r->op < 0 || !dla__in_aggr(c, dla__iter_of(c, r->start)))
-      continue;
+    if (!window_instance(c, i)) continue;
     int64_t gpu, first_k, last_k;
     if ((rc = inst_gpu(c, &w, i, &gpu, &first_k, &last_k))) break;
-    dla_op *op = &c->ops[r->op];
-    int64_t dur = r->end - r->start;
-    int64_t ovh = dur - api[i];
+    dla_op *op = &c->ops[c->r[i].op];
     int64_t idle = first_k != INT64_MAX ? (last_k - first_k) - gpu : 0;
-    op->num_calls++;
-    op->cpu += dur;
-    op->overhead += ovh > 0 ? ovh : 0;
     op->idle += idle > 0 ? idle : 0;
     op->gpu += gpu;
-    if (dur < op->cpu_min) op->cpu_min = dur;
-    if (dur > op->cpu_max) op->cpu_max = dur;
     if (gpu < op->gpu_min) op->gpu_min = gpu;
     if (gpu > op->gpu_max) op->gpu_max = gpu;
   }
@@ -709,8 +702,28 @@ static int instance_figures(dla_ctx *c) {
     if (busy > op->gpu_max) op->gpu_max = busy;
   }
   inst_work_free(&w);
+  if (rc) return rc;
+  int64_t *api = calloc(c->nr + 1, sizeof *api); /* per range instance: API time */
+  dl_advise_huge(api, (c->nr + 1) * sizeof *api);
+  if (!api) return DL_ENOMEM;
+  for (size_t i = 0; i < c->na; i++) {
+    const dla_api *a = &c->a[i];
+    if (a->range >= 0 && c->r[a->range].inst >= 0) api[c->r[a->range].inst] += a->end - a->start;
+  }
+  for (size_t i = 0; i < c->nr; i++) {
+    if (!window_instance(c, i)) continue;
+    const dla_range *r = &c->r[i];
+    dla_op *op = &c->ops[r->op];
+    int64_t dur = r->end - r->start;
+    int64_t ovh = dur - api[i];
+    op->num_calls++;
+    op->cpu += dur;
+    op->overhead += ovh > 0 ? ovh : 0;
+    if (dur < op->cpu_min) op->cpu_min = dur;
+    if (dur > op->cpu_max) op->cpu_max = dur;
+  }
   free(api);
-  return rc;
+  return DL_OK;
 }
 
 static int accumulate(dla_ctx *c, stats *s) {
@@ -932,6 +945,14 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   if (rc) return rc;
   if ((rc = dldb_write_meta(c->w, "tc_rules_version", DLA_TC_RULES_VERSION, err, errlen)))
     goto out;
+  /* The statistics of calls, kernels and memory first: grouping their
+   * values beside the ranges, calls and kernels is the most memory they
+   * take, and SQLite's page cache is still nearly empty (its pages stay
+   * dirty, so held, until the commit). They have few rows. */
+  dla__progress(c, "writing statistics", 0, 1);
+  if ((rc = dla__stats_write(c, aggr_id))) goto out;
+  dla__progress(c, "writing statistics", 1, 1);
+  dla__progress(c, "writing the aggregation", 0, (int64_t)c->nk);
 
   int64_t wall = c->wall_end - c->wall_start;
   dldb_summary_row sr = {
@@ -1017,9 +1038,10 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
     if (!dla__in_aggr(c, k->iter)) continue;
-    dldb_kernel_attr_row kr = {.iter_value = k->iter, .kernel_id = dla__kern_id(c, k), .op_idx = k->op,
-                               .api_start_ns = dla__kern_api_start(c, k),
-                               .api_dur_ns = dla__kern_api_dur(c, k), .uses_tc = dla__kern_tc(c, k)};
+    dldb_kernel_attr_row kr = {.iter_value = k->iter, .kernel_id = dla__kern_id(c, k),
+                               .op_idx = k->op, .api_start_ns = dla__kern_api_start(c, k),
+                               .api_dur_ns = dla__kern_api_dur(c, k),
+                               .uses_tc = dla__kern_tc(c, k)};
     if ((rc = dldb_aggr_kernel(c->w, aggr_id, &kr, err, errlen))) goto out;
     if ((i + 1) % 65536 == 0) dla__progress(c, "writing the aggregation", (int64_t)i + 1, (int64_t)c->nk);
   }
@@ -1041,13 +1063,6 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   if ((rc = dla__write_groups(c, aggr_id))) goto out;
   if ((rc = dla__write_op_types(c, aggr_id))) goto out;
   if ((rc = dla__comm_write(c, aggr_id))) goto out;
-  /* the aggregation's rows end here (each phase ends before the next
-   * starts: --verbosity=detailed times them); the statistics in two steps:
-   * the tables of calls, kernels and memory, then the NVTX tables (a row
-   * per distinct range text) */
-  dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
-  dla__progress(c, "writing statistics", 0, 1);
-  if ((rc = dla__stats_write(c, aggr_id))) goto out;
   for (int g = 0; g < c->ngpus; g++) {
     dldb_gpu_util_row r = {.device_id = c->gpu_ids[g], .gpu_utilization = c->gpu_util[g],
                            .kernel_time = c->gpu_busy[g]};
@@ -1060,29 +1075,35 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
                           .javascript_args = fd[i].js_args};
     if ((rc = dldb_aggr_finding(c->w, aggr_id, (int64_t)i + 1, &r, err, errlen))) goto out;
   }
-  /* Every row that needs the calls is written: of them the GPU projection
-   * needs only each kernel's range, so they go before it (0.3 GB at 10 M
-   * kernels), and the kernels after it, before the NVTX statistics. */
-  int32_t *kr = malloc((c->nk + 1) * sizeof *kr);
-  dl_advise_huge(kr, (c->nk + 1) * sizeof *kr);
-  if (!kr) {
-    rc = DL_ENOMEM;
-    goto out;
+  /* the aggregation's rows end here (each phase ends before the next
+   * starts: --verbosity=detailed times them) */
+  dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
+  dla__progress(c, "writing NVTX statistics", 0, 1);
+  /* Every row that needs the calls is written: the kernels shrink, in
+   * place, to what the GPU projection reads of them and of their calls (12
+   * bytes a kernel back), the calls go, then the kernels, before the NVTX
+   * statistics. */
+  size_t nk = c->nk;
+  dla_kspan *ks = (dla_kspan *)(void *)c->k;
+  for (size_t i = 0; i < nk; i++) { /* span i is written at or before kernel i, once read */
+    const dla_kern *k = &c->k[i];
+    dla_kspan x = {.start = k->gpu_start, .end = k->gpu_end, .range = dla__kern_range(c, k)};
+    memcpy(&ks[i], &x, sizeof x);
   }
-  for (size_t i = 0; i < c->nk; i++) kr[i] = dla__kern_range(c, &c->k[i]);
-  free(c->a);
-  c->a = NULL;
-  c->na = 0;
-  rc = dla__stats_project(c, kr, &nvtx);
-  free(kr);
-  free(c->k);
+  if (nk) {
+    dla_kspan *p = realloc(ks, nk * sizeof *ks);
+    if (p) ks = p;
+  }
   free(c->kid);
   c->k = NULL;
   c->kid = NULL;
   c->nk = c->kcap = c->kidcap = 0;
+  free(c->a);
+  c->a = NULL;
+  c->na = 0;
+  rc = dla__stats_project(c, ks, nk, &nvtx);
+  free(ks);
   if (rc) goto out;
-  dla__progress(c, "writing statistics", 1, 1);
-  dla__progress(c, "writing NVTX statistics", 0, 1);
   if ((rc = dla__stats_write_nvtx(c, aggr_id, &nvtx))) goto out;
   dla__progress(c, "writing NVTX statistics", 1, 1);
   /* the first aggregation of a file builds the index of kernels by op here */
@@ -1129,6 +1150,7 @@ static int loads_run(loads *ld) {
     rc = load_phase(&l, "loading kernels", "kernels", (void **)&c->k, &c->kcap, sizeof *c->k,
                     dldb_scan_estimate(c->w, "memcpys") + dldb_scan_estimate(c->w, "memsets"));
   if (rc == DL_OK) rc = dldb_scan_gpu_ops(c->w, load_gpu_op, &gl, c->err, c->errlen);
+  dla__corr_free(&ld->corr); /* the GPU work has its calls: 4 bytes a call back */
   dla_map_free(&cfg_of);
   dla_map_free(&tc_cache);
   return rc;
@@ -1264,7 +1286,6 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   c.err = err;
   c.errlen = errlen;
   dla_smap_init(&c.op_by_path);
-  dla_corr *corr = NULL;
   stats s;
   memset(&s, 0, sizeof s);
   dla_finding *findings = NULL;
@@ -1300,7 +1321,6 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
     int lrc = loads_finish(&c, &ld, threaded);
     if (rc == DL_OK && lrc) rc = dl_err(err, errlen, lrc, "%s", ld.err);
   }
-  corr = ld.corr;
   if (rc == DL_OK) rc = dla__calls_ops(&c, &ld.pending);
   dla__calls_pending_free(&ld.pending);
   if (rc) goto out;
@@ -1308,7 +1328,6 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   dla__progress(&c, "loading kernels", 0, (int64_t)(c.nk + c.nm));
   if ((rc = gpu_owners(&c))) goto out;
   dla__progress(&c, "loading kernels", (int64_t)(c.nk + c.nm), (int64_t)(c.nk + c.nm));
-  dla__corr_free(&corr);
 #ifdef __GLIBC__
   malloc_trim(0); /* what the loading thread freed stays in its arena otherwise */
 #endif
@@ -1391,7 +1410,6 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   dla__comm_facts(&c, &f);
   size_t nfd = dla_rules_run(&f, findings, MAX_FINDINGS);
   dla__progress(&c, "analysing the timeline", 1, 1);
-  dla__progress(&c, "writing the aggregation", 0, (int64_t)c.nk);
   dldb_writer_cache_for(w, 0);
   rc = write_all(&c, &s, &f, findings, nfd, aggr_id);
 out:
@@ -1400,7 +1418,6 @@ out:
   free(findings);
   free(durations);
   stats_free(&s);
-  dla__corr_free(&corr);
   dla_smap_free(&c.op_by_path);
   for (size_t i = 0; i < c.nops; i++) {
     free(c.ops[i].key);

@@ -306,7 +306,8 @@ static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck,
   if (!cnt) return DL_ENOMEM;
   for (size_t i = 0; i < c->nk; i++) {
     int64_t s = c->k[i].gpu_start, e = c->k[i].gpu_end;
-    if (dla__kern_device(c, &c->k[i]) == dev && clip(c, &s, &e)) cnt[dla__dist(s, c->wall_start) >> shift]++;
+    if (dla__kern_device(c, &c->k[i]) == dev && clip(c, &s, &e))
+      cnt[dla__dist(s, c->wall_start) >> shift]++;
   }
   for (size_t i = 0; i < c->nm; i++) {
     int64_t s = c->m[i].start, e = c->m[i].end;
@@ -372,7 +373,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     for (size_t i = 0; i < c->nk; i++) {
       const dla_kern *k = &c->k[i];
       int64_t s = k->gpu_start, e = k->gpu_end;
-      if (dla__kern_device(c, k) != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi)) continue;
+      if (dla__kern_device(c, k) != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi))
+        continue;
       v[nv++] = (tev){s, (int32_t)i, comm_k[i] ? CL_COMM : CL_COMP, 1};
     }
     for (size_t i = 0; i < c->nm; i++) {

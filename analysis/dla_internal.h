@@ -291,17 +291,23 @@ void dla__comm_free(dla_ctx *c);
 /* dla_stats.c: writes the nsys-stats-style tables (aggr_stats,
  * aggr_nvtx_stats, aggr_stats_api_ops) of the aggregation; nothing on a
  * dldb without them. In three steps, so that the caller can free c->a and
- * then c->k in between (the NVTX tables, a row per distinct range name,
+ * shrink c->k in between (the NVTX tables, a row per distinct range name,
  * need the most memory):
  * dla__stats_write writes the API, kernel, memory and OS runtime tables;
  * dla__stats_project computes each range's GPU projection into *nvtx (NULL
- * without the tables) from c->r, c->k, c->m and kr (kr[i]: the range of
- * c->k[i]'s launching call, -1 none; c->a may be gone);
+ * without the tables) from c->r, c->m and ks[0..nk-1] (each kernel's span
+ * and the range of its launching call: c->a and c->k may be gone);
  * dla__stats_write_nvtx writes the NVTX tables from c->r and *nvtx, and
  * frees it (as dla__stats_nvtx_free does on an error path). */
 typedef struct dla_nvtx_proj dla_nvtx_proj;
 int dla__stats_write(dla_ctx *c, int64_t aggr_id);
-int dla__stats_project(dla_ctx *c, const int32_t *kr, dla_nvtx_proj **nvtx);
+/* A kernel as the GPU projection reads it (20 bytes: the kernels shrink to
+ * these, in place, once the rows that need the calls are written). */
+typedef struct __attribute__((packed, aligned(4))) dla_kspan {
+  int64_t start, end;
+  int32_t range;             /* the launching call's innermost range, -1: none */
+} dla_kspan;
+int dla__stats_project(dla_ctx *c, const dla_kspan *ks, size_t nk, dla_nvtx_proj **nvtx);
 int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx);
 void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);
 

@@ -296,6 +296,7 @@ typedef struct npair { /* 16 bytes */
   uint32_t key;         /* name id << 1 | start/end (name ids < 2^31) */
   int32_t range;        /* index into c->r */
 } npair;
+_Static_assert(sizeof(npair) == 16, "npair: 16 bytes, val every second int64");
 
 /* By (key, val, range): a total order, ranges being distinct. */
 static inline int npair_lt(const npair *a, const npair *b) {
@@ -314,6 +315,7 @@ typedef struct __attribute__((packed, aligned(4))) run { /* 20 bytes: a row each
                        order: a run of one needs no look at p, a cache miss
                        a row with millions of names) */
 } run;
+_Static_assert(sizeof(run) == 20, "run: 20 bytes");
 
 /* cmp_srow's order: total desc, count, key (distinct: one run a key). */
 static inline int run_lt(const run *a, const run *b) {
@@ -365,8 +367,9 @@ static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
     size_t m = n - i < BATCH ? n - i : BATCH;
     for (size_t j = 0; j < m; j++) {
       const run *u = &v[i + j];
+      size_t stride = sizeof *p / sizeof(int64_t);
       s[j] = (srow){.key = u->key,
-                    .t = u->n > 1 ? stat_vals(&p[u->first].val, sizeof *p / sizeof(int64_t), (size_t)u->n)
+                    .t = u->n > 1 ? stat_vals(&p[u->first].val, stride, (size_t)u->n)
                                   : (dldb_stat){.n = 1, .total = u->total, .min = u->total,
                                                 .max = u->total, .avg = (double)u->total,
                                                 .med = (double)u->total}};
@@ -789,6 +792,7 @@ typedef struct __attribute__((packed, aligned(4))) pjsum {
   int64_t dur;
   int32_t ops, level, children;
 } pjsum;
+_Static_assert(sizeof(pjsum) == 20, "pjsum: 20 bytes");
 
 /* Shrinks the projections pj[0..n-1] to their sums, in place: sum i is
  * written at or before projection i's place, after it is read; a range's
@@ -839,14 +843,13 @@ static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
   s->y = y;
 }
 
-/* The GPU projection of every range: kernels (kr[i]: kernel i's range) and
- * memory ops. */
+/* The GPU projection of every range: kernels (ks[0..nk-1]) and memory ops. */
 struct dla_nvtx_proj {
   proj *pj;    /* then (nvtx_stats), once table 2's pairs are made: */
   pjsum *sum;  /* the same memory, shrunk */
 };
 
-static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
+static int nvtx_project(dla_ctx *c, const dla_kspan *ks, size_t nk, proj **out) {
   *out = NULL;
   if (!c->nr) return DL_OK;
   /* nesting on each thread: ranges are sorted by (thread, start, outer
@@ -868,8 +871,11 @@ static int nvtx_project(dla_ctx *c, const int32_t *kr, proj **out) {
   }
   /* GPU work goes to the innermost range of its launching call and to
    * every range around that one */
-  for (size_t i = 0; i < c->nk; i++)
-    if (kr[i] >= 0) project(pj, kr[i], c->k[i].gpu_start, c->k[i].gpu_end);
+  for (size_t i = 0; i < nk; i++) {
+    dla_kspan k;
+    memcpy(&k, &ks[i], sizeof k);
+    if (k.range >= 0) project(pj, k.range, k.start, k.end);
+  }
   for (size_t i = 0; i < c->nm; i++)
     if (c->m[i].range >= 0) project(pj, c->m[i].range, c->m[i].start, c->m[i].end);
   *out = pj;
@@ -914,7 +920,8 @@ static int gpu_runs(const npair *p, size_t n, const proj *pj, gpu_table *t) {
     if (m > 1) {
       t->v[t->nv++] = (run){.total = total, .key = p[i].key, .first = (int32_t)t->np, .n = (int32_t)m};
       for (size_t k = i; k < j; k++)
-        if (pj[p[k].range].ops > 0) t->p[t->np++] = (npair){.key = p[k].key, .val = pj[p[k].range].gpu, .range = p[k].range};
+        if (pj[p[k].range].ops > 0)
+          t->p[t->np++] = (npair){.key = p[k].key, .val = pj[p[k].range].gpu, .range = p[k].range};
     }
     i = j;
   }
@@ -948,7 +955,8 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
   for (size_t i = 0; i < nr; i++) {
     const dla_range *r = &c->r[i];
     if (counted(c, i))
-      p[n++] = (npair){.key = (uint32_t)range_key(r), .val = r->end - r->start, .range = (int32_t)i};
+      p[n++] = (npair){.key = (uint32_t)range_key(r), .val = r->end - r->start,
+                       .range = (int32_t)i};
     int64_t gpu = pj[i].ops > 0 ? pj[i].hi - pj[i].lo : 0;
     pj[i].dur = r->end - r->start; /* lo and hi become gpu and dur */
     pj[i].gpu = gpu;
@@ -1003,11 +1011,11 @@ int dla__stats_write(dla_ctx *c, int64_t aggr_id) {
   return rc;
 }
 
-int dla__stats_project(dla_ctx *c, const int32_t *kr, dla_nvtx_proj **nvtx) {
+int dla__stats_project(dla_ctx *c, const dla_kspan *ks, size_t nk, dla_nvtx_proj **nvtx) {
   *nvtx = NULL;
   if (!dldb_stats_has_tables(c->w)) return DL_OK;
   dla_nvtx_proj *x = calloc(1, sizeof *x);
-  int rc = x ? nvtx_project(c, kr, &x->pj) : DL_ENOMEM;
+  int rc = x ? nvtx_project(c, ks, nk, &x->pj) : DL_ENOMEM;
   if (rc == DL_OK) *nvtx = x;
   else dla__stats_nvtx_free(&x);
   return rc;

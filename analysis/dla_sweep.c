@@ -168,7 +168,8 @@ static size_t range_unions(const dla_ctx *c, events *e) {
 /* Every interval of the sweep (kernels, memory ops, merged ranges) into e. */
 static void add_all(const dla_ctx *c, events *e) {
   for (size_t i = 0; i < c->nk; i++)
-    add_interval(e, c->k[i].gpu_start, c->k[i].gpu_end, dla__kern_tc(c, &c->k[i]) ? DLA_CAT_TC : DLA_CAT_NON_TC);
+    add_interval(e, c->k[i].gpu_start, c->k[i].gpu_end,
+                 dla__kern_tc(c, &c->k[i]) ? DLA_CAT_TC : DLA_CAT_NON_TC);
   for (size_t i = 0; i < c->nm; i++) add_interval(e, c->m[i].start, c->m[i].end, DLA_CAT_MEMORY);
   range_unions(c, e);
 }
