@@ -587,14 +587,7 @@ static void inst_work_free(inst_work *w) {
 /* The instance slot of dla__call_inst's instance inst (>= 0). */
 static size_t inst_slot(const dla_ctx *c, int32_t inst) {
   if ((size_t)inst < c->nr) return (size_t)inst;
-  int32_t ai = (int32_t)((size_t)inst - c->nr);
-  size_t lo = 0, hi = c->nown;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->own[mid].call < ai) lo = mid + 1;
-    else hi = mid;
-  }
-  return c->nr + lo;
+  return c->nr + dla__own_index(c, (int32_t)((size_t)inst - c->nr));
 }
 
 static int inst_work_build(const dla_ctx *c, inst_work *w) {

@@ -349,14 +349,19 @@ int dla__calls_ops(dla_ctx *c, dla_calls_pending **pending) {
   return rc;
 }
 
-int32_t dla__call_own_op(const dla_ctx *c, int32_t ai) {
+size_t dla__own_index(const dla_ctx *c, int32_t ai) {
   size_t lo = 0, hi = c->nown;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (c->own[mid].call < ai) lo = mid + 1;
     else hi = mid;
   }
-  return lo < c->nown && c->own[lo].call == ai ? c->own[lo].op : -1;
+  return lo;
+}
+
+int32_t dla__call_own_op(const dla_ctx *c, int32_t ai) {
+  size_t j = dla__own_index(c, ai);
+  return j < c->nown && c->own[j].call == ai ? c->own[j].op : -1;
 }
 
 void dla__calls_pending_free(dla_calls_pending **p) {

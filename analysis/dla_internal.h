@@ -178,8 +178,10 @@ static inline int32_t dla__kern_range(const dla_ctx *c, const dla_kern *k) {
   return k->api >= 0 ? c->a[k->api].range : -1;
 }
 /* The unassociated_<api> op of call ai when it is outside every op
- * instance (dla__calls_ops made one), else -1. */
+ * instance (dla__calls_ops made one), else -1; dla__own_index: the place
+ * of call ai in c->own (of the first call after it when it has none). */
 int32_t dla__call_own_op(const dla_ctx *c, int32_t ai);
+size_t dla__own_index(const dla_ctx *c, int32_t ai);
 /* The op instance of GPU work launched by call ai (-1: not found): the
  * range instance owning the call's innermost range; else, for a call
  * outside every instance (its own unassociated op), nr + ai; else -1. */
