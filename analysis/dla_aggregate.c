@@ -943,6 +943,9 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
    * take, and SQLite's page cache is still nearly empty (its pages stay
    * dirty, so held, until the commit). They have few rows. */
   dla__progress(c, "writing statistics", 0, 1);
+#ifdef __GLIBC__
+  malloc_trim(0); /* what the analysis's smaller transients freed stays resident otherwise */
+#endif
   if ((rc = dla__stats_write(c, aggr_id))) goto out;
   dla__progress(c, "writing statistics", 1, 1);
   dla__progress(c, "writing the aggregation", 0, (int64_t)c->nk);

@@ -54,9 +54,9 @@ static int64_t seq_get(const seq_index *x, int64_t seq) {
 
 /* Returns 0, or -1 when out of memory. */
 static int seq_put(seq_index *x, int64_t seq, int32_t op) {
-  if (!x->ops) {
-    size_t cap = 4096;
-    if (!(x->ops = malloc(cap * sizeof *x->ops))) return -1;
+  if (!x->ops) { /* every allowed slot at once: the pages the seqs reach are touched */
+    size_t cap = 4096 < x->limit ? 4096 : x->limit;
+    if (!(x->ops = malloc(x->limit * sizeof *x->ops))) return -1;
     for (size_t i = 0; i < cap; i++) x->ops[i] = -1;
     x->cap = cap;
     x->base = seq;
@@ -65,13 +65,9 @@ static int seq_put(seq_index *x, int64_t seq, int32_t op) {
     return dla_map_put(&x->far, (uint64_t)seq, op);
   size_t at = (size_t)(seq - x->base);
   if (at >= x->cap) {
-    size_t cap = x->cap;
-    while (cap <= at) cap *= 2;
+    size_t cap = (at / 4096 + 1) * 4096;
     if (cap > x->limit) cap = x->limit;
-    int32_t *n = realloc(x->ops, cap * sizeof *n);
-    if (!n) return -1;
-    for (size_t i = x->cap; i < cap; i++) n[i] = -1;
-    x->ops = n;
+    for (size_t i = x->cap; i < cap; i++) x->ops[i] = -1;
     x->cap = cap;
   }
   x->ops[at] = op;
@@ -343,8 +339,8 @@ static int build(builder *b) {
       if (rc) break;
       if (b->pn->seq >= 0 && dla_opname_is_backward(b->pn->path)) {
         r->op = -2; /* paired below, once every forward range is known */
-        if (npending == pcap) {
-          int64_t *n = realloc(pseq, (pcap = pcap ? 2 * pcap : 4096) * sizeof *n);
+        if (npending == pcap) { /* at most one a range: all at once, touched as used */
+          int64_t *n = realloc(pseq, (pcap = c->nr) * sizeof *n);
           if (!n) {
             rc = DL_ENOMEM;
             break;
