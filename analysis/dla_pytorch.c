@@ -55,8 +55,11 @@ static int64_t seq_get(const seq_index *x, int64_t seq) {
 /* Returns 0, or -1 when out of memory. */
 static int seq_put(seq_index *x, int64_t seq, int32_t op) {
   if (!x->ops) { /* every allowed slot at once: the pages the seqs reach are touched */
+    if (!(x->ops = malloc(x->limit * sizeof *x->ops))) { /* no room for so many: */
+      x->limit = 4096;                                 /* the others go to the map */
+      if (!(x->ops = malloc(x->limit * sizeof *x->ops))) return -1;
+    }
     size_t cap = 4096 < x->limit ? 4096 : x->limit;
-    if (!(x->ops = malloc(x->limit * sizeof *x->ops))) return -1;
     for (size_t i = 0; i < cap; i++) x->ops[i] = -1;
     x->cap = cap;
     x->base = seq;
@@ -340,12 +343,15 @@ static int build(builder *b) {
       if (b->pn->seq >= 0 && dla_opname_is_backward(b->pn->path)) {
         r->op = -2; /* paired below, once every forward range is known */
         if (npending == pcap) { /* at most one a range: all at once, touched as used */
-          int64_t *n = realloc(pseq, (pcap = c->nr) * sizeof *n);
+          size_t want = pcap ? 2 * pcap : c->nr;
+          int64_t *n = realloc(pseq, want * sizeof *n);
+          if (!n && !pcap) n = realloc(pseq, (want = 4096) * sizeof *n); /* then doubling */
           if (!n) {
             rc = DL_ENOMEM;
             break;
           }
           pseq = n;
+          pcap = want;
         }
         pseq[npending++] = b->pn->seq;
       } else {
