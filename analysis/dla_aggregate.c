@@ -338,7 +338,7 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
     m->name_key = a ? a->name_id : g->kind == 1 ? -1 - g->copy_kind : -100;
     m->iter = 0;
     m->bytes = g->bytes;
-    m->api_dur = a ? a->end - a->start : 0;
+    m->api_dur = a ? dla__api_dur(c, a) : 0;
     m->kind = (int8_t)g->kind;
     m->copy_kind = (int8_t)g->copy_kind;
     m->src_kind = (int8_t)g->src_kind;
@@ -367,13 +367,18 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
     c->kid[c->nk] = (int32_t)g->id;
   }
   dla_kern *k = &c->k[c->nk];
-  if (kcfg_index(l, g, &k->cfg)) return DL_ENOMEM;
+  int32_t cfg;
+  uint32_t dur;
+  if (kcfg_index(l, g, &cfg)) return DL_ENOMEM;
+  int64_t d = g->gpu_end_ns < g->gpu_start_ns
+                  ? 0
+                  : (int64_t)((uint64_t)g->gpu_end_ns - (uint64_t)g->gpu_start_ns);
+  if (dla__put_dur(&dur, d, (int32_t)c->nk, &c->klong, &c->nklong, &c->klongcap)) return DL_ENOMEM;
   c->nk++;
+  k->cfg = cfg;
+  k->dur = dur;
   k->gpu_start = g->gpu_start_ns;
-  k->gpu_end = g->gpu_end_ns < g->gpu_start_ns ? g->gpu_start_ns : g->gpu_end_ns;
   k->api = (int32_t)ai;
-  k->iter = 0;
-  k->op = -1; /* gpu_owners */
   return DL_OK;
 }
 
@@ -381,9 +386,14 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
  * that order (ops of GPU work of no known call are made as they come). */
 static int gpu_owners(dla_ctx *c) {
   int rc = DL_OK;
-  int32_t inst;
-  for (size_t i = 0; rc == DL_OK && i < c->nk; i++)
-    rc = gpu_owner(c, c->k[i].api, c->k[i].gpu_start, &inst, &c->k[i].op);
+  int32_t inst, op = -1;
+  c->nocall_op = -1;
+  for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
+    const dla_kern *k = &c->k[i];
+    if (k->api >= 0 && dla__call_op(c, k->api) >= 0) continue; /* dla__kern_op derives it */
+    rc = gpu_owner(c, k->api, k->gpu_start, &inst, &op);
+    c->nocall_op = op; /* one op for them all (dla__op_for_call's key "\002-1") */
+  }
   for (size_t i = 0; rc == DL_OK && i < c->nm; i++)
     rc = gpu_owner(c, c->m[i].api, c->m[i].start, &c->m[i].inst, &c->m[i].op);
   return rc;
@@ -512,7 +522,7 @@ static int cut_off_last_step(const dla_ctx *c, int64_t *len, int64_t *median) {
   int64_t from = c->bound[n - 1];
   *len = c->bound[n] - from;
   for (size_t i = 0; i < c->nk; i++)
-    if (c->k[i].gpu_end > from || dla__kern_api_start(c, &c->k[i]) >= from) return 0;
+    if (dla__kern_end(c, &c->k[i]) > from || dla__kern_api_start(c, &c->k[i]) >= from) return 0;
   for (size_t i = 0; i < c->nm; i++)
     if (c->m[i].end > from) return 0;
   int64_t *d = malloc((size_t)(n - 1) * sizeof *d);
@@ -631,7 +641,7 @@ static int inst_gpu(const dla_ctx *c, inst_work *w, size_t inst, int64_t *busy,
   gpu_iv *iv = w->iv;
   for (size_t j = lo; j < hi; j++, n++) {
     uint32_t x = w->order[j];
-    if (x < c->nk) iv[n] = (gpu_iv){c->k[x].gpu_start, c->k[x].gpu_end};
+    if (x < c->nk) iv[n] = (gpu_iv){c->k[x].gpu_start, dla__kern_end(c, &c->k[x])};
     else iv[n] = (gpu_iv){c->m[x - c->nk].start, c->m[x - c->nk].end};
   }
   dla__qsort(iv, n, sizeof *iv, cmp_iv);
@@ -701,7 +711,7 @@ static int instance_figures(dla_ctx *c) {
   if (!api) return DL_ENOMEM;
   for (size_t i = 0; i < c->na; i++) {
     const dla_api *a = &c->a[i];
-    if (a->range >= 0 && c->r[a->range].inst >= 0) api[c->r[a->range].inst] += a->end - a->start;
+    if (a->range >= 0 && c->r[a->range].inst >= 0) api[c->r[a->range].inst] += dla__api_dur(c, a);
   }
   for (size_t i = 0; i < c->nr; i++) {
     if (!window_instance(c, i)) continue;
@@ -726,7 +736,6 @@ static int accumulate(dla_ctx *c, stats *s) {
   s->it_gpu = calloc(ni, sizeof(int64_t));
   s->it_tcgpu = calloc(ni, sizeof(int64_t));
   if (!s->it_kcount || !s->it_tccount || !s->it_gpu || !s->it_tcgpu) return DL_ENOMEM;
-  for (size_t i = 0; i < c->nk; i++) c->k[i].iter = dla__iter_of(c, dla__kern_api_start(c, &c->k[i]));
   int rc = instance_figures(c);
   if (rc) return rc;
   /* API calls outside every instance are instances of their own op: all
@@ -735,7 +744,7 @@ static int accumulate(dla_ctx *c, stats *s) {
     const dla_api *a = &c->a[c->own[j].call];
     if (!dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
     dla_op *op = &c->ops[c->own[j].op];
-    int64_t dur = a->end - a->start;
+    int64_t dur = dla__api_dur(c, a);
     op->num_calls++;
     op->cpu += dur;
     if (dur < op->cpu_min) op->cpu_min = dur;
@@ -748,13 +757,17 @@ static int accumulate(dla_ctx *c, stats *s) {
    * time of eligible ops, left out the TC time of ops of other types: a
    * CUTLASS run with every compute kernel on tensor cores read 0.0 %. */
   for (size_t i = 0; i < c->nk; i++)
-    if (dla__kern_tc(c, &c->k[i]) && dla__in_aggr(c, c->k[i].iter)) c->ops[c->k[i].op].eligible = 1;
+    if (dla__kern_tc(c, &c->k[i]) && dla__kern_in_aggr(c, &c->k[i]))
+      c->ops[dla__kern_op(c, &c->k[i])].eligible = 1;
   /* kernels in the aggregated iterations */
+  int32_t hint = 0;
   for (size_t i = 0; i < c->nk; i++) {
-    dla_kern *k = &c->k[i];
-    if (!dla__in_aggr(c, k->iter)) continue;
-    int64_t dur = k->gpu_end - k->gpu_start;
-    dla_op *op = &c->ops[k->op];
+    const dla_kern *k = &c->k[i];
+    int32_t it = dla__kern_iter(c, k, &hint);
+    if (!dla__in_aggr(c, it)) continue;
+    int32_t op_idx = dla__kern_op(c, k);
+    int64_t dur = dla__kern_dur(c, k);
+    dla_op *op = &c->ops[op_idx];
     op->kernel_calls++;
     if (dla__kern_tc(c, k)) {
       op->tc_gpu += dur;
@@ -763,20 +776,20 @@ static int accumulate(dla_ctx *c, stats *s) {
     s->launches++;
     s->kernel_gpu += dur;
     if (dla__kern_tc(c, k)) s->tc_gpu += dur;
-    s->it_kcount[k->iter]++;
-    s->it_gpu[k->iter] += dur;
+    s->it_kcount[it]++;
+    s->it_gpu[it] += dur;
     if (dla__kern_tc(c, k)) {
-      s->it_tccount[k->iter]++;
-      s->it_tcgpu[k->iter] += dur;
+      s->it_tccount[it]++;
+      s->it_tcgpu[it] += dur;
     }
-    uint64_t key = ((uint64_t)k->iter << 32) | (uint32_t)k->op;
+    uint64_t key = ((uint64_t)it << 32) | (uint32_t)op_idx;
     int64_t v = dla_map_get(&s->io_map, key);
     if (v < 0) {
       if (DLA_GROW(s->io, s->nio, s->iocap)) return DL_ENOMEM;
       v = (int64_t)s->nio++;
       memset(&s->io[v], 0, sizeof s->io[v]);
-      s->io[v].iter = k->iter;
-      s->io[v].op = k->op;
+      s->io[v].iter = it;
+      s->io[v].op = op_idx;
       if (dla_map_put(&s->io_map, key, v)) return DL_ENOMEM;
     }
     s->io[v].total++;
@@ -786,13 +799,13 @@ static int accumulate(dla_ctx *c, stats *s) {
       s->io[v].tc_gpu += dur;
     }
     int32_t short_id = dla__kern_short(c, k);
-    key = ((uint64_t)(uint32_t)k->op << 32) | (uint32_t)short_id;
+    key = ((uint64_t)(uint32_t)op_idx << 32) | (uint32_t)short_id;
     v = dla_map_get(&s->ok_map, key);
     if (v < 0) {
       if (DLA_GROW(s->ok, s->nok, s->okcap)) return DL_ENOMEM;
       v = (int64_t)s->nok++;
       memset(&s->ok[v], 0, sizeof s->ok[v]);
-      s->ok[v].op = k->op;
+      s->ok[v].op = op_idx;
       s->ok[v].name_id = short_id;
       s->ok[v].min = INT64_MAX;
       s->ok[v].api_min = INT64_MAX;
@@ -816,7 +829,7 @@ static int accumulate(dla_ctx *c, stats *s) {
     int64_t flags = dla_map_get(&s->names, (uint64_t)short_id);
     int64_t nf = (flags < 0 ? 0 : flags) | 1 | (dla__kern_tc(c, k) ? 2 : 4);
     if (nf != flags && dla_map_put(&s->names, (uint64_t)short_id, nf)) return DL_ENOMEM;
-    if (c->ops[k->op].eligible) {
+    if (op->eligible) {
       s->elig_gpu += dur;
       if (dla__kern_tc(c, k)) s->elig_tc_gpu += dur;
     }
@@ -1031,11 +1044,14 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
     if ((rc = dldb_aggr_op(c->w, aggr_id, &orow, err, errlen))) goto out;
   }
 
+  int32_t hint = 0;
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    if (!dla__in_aggr(c, k->iter)) continue;
-    dldb_kernel_attr_row kr = {.iter_value = k->iter, .kernel_id = dla__kern_id(c, k),
-                               .op_idx = k->op, .api_start_ns = dla__kern_api_start(c, k),
+    int32_t it = dla__kern_iter(c, k, &hint);
+    if (!dla__in_aggr(c, it)) continue;
+    dldb_kernel_attr_row kr = {.iter_value = it, .kernel_id = dla__kern_id(c, k),
+                               .op_idx = dla__kern_op(c, k),
+                               .api_start_ns = dla__kern_api_start(c, k),
                                .api_dur_ns = dla__kern_api_dur(c, k),
                                .uses_tc = dla__kern_tc(c, k)};
     if ((rc = dldb_aggr_kernel(c->w, aggr_id, &kr, err, errlen))) goto out;
@@ -1083,7 +1099,8 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
   dla_kspan *ks = (dla_kspan *)(void *)c->k;
   for (size_t i = 0; i < nk; i++) { /* span i is written at or before kernel i, once read */
     const dla_kern *k = &c->k[i];
-    dla_kspan x = {.start = k->gpu_start, .end = k->gpu_end, .range = dla__kern_range(c, k)};
+    dla_kspan x = {.start = k->gpu_start, .end = dla__kern_end(c, k),
+                   .range = dla__kern_range(c, k)};
     memcpy(&ks[i], &x, sizeof x);
   }
   if (nk) {
@@ -1091,12 +1108,16 @@ static int write_all(dla_ctx *c, stats *s, const dla_facts *f, const dla_finding
     if (p) ks = p;
   }
   free(c->kid);
+  free(c->klong);
   c->k = NULL;
   c->kid = NULL;
-  c->nk = c->kcap = c->kidcap = 0;
+  c->klong = NULL;
+  c->nk = c->kcap = c->kidcap = c->nklong = c->klongcap = 0;
   free(c->a);
+  free(c->along);
   c->a = NULL;
-  c->na = 0;
+  c->along = NULL;
+  c->na = c->nalong = c->alongcap = 0;
   rc = dla__stats_project(c, ks, nk, &nvtx);
   free(ks);
   if (rc) goto out;
@@ -1197,8 +1218,10 @@ static int loads_finish(dla_ctx *c, loads *ld, int threaded) {
   }
   dla_ctx *x = &ld->own;
   c->a = x->a, c->na = x->na;
+  c->along = x->along, c->nalong = x->nalong, c->alongcap = x->alongcap;
   c->k = x->k, c->nk = x->nk, c->kcap = x->kcap;
   c->kid = x->kid, c->kidcap = x->kidcap, c->kid0 = x->kid0;
+  c->klong = x->klong, c->nklong = x->nklong, c->klongcap = x->klongcap;
   c->kcfg = x->kcfg, c->nkcfg = x->nkcfg, c->kcfgcap = x->kcfgcap;
   c->m = x->m, c->nm = x->nm, c->mcap = x->mcap;
   return ld->rc; /* its message in ld->err */
@@ -1255,11 +1278,11 @@ static void profile_span(const dla_ctx *c, int64_t *pstart, int64_t *pend) {
   }
   for (size_t i = 0; i < c->na; i++) {
     if (c->a[i].start < lo) lo = c->a[i].start;
-    if (c->a[i].end > hi) hi = c->a[i].end;
+    if (dla__api_end(c, &c->a[i]) > hi) hi = dla__api_end(c, &c->a[i]);
   }
   for (size_t i = 0; i < c->nk; i++) {
     if (c->k[i].gpu_start < lo) lo = c->k[i].gpu_start;
-    if (c->k[i].gpu_end > hi) hi = c->k[i].gpu_end;
+    if (dla__kern_end(c, &c->k[i]) > hi) hi = dla__kern_end(c, &c->k[i]);
   }
   for (size_t i = 0; i < c->nm; i++) {
     if (c->m[i].start < lo) lo = c->m[i].start;
@@ -1406,7 +1429,8 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   dla__comm_facts(&c, &f);
   size_t nfd = dla_rules_run(&f, findings, MAX_FINDINGS);
   dla__progress(&c, "analysing the timeline", 1, 1);
-  dldb_writer_cache_for(w, 0);
+  /* write_all keeps the reading cache: its rows are appended in key order, and
+   * a 64 MiB cache wrote them no faster (docs/performance.md) */
   rc = write_all(&c, &s, &f, findings, nfd, aggr_id);
 out:
   dldb_writer_cache_for(w, 0);
@@ -1429,6 +1453,8 @@ out:
   free(c.r);
   free(c.thr);
   free(c.a);
+  free(c.along);
+  free(c.klong);
   free(c.own);
   free(c.k);
   free(c.kid);

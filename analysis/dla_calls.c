@@ -250,7 +250,12 @@ static int load_call(void *ctx, const dldb_scan_api *s) {
   int32_t call = (int32_t)c->na;
   dla_api *a = &c->a[c->na++];
   a->start = s->start_ns;
-  a->end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
+  int64_t dur = s->end_ns < s->start_ns
+                    ? 0
+                    : (int64_t)((uint64_t)s->end_ns - (uint64_t)s->start_ns);
+  uint32_t d32;
+  if (dla__put_dur(&d32, dur, call, &c->along, &c->nalong, &c->alongcap)) return DL_ENOMEM;
+  a->dur = d32;
   a->name_id = (int32_t)s->name_id;
   a->range = innermost(l, s->tid, a->start);
   int linked = 0;
@@ -357,6 +362,33 @@ size_t dla__own_index(const dla_ctx *c, int32_t ai) {
     else hi = mid;
   }
   return lo;
+}
+
+int64_t dla__long_dur(const dla_long *v, size_t n, int32_t idx) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].idx < idx) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && v[lo].idx == idx ? v[lo].dur : 0;
+}
+
+int dla__put_dur(uint32_t *dur, int64_t d, int32_t idx, dla_long **v, size_t *n, size_t *cap) {
+  if (d >= 0 && d < (int64_t)DLA_LONG) {
+    *dur = (uint32_t)d;
+    return 0;
+  }
+  if (*n == *cap) {
+    size_t ncap = *cap ? 2 * *cap : 64;
+    dla_long *p = realloc(*v, ncap * sizeof *p);
+    if (!p) return -1;
+    *v = p;
+    *cap = ncap;
+  }
+  (*v)[(*n)++] = (dla_long){.dur = d, .idx = idx};
+  *dur = DLA_LONG;
+  return 0;
 }
 
 int32_t dla__call_own_op(const dla_ctx *c, int32_t ai) {

@@ -104,7 +104,7 @@ int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend) {
   dla__qsort(s, m, sizeof *s, cmp_span_start);
   /* device time: a step ends when the last kernel launched inside it ends */
   for (size_t i = 0; i < c->nk; i++)
-    kp[i] = (klaunch){dla__kern_api_start(c, &c->k[i]), c->k[i].gpu_end};
+    kp[i] = (klaunch){dla__kern_api_start(c, &c->k[i]), dla__kern_end(c, &c->k[i])};
   dla__qsort(kp, c->nk, sizeof *kp, cmp_kern_launch);
   size_t ki = 0;
   for (size_t i = 0; i < m; i++) {
@@ -305,7 +305,7 @@ static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck,
   *first = NULL;
   if (!cnt) return DL_ENOMEM;
   for (size_t i = 0; i < c->nk; i++) {
-    int64_t s = c->k[i].gpu_start, e = c->k[i].gpu_end;
+    int64_t s = c->k[i].gpu_start, e = dla__kern_end(c, &c->k[i]);
     if (dla__kern_device(c, &c->k[i]) == dev && clip(c, &s, &e))
       cnt[dla__dist(s, c->wall_start) >> shift]++;
   }
@@ -328,20 +328,22 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
    * the SM count is known (an idle GPU: 0 %); unknown when kernels ran and
    * none has a grid (a Kineto trace without launch facts: not 0 %) */
   int sm_known = 0, ran = 0;
+  int32_t hint = 0;
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
     if (dla__kern_device(c, k) != dev) continue;
-    int64_t s = k->gpu_start, e = k->gpu_end;
+    int64_t s = k->gpu_start, e = dla__kern_end(c, k);
     if (!clip(c, &s, &e)) continue;
     kfacts f = facts(c, kf, i);
     sm_known |= !isnan(f.bpsm);
     ran = 1;
-    if (!isnan(f.occ) && dla__in_aggr(c, k->iter)) {
+    if (!isnan(f.occ) && dla__kern_in_aggr(c, k)) {
       occ_w += f.occ * (double)(e - s);
       occ_d += (double)(e - s);
       if (ia) {
-        ia[k->iter].occ_w += f.occ * (double)(e - s);
-        ia[k->iter].occ_d += (double)(e - s);
+        int32_t it = dla__kern_iter(c, k, &hint);
+        ia[it].occ_w += f.occ * (double)(e - s);
+        ia[it].occ_d += (double)(e - s);
       }
     }
   }
@@ -372,7 +374,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     size_t nv = 0, next = 0; /* the batch's starts; the next of them */
     for (size_t i = 0; i < c->nk; i++) {
       const dla_kern *k = &c->k[i];
-      int64_t s = k->gpu_start, e = k->gpu_end;
+      int64_t s = k->gpu_start, e = dla__kern_end(c, k);
       if (dla__kern_device(c, k) != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi))
         continue;
       v[nv++] = (tev){s, (int32_t)i, comm_k[i] ? CL_COMM : CL_COMP, 1};
@@ -394,7 +396,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
         if (ev.delta > 0) {
           tev end = ev;
           end.delta = -1;
-          end.t = ev.k >= 0 ? c->k[ev.k].gpu_end : c->m[-1 - (int64_t)ev.k].end;
+          end.t = ev.k >= 0 ? dla__kern_end(c, &c->k[ev.k]) : c->m[-1 - (int64_t)ev.k].end;
           if (end.t > c->wall_end) end.t = c->wall_end; /* as clip() */
           if ((rc = heap_push(&ends, end))) break;
         }
@@ -499,10 +501,10 @@ int dla__comm_compute(dla_ctx *c) {
     }
     kname_acc *a = &ka[v];
     comm_k[i] = (int8_t)a->comm;
-    if (!dla__in_aggr(c, k->iter)) continue;
-    double d = (double)(k->gpu_end - k->gpu_start);
+    if (!dla__kern_in_aggr(c, k)) continue;
+    double d = (double)dla__kern_dur(c, k);
     a->calls++;
-    a->gpu += k->gpu_end - k->gpu_start;
+    a->gpu += dla__kern_dur(c, k);
     a->tc |= dla__kern_tc(c, k);
     kfacts f = facts(c, kf, i);
     if (!isnan(f.bpsm)) {

@@ -45,11 +45,22 @@ typedef struct dla_thread {  /* a thread of the ranges */
                               * in (thread id, start) order, whatever their process */
 } dla_thread;
 
-typedef struct dla_api {     /* one CUDA API call, in id order (24 bytes; see dla_calls.c) */
-  int64_t start, end;
+/* Calls and kernels keep their durations in 4 bytes: one of DLA_LONG
+ * (2^32 - 1 ns, 4.3 s, or more) is in a table of these, by index. */
+#define DLA_LONG UINT32_MAX
+typedef struct dla_long {
+  int64_t dur;
+  int32_t idx;               /* of the call or kernel */
+} dla_long;
+
+/* One CUDA API call, in id order (20 bytes; see dla_calls.c). */
+typedef struct __attribute__((packed, aligned(4))) dla_api {
+  int64_t start;
+  uint32_t dur;              /* end - start, or DLA_LONG: in c->along */
   int32_t name_id;           /* strings id */
   int32_t range;             /* innermost enclosing range, -1: none */
 } dla_api;
+_Static_assert(sizeof(dla_api) == 20, "dla_api: 20 bytes");
 
 /* A call outside every op instance, with its own unassociated_<api> op
  * (c->own, in call order: few calls, so not a field of every call). */
@@ -57,19 +68,19 @@ typedef struct dla_own {
   int32_t call, op;
 } dla_own;
 
-/* One kernel launch (32 bytes). What comes from the launching call (its
- * start and duration, its innermost range, the op instance) is not copied
- * here: k->api indexes c->a, and the dla__kern_* accessors below derive it;
- * nor what its launch shares with others (names, grid and block, device,
- * tensor-core use): k->cfg indexes c->kcfg; nor its id, dense in the
- * files we write (dla__kern_id). */
-typedef struct dla_kern {
-  int64_t gpu_start, gpu_end;
+/* One kernel launch (20 bytes). What comes from the launching call (its
+ * start and duration, its innermost range, its op, its iteration) is not
+ * copied here: k->api indexes c->a, and the dla__kern_* accessors below
+ * derive it; nor what its launch shares with others (names, grid and
+ * block, device, tensor-core use): k->cfg indexes c->kcfg; nor its id,
+ * dense in the files we write (dla__kern_id). */
+typedef struct __attribute__((packed, aligned(4))) dla_kern {
+  int64_t gpu_start;
+  uint32_t dur;              /* GPU end - start, or DLA_LONG: in c->klong */
   int32_t api;               /* the launching call (index into c->a), -1: not found */
   int32_t cfg;               /* its launch configuration (index into c->kcfg) */
-  int32_t op, iter;
 } dla_kern;
-_Static_assert(sizeof(dla_kern) == 32, "dla_kern: 32 bytes");
+_Static_assert(sizeof(dla_kern) == 20, "dla_kern: 20 bytes");
 
 /* A launch configuration: a kernel (by long name) with its grid and block,
  * on one device, shared by its launches (a few thousand at most in real
@@ -117,13 +128,16 @@ typedef struct dla_ctx {
   dla_thread *thr; size_t nthr;      /* the ranges' threads, in (tid, pid) order */
   uint32_t ntk;                      /* distinct thread ids among them */
   dla_api *a; size_t na;
+  dla_long *along; size_t nalong, alongcap; /* the long calls' durations, by call */
   dla_own *own; size_t nown;         /* the calls with ops of their own, by call */
   dla_kern *k; size_t nk, kcap;      /* in kernels.id order (dldb_scan_gpu_ops reads so) */
   int32_t *kid; size_t kidcap;       /* the kernels' ids, or NULL: kid0, kid0 + 1, ... */
   int64_t kid0;
+  dla_long *klong; size_t nklong, klongcap; /* the long kernels' durations, by kernel */
   dla_kcfg *kcfg; size_t nkcfg, kcfgcap; /* in the order of their first launch */
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;
+  int32_t nocall_op;                 /* the op of kernels of no op instance (gpu_owners), -1 */
   dla_smap op_by_path;
   int32_t gpu_ids[DLA_MAX_GPUS]; int ngpus;
   int64_t gpu_mem[DLA_MAX_GPUS]; /* total memory per GPU, bytes (0: unknown) */
@@ -147,6 +161,28 @@ typedef struct dla_ctx {
 
 /* ---- What a kernel inherits from its launching call --------------------- */
 
+/* dla_calls.c: the duration of item idx of DLA_LONG in v[0..n-1]. */
+int64_t dla__long_dur(const dla_long *v, size_t n, int32_t idx);
+/* Records a duration: in *dur, or DLA_LONG there and (idx, d) appended
+ * to *v (indexes in order). 0, or -1 when out of memory. */
+int dla__put_dur(uint32_t *dur, int64_t d, int32_t idx, dla_long **v, size_t *n, size_t *cap);
+/* A call's duration and end. */
+static inline int64_t dla__api_dur(const dla_ctx *c, const dla_api *a) {
+  if (a->dur != DLA_LONG) return a->dur;
+  return dla__long_dur(c->along, c->nalong, (int32_t)(a - c->a));
+}
+static inline int64_t dla__api_end(const dla_ctx *c, const dla_api *a) {
+  return a->start + dla__api_dur(c, a);
+}
+
+/* A kernel's GPU duration and end. */
+static inline int64_t dla__kern_dur(const dla_ctx *c, const dla_kern *k) {
+  if (k->dur != DLA_LONG) return k->dur;
+  return dla__long_dur(c->klong, c->nklong, (int32_t)(k - c->k));
+}
+static inline int64_t dla__kern_end(const dla_ctx *c, const dla_kern *k) {
+  return k->gpu_start + dla__kern_dur(c, k);
+}
 /* The launching call's start (the kernel's own GPU start when the call is
  * not found): it places the kernel in an iteration. */
 static inline int64_t dla__kern_api_start(const dla_ctx *c, const dla_kern *k) {
@@ -154,7 +190,7 @@ static inline int64_t dla__kern_api_start(const dla_ctx *c, const dla_kern *k) {
 }
 /* The launching call's duration, -1 when the call is not found. */
 static inline int64_t dla__kern_api_dur(const dla_ctx *c, const dla_kern *k) {
-  return k->api >= 0 ? c->a[k->api].end - c->a[k->api].start : -1;
+  return k->api >= 0 ? dla__api_dur(c, &c->a[k->api]) : -1;
 }
 /* The kernel's id (kernels.id). */
 static inline int32_t dla__kern_id(const dla_ctx *c, const dla_kern *k) {
@@ -198,6 +234,13 @@ static inline int32_t dla__call_op(const dla_ctx *c, int32_t ai) {
   return dla__call_own_op(c, ai);
 }
 
+/* The op of kernel k: its launching call's (dla__call_op), else the op
+ * shared by GPU work of no known op instance (gpu_owners made it). */
+static inline int32_t dla__kern_op(const dla_ctx *c, const dla_kern *k) {
+  int32_t op = k->api >= 0 ? dla__call_op(c, k->api) : -1;
+  return op >= 0 ? op : c->nocall_op;
+}
+
 /* Room for one more element in arr (n used of cap): doubles it (from 1024
  * elements). 0, or -1 when out of memory (arr unchanged). */
 static inline int dla__grow(void **arr, size_t *cap, size_t elem) {
@@ -238,6 +281,29 @@ static inline uint32_t dla__range_tk(const dla_ctx *c, const dla_range *r) {
 
 /* The iteration containing t (clamped to [0, niter-1]). */
 int32_t dla__iter_of(const dla_ctx *c, int64_t t);
+/* dla__iter_of(c, t), trying *hint (the iteration found last; start it at
+ * 0) and the one after it first: O(1) for times mostly in order. */
+static inline int32_t dla__iter_near(const dla_ctx *c, int64_t t, int32_t *hint) {
+  for (int32_t h = *hint; h <= *hint + 1 && h < c->niter; h++)
+    if ((h == 0 || c->bound[h] <= t) && (h == c->niter - 1 || t < c->bound[h + 1]))
+      return *hint = h;
+  return *hint = dla__iter_of(c, t);
+}
+/* The kernel's iteration: its launching call's start's (dla__kern_api_start). */
+static inline int32_t dla__kern_iter(const dla_ctx *c, const dla_kern *k, int32_t *hint) {
+  return dla__iter_near(c, dla__kern_api_start(c, k), hint);
+}
+/* dla__in_aggr(c, dla__iter_of(c, t)) without the search: iteration i
+ * starts at bound[i], and times outside the iterations count in the first
+ * or the last. */
+static inline int dla__in_window(const dla_ctx *c, int64_t t) {
+  if (c->iter_start > 0 && t < c->bound[c->iter_start]) return 0;
+  return c->iter_stop >= c->niter - 1 || t < c->bound[c->iter_stop + 1];
+}
+/* Whether kernel k is in the aggregated iterations. */
+static inline int dla__kern_in_aggr(const dla_ctx *c, const dla_kern *k) {
+  return dla__in_window(c, dla__kern_api_start(c, k));
+}
 /* 1 if iteration it is aggregated. */
 static inline int dla__in_aggr(const dla_ctx *c, int32_t it) {
   return it >= c->iter_start && it <= c->iter_stop;
@@ -309,6 +375,7 @@ typedef struct __attribute__((packed, aligned(4))) dla_kspan {
   int64_t start, end;
   int32_t range;             /* the launching call's innermost range, -1: none */
 } dla_kspan;
+_Static_assert(sizeof(dla_kspan) <= sizeof(dla_kern), "dla_kspan: in place of a dla_kern");
 int dla__stats_project(dla_ctx *c, const dla_kspan *ks, size_t nk, dla_nvtx_proj **nvtx);
 int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx);
 void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);

@@ -288,8 +288,9 @@ static int build(builder *b) {
   size_t sp = 0;
   int rc = DL_OK;
   /* backward instances wait for every forward range; their seqs are kept
-   * (in range order) so that their texts need not be read again */
-  int64_t *pseq = NULL;
+   * (in range order) so that their texts need not be read again (4 bytes
+   * each: a seq past UINT32_MAX - 1 is read from its text again) */
+  uint32_t *pseq = NULL;
   size_t npending = 0, pcap = 0;
   for (size_t i = 0; i < c->nr && rc == DL_OK; i++) {
     dla_range *r = &c->r[i];
@@ -344,7 +345,7 @@ static int build(builder *b) {
         r->op = -2; /* paired below, once every forward range is known */
         if (npending == pcap) { /* at most one a range: all at once, touched as used */
           size_t want = pcap ? 2 * pcap : c->nr;
-          int64_t *n = realloc(pseq, want * sizeof *n);
+          uint32_t *n = realloc(pseq, want * sizeof *n);
           if (!n && !pcap) n = realloc(pseq, (want = 4096) * sizeof *n); /* then doubling */
           if (!n) {
             rc = DL_ENOMEM;
@@ -353,7 +354,7 @@ static int build(builder *b) {
           pseq = n;
           pcap = want;
         }
-        pseq[npending++] = b->pn->seq;
+        pseq[npending++] = b->pn->seq < UINT32_MAX ? (uint32_t)b->pn->seq : UINT32_MAX;
       } else {
         rc = op_of_text(b, r->name_id, text, 1, &r->op);
         if (rc == DL_OK && r->op >= 0) rc = note_shapes(&c->ops[r->op], text);
@@ -395,7 +396,9 @@ static int build(builder *b) {
   for (size_t i = 0, j = 0; rc == DL_OK && j < npending && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->op != -2 || r->inst != (int32_t)i) continue;
-    rc = op_of_backward(b, r->name_id, pseq[j++], &r->op);
+    int64_t seq = pseq[j++];
+    if (seq == UINT32_MAX) seq = dla_opname_seq(dldb_writer_string(c->w, r->name_id));
+    rc = op_of_backward(b, r->name_id, seq, &r->op);
   }
   free(pseq);
   for (size_t i = 0; rc == DL_OK && i < c->nr; i++) {

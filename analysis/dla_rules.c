@@ -510,8 +510,8 @@ static void dev_scan_end(dla_facts *f, int32_t dev, const dev_scan *d) {
 static int dev_item(const dla_ctx *c, int32_t dev, size_t i, dev_iv *out) {
   if (i < c->nk) {
     const dla_kern *k = &c->k[i];
-    if (dla__kern_device(c, k) != dev || !dla__in_aggr(c, k->iter)) return 0;
-    *out = (dev_iv){k->gpu_start, k->gpu_end};
+    if (dla__kern_device(c, k) != dev || !dla__kern_in_aggr(c, k)) return 0;
+    *out = (dev_iv){k->gpu_start, dla__kern_end(c, k)};
     return 1;
   }
   const dla_mem *m = &c->m[i - c->nk];
@@ -625,7 +625,7 @@ int dla__rule_facts(const dla_ctx *c, dla_facts *f) {
     }
     if (cls != 4 || a->start < c->wall_start || a->start >= c->wall_end) continue;
     f->sync_calls_n++;
-    f->sync_calls_ns += a->end - a->start;
+    f->sync_calls_ns += dla__api_dur(c, a);
   }
   dla_map_free(&cls_of);
   /* per device: gaps and low-utilization chunks */

@@ -390,14 +390,6 @@ static void fill_name(emit *e, const srow *s, dldb_stats_row *r, char gb[2][48])
 
 /* ---- CUDA API calls and the ops that called them ---------------------- */
 
-/* dla__in_aggr(c, dla__iter_of(c, t)) without the search: iteration i
- * starts at bound[i], and times outside the iterations count in the first
- * or the last. */
-static int in_window(const dla_ctx *c, int64_t t) {
-  if (c->iter_start > 0 && t < c->bound[c->iter_start]) return 0;
-  return c->iter_stop >= c->niter - 1 || t < c->bound[c->iter_stop + 1];
-}
-
 static int cmp_api_op(const void *x, const void *y) {
   const dldb_stats_api_op_row *a = x, *b = y;
   if (a->name_id != b->name_id) return a->name_id < b->name_id ? -1 : 1;
@@ -407,9 +399,9 @@ static int cmp_api_op(const void *x, const void *y) {
 static int api_item(const void *ctx, size_t i, int64_t *key, int64_t *val) {
   const dla_ctx *c = ctx;
   const dla_api *a = &c->a[i];
-  if (!in_window(c, a->start)) return 0;
+  if (!dla__in_window(c, a->start)) return 0;
   *key = a->name_id;
-  *val = a->end - a->start;
+  *val = dla__api_dur(c, a);
   return 1;
 }
 
@@ -431,7 +423,7 @@ static int api_stats(emit *e, rows *o) {
   dla_map_init(&at);
   for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
     const dla_api *a = &c->a[i];
-    if (!in_window(c, a->start)) continue;
+    if (!dla__in_window(c, a->start)) continue;
     int32_t op = dla__call_op(c, (int32_t)i);
     if (op < 0 || (size_t)op >= c->nops) continue;
     const dla_op *x = &c->ops[op];
@@ -454,7 +446,7 @@ static int api_stats(emit *e, rows *o) {
       if (dla_map_put(&at, key, v)) rc = DL_ENOMEM;
     }
     ao[v].calls++;
-    ao[v].total += a->end - a->start;
+    ao[v].total += dla__api_dur(c, a);
   }
   dla_map_free(&at);
   if (rc == DL_OK) {
@@ -517,7 +509,7 @@ static int scan_configs(const dla_ctx *c, kscan *s) {
   for (size_t i = 0; rc == DL_OK && i < c->nkcfg; i++) s->num[i] = -1;
   for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    if (dla__in_aggr(c, k->iter) && s->num[k->cfg] < 0)
+    if (dla__kern_in_aggr(c, k) && s->num[k->cfg] < 0)
       rc = cfg_number(s, &m, &c->kcfg[k->cfg], &s->num[k->cfg]);
   }
   dla_map_free(&m);
@@ -528,9 +520,9 @@ static int scan_configs(const dla_ctx *c, kscan *s) {
 static int kernel_item(const void *ctx, size_t i, int64_t *key, int64_t *val) {
   const kscan *s = ctx;
   const dla_kern *k = &s->c->k[i];
-  if (!dla__in_aggr(s->c, k->iter)) return 0;
+  if (!dla__kern_in_aggr(s->c, k)) return 0;
   *key = s->num[k->cfg];
-  *val = k->gpu_end - k->gpu_start;
+  *val = dla__kern_dur(s->c, k);
   return 1;
 }
 
@@ -728,7 +720,7 @@ typedef struct oscan {
 
 static int load_osrt(void *ctx, const dldb_scan_osrt *r) {
   oscan *s = ctx;
-  if (!in_window(s->c, r->start_ns)) return 0;
+  if (!dla__in_window(s->c, r->start_ns)) return 0;
   if (s->n == s->cap) {
     size_t ncap = s->cap ? s->cap * 2 : 1024;
     pair *p = realloc(s->p, ncap * sizeof *p);
@@ -825,7 +817,7 @@ static void project(proj *pj, int32_t range, int64_t start, int64_t end) {
 }
 
 static int counted(const dla_ctx *c, size_t i) {
-  return c->r[i].style != DLDB_NVTX_MARK && in_window(c, c->r[i].start);
+  return c->r[i].style != DLDB_NVTX_MARK && dla__in_window(c, c->r[i].start);
 }
 
 /* The GPU projection's sums of a run's ranges (e->ctx: the pjsums). */

@@ -118,7 +118,7 @@ static void add_interval(events *e, int64_t s, int64_t t, int cat) {
 static void count_gpu_kernels(dla_ctx *c) {
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    if (dla__in_aggr(c, k->iter))
+    if (dla__kern_in_aggr(c, k))
       for (int g = 0; g < c->ngpus; g++)
         if (c->gpu_ids[g] == dla__kern_device(c, k)) c->gpu_kernels[g]++;
   }
@@ -168,7 +168,7 @@ static size_t range_unions(const dla_ctx *c, events *e) {
 /* Every interval of the sweep (kernels, memory ops, merged ranges) into e. */
 static void add_all(const dla_ctx *c, events *e) {
   for (size_t i = 0; i < c->nk; i++)
-    add_interval(e, c->k[i].gpu_start, c->k[i].gpu_end,
+    add_interval(e, c->k[i].gpu_start, dla__kern_end(c, &c->k[i]),
                  dla__kern_tc(c, &c->k[i]) ? DLA_CAT_TC : DLA_CAT_NON_TC);
   for (size_t i = 0; i < c->nm; i++) add_interval(e, c->m[i].start, c->m[i].end, DLA_CAT_MEMORY);
   range_unions(c, e);

@@ -602,6 +602,111 @@ static int test_kernel_ids_devices(void) {
   return 0;
 }
 
+/* Calls and kernels of 2^32 - 1 ns (4.3 s) or more keep their durations
+ * apart from the others' 4 bytes (dla_internal.h): a call of 6 s launches a
+ * kernel of 5 s; a call of exactly 2^32 - 1 ns a kernel of 2^32 - 2; a
+ * kernel of 2^32 - 1 has no call (the op of GPU work of no known call). */
+static int test_long_durations(void) {
+  char path[1024], err[512];
+  snprintf(path, sizeof path, "%s/long.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  dldb_gpu g = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
+  ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
+  const int64_t G = 1000000000, L = 4294967295; /* L: UINT32_MAX ns */
+  dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = "/m/op", .start_ns = 0,
+                       .end_ns = 40 * G, .pid = 1, .tid = 1};
+  ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+  struct { int64_t s, e; } calls[] = {{1 * G, 7 * G}, {19 * G, 19 * G + L}};
+  struct { int64_t s, e, corr; } kernels[] = {
+      {8 * G, 13 * G, 1}, {20 * G, 20 * G + L - 1, 2}, {30 * G, 30 * G + L, 99}};
+  for (int i = 0; i < 2; i++) {
+    dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = calls[i].s, .end_ns = calls[i].e,
+                       .pid = 1, .tid = 1, .correlation_id = i + 1};
+    ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+  }
+  for (int i = 0; i < 3; i++) {
+    dldb_kernel k = {.short_name = "k", .device_id = 0, .stream_id = 7,
+                     .gpu_start_ns = kernels[i].s, .gpu_end_ns = kernels[i].e,
+                     .correlation_id = kernels[i].corr, .pid = 1, .grid = {1, 1, 1},
+                     .block = {1, 1, 1}};
+    ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  }
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ASSERT_OK(dla_aggregate(w, &ao, NULL, err, sizeof err));
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_STR_EQ(q_text(db, "SELECT group_concat(coalesce(api_dur_ns, 'none')) FROM (SELECT "
+                           "api_dur_ns FROM aggr_kernels WHERE aggr_id = 1 ORDER BY kernel_id)"),
+                "6000000000,4294967295,none");
+  ASSERT_EQ(q_int(db, "SELECT kernel_time FROM aggr_gpus WHERE aggr_id = 1"),
+            5 * G + (L - 1) + L);
+  ASSERT_EQ(q_int(db, "SELECT gpu_time FROM view_op_nodes WHERE op_node_name = '/m/op'"),
+            5 * G + (L - 1));
+  ASSERT_STR_EQ(q_text(db, "SELECT o.op_node_name FROM aggr_kernels k JOIN aggr_ops o ON "
+                           "o.aggr_id = k.aggr_id AND o.op_idx = k.op_idx WHERE k.kernel_id = 3"),
+                "unassociated_unknown_api");
+  ASSERT_EQ(q_int(db, "SELECT total_time FROM view_dl_stats_cuda_api"), 6 * G + L);
+  ASSERT_EQ(q_int(db, "SELECT max FROM view_dl_stats_cuda_api"), 6 * G);
+  ASSERT_EQ(q_int(db, "SELECT total_time FROM view_dl_stats_kernels"), 5 * G + (L - 1) + L);
+  ASSERT_EQ(q_int(db, "SELECT max FROM view_dl_stats_kernels"), 5 * G);
+  sqlite3_close(db);
+  return 0;
+}
+
+/* Backward ranges keep their seq in 4 bytes until they are paired; one
+ * past that is read from its text again (dla_pytorch.c). */
+static int test_big_seq(void) {
+  char path[1024], err[512];
+  snprintf(path, sizeof path, "%s/bigseq.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  dldb_gpu g = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
+  ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
+  struct { const char *name; int64_t s, e, tid; } ranges[] = {
+      {"aten::mul, seq = 5000000000, op_id = 3, sizes = [[2], [2]]", 100, 200, 1},
+      {"MulBackward0, seq = 5000000000, op_id = 4", 300, 400, 2},
+      {"AddBackward0, seq = 4294967295", 500, 600, 2}, /* UINT32_MAX: no forward */
+  };
+  for (int i = 0; i < 3; i++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = ranges[i].name,
+                         .start_ns = ranges[i].s, .end_ns = ranges[i].e, .pid = 1,
+                         .tid = ranges[i].tid};
+    ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+    dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = ranges[i].s + 10,
+                       .end_ns = ranges[i].s + 20, .pid = 1, .tid = ranges[i].tid,
+                       .correlation_id = i + 1};
+    ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+    dldb_kernel k = {.short_name = "k", .device_id = 0, .stream_id = 7,
+                     .gpu_start_ns = ranges[i].s + 30, .gpu_end_ns = ranges[i].s + 50,
+                     .correlation_id = i + 1, .pid = 1, .grid = {1, 1, 1}, .block = {1, 1, 1}};
+    ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  }
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ASSERT_OK(dla_aggregate(w, &ao, NULL, err, sizeof err));
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  /* the backward range is the bprop of the forward op: same name and type */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_nodes"), 3);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_nodes f JOIN view_op_nodes b ON "
+                      "b.op_node_name = f.op_node_name AND b.op_node_type = f.op_node_type "
+                      "WHERE f.direction = 'fprop' AND b.direction = 'bprop'"),
+            1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_nodes WHERE op_node_type = 'MulBackward0'"),
+            0);
+  ASSERT_STR_EQ(q_text(db, "SELECT direction FROM view_op_nodes WHERE "
+                           "op_node_type = 'AddBackward0'"),
+                "bprop");
+  sqlite3_close(db);
+  return 0;
+}
+
 static int test_fixture_no_key_op(void) {
   char path[1024];
   snprintf(path, sizeof path, "%s/fixture_nokey.sqlite", work_dir);
@@ -1728,6 +1833,8 @@ int main(int argc, char **argv) {
   RUN(test_dlprof_shapes);
   RUN(test_fixture_attribution);
   RUN(test_kernel_ids_devices);
+  RUN(test_long_durations);
+  RUN(test_big_seq);
   RUN(test_call_attribution);
   RUN(test_range_order);
   RUN(test_sweep_batches);
