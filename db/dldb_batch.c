@@ -14,6 +14,30 @@ void dldb__batch_init(dldb__batch *b, const char *head, int ncols) {
   b->ncols = ncols;
 }
 
+void dldb__batch_init_ids(dldb__batch *b, const char *head, int ncols, const char *table) {
+  dldb__batch_init(b, head, ncols);
+  b->id_table = table;
+}
+
+void dldb__batch_forget_ids(dldb__batch *b) { b->next_id = 0; }
+
+/* b->next_id from the table (pushed rows are all written: at the first
+ * push, or after a rollback dropped them). */
+static int next_id_load(dldb__batch *b, sqlite3 *db) {
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT coalesce(max(rowid), 0) FROM \"%s\"", b->id_table);
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t max = sqlite3_column_int64(st, 0);
+    if (max < INT64_MAX - 1) b->next_id = max + 1;
+    else b->id_table = NULL; /* SQLite would pick one at random: ids stay as they are */
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* "head(?, ...), ..." for rows rows; NULL without memory. */
 static char *insert_sql(const dldb__batch *b, int rows) {
   size_t hl = strlen(b->head), cap = hl + (size_t)rows * ((size_t)b->ncols * 3 + 4) + 1;
@@ -89,6 +113,14 @@ int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row) {
       !(b->cells = malloc(sizeof *b->cells * DLDB__BATCH_ROWS * (size_t)b->ncols)))
     return SQLITE_NOMEM;
   dldb__cell *c = b->cells + (size_t)b->nrows * (size_t)b->ncols;
+  int null_id = 0;
+  if (b->id_table && row[0].type == DLDB__INT) {
+    int rc = b->next_id ? SQLITE_OK : next_id_load(b, db);
+    if (rc != SQLITE_OK) return rc;
+    int64_t id = row[0].v.i;
+    if (b->id_table && id == b->next_id) null_id = 1;
+    if (b->id_table && id >= b->next_id) b->next_id = id + 1;
+  }
   for (int i = 0; i < b->ncols; i++) {
     c[i] = row[i];
     if (row[i].type != DLDB__TEXT) continue;
@@ -108,6 +140,7 @@ int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row) {
     c[i].n = (int)n;
     b->tlen += n + 1;
   }
+  if (null_id) c[0] = (dldb__cell){.type = DLDB__NULL};
   return ++b->nrows == DLDB__BATCH_ROWS ? dldb__batch_flush(b, db) : SQLITE_OK;
 }
 
@@ -116,5 +149,5 @@ void dldb__batch_free(dldb__batch *b) {
   sqlite3_finalize(b->single);
   free(b->cells);
   free(b->text);
-  dldb__batch_init(b, b->head, b->ncols);
+  dldb__batch_init_ids(b, b->head, b->ncols, b->id_table);
 }

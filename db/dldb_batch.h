@@ -10,6 +10,13 @@
  * the table assigns itself follow that order; a row is in the table only
  * once flushed (a reader of the table flushes first).
  *
+ * A batch made with dldb__batch_init_ids writes its first column, the
+ * table's INTEGER PRIMARY KEY, as NULL where the table would choose that
+ * id itself (one more than its largest, as SQLite does): an id SQLite
+ * picks costs it no look-up, 15-20 % of such a row (docs/performance.md).
+ * Every row of the table must then come through the batch, and after a
+ * rollback dldb__batch_forget_ids must be called.
+ *
  * Ownership: the batch owns its statements, cells and text copies; the
  * sqlite3 handle is borrowed for each call and must be the same every time.
  * dldb__batch_free finalizes and frees (the batch can be initialized again).
@@ -50,10 +57,17 @@ typedef struct dldb__batch {
   dldb__cell *cells; /* DLDB__BATCH_ROWS rows of ncols */
   char *text;        /* the rows' texts, each followed by a NUL */
   size_t tlen, tcap;
+  const char *id_table; /* dldb__batch_init_ids: the table, static; else NULL */
+  int64_t next_id;      /* the id SQLite would choose next, 0: not read yet */
 } dldb__batch;
 
 /* head must stay valid (a string literal); ncols <= 64. */
 void dldb__batch_init(dldb__batch *b, const char *head, int ncols);
+/* The same, for a table (a name, static) whose INTEGER PRIMARY KEY is the
+ * first column. */
+void dldb__batch_init_ids(dldb__batch *b, const char *head, int ncols, const char *table);
+/* The table's largest id is to be read again (a rollback dropped rows). */
+void dldb__batch_forget_ids(dldb__batch *b);
 /* Copies row (ncols cells); writes the batch when it is full. */
 int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row);
 /* Writes the rows pushed and not yet written. */

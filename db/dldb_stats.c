@@ -159,7 +159,8 @@ static void nvtx_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) 
 
 /* Row x (kind 6 or 7) as aggr_nvtx_runs' 14 columns (schema 3): what the
  * views cannot derive; NULL where one instance makes it total (or 0). */
-static void run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
+/* An aggr_nvtx_runs row: its batch (DLDB__B_NVTX_*), its cells in c. */
+static int run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
   int one = x->t.n == 1, gpu = x->kind == DLDB_STATS_NVTX_GPU_PROJ;
   int startend = x->label && strcmp(x->label, "StartEnd") == 0;
   const dldb__cell v[] = {
@@ -179,6 +180,10 @@ static void run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
       gpu ? DLDB__I(x->child_sum) : DLDB__N,
   };
   memcpy(c, v, sizeof v);
+  if (!one) return DLDB__B_NVTX_RUNS;
+  if (!gpu) return DLDB__B_NVTX_ONE; /* the first 6 cells */
+  memmove(c + 6, c + 10, 4 * sizeof *c);
+  return DLDB__B_PROJ_ONE;
 }
 
 static int is_nvtx(int kind) { return kind == DLDB_STATS_NVTX || kind == DLDB_STATS_NVTX_GPU_PROJ; }
@@ -198,10 +203,10 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
     if (layout == DLDB__NVTX_RUNS) {
       if (r[i].t.n < 1)
         return dl_err(err, errlen, DL_EINVAL, "%s: an NVTX row without instances", fn);
-      run_cells(c, aggr_id, &r[i]);
+      int which = run_cells(c, aggr_id, &r[i]);
       w->nvtx_total[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ] += r[i].t.total;
       w->nvtx_rows[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ]++;
-      rc = dldb__batch_row(w, DLDB__B_NVTX_RUNS, c, err, errlen, fn);
+      rc = dldb__batch_row(w, which, c, err, errlen, fn);
     } else if (layout == DLDB__NVTX_STATS) {
       nvtx_cells(c, aggr_id, &r[i]);
       rc = dldb__batch_row(w, DLDB__B_NVTX_STATS, c, err, errlen, fn);

@@ -74,40 +74,53 @@ static const char *const stmt_sql[DLDB__S_COUNT] = {
     [DLDB__S_FINDING] = "INSERT INTO aggr_findings VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
-/* Heads and widths of the batched inserts, indexed by DLDB__B_*. */
+/* Heads and widths of the batched inserts, indexed by DLDB__B_*. OR FAIL:
+ * a statement that fails is not undone (a failed write ends the writer's
+ * transaction anyway: dldb_batch.h), so SQLite keeps no statement journal
+ * of the pages each 32-row INSERT changes: 7-10 % less a row
+ * (docs/performance.md). */
 static const struct {
   const char *head;
   int ncols;
+  const char *id_table; /* the first column is its INTEGER PRIMARY KEY (dldb__batch_init_ids) */
 } batch_def[DLDB__B_COUNT] = {
-    [DLDB__B_STRING] = {"INSERT INTO strings(id, value) VALUES ", 2},
-    [DLDB__B_NVTX] = {"INSERT INTO nvtx_ranges(id, kind, domain_id, name_id, start_ns, end_ns, pid, "
-                      "tid, end_tid, parent_id, category, color, payload_kind, payload_int, "
-                      "payload_real) VALUES ",
-                      15},
-    [DLDB__B_API] = {"INSERT INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, pid, tid, "
-                     "correlation_id, return_value) VALUES ",
+    [DLDB__B_STRING] = {"INSERT OR FAIL INTO strings(id, value) VALUES ", 2, "strings"},
+    [DLDB__B_NVTX] = {"INSERT OR FAIL INTO nvtx_ranges(id, kind, domain_id, name_id, start_ns, "
+                      "end_ns, pid, tid, end_tid, parent_id, category, color, payload_kind, "
+                      "payload_int, payload_real) VALUES ",
+                      15, "nvtx_ranges"},
+    [DLDB__B_API] = {"INSERT OR FAIL INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, "
+                     "pid, tid, correlation_id, return_value) VALUES ",
                      8},
-    [DLDB__B_KERNEL] = {"INSERT INTO kernels(id, short_name_id, long_name_id, device_id, context_id, "
-                        "stream_id, gpu_start_ns, gpu_end_ns, correlation_id, pid, grid_x, grid_y, "
-                        "grid_z, block_x, block_y, block_z, registers_per_thread, "
-                        "static_smem_bytes, dynamic_smem_bytes) VALUES ",
-                        19},
-    [DLDB__B_KATTR] = {"INSERT INTO aggr_kernels(aggr_id, iter_value, kernel_id, op_idx, uses_tc, "
-                       "api_start_ns, api_dur_ns) VALUES ",
+    [DLDB__B_KERNEL] = {"INSERT OR FAIL INTO kernels(id, short_name_id, long_name_id, device_id, "
+                        "context_id, stream_id, gpu_start_ns, gpu_end_ns, correlation_id, pid, "
+                        "grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+                        "registers_per_thread, static_smem_bytes, dynamic_smem_bytes) VALUES ",
+                        19, "kernels"},
+    [DLDB__B_KATTR] = {"INSERT OR FAIL INTO aggr_kernels(aggr_id, iter_value, kernel_id, op_idx, "
+                       "uses_tc, api_start_ns, api_dur_ns) VALUES ",
                        7},
-    [DLDB__B_STATS] = {"INSERT INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
+    [DLDB__B_STATS] = {"INSERT OR FAIL INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
                        "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
                        "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "
                        "bytes_stddev, range_time, gpu_ops, avg_level, avg_children) VALUES ",
                        27},
-    [DLDB__B_NVTX_STATS] = {"INSERT INTO aggr_nvtx_stats(aggr_id, kind, row_idx, name_id, style, "
-                            "instances, total, avg, med, min, max, stddev, time_pct, range_time, "
-                            "gpu_ops, avg_level, avg_children) VALUES ",
+    [DLDB__B_NVTX_STATS] = {"INSERT OR FAIL INTO aggr_nvtx_stats(aggr_id, kind, row_idx, name_id, "
+                            "style, instances, total, avg, med, min, max, stddev, time_pct, "
+                            "range_time, gpu_ops, avg_level, avg_children) VALUES ",
                             17},
-    [DLDB__B_NVTX_RUNS] = {"INSERT INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, instances, "
-                           "total, med, min, max, stddev, range_time, gpu_ops, levels, "
+    [DLDB__B_NVTX_RUNS] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
+                           "instances, total, med, min, max, stddev, range_time, gpu_ops, levels, "
                            "children) VALUES ",
                            14},
+    /* the rows of one range leave their NULL columns out: 1-2 s less at 10 M
+     * distinct names (docs/performance.md) */
+    [DLDB__B_NVTX_ONE] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
+                          "instances, total) VALUES ",
+                          6},
+    [DLDB__B_PROJ_ONE] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
+                          "instances, total, range_time, gpu_ops, levels, children) VALUES ",
+                          10},
 };
 
 /* ---- Small helpers -------------------------------------------------------- */
@@ -176,7 +189,8 @@ static void finalize_all(dldb_writer *w) {
 
 static void batches_init(dldb_writer *w) {
   for (int i = 0; i < DLDB__B_COUNT; i++)
-    dldb__batch_init(&w->batch[i], batch_def[i].head, batch_def[i].ncols);
+    dldb__batch_init_ids(&w->batch[i], batch_def[i].head, batch_def[i].ncols,
+                         batch_def[i].id_table);
 }
 
 int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {

@@ -477,7 +477,10 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
 void dldb_aggr_cancel(dldb_writer *w) {
   if (!w || !w->in_aggr) return;
   w->in_aggr = 0;
-  for (int i = 0; i < DLDB__B_COUNT; i++) dldb__batch_drop(&w->batch[i]);
+  for (int i = 0; i < DLDB__B_COUNT; i++) {
+    dldb__batch_drop(&w->batch[i]);
+    dldb__batch_forget_ids(&w->batch[i]);
+  }
   if (w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
   dldb__ahead_reset(w); /* strings added in the aggregation are gone */
   w->in_tx = 0;

@@ -47,6 +47,8 @@ enum {
   DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
   DLDB__B_NVTX_STATS, /* aggr_nvtx_stats, schema 2 files (dldb_stats.c) */
   DLDB__B_NVTX_RUNS,  /* aggr_nvtx_runs (dldb_stats.c) */
+  DLDB__B_NVTX_ONE,   /* ... its rows of one range: no statistics of several (NULL) */
+  DLDB__B_PROJ_ONE,   /* ... the same of the GPU projection (kind 7) */
   DLDB__B_COUNT
 };
 

@@ -2,9 +2,11 @@
  * test_dldb_batch.c - db/dldb_batch: rows pushed through a batch reach the
  * table as pushed (every type, NULLs, texts of any length, full batches and
  * a remainder), a failing row reports the error and leaves the batch
- * empty, and dropped rows never arrive. A real SQLite file.
+ * empty, dropped rows never arrive, and a batch of a table's ids keeps
+ * every id pushed. A real SQLite file.
  */
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -126,9 +128,72 @@ static int test_failure_and_drop(void) {
   return 0;
 }
 
+/* 1 if table t has exactly the ids ids[0..n-1] (in any order). */
+static int has_ids(sqlite3 *db, const int64_t *ids, int n) {
+  if (count_rows(db) != n) return 0;
+  for (int i = 0; i < n; i++) {
+    sqlite3_stmt *st = NULL;
+    int found = sqlite3_prepare_v2(db, "SELECT 1 FROM t WHERE id = ?1", -1, &st, NULL) ==
+                    SQLITE_OK &&
+                (sqlite3_bind_int64(st, 1, ids[i]), sqlite3_step(st) == SQLITE_ROW);
+    sqlite3_finalize(st);
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+/* A batch of a table's ids writes an id as NULL where SQLite would pick
+ * that id itself, and every row gets the id pushed: in order, after a
+ * gap, below the largest, and after a rollback (forget_ids). */
+static int test_ids(void) {
+  sqlite3 *db = open_db("batch-ids.sqlite");
+  ASSERT(db);
+  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO t(id, s) VALUES (3, 'old')", NULL, NULL, NULL),
+            SQLITE_OK);
+  dldb__batch b;
+  dldb__batch_init_ids(&b, "INSERT OR FAIL INTO t(id, i, s) VALUES ", 3, "t");
+  static const int64_t pushed[] = {4, 5, 9, 10, 2, 11};
+  for (int k = 0; k < 6; k++) {
+    dldb__cell row[3] = {DLDB__I(pushed[k]), DLDB__I(k), DLDB__T("x", 1)};
+    ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+  }
+  /* 4, 5, 10 and 11 follow the largest id: NULL; 9 and 2 do not */
+  static const int null_id[] = {1, 1, 0, 1, 0, 1};
+  for (int k = 0; k < 6; k++) ASSERT_EQ(b.cells[3 * k].type == DLDB__NULL, null_id[k]);
+  for (int64_t id = 12; id < 12 + 2 * DLDB__BATCH_ROWS; id++) { /* full batches too */
+    dldb__cell row[3] = {DLDB__I(id), DLDB__I(0), DLDB__T("y", 1)};
+    ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+  }
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  int64_t want[8 + 2 * DLDB__BATCH_ROWS] = {3, 4, 5, 9, 10, 2, 11};
+  int n = 7;
+  for (int64_t id = 12; id < 12 + 2 * DLDB__BATCH_ROWS; id++) want[n++] = id;
+  ASSERT(has_ids(db, want, n));
+  /* rows rolled back: the largest id is read again, so an id past the
+   * table's largest + 1 stays as pushed */
+  int64_t next = 12 + 2 * DLDB__BATCH_ROWS;
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+  for (int k = 0; k < 5; k++) {
+    dldb__cell row[3] = {DLDB__I(next + k), DLDB__I(0), DLDB__T("z", 1)};
+    ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+  }
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+  dldb__batch_forget_ids(&b);
+  dldb__cell row[3] = {DLDB__I(next + 5), DLDB__I(0), DLDB__T("w", 1)};
+  ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  want[n++] = next + 5;
+  ASSERT(has_ids(db, want, n));
+  dldb__batch_free(&b);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) dir = argv[1];
   RUN(test_rows_arrive_as_pushed);
   RUN(test_failure_and_drop);
+  RUN(test_ids);
   TEST_DONE();
 }
