@@ -551,20 +551,32 @@ static int test_fixture_attribution(void) {
   return 0;
 }
 
+/* A new dldb at work_dir/name (its path in path) with GPUs 0 .. ngpus - 1,
+ * or NULL. */
+static dldb_writer *new_writer(const char *name, int ngpus, char *path, size_t plen) {
+  char err[512];
+  snprintf(path, plen, "%s/%s", work_dir, name);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  if (dldb_writer_create(path, &o, &w, err, sizeof err)) return NULL;
+  for (int d = 0; d < ngpus; d++) {
+    dldb_gpu g = {.device_id = d, .name = "GPU", .cc_major = 8, .sm_count = 108};
+    if (dldb_write_gpu(w, &g, err, sizeof err)) {
+      dldb_writer_abort(&w);
+      return NULL;
+    }
+  }
+  return w;
+}
+
 /* Kernels whose ids are not dense (a dldb edited, or written by another
  * tool) keep their ids, and launches of one kernel with one grid on two
  * GPUs count on their own GPU: a kernel record holds neither its id nor
  * its device (dla_internal.h). */
 static int test_kernel_ids_devices(void) {
   char path[1024], err[512];
-  snprintf(path, sizeof path, "%s/kids.sqlite", work_dir);
-  dldb_writer *w = NULL;
-  dldb_write_opts o = {.force = 1, .producer = "test"};
-  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
-  for (int d = 0; d < 2; d++) {
-    dldb_gpu g = {.device_id = d, .name = "GPU", .cc_major = 8, .sm_count = 108};
-    ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
-  }
+  dldb_writer *w = new_writer("kids.sqlite", 2, path, sizeof path);
+  ASSERT_NOT_NULL(w);
   dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = "/m/op", .start_ns = 100,
                        .end_ns = 1000, .pid = 1, .tid = 1};
   ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
@@ -608,12 +620,8 @@ static int test_kernel_ids_devices(void) {
  * kernel of 2^32 - 1 has no call (the op of GPU work of no known call). */
 static int test_long_durations(void) {
   char path[1024], err[512];
-  snprintf(path, sizeof path, "%s/long.sqlite", work_dir);
-  dldb_writer *w = NULL;
-  dldb_write_opts o = {.force = 1, .producer = "test"};
-  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
-  dldb_gpu g = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
-  ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
+  dldb_writer *w = new_writer("long.sqlite", 1, path, sizeof path);
+  ASSERT_NOT_NULL(w);
   const int64_t G = 1000000000, L = 4294967295; /* L: UINT32_MAX ns */
   dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = "/m/op", .start_ns = 0,
                        .end_ns = 40 * G, .pid = 1, .tid = 1};
@@ -661,12 +669,8 @@ static int test_long_durations(void) {
  * past that is read from its text again (dla_pytorch.c). */
 static int test_big_seq(void) {
   char path[1024], err[512];
-  snprintf(path, sizeof path, "%s/bigseq.sqlite", work_dir);
-  dldb_writer *w = NULL;
-  dldb_write_opts o = {.force = 1, .producer = "test"};
-  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
-  dldb_gpu g = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
-  ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
+  dldb_writer *w = new_writer("bigseq.sqlite", 1, path, sizeof path);
+  ASSERT_NOT_NULL(w);
   struct { const char *name; int64_t s, e, tid; } ranges[] = {
       {"aten::mul, seq = 5000000000, op_id = 3, sizes = [[2], [2]]", 100, 200, 1},
       {"MulBackward0, seq = 5000000000, op_id = 4", 300, 400, 2},
