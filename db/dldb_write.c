@@ -91,7 +91,7 @@ static const struct {
                       15, "nvtx_ranges"},
     [DLDB__B_API] = {"INSERT OR FAIL INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, "
                      "pid, tid, correlation_id, return_value) VALUES ",
-                     8},
+                     8, NULL},
     [DLDB__B_KERNEL] = {"INSERT OR FAIL INTO kernels(id, short_name_id, long_name_id, device_id, "
                         "context_id, stream_id, gpu_start_ns, gpu_end_ns, correlation_id, pid, "
                         "grid_x, grid_y, grid_z, block_x, block_y, block_z, "
@@ -99,28 +99,28 @@ static const struct {
                         19, "kernels"},
     [DLDB__B_KATTR] = {"INSERT OR FAIL INTO aggr_kernels(aggr_id, iter_value, kernel_id, op_idx, "
                        "uses_tc, api_start_ns, api_dur_ns) VALUES ",
-                       7},
+                       7, NULL},
     [DLDB__B_STATS] = {"INSERT OR FAIL INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
                        "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
                        "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "
                        "bytes_stddev, range_time, gpu_ops, avg_level, avg_children) VALUES ",
-                       27},
+                       27, NULL},
     [DLDB__B_NVTX_STATS] = {"INSERT OR FAIL INTO aggr_nvtx_stats(aggr_id, kind, row_idx, name_id, "
                             "style, instances, total, avg, med, min, max, stddev, time_pct, "
                             "range_time, gpu_ops, avg_level, avg_children) VALUES ",
-                            17},
+                            17, NULL},
     [DLDB__B_NVTX_RUNS] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
                            "instances, total, med, min, max, stddev, range_time, gpu_ops, levels, "
                            "children) VALUES ",
-                           14},
+                           14, NULL},
     /* the rows of one range leave their NULL columns out: 1-2 s less at 10 M
      * distinct names (docs/performance.md) */
     [DLDB__B_NVTX_ONE] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
                           "instances, total) VALUES ",
-                          6},
+                          6, NULL},
     [DLDB__B_PROJ_ONE] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
                           "instances, total, range_time, gpu_ops, levels, children) VALUES ",
-                          10},
+                          10, NULL},
 };
 
 /* ---- Small helpers -------------------------------------------------------- */
