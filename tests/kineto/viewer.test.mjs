@@ -1,9 +1,10 @@
 // viewer.test.mjs - dlprofviewer on dldbs that dlprof made from PyTorch
 // profiler (Kineto) traces: the dashboard shows the GPU timeline and
 // communication panel (view_dl_communication) and the "no GPU activity"
-// finding, and Kernels by Iteration shows est. SM efficiency per iteration
-// and per kernel. Real Chromium, real traces from ../shared (run.mjs skips
-// when they are absent).
+// finding, Kernels by Iteration shows est. SM efficiency per iteration
+// and per kernel, and the API statistics are named for the GPUs' vendor
+// (HIP on AMD's, CUDA on NVIDIA's). Real Chromium, real traces from
+// ../shared (run.mjs skips when they are absent).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -95,5 +96,33 @@ test('ResNet-50 (2021 format): six iterations in the dashboard', async () => {
     await page.close();
   } finally {
     await server.stop();
+  }
+});
+
+test('AMD trace: the Statistics view and the Reports menu say HIP API, an NVIDIA one CUDA API', async () => {
+  const amd = dldb(path.join(KDIR, 'hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz'), 'amd');
+  const nv = dldb(path.join(KDIR, 'resnet50_v100/worker0.1623143089861.pt.trace.json.gz'), 'nv');
+  for (const [db, api, other] of [
+    [amd, 'HIP', 'CUDA'],
+    [nv, 'CUDA', 'HIP'],
+  ]) {
+    const server = await startServer(db);
+    try {
+      const page = await watchedPage(browser.context);
+      await page.goto(`${server.url}/#/statistics`);
+      await settled(page);
+      assert.equal((await page.locator('[data-tab="api"]').innerText()).trim(), `${api} API`);
+      const body = await page.locator('main').innerText();
+      assert.match(body, new RegExp(`Top 10: ${api} API`));
+      assert.match(body, new RegExp(`${api} runtime`));
+      assert.doesNotMatch(body, new RegExp(`${other} API|${other} runtime`));
+      const reports = await page.locator('#reports-list').evaluate((el) => el.textContent);
+      assert.match(reports, new RegExp(`${api} API Summary`));
+      assert.doesNotMatch(reports, new RegExp(`${other} API Summary`));
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    } finally {
+      await server.stop();
+    }
   }
 });

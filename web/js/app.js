@@ -4,7 +4,7 @@
 // Start-up reads GET /api/v1/info (views present, defaults, aggregations,
 // domains, mode, GPU count), then renders the view named by the URL hash.
 
-import { get, apiUrl, showError, clearErrors } from './api.js';
+import { get, getAll, apiUrl, showError, clearErrors } from './api.js';
 import * as router from './router.js';
 import { h, replace, note } from './util.js';
 import dashboard from './views/dashboard.js';
@@ -62,10 +62,15 @@ const REPORT_LABELS = {
   nvtx_gpu_proj_sum: 'NVTX GPU Projection Summary',
 };
 
+/** An AMD GPU by its name, as dlprof tells (analysis/dla_aggregate.c): ROCm's
+ * "AMD Instinct MI300X", "AMD Radeon Graphics", "Radeon PRO W7900". */
+const isAmdGpu = (name) => /^AMD |radeon|instinct/i.test(String(name || ''));
+
 const ctx = {
   info: null,
   version: null,
   sysconfig: null,
+  gpuNames: [], // view_gpu_names' names ([] when the view is missing)
   /** True when the database has the view (full name, view_…). */
   has(view) {
     return !this.info || this.info.views.includes(view);
@@ -74,6 +79,14 @@ const ctx = {
   get pytorch() {
     const m = (this.info && this.info.mode) || (this.sysconfig && this.sysconfig.mode_string) || '';
     return String(m).toLowerCase() === 'pytorch';
+  },
+  /** True when every GPU of the profile is AMD's: its API calls are HIP's. */
+  get amd() {
+    return this.gpuNames.length > 0 && this.gpuNames.every(isAmdGpu);
+  },
+  /** The GPU API's name for labels: "HIP" on AMD GPUs, else "CUDA". */
+  get gpuApi() {
+    return this.amd ? 'HIP' : 'CUDA';
   },
   get numGpus() {
     return Number((this.info && this.info.num_gpus) || (this.sysconfig && this.sysconfig.num_gpus) || 1);
@@ -178,6 +191,12 @@ function renderSelectors(route) {
   }
 }
 
+/** A report's menu label ("CUDA API Summary" is "HIP API Summary" on AMD GPUs). */
+function reportLabel(name) {
+  const label = REPORT_LABELS[name] || String(name).replace(/_/g, ' ');
+  return ctx.amd ? label.replace(/^CUDA API/, 'HIP API') : label;
+}
+
 async function renderReports(route) {
   const menu = document.getElementById('reports-menu');
   const list = document.getElementById('reports-list');
@@ -190,7 +209,7 @@ async function renderReports(route) {
       h(
         'div',
         { class: 'report' },
-        h('span', { class: 'report-name', title: `dlprof --reports=${r.name}` }, REPORT_LABELS[r.name] || String(r.name).replace(/_/g, ' ')),
+        h('span', { class: 'report-name', title: `dlprof --reports=${r.name}` }, reportLabel(r.name)),
         r.csv ? h('a', { href: apiUrl(`reports/${r.name}.csv`, base), download: r.csv, title: r.csv }, 'CSV') : null,
         r.json ? h('a', { href: apiUrl(`reports/${r.name}.json`, base), download: r.json, title: r.json }, 'JSON') : null,
       ),
@@ -262,11 +281,13 @@ async function start() {
     return;
   }
   document.getElementById('db-name').textContent = ctx.info.database || '';
-  const [version, sysconfig, reports] = await Promise.all([
+  const [version, sysconfig, reports, gpus] = await Promise.all([
     get('version', null, { quiet: true }).catch(() => null),
     ctx.has('view_system_config') ? get('system_config', null, { quiet: true }).catch(() => null) : null,
     get('reports', null, { quiet: true }).catch(() => null),
+    ctx.has('view_gpu_names') ? getAll('gpu_names', {}, { quiet: true }).catch(() => null) : null,
   ]);
+  ctx.gpuNames = gpus && gpus.rows ? gpus.rows.map((r) => r.gpu_name) : [];
   ctx.version = version;
   ctx.sysconfig = sysconfig;
   ctx.reports = (reports && reports.reports) || [];

@@ -179,8 +179,24 @@ const TABS = [
   },
 ];
 
-function tabOf(route) {
-  return TABS.find((t) => t.id === route.params.tab) || TABS[0];
+/** The tabs as the profile names them: its GPU API is HIP on AMD GPUs (ctx.gpuApi). */
+function tabsFor(ctx) {
+  const api = ctx.gpuApi || 'CUDA';
+  if (api === 'CUDA') return TABS;
+  return TABS.map((t) =>
+    t.id === 'api'
+      ? {
+          ...t,
+          title: `${api} API`,
+          hint: `${api} runtime calls (host time). Click a function to see the ops that called it.`,
+          empty: `No ${api} API calls in the aggregated iterations.`,
+        }
+      : t,
+  );
+}
+
+function tabOf(tabs, route) {
+  return tabs.find((t) => t.id === route.params.tab) || tabs[0];
 }
 
 /** A horizontal bar chart of a tab's top rows. */
@@ -221,7 +237,8 @@ export default {
   mount(root, ctx) {
     const route0 = router.current();
     root.append(viewHeader('Statistics', aggrLine(ctx, route0)));
-    const present = TABS.filter((t) => ctx.has(`view_${t.endpoint}`));
+    const tabs = tabsFor(ctx);
+    const present = tabs.filter((t) => ctx.has(`view_${t.endpoint}`));
     if (!present.length) {
       root.append(
         h(
@@ -396,7 +413,7 @@ export default {
 
     return {
       update(r) {
-        const t = tabOf(r);
+        const t = tabOf(tabs, r);
         const active = present.includes(t) ? t : present[0];
         for (const a of tabBar.children) {
           const on = a.dataset.tab === active.id;
