@@ -23,6 +23,7 @@
 #endif
 
 #include "dla_internal.h"
+#include "dla_pipe.h"
 #include "dldb_dl.h"
 #include "dla_opname.h"
 #include "dla_tc.h"
@@ -244,6 +245,56 @@ static int load_range(void *ctx, const dldb_scan_range *s) {
   r->name_id = (int32_t)s->name_id;
   r->style = s->kind >= DLDB_NVTX_PUSHPOP && s->kind <= DLDB_NVTX_MARK ? (uint32_t)s->kind : 0;
   return 0;
+}
+
+/* The ranges are read on a second thread (SQLite's stepping and decoding
+ * of 10 M rows is most of their loading) and loaded, in order, on this one
+ * (dla_pipe.h): the scan has the writer's connection to itself meanwhile,
+ * load_range touches none of it. */
+enum { RANGE_BATCH = 4096 };
+typedef struct range_scan {
+  dldb_writer *w;
+  int64_t domain_id;
+  dla_pipe *p;
+  dldb_scan_range *b; /* the batch being filled, n rows of it */
+  size_t n;
+  char err[256];      /* the scan's error message (the consumer owns c->err) */
+} range_scan;
+
+static int range_put(void *ctx, const dldb_scan_range *r) {
+  range_scan *s = ctx;
+  if (!s->b && !(s->b = dla_pipe_claim(s->p))) return DL_EDB; /* the consumer failed */
+  s->b[s->n++] = *r;
+  if (s->n < RANGE_BATCH) return DL_OK;
+  s->b = NULL;
+  size_t n = s->n;
+  s->n = 0;
+  return dla_pipe_publish(s->p, n);
+}
+
+static int ranges_produce(void *ctx, dla_pipe *p) {
+  range_scan *s = ctx;
+  s->p = p;
+  int rc = dldb_scan_ranges(s->w, s->domain_id, range_put, s, s->err, sizeof s->err);
+  if (rc == DL_OK && s->n) rc = dla_pipe_publish(p, s->n);
+  return rc;
+}
+
+static int ranges_consume(void *ctx, void *batch, size_t n) {
+  const dldb_scan_range *r = batch;
+  int rc = DL_OK;
+  for (size_t i = 0; i < n && rc == DL_OK; i++) rc = load_range(ctx, &r[i]);
+  return rc;
+}
+
+/* dldb_scan_ranges(w, domain_id, load_range, l) on two threads. */
+static int load_ranges(dla_ctx *c, loader *l) {
+  range_scan s = {.w = c->w, .domain_id = c->domain_id};
+  int rc = dla_pipe_run(RANGE_BATCH * sizeof(dldb_scan_range), 4, ranges_produce, &s,
+                        ranges_consume, l);
+  if (rc && s.err[0] && !(c->err && c->errlen && c->err[0])) /* the scan's own error */
+    dl_err(c->err, c->errlen, rc, "%s", s.err);
+  return rc;
 }
 
 typedef struct gpu_loader {
@@ -1319,7 +1370,8 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
                        sizeof *c.r, 0)))
     goto out;
   dla_map_init(&l.thr_of);
-  rc = dldb_scan_ranges(w, c.domain_id, load_range, &l, err, errlen);
+  if (err && errlen) err[0] = '\0';
+  rc = load_ranges(&c, &l);
   dla_map_free(&l.thr_of);
   if (rc || (rc = order_threads(&c))) goto out;
   dla__progress(&c, l.what, l.n, l.n);
