@@ -207,7 +207,7 @@ static int order_threads(dla_ctx *c) {
     rank[v[i].old] = (uint32_t)i;
   }
   if (n) c->ntk++;
-  for (size_t i = 0; i < c->nr; i++) c->r[i].th = rank[c->r[i].th];
+  for (size_t i = 0; i < c->nr; i++) dla__range_set_th(&c->r[i], rank[dla__range_th(&c->r[i])]);
   free(v);
   free(rank);
   return DL_OK;
@@ -241,7 +241,7 @@ static int load_range(void *ctx, const dldb_scan_range *s) {
   memset(r, 0, sizeof *r);
   r->start = s->start_ns;
   r->end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
-  r->th = (uint32_t)th;
+  dla__range_set_th(r, (uint32_t)th);
   r->name_id = (int32_t)s->name_id;
   r->style = s->kind >= DLDB_NVTX_PUSHPOP && s->kind <= DLDB_NVTX_MARK ? (uint32_t)s->kind : 0;
   return 0;
@@ -480,7 +480,7 @@ int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t star
   }
   int32_t found = -1;
   for (size_t i = lo; i < c->nr && cmp_key(c, &c->r[i], tk, start, end) == 0; i++)
-    if (c->r[i].th == (uint32_t)th && (name_id < 0 || c->r[i].name_id == name_id))
+    if (dla__range_th(&c->r[i]) == (uint32_t)th && (name_id < 0 || c->r[i].name_id == name_id))
       found = (int32_t)i;
   return found;
 }

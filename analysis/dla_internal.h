@@ -30,13 +30,24 @@ typedef struct dla_range {
   int32_t name_id;           /* strings id (the loader refuses ids past INT32_MAX) */
   int32_t op;                /* the op of inst (-1 none) */
   int32_t inst;              /* the instance range that owns this range's calls, -1: none */
-  uint32_t th : 24;          /* its thread: c->thr[th] (the loader refuses more threads) */
-  uint32_t role : 2;         /* DLA_ROLE_* */
-  uint32_t kind : 3;         /* dla_text_kind */
-  uint32_t style : 2;        /* DLDB_NVTX_* (push/pop, start/end, mark; 0: another value) */
-  uint32_t in_dlprof : 1;    /* inside a DLProf op marker instance */
+  /* its thread: c->thr[dla__range_th(r)], 3 bytes, low first (the loader
+   * refuses more threads); bytes of their own, apart from the bit fields
+   * op building writes while the calls load (dla_calls.c reads it then) */
+  uint8_t th[3];
+  uint8_t role : 2;          /* DLA_ROLE_* */
+  uint8_t kind : 3;          /* dla_text_kind */
+  uint8_t style : 2;         /* DLDB_NVTX_* (push/pop, start/end, mark; 0: another value) */
+  uint8_t in_dlprof : 1;     /* inside a DLProf op marker instance */
 } dla_range;
 _Static_assert(sizeof(dla_range) == 32, "dla_range: 32 bytes");
+static inline uint32_t dla__range_th(const dla_range *r) {
+  return (uint32_t)r->th[0] | (uint32_t)r->th[1] << 8 | (uint32_t)r->th[2] << 16;
+}
+static inline void dla__range_set_th(dla_range *r, uint32_t th) {
+  r->th[0] = (uint8_t)th;
+  r->th[1] = (uint8_t)(th >> 8);
+  r->th[2] = (uint8_t)(th >> 16);
+}
 #define DLA_MAX_THREADS (1 << 24)
 
 typedef struct dla_thread {  /* a thread of the ranges */
@@ -273,10 +284,10 @@ int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t star
 int32_t dla__thread_of(const dla_ctx *c, int64_t pid, int64_t tid);
 /* A range's thread id, and its rank among the ranges' thread ids. */
 static inline int64_t dla__range_tid(const dla_ctx *c, const dla_range *r) {
-  return c->thr[r->th].tid;
+  return c->thr[dla__range_th(r)].tid;
 }
 static inline uint32_t dla__range_tk(const dla_ctx *c, const dla_range *r) {
-  return c->thr[r->th].tk;
+  return c->thr[dla__range_th(r)].tk;
 }
 
 /* The iteration containing t (clamped to [0, niter-1]). */

@@ -243,7 +243,7 @@ static int op_as_bprop(builder *b, int32_t *op) {
  * (a seq, no fwd_tid, a name that does not say backward). */
 enum { THREAD_BWD = 1, THREAD_FWD_SEQ = 2 };
 
-static uint64_t thread_key(const dla_range *r) { return r->th; }
+static uint64_t thread_key(const dla_range *r) { return dla__range_th(r); }
 
 static int thread_saw(builder *b, const dla_range *r, int64_t bits) {
   uint64_t k = thread_key(r);
@@ -294,7 +294,7 @@ static int build(builder *b) {
   size_t npending = 0, pcap = 0;
   for (size_t i = 0; i < c->nr && rc == DL_OK; i++) {
     dla_range *r = &c->r[i];
-    if (i == 0 || r->th != c->r[i - 1].th) sp = 0;
+    if (i == 0 || dla__range_th(r) != dla__range_th(&c->r[i - 1])) sp = 0;
     /* the parent contains r: ranges that merely touch or overlap are siblings */
     while (sp && (c->r[stack[sp - 1]].end < r->start || c->r[stack[sp - 1]].end < r->end)) sp--;
     const dla_range *p = sp ? &c->r[stack[sp - 1]] : NULL;
@@ -386,7 +386,7 @@ static int build(builder *b) {
       if (owner_op >= 0 && strcmp(c->ops[owner_op].direction, "bprop") == 0) owner_op = -1;
       int64_t seq = owner_op < 0 ? -1 : r->inst == (int32_t)i ? b->pn->seq : dla_opname_seq(text);
       int64_t prev = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
-      int take = seq >= 0 && (prev < 0 || (prev != r->inst && c->r[prev].th == r->th));
+      int take = seq >= 0 && (prev < 0 || (prev != r->inst && dla__range_th(&c->r[prev]) == dla__range_th(r)));
       if (take && seq_put(&b->fwd_by_seq, seq, r->inst)) rc = DL_ENOMEM;
     }
     stack[sp++] = (int32_t)i;

@@ -1465,7 +1465,7 @@ static const dla_thread *tr_threads;
 
 static int cmp_tr(const void *x, const void *y) {
   const dla_range *a = x, *b = y;
-  int64_t ta = tr_threads[a->th].tid, tb = tr_threads[b->th].tid;
+  int64_t ta = tr_threads[dla__range_th(a)].tid, tb = tr_threads[dla__range_th(b)].tid;
   if (ta != tb) return ta < tb ? -1 : 1;
   if (a->start != b->start) return a->start < b->start ? -1 : 1;
   if (a->end != b->end) return a->end > b->end ? -1 : 1;
@@ -1512,8 +1512,10 @@ static void tsort_threads(dla_ctx *c) {
     c->thr[i].tk = c->ntk;
   }
   c->ntk++;
-  for (size_t i = 0; i < c->nr; i++)
-    c->r[i].th = (uint32_t)dla__thread_of(c, old[c->r[i].th].pid, old[c->r[i].th].tid);
+  for (size_t i = 0; i < c->nr; i++) {
+    uint32_t th = dla__range_th(&c->r[i]);
+    dla__range_set_th(&c->r[i], (uint32_t)dla__thread_of(c, old[th].pid, old[th].tid));
+  }
 }
 
 static int tload_range(void *ctx, const dldb_scan_range *s) {
@@ -1522,7 +1524,7 @@ static int tload_range(void *ctx, const dldb_scan_range *s) {
   memset(r, 0, sizeof *r);
   r->start = s->start_ns;
   r->end = s->end_ns;
-  r->th = tthread(c, s->pid, s->tid);
+  dla__range_set_th(r, tthread(c, s->pid, s->tid));
   r->name_id = (int32_t)s->name_id;
   r->op = -1;
   c->nr++;
@@ -1640,10 +1642,10 @@ static int test_call_attribution(void) {
   while (ai < l.n) {
     int64_t tid = l.calls[ai].tid;
     size_t sp = 0;
-    while (ri < c.nr && thr[c.r[ri].th].tid < tid) ri++;
+    while (ri < c.nr && thr[dla__range_th(&c.r[ri])].tid < tid) ri++;
     for (; ai < l.n && l.calls[ai].tid == tid; ai++) {
       int64_t t = l.calls[ai].start;
-      while (ri < c.nr && thr[c.r[ri].th].tid == tid && c.r[ri].start <= t) {
+      while (ri < c.nr && thr[dla__range_th(&c.r[ri])].tid == tid && c.r[ri].start <= t) {
         while (sp && c.r[stack[sp - 1]].end < c.r[ri].start) sp--;
         stack[sp++] = (int32_t)ri++;
       }
