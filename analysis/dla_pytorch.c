@@ -386,7 +386,8 @@ static int build(builder *b) {
       if (owner_op >= 0 && strcmp(c->ops[owner_op].direction, "bprop") == 0) owner_op = -1;
       int64_t seq = owner_op < 0 ? -1 : r->inst == (int32_t)i ? b->pn->seq : dla_opname_seq(text);
       int64_t prev = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
-      int take = seq >= 0 && (prev < 0 || (prev != r->inst && dla__range_th(&c->r[prev]) == dla__range_th(r)));
+      int take = seq >= 0 && (prev < 0 || (prev != r->inst &&
+                                            dla__range_th(&c->r[prev]) == dla__range_th(r)));
       if (take && seq_put(&b->fwd_by_seq, seq, r->inst)) rc = DL_ENOMEM;
     }
     stack[sp++] = (int32_t)i;

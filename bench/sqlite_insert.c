@@ -66,11 +66,13 @@ static double run(const variant *v, long n, const char *dir) {
                                            "med", "min", "max", "stddev"};
   int l = snprintf(sql, sizeof sql, "%s INTO t(%s", v->verb,
                    strstr(v->table, "WITHOUT") ? "aggr_id" : "id");
-  for (int c = 1; c < v->ncols; c++) l += snprintf(sql + l, sizeof sql - (size_t)l, ", %s", names[c]);
+  for (int c = 1; c < v->ncols; c++)
+    l += snprintf(sql + l, sizeof sql - (size_t)l, ", %s", names[c]);
   l += snprintf(sql + l, sizeof sql - (size_t)l, ") VALUES ");
   for (int r = 0; r < ROWS_PER_STMT; r++) {
     l += snprintf(sql + l, sizeof sql - (size_t)l, "%s(", r ? ", " : "");
-    for (int c = 0; c < v->ncols; c++) l += snprintf(sql + l, sizeof sql - (size_t)l, "%s?", c ? ", " : "");
+    for (int c = 0; c < v->ncols; c++)
+      l += snprintf(sql + l, sizeof sql - (size_t)l, "%s?", c ? ", " : "");
     l += snprintf(sql + l, sizeof sql - (size_t)l, ")");
   }
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) goto out;

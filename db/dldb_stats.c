@@ -158,8 +158,9 @@ static void nvtx_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) 
 }
 
 /* Row x (kind 6 or 7) as aggr_nvtx_runs' 14 columns (schema 3): what the
- * views cannot derive; NULL where one instance makes it total (or 0). */
-/* An aggr_nvtx_runs row: its batch (DLDB__B_NVTX_*), its cells in c. */
+ * views cannot derive; NULL where one instance makes it total (or 0). The
+ * batch that writes it is returned: a row of one range goes to one that
+ * leaves its NULL columns out (its cells first in c). */
 static int run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
   int one = x->t.n == 1, gpu = x->kind == DLDB_STATS_NVTX_GPU_PROJ;
   int startend = x->label && strcmp(x->label, "StartEnd") == 0;
