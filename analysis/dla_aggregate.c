@@ -713,10 +713,25 @@ static int inst_gpu(const dla_ctx *c, inst_work *w, size_t inst, int64_t *busy,
   return DL_OK;
 }
 
+/* One instance's figures into its op's sums, minima and maxima. */
+static void op_add_gpu(dla_op *op, int64_t gpu, int64_t idle) {
+  op->idle += idle > 0 ? idle : 0;
+  op->gpu += gpu;
+  if (gpu < op->gpu_min) op->gpu_min = gpu;
+  if (gpu > op->gpu_max) op->gpu_max = gpu;
+}
+
+static void op_add_cpu(dla_op *op, int64_t dur) {
+  op->num_calls++;
+  op->cpu += dur;
+  if (dur < op->cpu_min) op->cpu_min = dur;
+  if (dur > op->cpu_max) op->cpu_max = dur;
+}
+
 /* An op instance in the window: range i owns its calls and is of an op. */
 static int window_instance(const dla_ctx *c, size_t i) {
   const dla_range *r = &c->r[i];
-  return r->inst == (int32_t)i && r->op >= 0 && dla__in_aggr(c, dla__iter_of(c, r->start));
+  return r->inst == (int32_t)i && r->op >= 0 && dla__in_window(c, r->start);
 }
 
 /* Op figures from the op instances of the aggregated iterations. A range
@@ -737,23 +752,15 @@ static int instance_figures(dla_ctx *c) {
     int64_t gpu, first_k, last_k;
     if ((rc = inst_gpu(c, &w, i, &gpu, &first_k, &last_k))) break;
     dla_op *op = &c->ops[c->r[i].op];
-    int64_t idle = first_k != INT64_MAX ? (last_k - first_k) - gpu : 0;
-    op->idle += idle > 0 ? idle : 0;
-    op->gpu += gpu;
-    if (gpu < op->gpu_min) op->gpu_min = gpu;
-    if (gpu > op->gpu_max) op->gpu_max = gpu;
+    op_add_gpu(op, gpu, first_k != INT64_MAX ? (last_k - first_k) - gpu : 0);
   }
   for (size_t j = 0; rc == DL_OK && j < c->nown; j++) {
     const dla_api *a = &c->a[c->own[j].call];
     if (w.first[c->nr + j] == w.first[c->nr + j + 1]) continue; /* no GPU work */
-    if (!dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
+    if (!dla__in_window(c, a->start)) continue;
     int64_t busy, first_k, last_k;
     if ((rc = inst_gpu(c, &w, c->nr + j, &busy, &first_k, &last_k))) break;
-    dla_op *op = &c->ops[c->own[j].op];
-    op->gpu += busy;
-    op->idle += (last_k - first_k) - busy;
-    if (busy < op->gpu_min) op->gpu_min = busy;
-    if (busy > op->gpu_max) op->gpu_max = busy;
+    op_add_gpu(&c->ops[c->own[j].op], busy, (last_k - first_k) - busy); /* idle >= 0 */
   }
   inst_work_free(&w);
   if (rc) return rc;
@@ -770,11 +777,8 @@ static int instance_figures(dla_ctx *c) {
     dla_op *op = &c->ops[r->op];
     int64_t dur = r->end - r->start;
     int64_t ovh = dur - api[i];
-    op->num_calls++;
-    op->cpu += dur;
+    op_add_cpu(op, dur);
     op->overhead += ovh > 0 ? ovh : 0;
-    if (dur < op->cpu_min) op->cpu_min = dur;
-    if (dur > op->cpu_max) op->cpu_max = dur;
   }
   free(api);
   return DL_OK;
@@ -793,13 +797,9 @@ static int accumulate(dla_ctx *c, stats *s) {
    * of their CPU time is API time (overhead 0) */
   for (size_t j = 0; j < c->nown; j++) {
     const dla_api *a = &c->a[c->own[j].call];
-    if (!dla__in_aggr(c, dla__iter_of(c, a->start))) continue;
+    if (!dla__in_window(c, a->start)) continue;
     dla_op *op = &c->ops[c->own[j].op];
-    int64_t dur = dla__api_dur(c, a);
-    op->num_calls++;
-    op->cpu += dur;
-    if (dur < op->cpu_min) op->cpu_min = dur;
-    if (dur > op->cpu_max) op->cpu_max = dur;
+    op_add_cpu(op, dla__api_dur(c, a));
     if (op->gpu_min == INT64_MAX) op->gpu_min = op->gpu_max = 0;
   }
   /* An op that runs a tensor-core kernel is eligible for tensor cores,
