@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes every dldb that dlprof can make from ../shared/traces (each Nsight
-# Systems export, each PyTorch trace and folder, NVIDIA's dldbs and one of
-# ours aggregated again, a generated 1 M-kernel export) with the dlprof of
+# Systems export, each PyTorch trace and folder, two of ours aggregated
+# again, a generated 1 M-kernel export) with the dlprof of
 # BUILD, into OUT/<name>/, and, given BASE (the OUT of another build), compares
 # every view of each with bench/compare_views.py. Used to show that a change
 # leaves every output as it was.
@@ -41,13 +41,16 @@ for f in "$traces"/kineto/hta/*.json.gz "$traces"/kineto/tracelens_h100/*.json.g
   make_one "$name" --database="$f"
 done
 make_one kineto_resnet50_v100_dir --database="$traces/kineto/resnet50_v100"
-# Aggregated again: NVIDIA's dldbs and ours, on copies (dlprof writes beside).
-for src in "$traces/dlprof/w_Relu/dlprof_dldb_1.sqlite" "$traces/dlprof/no_relu/dlprof_dldb.sqlite" \
-           "$out/kineto_trace_diff_control_control/dlprof_dldb.sqlite"; do
-  name=reaggr_$(basename "$(dirname "$src")")
+# Aggregated again, on copies: ours (NVIDIA's dldbs are refused: they hold no
+# raw records to aggregate).
+reaggr() {
+  local name=reaggr_$1 src=$out/$1/dlprof_dldb.sqlite; shift
   mkdir -p "$out/src_$name" && cp "$src" "$out/src_$name/in.sqlite"
-  make_one "$name" --database="$out/src_$name/in.sqlite" --iter_start=1 --iter_stop=3
-done
+  make_one "$name" --database="$out/src_$name/in.sqlite" "$@"
+  cp "$out/src_$name/in.sqlite" "$out/$name/dlprof_dldb.sqlite" # aggregated in place
+}
+reaggr kineto_trace_diff_control_control --iter_start=1 --iter_stop=3
+reaggr nsys_w_relu --key_op=conv2d
 # A generated 1 M-kernel export (bench/nsys_gen.c).
 gen=$out/nsys_gen
 [[ -x $gen ]] || cc -O2 -o "$gen" bench/nsys_gen.c -lsqlite3
