@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nsight Systems import benchmark (issue 3): `dlprof --database=EXPORT` on a
+# Nsight Systems import benchmark: `dlprof --database=EXPORT` on a
 # generated export (bench/nsys_gen.c: schema 3.13 layout, a PyTorch training
 # loop with KERNELS kernels, their cudaLaunchKernel calls by correlation id,
 # emit_nvtx ranges with distinct texts, memcpys, memsets), Release build.
@@ -42,7 +42,7 @@ echo "phases (seconds since the start; a phase runs until the next one starts):"
 grep -E "s  dlprof: ([^:]*: 0%|read |aggregating|writing [^ ]*$)" "$out/time.txt" || true
 grep -E "Elapsed \(wall clock\)|Maximum resident set size|User time|System time" "$out/time.txt"
 echo "dldb: $(du -h "$out/dlprof_dldb.sqlite" | cut -f1)"
-# Issue 3's targets, for 10 M kernels: under 60 s, under 1 GB of peak RSS
+# The targets, for 10 M kernels: under 60 s, under 1 GB of peak RSS
 # (10^9 bytes; /usr/bin/time reports KiB).
 awk -F': ' -v kernels="$kernels" '
   /Elapsed \(wall clock\)/ { n = split($2, p, ":"); wall = p[n] + 60 * p[n - 1] + (n > 2 ? 3600 * p[n - 2] : 0) }

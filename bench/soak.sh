@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test of dlprofviewer (issue 6): wrk for 60 s with 256 connections
+# Soak test of dlprofviewer: wrk for 60 s with 256 connections
 # against a mix of endpoints (bench/soak.lua) on a generated dldb with over a
 # million kernel instances, after a 15 s warm-up with the same mix. Passes
 # when wrk reports no failed request (no socket error, no non-2xx answer),

@@ -15,7 +15,7 @@
 # `seq = N`), 1.003 API calls a kernel, the kernels, one aggr_kernels row a
 # kernel, and the two NVTX statistics rows of a distinct text
 # (aggr_nvtx_runs kinds 6 and 7). FLOOR_BY_OP=1 adds the index of
-# aggr_kernels by op that earlier dldbs had.
+# aggr_kernels by op that older dldbs have.
 # Needs a sqlite3 shell with generate_series (3.39 or later).
 set -euo pipefail
 cd "$(dirname "$0")/.."

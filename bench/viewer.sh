@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Viewer benchmark (issue 2: dlprofviewer). On a generated dldb with at least
+# Viewer benchmark (dlprofviewer). On a generated dldb with at least
 # one million kernel instances it measures, in one run:
 #   - wrk throughput and p99 latency of /api/v1/performance_summary, of paged,
 #     sorted list endpoints, and of a static asset (the reference), against a
