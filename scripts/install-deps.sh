@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing need, and nothing else:
 # Debian packages (compiler, CMake, civetweb, cJSON, SQLite, zlib, Chromium
-# for page tests, wrk for benchmarks, valgrind) and the pinned npm packages
+# for page tests, wrk for benchmarks, valgrind, Universal Ctags and Python for
+# the structure test) and the pinned npm packages
 # of web/ (Chart.js) and tests/ (playwright-core). Safe to run again: it
 # skips what is already there. Debian 12 and Ubuntu 24.04 (the Docker build
 # stage, docker/Dockerfile) use the same package names; Ubuntu has no
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 build_pkgs=(build-essential cmake pkg-config libcivetweb-dev libcjson-dev libsqlite3-dev
             zlib1g-dev nodejs npm)
 runtime_pkgs=(libcivetweb1 libcjson1 libsqlite3-0 zlib1g)
-test_pkgs=(sqlite3 chromium wrk valgrind)
+test_pkgs=(sqlite3 chromium wrk valgrind universal-ctags python3)
 
 mode=${1:-all}
 case $mode in

@@ -114,6 +114,8 @@ def main():
         text = re.sub(r"^[ \t]*#[ \t]*include[^\n]*", "", text, flags=re.M)
         skip = declaration_lines(text, by_file[f])
         own = {t["name"] for t in by_file[f] if t["kind"] in DEF_KINDS}
+        # A struct member's declaration is no use of a global of its name.
+        members = {(t["line"], t["name"]) for t in by_file[f] if t["kind"] == "member"}
         src = node_of(f, paths)
         for lineno, line in enumerate(text.split("\n"), 1):
             if lineno in skip:
@@ -121,7 +123,7 @@ def main():
             # A name after '.' or '->' is a member, not the global namesake.
             for name in IDENT.findall(MEMBER.sub(" ", line)):
                 d = definers.get(name)
-                if not d or len(d) != 1 or name in own:
+                if not d or len(d) != 1 or name in own or (lineno, name) in members:
                     continue
                 dst = next(iter(d))
                 if dst != src:
