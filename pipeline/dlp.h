@@ -70,9 +70,9 @@ typedef struct dlp_opts {
   const char *input;        /* the file or folder to read (dlprof --database) */
   int recorded;             /* 1: input is a dldb just recorded by the collector: no
                                output-folder checks, no detection, aggregated again */
-  const char *output_path;  /* where outputs go (NULL: ".") */
-  const char *profile_name; /* output name prefix (NULL: "dlprof") */
-  const char *mode;         /* "pytorch" (NULL), "simple" */
+  const char *output_path;  /* where outputs go (dlp_opts_init: ".") */
+  const char *profile_name; /* output name prefix (dlp_opts_init: "dlprof") */
+  const char *mode;         /* "pytorch" (dlp_opts_init), "simple" */
   const char *command;      /* the command line, stored in the dldb */
   const char *key_op;       /* NULL: the mode's, a Kineto trace's ProfilerStep#, or a
                                dldb's own when aggregated again */

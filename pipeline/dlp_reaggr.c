@@ -14,15 +14,17 @@
 int dlp_step_reopen(dlp_pipeline *p) {
   const dlp_opts *o = p->o;
   dldb_writer *w = NULL;
-  if (dldb_writer_open_existing(o->input, &w, p->err, p->errlen) != DL_OK) {
+  int rc = dldb_writer_open_existing(o->input, &w, p->err, p->errlen);
+  if (rc != DL_OK) {
     /* NVIDIA's databases hold no raw records: only their reports can be made. */
     if (!o->shape_opts) {
+      p->err[0] = '\0';
       p->stage = DLP_S_REPORTS;
       return DL_OK;
     }
     size_t n = strlen(p->err);
     snprintf(p->err + n, p->errlen - n, " (a new aggregation needs a dldb written by dlprof)");
-    return DL_EINVAL;
+    return rc;
   }
   dldb_writer_abort(&w);
   /* A dldb with aggregations (not one just recorded): without an option
@@ -35,6 +37,7 @@ int dlp_step_reopen(dlp_pipeline *p) {
   dldb_info info;
   int have = dldb_open_ro_written(o->input, &db, &info, p->err, p->errlen) == DL_OK;
   dldb_close(&db);
+  p->err[0] = '\0'; /* not having aggregations is no error */
   if (have && !o->shape_opts) {
     p->stage = DLP_S_REPORTS;
     return DL_OK;
