@@ -3,11 +3,14 @@
  * the bytes are an SQLite file (written to a file on tmpfs), validated by
  * dldb_open_ro (db/dldb_open.c), catalogued (server/catalog.c), then a few
  * bounded view queries (counts and pages of list views, with a filter,
- * a sort and an exact-match filter; object views) and one report
- * (report/, to a sink that drops it).
+ * a sort and an exact-match filter; object views), then one report made
+ * by the pipeline (pipeline/dlp.h) as `dlprof --database=profile.sqlite
+ * --reports=R` makes it (the reports of a dldb, or a new aggregation of
+ * one of ours first), into files that are then removed.
  *
  * Invariants checked besides the sanitizers: an error is one non-empty line.
  */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +19,7 @@
 
 #include "catalog.h"
 #include "dldb.h"
-#include "dlr.h"
+#include "dlp.h"
 #include "fuzz_common.h"
 #include "views.h"
 
@@ -38,11 +41,35 @@ static int on_row(void *ctx, const dldb_row *row) {
   return 0;
 }
 
-static int drop(void *ctx, const char *buf, size_t len) {
-  (void)ctx;
-  (void)buf;
-  (void)len;
-  return 0;
+/* Removes the pipeline's outputs (named "dldb_...") from fuzz_tmpdir(). */
+static void remove_outputs(void) {
+  DIR *d = opendir(fuzz_tmpdir());
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));)
+    if (!strncmp(e->d_name, "dldb_", 5)) unlinkat(dirfd(d), e->d_name, 0);
+  closedir(d);
+}
+
+/* One report of the dldb at path, through the pipeline. */
+static void pipeline_report(const char *path, size_t size) {
+  static dlp_pipeline *p; /* one for the whole run (half a MB) */
+  char err[1024];
+  if (!p && dlp_new(&p, err, sizeof err) != DL_OK) abort();
+  dlp_opts o;
+  dlp_opts_init(&o);
+  o.input = path;
+  o.output_path = fuzz_tmpdir();
+  o.profile_name = "dldb";
+  o.command = "fuzz";
+  o.force = 1;
+  o.reports = 1u << (size % (size_t)dlp_report_count());
+  o.csv = !(size & 2);
+  o.json = !!(size & 2);
+  o.aggr_start = "2024-01-01 00:00:00";
+  o.user_name = o.host_name = "fuzz";
+  err[0] = '\0';
+  if (dlp_run(p, &o, err, sizeof err) != DL_OK) one_line(err);
+  remove_outputs();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -51,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dldb *db = NULL;
   dlv_catalog *cat = NULL;
   dldb_info info;
+  int opened = 0; /* a dldb the viewer opens: dlprof makes its reports */
   err[0] = '\0';
   if (dldb_open_ro(path, &db, &info, err, sizeof err) != DL_OK) {
     one_line(err);
@@ -91,13 +119,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (dldb_query_rows(db, &q, on_row, &sum, err, sizeof err) != DL_OK) one_line(err);
   }
-  int r = (int)(size % (size_t)dlr_report_count());
-  if (dlr_write(db, dlr_report_name(r), (size & 2) ? DLR_JSON : DLR_CSV, info.default_aggr_id,
-                info.default_domain, drop, NULL, err, sizeof err) != DL_OK)
-    one_line(err);
+  opened = 1;
 out:
   dlv_catalog_free(&cat);
   dldb_close(&db);
+  if (opened) pipeline_report(path, size);
   fuzz_unlink(path);
   return 0;
 }

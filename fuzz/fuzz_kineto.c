@@ -1,9 +1,10 @@
 /*
  * fuzz_kineto.c - libFuzzer harness for the Kineto (PyTorch profiler) JSON
  * importer: the streaming tokenizer (import/kjson.c) over the bytes, then
- * the whole import (import/kineto.c: origin scan, events into a dldb
- * writer) and the aggregation of what was imported (analysis/), as
- * `dlprof --database=trace.json` does. The writer is always aborted.
+ * the pipeline (pipeline/dlp.h) as `dlprof --database=trace.json` runs it:
+ * detection, the whole import (import/kineto.c: origin scan, events into a
+ * dldb writer), the aggregation of what was imported (analysis/) and the
+ * commit of the dldb, which is then removed.
  *
  * Invariants checked besides the sanitizers: an error is one non-empty line.
  */
@@ -13,9 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dla.h"
-#include "dldb_write.h"
-#include "dli_kineto.h"
+#include "dlp.h"
 #include "fuzz_common.h"
 #include "kjson.h"
 
@@ -59,37 +58,24 @@ static void tokens(const uint8_t *data, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char path[512], out[512], err[1024];
+  static dlp_pipeline *p; /* one for the whole run (half a MB) */
+  char path[512], err[1024];
+  if (!p && dlp_new(&p, err, sizeof err) != DL_OK) abort();
   tokens(data, size);
   if (fuzz_file(data, size, "trace.json", path, sizeof path) != 0) return 0;
-  snprintf(out, sizeof out, "%s/kineto_dldb.sqlite", fuzz_tmpdir());
-  int64_t origin = 0, aggr = -1;
+  dlp_opts o;
+  dlp_opts_init(&o);
+  o.input = path;
+  o.output_path = fuzz_tmpdir();
+  o.profile_name = "kineto";
+  o.command = "fuzz";
+  o.force = 1;
+  o.reports = 0;
+  o.aggr_start = "2024-01-01 00:00:00";
+  o.user_name = o.host_name = "fuzz";
   err[0] = '\0';
-  int rc = dli_kineto_origin(path, &origin, err, sizeof err);
-  if (rc != DL_OK) {
-    one_line(err);
-    fuzz_unlink(path);
-    return 0;
-  }
-  dldb_write_opts wo = {.force = 1, .producer = "fuzz", .source = path, .time_origin_ns = origin};
-  dli_opts io = {.mode = "pytorch", .profile_name = "fuzz", .command = "fuzz"};
-  dli_kineto_stats st;
-  dldb_writer *w = NULL;
-  if (dldb_writer_create(out, &wo, &w, err, sizeof err) != DL_OK) abort();
-  rc = dli_kineto_import(path, &io, w, &st, err, sizeof err);
-  if (rc != DL_OK) {
-    one_line(err);
-  } else {
-    dla_opts ao;
-    dla_opts_init(&ao);
-    ao.key_op = "ProfilerStep#";
-    ao.key_op_spans = 1;
-    ao.aggr_start = "2024-01-01 00:00:00";
-    ao.user_name = ao.host_name = "fuzz";
-    err[0] = '\0';
-    if (dla_aggregate(w, &ao, &aggr, err, sizeof err) != DL_OK) one_line(err);
-  }
-  dldb_writer_abort(&w);
+  if (dlp_run(p, &o, err, sizeof err) != DL_OK) one_line(err);
+  else fuzz_unlink(dlp_dldb_path(p));
   fuzz_unlink(path);
   return 0;
 }

@@ -17,8 +17,9 @@
  * end by id, with the external correlation id of each range on its API
  * calls, as cupti/inject.c pushes it). Both reach the collector's writer
  * (collector/writer.h) and its live store (db/dldb_write_live.h) exactly as
- * in `dlprof APP`; the store then goes through the same analysis
- * (analysis/dla.h) and is moved onto OUT. Nothing derived is written by hand.
+ * in `dlprof APP`; the store then goes through the same pipeline
+ * (pipeline/dlp.h: a recorded dldb aggregated) and is moved onto OUT.
+ * Nothing derived is written by hand.
  *
  * Per GPU (one process each) and iteration: a DataLoader range with the GPU
  * idle, an input memcpy HtoD, forward ops (conv2d, batch_norm, relu_ per
@@ -44,9 +45,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dla.h"
 #include "dldb_write.h"
 #include "dldb_write_live.h"
+#include "dlp.h"
 #include "writer.h"
 #ifdef DLSAMPLE_CUPTI
 #include <cupti.h>
@@ -747,7 +748,8 @@ int main(int argc, char **argv) {
            "--kernels-per-iter %ld --seed %llu", o.iterations, o.amp ? "amp" : "fp32", o.gpus,
            o.kernels_per_iter, (unsigned long long)o.seed);
   int64_t kernels = 0, records = 0;
-  dldb_writer *w = NULL;
+  char raw[4220] = "";
+  dlp_pipeline *p = NULL;
   struct timespec t0, t1, tr = {0, 0};
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = DL_OK;
@@ -771,17 +773,23 @@ int main(int argc, char **argv) {
     rc = simulate_gpu(store, &o, (int)g, &kernels, &records, err, sizeof err);
   if (rc) goto out;
   clock_gettime(CLOCK_MONOTONIC, &tr);
-  /* the same analysis as `dlprof APP` / --database, then into place */
-  dla_opts ao;
-  dla_opts_init(&ao);
-  ao.key_op = "/module/SGD::step/step";
-  if ((rc = dldb_writer_open_existing(store, &w, err, sizeof err)) ||
-      (rc = dla_aggregate(w, &ao, NULL, err, sizeof err)) ||
-      (rc = dldb_writer_commit(&w, err, sizeof err)))
-    goto out;
-  rc = dldb_live_finish(store, o.out, o.force, err, sizeof err);
+  /* the same analysis as `dlprof APP` (pipeline/dlp.h, a recorded dldb):
+   * the finished store beside OUT is aggregated, then moved onto OUT */
+  snprintf(raw, sizeof raw, "%s.raw-%ld", o.out, (long)getpid());
+  if ((rc = dldb_live_finish(store, raw, 1, err, sizeof err))) goto out;
+  dlp_opts po;
+  dlp_opts_init(&po);
+  po.input = raw;
+  po.recorded = 1;
+  po.key_op = "/module/SGD::step/step";
+  po.reports = 0;
+  if ((rc = dlp_new(&p, err, sizeof err)) || (rc = dlp_run(p, &po, err, sizeof err))) goto out;
+  if (rename(raw, o.out) != 0)
+    rc = dl_err(err, sizeof err, DL_EIO, "%s: cannot rename into place: %s", o.out,
+                strerror(errno));
 out:
-  dldb_writer_abort(&w);
+  dlp_free(&p);
+  if (rc && raw[0]) unlink(raw);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (rc) {
     if (store[0]) remove_store(store);

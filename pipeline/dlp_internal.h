@@ -1,0 +1,88 @@
+/*
+ * dlp_internal.h - the state of one pipeline run, shared by the steps
+ * (pipeline/dlp_*.c); not for callers of dlp.h.
+ *
+ * A run moves through stages: DLP_S_UNKNOWN until the input is recognised,
+ * then the input's kind, or DLP_S_REPORTS when a dldb only gets its
+ * reports. Each step of the table (dlp_run.c) names the stages it runs in.
+ * A step returns DL_OK or a negative DL_E* with one line in the run's err.
+ * Ownership: the run owns the writer, the working copy and the prepared
+ * reports until they are committed or renamed; dlp_cleanup() removes what
+ * is left after an error.
+ */
+#ifndef DLP_INTERNAL_H
+#define DLP_INTERNAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dldb_write.h"
+#include "dlp.h"
+
+enum {
+  DLP_S_UNKNOWN = 1u << 0, /* the input is not recognised yet */
+  DLP_S_NSYS = 1u << 1,    /* an Nsight Systems export: imported */
+  DLP_S_KINETO = 1u << 2,  /* a Kineto trace or folder: imported */
+  DLP_S_DLDB = 1u << 3,    /* a dldb of ours: aggregated again in a copy */
+  DLP_S_REPORTS = 1u << 4, /* a dldb: only its reports */
+};
+#define DLP_S_IMPORT (DLP_S_NSYS | DLP_S_KINETO)
+#define DLP_S_AGGR (DLP_S_NSYS | DLP_S_KINETO | DLP_S_DLDB)
+
+/* The reports of a run, written to temporary files beside their
+ * destinations and renamed into place together (after the dldb). */
+#define DLP_MAX_REPORT_FILES 64 /* 32 reports x 2 formats */
+typedef struct dlp_report_set {
+  int n;
+  char tmp[DLP_MAX_REPORT_FILES][PATH_MAX + 16], dest[DLP_MAX_REPORT_FILES][PATH_MAX];
+} dlp_report_set;
+
+struct dlp_pipeline {
+  const dlp_opts *o;
+  unsigned stage;          /* DLP_S_*: what the input turned out to be */
+  char dldb[PATH_MAX];     /* the dldb written, or the one aggregated again */
+  char tmp[PATH_MAX + 16]; /* the working copy of a dldb aggregated again ("": none) */
+  const char *key_op;      /* the aggregation's key op (NULL: the mode's) */
+  char dldb_key_op[256];   /* a dldb's own key op, aggregated again */
+  dldb_writer *w;
+  int64_t aggr_id;
+  dlp_report_set rs;
+  char *err;
+  size_t errlen;
+};
+
+/* Calls the caller's event callback, if any, with e (kind set by the caller). */
+static inline void dlp_emit(const dlp_pipeline *p, const dlp_event *e) {
+  if (p->o->event) p->o->event(p->o->event_ctx, e);
+}
+
+/* Rewrites err (an analysis error, which names no file) as "file: msg". */
+void dlp_name_input(char *err, size_t errlen, const char *file);
+
+/* dlp_out.c: output paths and the reports. */
+void dlp_out_path(const dlp_opts *o, const char *suffix, char *buf, size_t len);
+/* Writes every report asked for from the dldb at dldb_path (aggr_id < 0:
+ * its newest aggregation; >= 0: a file this run has just written) to
+ * temporary files, then the findings; on an error removes them. */
+int dlp_reports_prepare(dlp_pipeline *p, const char *dldb_path, int64_t aggr_id);
+/* Renames the prepared reports into place (on an error, removes the rest). */
+int dlp_reports_publish(dlp_pipeline *p);
+/* Removes the prepared reports. */
+void dlp_reports_discard(dlp_report_set *rs);
+
+/* dlp_import.c: the steps of an import. */
+int dlp_step_nsys(dlp_pipeline *p);
+int dlp_step_kineto(dlp_pipeline *p);
+int dlp_step_aggregate(dlp_pipeline *p);
+int dlp_step_commit(dlp_pipeline *p);
+
+/* dlp_reaggr.c: the steps of a dldb aggregated again. */
+int dlp_step_reopen(dlp_pipeline *p);
+int dlp_step_copy(dlp_pipeline *p);
+int dlp_step_commit_copy(dlp_pipeline *p);
+int dlp_step_copy_reports(dlp_pipeline *p);
+int dlp_step_replace(dlp_pipeline *p);
+int dlp_step_reports(dlp_pipeline *p);
+
+#endif
