@@ -105,28 +105,24 @@ void dldb_writer_reader_close(dldb_writer **r);
  * SQLite (slower, but a trace of millions of distinct NVTX texts fits). */
 int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, size_t errlen);
 
-/* The hash the writer finds a string of n bytes by. An importer that
- * computes it on its reading thread passes it with the string
- * (dldb_nvtx_range.name_hash), and, some rows ahead, to
- * dldb_writer_prefetch, which loads the table slots its lookup will read
- * into the CPU cache: with millions of distinct texts (emit_nvtx's
- * "seq = N") each lookup misses the cache otherwise. */
+/* The hash the writer finds a string of n bytes by: the interning API's
+ * fast path for an importer that computes it on its reading thread and
+ * passes it with the string (dldb_nvtx_range.name_hash). */
 uint64_t dldb_writer_hash(const char *s, size_t n);
-void dldb_writer_prefetch(const dldb_writer *w, uint64_t h);
 
-/* Says that no strings are being added for now (the analysis calls it once
- * the raw records are in): the writer frees its table of the strings past
- * its in-memory cache (8 bytes a string: 128 MB at 10 M distinct NVTX
- * texts). A later dldb_writer_intern still finds every string: it first
- * reads them all again to rebuild the table. */
-void dldb_writer_strings_idle(dldb_writer *w);
+/* Says that a string of hash h (dldb_writer_hash) will be interned some
+ * rows from now, so that its lookup is ready when it comes. Only a hint:
+ * it changes no result. */
+void dldb_writer_will_intern(const dldb_writer *w, uint64_t h);
 
-/* Reading: shrinks the page cache of w's connection to DLDB_READ_CACHE_KIB
- * and frees the pages over it (the analysis reads its rows once, in order,
- * while it holds the most memory: the 64 MiB cache writes want is then
- * memory for nothing); writing (0): the cache writes want, back. */
-#define DLDB_READ_CACHE_KIB 4096
-void dldb_writer_cache_for(dldb_writer *w, int reading);
+/* Says that the raw records are in: the caller now reads the raw tables
+ * (dldb_scan_*), then writes derived rows (dldb_aggr_*), and adds no
+ * strings. The writer gives back memory it kept for adding records; a
+ * later dldb_writer_intern still finds every string (slower at first).
+ * dldb_writer_end_reads() says the reads and derived rows are done. Both
+ * may be called more than once; neither fails. */
+void dldb_writer_begin_reads(dldb_writer *w);
+void dldb_writer_end_reads(dldb_writer *w);
 
 /* The string with that id, or NULL if there is none. Borrowed: strings
  * cached in memory live until the writer is freed, others are read from the

@@ -70,6 +70,11 @@ enum {
  * about this many bytes): callers ask for them in about ascending order. */
 #define DLDB__AHEAD_ROWS 256
 #define DLDB__AHEAD_BYTES ((size_t)256 << 10)
+/* The page cache of a writer's connection while it reads
+ * (dldb_writer_begin_reads, dldb_writer_reader): rows are read once, in
+ * order, while the analysis holds the most memory, so the 64 MiB cache
+ * writes want would be memory for nothing. */
+#define DLDB__READ_CACHE_KIB 4096
 
 typedef struct dldb__chunk {
   struct dldb__chunk *next;
@@ -124,7 +129,7 @@ struct dldb_writer {
   size_t ahead_cap;
   const char *last_domain_name; /* borrowed from strs */
   int64_t last_domain_id;
-  int cache_reading;  /* dldb_writer_cache_for: the small cache is set */
+  int cache_reading;  /* dldb_writer_begin_reads: the small cache is set */
   int64_t cache_size; /* ... and PRAGMA cache_size to go back to */
 };
 
