@@ -29,20 +29,6 @@ static const char *const live_sql[L_COUNT] = {
                    "VALUES (?1, ?2, ?3)",
 };
 
-static const char side_tables_sql[] =
-    "CREATE TABLE IF NOT EXISTS cuda_contexts ("
-    "  context_id INTEGER PRIMARY KEY, device_id INTEGER NOT NULL,"
-    "  null_stream_id INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS cupti_overheads ("
-    "  overhead_kind INTEGER NOT NULL, object_kind INTEGER NOT NULL,"
-    "  start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS cupti_external_correlations ("
-    "  correlation_id INTEGER NOT NULL, external_kind INTEGER NOT NULL,"
-    "  external_id INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS nvtx_categories ("
-    "  domain_id INTEGER NOT NULL REFERENCES domains(id), category INTEGER NOT NULL,"
-    "  name_id INTEGER NOT NULL REFERENCES strings(id), PRIMARY KEY (domain_id, category));";
-
 struct dldb_live {
   dldb_writer *w;
   sqlite3_stmt *st[L_COUNT];
@@ -76,8 +62,7 @@ int dldb_live_create(const char *path, const dldb_write_opts *o, const dldb_sysc
     rc = lerr(db, err, errlen, "dldb_live_create: open");
     goto out;
   }
-  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_exec(db, side_tables_sql, NULL, NULL, NULL) != SQLITE_OK)
+  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK)
     rc = lerr(db, err, errlen, "dldb_live_create");
 out:
   sqlite3_close(db);
@@ -98,8 +83,7 @@ int dldb_live_open(const char *path, dldb_live **out, int64_t *first_free_id, ch
   if (sqlite3_exec(db,
                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; "
                    "PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=0",
-                   NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_exec(db, side_tables_sql, NULL, NULL, NULL) != SQLITE_OK) {
+                   NULL, NULL, NULL) != SQLITE_OK) {
     rc = lerr(db, err, errlen, "dldb_live_open");
     goto out;
   }

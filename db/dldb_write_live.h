@@ -16,10 +16,10 @@
  * a rollback-journal file and moves it onto its final name; the analysis
  * then runs on it as on any dldb (dldb_writer_open_existing + dla).
  *
- * Besides the base tables the live store has four side tables for what
- * CUPTI and NVTX report and schema.sql has no place for (contexts, CUPTI
- * overhead, external correlations, NVTX category names); they are created
- * by dldb_live_create and ignored by the views.
+ * Besides the raw records of dldb_write.h the live store fills four side
+ * tables of schema.sql for what CUPTI and NVTX report (contexts, CUPTI
+ * overhead, external correlations, NVTX category names); the views ignore
+ * them.
  *
  * Ownership: dldb_live_open returns a new handle, closed by
  * dldb_live_close(&l) (sets it to NULL). dldb_live_writer() lends the
