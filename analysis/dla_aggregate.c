@@ -24,7 +24,8 @@
 
 #include "dla_internal.h"
 #include "dla_pipe.h"
-#include "dldb_dl.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 #include "dla_opname.h"
 #include "dla_tc.h"
 

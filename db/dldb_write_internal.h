@@ -1,7 +1,9 @@
 /*
- * dldb_write_internal.h - the writer's insides, shared by dldb_write.c
- * (life cycle, raw inserts) and dldb_write_aggr.c (scans, derived rows).
- * Not for use outside db/.
+ * dldb_write_internal.h - the writer's insides, shared by the files that
+ * implement dldb_write.h (dldb_write.c: life cycle, strings, raw inserts),
+ * dldb_scan.h (dldb_scan.c), dldb_aggr.h (dldb_aggr.c), dldb_write_live.h
+ * (dldb_write_live.c) and our extension tables (dldb_dl.c, dldb_stats.c).
+ * Not for use outside db/ (tests/db reads a writer's insides through it).
  */
 #ifndef DLDB_WRITE_INTERNAL_H
 #define DLDB_WRITE_INTERNAL_H

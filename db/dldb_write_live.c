@@ -196,42 +196,6 @@ int dldb_live_category(dldb_live *l, const char *domain, int64_t category, const
   return dldb__step_done(l->w, st, err, errlen, "dldb_live_category");
 }
 
-int dldb_live_scan_extcorr(dldb_writer *w, int64_t domain_id,
-                           int (*fn)(void *ctx, const dldb_live_extcorr *e), void *ctx,
-                           char *err, size_t errlen) {
-  static const char sql[] =
-      "SELECT e.correlation_id, r.id, r.pid, r.tid, r.start_ns, r.end_ns "
-      "FROM cupti_external_correlations e JOIN nvtx_ranges r ON r.id = e.external_id "
-      "WHERE e.external_kind = 3 AND r.domain_id = ?1 AND r.kind IN (1, 2) "
-      "ORDER BY e.correlation_id";
-  sqlite3_stmt *st = NULL;
-  int rc = DL_OK, step;
-  if (sqlite3_prepare_v2(w->db,
-                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                         "name = 'cupti_external_correlations'",
-                         -1, &st, NULL) != SQLITE_OK)
-    return lerr(w->db, err, errlen, "dldb_live_scan_extcorr");
-  step = sqlite3_step(st);
-  sqlite3_finalize(st);
-  st = NULL;
-  if (step != SQLITE_ROW) return DL_OK;
-  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
-    return lerr(w->db, err, errlen, "dldb_live_scan_extcorr");
-  sqlite3_bind_int64(st, 1, domain_id);
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    dldb_live_extcorr e = {.correlation_id = sqlite3_column_int64(st, 0),
-                           .range_id = sqlite3_column_int64(st, 1),
-                           .pid = sqlite3_column_int64(st, 2),
-                           .tid = sqlite3_column_int64(st, 3),
-                           .start_ns = sqlite3_column_int64(st, 4),
-                           .end_ns = sqlite3_column_int64(st, 5)};
-    if ((rc = fn(ctx, &e))) break;
-  }
-  if (!rc && step != SQLITE_DONE) rc = lerr(w->db, err, errlen, "dldb_live_scan_extcorr");
-  sqlite3_finalize(st);
-  return rc;
-}
-
 int dldb_live_commit(dldb_live *l, char *err, size_t errlen) {
   return dldb__tx_commit(l->w, err, errlen); /* writes the batches first */
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "dl_kname.h"
-#include "dldb_stats.h"
+#include "dldb_write.h"
 #include "dli.h"
 #include "rowpipe.h"
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dldb_dl.h"
-#include "dldb_stats.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 #include "dldb_write.h"
 #include "dldb_write_live.h"
 #include "test.h"
