@@ -24,7 +24,8 @@
 
 #include "dla_internal.h"
 #include "dla_pipe.h"
-#include "dldb_dl.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 #include "dla_opname.h"
 #include "dla_tc.h"
 
@@ -1363,8 +1364,7 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   int rc;
 
   if ((rc = resolve_domain(&c))) goto out;
-  dldb_writer_strings_idle(w); /* the analysis adds no strings: 8 bytes each back */
-  dldb_writer_cache_for(w, 1); /* reads in order: SQLite's 64 MiB cache back, until write_all */
+  dldb_writer_begin_reads(w); /* raw records read, then derived rows written */
   loader l = {.c = &c, .last_th = -1};
   if ((rc = load_phase(&l, "loading NVTX ranges", "nvtx_ranges", (void **)&c.r, &l.rcap,
                        sizeof *c.r, 0)))
@@ -1481,11 +1481,9 @@ int dla_aggregate(dldb_writer *w, const dla_opts *opts, int64_t *aggr_id, char *
   dla__comm_facts(&c, &f);
   size_t nfd = dla_rules_run(&f, findings, MAX_FINDINGS);
   dla__progress(&c, "analysing the timeline", 1, 1);
-  /* write_all keeps the reading cache: its rows are appended in key order, and
-   * a 64 MiB cache wrote them no faster (docs/performance.md) */
   rc = write_all(&c, &s, &f, findings, nfd, aggr_id);
 out:
-  dldb_writer_cache_for(w, 0);
+  dldb_writer_end_reads(w);
   if (rc == DL_ENOMEM) dl_err(err, errlen, rc, "dla_aggregate: out of memory");
   free(findings);
   free(durations);

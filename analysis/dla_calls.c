@@ -33,6 +33,7 @@
 
 #include "dla_extcorr.h"
 #include "dla_internal.h"
+#include "dldb_scan.h"
 
 /* ---- (pid, correlation id) -> call ---------------------------------------- */
 

@@ -26,7 +26,8 @@
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
-#include "dldb_dl.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 
 struct dla_comm {
   dldb_dl_gpu_row *gpu;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dla_internal.h"
+#include "dldb_aggr.h"
 
 typedef struct grow_row {
   char *name;          /* owned */

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "dla_internal.h"
+#include "dldb_scan.h"
 
 /* seq -> op. PyTorch's sequence numbers count up from wherever the process
  * was when profiling began, so from the first seen on they index an array

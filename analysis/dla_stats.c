@@ -5,7 +5,7 @@
  * operations (time and bytes, per kind), OS runtime calls, NVTX ranges and
  * NVTX ranges projected onto the GPU; plus, per CUDA API name, the ops that
  * called it. Written as aggr_stats / aggr_nvtx_stats / aggr_stats_api_ops
- * rows (db/dldb_stats.h), served by the view_dl_stats_* views.
+ * rows (db/dldb_aggr.h), served by the view_dl_stats_* views.
  *
  * "For the aggregation" (docs/dldb.md): an API call, OS runtime call or
  * NVTX range counts when its start lies in an aggregated iteration, a
@@ -26,7 +26,8 @@
 #include "dla_internal.h"
 #include "dla_introsort.h"
 #include "dla_pipe.h"
-#include "dldb_stats.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 
 typedef struct pair {
   int64_t key, val;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "dl_kname.h"
-#include "dldb_stats.h"
+#include "dldb_write.h"
 #include "dli.h"
 #include "rowpipe.h"
 
@@ -503,13 +503,13 @@ static int import_nvtx(nsys *x) {
   if ((rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType IN (59, 60, 75)", &st)) != DL_OK)
     goto out;
   /* texts hashed on the reading thread, their table slots prefetched
-   * PREFETCH_ROWS rows ahead (dldb_writer_prefetch) */
+   * PREFETCH_ROWS rows ahead (dldb_writer_will_intern) */
   scan sc = {.st = st, .s = SQLITE_DONE, .hash = dldb_writer_hash};
   const rp_cell *c;
   while ((c = scan_row(&sc, 1u << 3))) {
     if (++n % PROGRESS_EVERY == 0) progress(x, "NVTX ranges", n, total);
     const rp_cell *ahead = rowpipe_peek(sc.rp, PREFETCH_ROWS);
-    if (ahead && ahead[3].type == SQLITE_TEXT) dldb_writer_prefetch(x->w, ahead[3].h);
+    if (ahead && ahead[3].type == SQLITE_TEXT) dldb_writer_will_intern(x->w, ahead[3].h);
     if (c_int(c, 2) == 75) {
       domain_rows++;
       if (!dm.complete && (rc = domain_add(x, &dm, c, 7, 3)) != DL_OK) break;

@@ -17,6 +17,7 @@
 #include "dla_pipe.h"
 #include "dla_rules.h"
 #include "dla_tc.h"
+#include "dldb_scan.h"
 #include "dldb_write.h"
 #include "test.h"
 
