@@ -28,83 +28,10 @@
 #include "dla_opname.h"
 #include "dla_tc.h"
 
-const char *dla_default_key_op(const char *mode) {
-  return mode && !strncmp(mode, "tensorflow", 10) ? "global_step" : NULL;
-}
-
 void dla_opts_init(dla_opts *o) {
   memset(o, 0, sizeof *o);
   o->iter_start = -1;
   o->iter_stop = -1;
-}
-
-int32_t dla__iter_of(const dla_ctx *c, int64_t t) {
-  /* the number of boundaries b[1..niter-1] <= t */
-  int64_t lo = 1, hi = c->niter; /* search in b[1..niter-1] */
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (c->bound[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return (int32_t)(lo - 1);
-}
-
-/* ---- Ops ------------------------------------------------------------------ */
-
-static int contains_ci(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++)
-    if (strncasecmp(hay, needle, n) == 0) return 1;
-  return 0;
-}
-
-int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
-                const char *direction, const char *data_type, const char *stack, int32_t *out) {
-  size_t cap = c->opcap;
-  if (DLA_GROW(c->ops, c->nops, cap)) return DL_ENOMEM;
-  c->opcap = cap;
-  dla_op *op = &c->ops[c->nops];
-  memset(op, 0, sizeof *op);
-  op->key = strdup(key);
-  op->path = strdup(path);
-  op->type = strdup(type);
-  op->stack = strdup(stack ? stack : "");
-  if (!op->key || !op->path || !op->type || !op->stack ||
-      dla_smap_put(&c->op_by_path, op->key, (int64_t)c->nops)) {
-    free(op->key);
-    free(op->path);
-    free(op->type);
-    free(op->stack);
-    return DL_ENOMEM;
-  }
-  op->direction = direction;
-  snprintf(op->data_type, sizeof op->data_type, "%s", data_type ? data_type : "");
-  op->cpu_min = op->gpu_min = INT64_MAX;
-  op->first_start = INT64_MAX;
-  op->eligible = dla_tc_op_eligible(type);
-  op->dataloader = contains_ci(path, "dataloader");
-  *out = (int32_t)c->nops++;
-  return DL_OK;
-}
-
-/* A new "unassociated_<api name>" op for one API call outside every op
- * instance (DLProf makes one node per call); name_id 0: unknown API. */
-int dla__op_for_call(dla_ctx *c, int64_t name_id, int64_t idx, int64_t start, int32_t *out) {
-  const char *api = name_id > 0 ? dldb_writer_string(c->w, name_id) : NULL;
-  if (!api) api = "unknown_api";
-  size_t n = strlen(api) + 48;
-  char *path = malloc(2 * n);
-  if (!path) return DL_ENOMEM;
-  char *key = path + n;
-  snprintf(path, n, "unassociated_%s", api);
-  snprintf(key, n, "\002%lld", (long long)idx);
-  int64_t found = idx < 0 ? dla_smap_get(&c->op_by_path, key) : -1;
-  int rc = DL_OK;
-  if (found >= 0) *out = (int32_t)found;
-  else rc = dla__op_new(c, key, path, api, "", "", "", out);
-  if (rc == DL_OK && start < c->ops[*out].first_start) c->ops[*out].first_start = start;
-  free(path);
-  return rc;
 }
 
 /* ---- Loading ---------------------------------------------------------------- */
@@ -118,10 +45,6 @@ typedef struct loader {
   dla_map thr_of;            /* hash of (pid, tid) -> c->thr index, while ranges load */
   int32_t last_th;           /* the thread of the range loaded last, -1: none */
 } loader;
-
-void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total) {
-  if (c->o->progress) c->o->progress(c->o->progress_ctx, what, done, total);
-}
 
 /* Starts a loading phase: reports it and sizes *arr for the estimated rows
  * (the largest id: exact for files we wrote), so that the arrays do not
@@ -179,11 +102,7 @@ static int thread_index(loader *l, int64_t pid, int64_t tid, int32_t *out) {
   return DL_OK;
 }
 
-static int cmp_thread(const void *x, const void *y) {
-  const dla_thread *a = x, *b = y;
-  if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-  return (a->pid > b->pid) - (a->pid < b->pid);
-}
+static int cmp_thread(const void *x, const void *y) { return dla__thread_cmp(x, y); }
 
 /* Puts c->thr in (tid, pid) order, ranks the thread ids and renumbers the
  * ranges' threads. */
@@ -211,19 +130,6 @@ static int order_threads(dla_ctx *c) {
   free(v);
   free(rank);
   return DL_OK;
-}
-
-int32_t dla__thread_of(const dla_ctx *c, int64_t pid, int64_t tid) {
-  size_t lo = 0, hi = c->nthr;
-  dla_thread key = {.pid = pid, .tid = tid};
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int d = cmp_thread(&c->thr[mid], &key);
-    if (d == 0) return (int32_t)mid;
-    if (d < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return -1;
 }
 
 static int load_range(void *ctx, const dldb_scan_range *s) {
@@ -450,39 +356,11 @@ static int gpu_owners(dla_ctx *c) {
   return rc;
 }
 
-/* -1/0/1: range r against the key (tk, start, end), the ranges' order
- * (thread id, start ascending; end descending: outer first). */
-static int cmp_key(const dla_ctx *c, const dla_range *r, uint32_t tk, int64_t start, int64_t end) {
-  uint32_t rk = dla__range_tk(c, r);
-  if (rk != tk) return rk < tk ? -1 : 1;
-  if (r->start != start) return r->start < start ? -1 : 1;
-  if (r->end != end) return r->end > end ? -1 : 1;
-  return 0;
-}
-
 /* The order of a thread's ranges: start ascending, end descending. */
 static int cmp_time(const void *x, const void *y) {
   const dla_range *a = x, *b = y;
   if (a->start != b->start) return a->start < b->start ? -1 : 1;
   return (a->end < b->end) - (a->end > b->end);
-}
-
-int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t start, int64_t end,
-                        int64_t name_id) {
-  int32_t th = dla__thread_of(c, pid, tid);
-  if (th < 0) return -1;
-  uint32_t tk = c->thr[th].tk;
-  size_t lo = 0, hi = c->nr;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (cmp_key(c, &c->r[mid], tk, start, end) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  int32_t found = -1;
-  for (size_t i = lo; i < c->nr && cmp_key(c, &c->r[i], tk, start, end) == 0; i++)
-    if (dla__range_th(&c->r[i]) == (uint32_t)th && (name_id < 0 || c->r[i].name_id == name_id))
-      found = (int32_t)i;
-  return found;
 }
 
 /* Sorts the ranges by (thread id, start, outer first). They come in id
@@ -495,7 +373,7 @@ int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t star
  * nr). */
 static int sort_ranges(dla_ctx *c, size_t *cap) {
   size_t n = c->nr, k = 1;
-  while (k < n && cmp_key(c, &c->r[k - 1], dla__range_tk(c, &c->r[k]), c->r[k].start,
+  while (k < n && dla__range_cmp_key(c, &c->r[k - 1], dla__range_tk(c, &c->r[k]), c->r[k].start,
                           c->r[k].end) <= 0)
     k++;
   if (k >= n) return DL_OK; /* already sorted */
@@ -540,7 +418,7 @@ static int split_iterations(dla_ctx *c, int64_t pstart, int64_t pend) {
   if (key)
     for (size_t i = 0; i < c->nops; i++)
       is_key[i] = strcmp(c->ops[i].path, key) == 0 || strcmp(c->ops[i].type, key) == 0 ||
-                  dla__key_prefix_match(key, c->ops[i].path);
+                  dla_opname_key_match(key, c->ops[i].path);
   size_t n = 0;
 #define IS_KEY(x) ((x)->inst >= 0 && &c->r[(x)->inst] == (x) && (x)->op >= 0 && is_key[(x)->op])
   for (size_t i = 0; key && i < c->nr; i++) n += IS_KEY(&c->r[i]);

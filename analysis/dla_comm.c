@@ -40,16 +40,6 @@ struct dla_comm {
 
 /* ---- Kineto iterations --------------------------------------------------- */
 
-int dla__key_prefix_match(const char *key, const char *path) {
-  size_t n = strlen(key);
-  if (n < 2 || key[n - 1] != '#' || strncmp(path, key, n) != 0) return 0;
-  const char *p = path + n;
-  if (!*p) return 0;
-  for (; *p; p++)
-    if (*p < '0' || *p > '9') return 0;
-  return 1;
-}
-
 typedef struct span {
   int64_t start, end;
   int32_t name_id; /* ProfilerStep#N's text: one step on several ranks shares it */

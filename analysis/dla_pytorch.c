@@ -305,7 +305,7 @@ static int build(builder *b) {
     r->in_dlprof = p ? p->in_dlprof : 0;
     r->inst = pinst;
     r->role = DLA_ROLE_SUB;
-    if (b->step_key && !r->in_dlprof && dla__key_prefix_match(b->step_key, text)) {
+    if (b->step_key && !r->in_dlprof && dla_opname_key_match(b->step_key, text)) {
       r->kind = DLA_TEXT_STEP;
       r->role = DLA_ROLE_MARKER;
     }
