@@ -1,7 +1,7 @@
 /*
  * dla_calls.c - the CUDA API calls (dla_internal.h "dla_calls.c").
  *
- * Calls are read once, in id order, into compact records (c->a, 24 bytes:
+ * Calls are read once, in id order, into compact records (c->a, dla_api:
  * no thread, process or correlation id), each attributed as it is read:
  *   - to the innermost NVTX range enclosing its start on its thread, as a
  *     sweep over the thread's sorted ranges and sorted calls with a stack

@@ -92,6 +92,23 @@ void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total) {
 }
 
 
+int dla__tick_start(dla_tick *t, const char *what, const char *table, void **arr, size_t *cap,
+                    size_t elem, int64_t more) {
+  t->n = 0;
+  t->what = what;
+  int64_t rows = dldb_scan_estimate(t->c->w, table);
+  t->total = rows + more;
+  dla__progress(t->c, what, 0, t->total);
+  if (arr && *cap < (size_t)rows && rows < ((int64_t)1 << 34)) {
+    void *p = realloc(*arr, (size_t)rows * elem);
+    if (!p) return DL_ENOMEM;
+    dl_advise_huge(p, (size_t)rows * elem);
+    *arr = p;
+    *cap = (size_t)rows;
+  }
+  return DL_OK;
+}
+
 int32_t dla__thread_of(const dla_ctx *c, int64_t pid, int64_t tid) {
   size_t lo = 0, hi = c->nthr;
   dla_thread key = {.pid = pid, .tid = tid};

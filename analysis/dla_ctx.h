@@ -31,7 +31,7 @@ enum { DLA_ROLE_INST,   /* an op instance: the range is one call of op */
        DLA_ROLE_SUB,    /* inside an instance (emit_nvtx sub-op, DLProf sub-marker): inst owns it */
        DLA_ROLE_MARKER  /* a transparent marker (DLProf scope, model_config): inst owns it or -1 */ };
 
-/* One NVTX range instance (32 bytes: 10 M ranges fit in 0.3 GB). Its thread
+/* One NVTX range instance (its size is asserted below). Its thread
  * (process and thread id) is an index into c->thr. */
 typedef struct dla_range {
   int64_t start, end;
@@ -72,7 +72,7 @@ typedef struct dla_long {
   int32_t idx;               /* of the call or kernel */
 } dla_long;
 
-/* One CUDA API call, in id order (20 bytes; see dla_calls.c). */
+/* One CUDA API call, in id order (size asserted below; see dla_calls.c). */
 typedef struct __attribute__((packed, aligned(4))) dla_api {
   int64_t start;
   uint32_t dur;              /* end - start, or DLA_LONG: in c->along */
@@ -87,7 +87,7 @@ typedef struct dla_own {
   int32_t call, op;
 } dla_own;
 
-/* One kernel launch (20 bytes). What comes from the launching call (its
+/* One kernel launch (size asserted below). What comes from the launching call (its
  * start and duration, its innermost range, its op, its iteration) is not
  * copied here: k->api indexes c->a, and the dla__kern_* accessors below
  * derive it; nor what its launch shares with others (names, grid and
@@ -156,7 +156,7 @@ typedef struct dla_ctx {
   dla_kcfg *kcfg; size_t nkcfg, kcfgcap; /* in the order of their first launch */
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;
-  int32_t nocall_op;                 /* the op of kernels of no op instance (gpu_owners), -1 */
+  int32_t nocall_op;                 /* the op of kernels of no op instance (dla__gpu_work), -1 */
   dla_smap op_by_path;
   int32_t gpu_ids[DLA_MAX_GPUS]; int ngpus;
   int64_t gpu_mem[DLA_MAX_GPUS]; /* total memory per GPU, bytes (0: unknown) */
@@ -176,6 +176,7 @@ typedef struct dla_ctx {
   double gpu_util[DLA_MAX_GPUS];
   int64_t gpu_busy[DLA_MAX_GPUS], gpu_kernels[DLA_MAX_GPUS];
   struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
+  size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
 } dla_ctx;
 
 /* ---- What a kernel inherits from its launching call --------------------- */
@@ -254,7 +255,7 @@ static inline int32_t dla__call_op(const dla_ctx *c, int32_t ai) {
 }
 
 /* The op of kernel k: its launching call's (dla__call_op), else the op
- * shared by GPU work of no known op instance (gpu_owners made it). */
+ * shared by GPU work of no known op instance (dla__gpu_work made it). */
 static inline int32_t dla__kern_op(const dla_ctx *c, const dla_kern *k) {
   int32_t op = k->api >= 0 ? dla__call_op(c, k->api) : -1;
   return op >= 0 ? op : c->nocall_op;
@@ -337,6 +338,23 @@ static inline int dla__in_aggr(const dla_ctx *c, int32_t it) {
 
 /* Reports progress (dla_opts.progress). */
 void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total);
+/* A loading phase's progress: records read (n) of an estimated total. */
+typedef struct dla_tick {
+  dla_ctx *c;
+  int64_t n, total;
+  const char *what;
+} dla_tick;
+/* Starts a loading phase: reports it and sizes *arr (cap elements of elem
+ * bytes; NULL: none) for the estimated rows of table (the largest id: exact
+ * for files we wrote), so that the arrays do not double past what they
+ * need; more: rows of other tables the phase reads too. DL_OK or
+ * DL_ENOMEM. */
+int dla__tick_start(dla_tick *t, const char *what, const char *table, void **arr, size_t *cap,
+                    size_t elem, int64_t more);
+/* One more record read: reports progress every 64 Ki records. */
+static inline void dla__tick(dla_tick *t) {
+  if (++t->n % 65536 == 0) dla__progress(t->c, t->what, t->n, t->total);
+}
 /* The unassociated_<api name> op of call idx (>= 0: one
  * op per call; -1: the op shared by GPU work of no known call). */
 int dla__op_for_call(dla_ctx *c, int64_t name_id, int64_t idx, int64_t start, int32_t *out);
@@ -345,8 +363,9 @@ int dla__op_for_call(dla_ctx *c, int64_t name_id, int64_t idx, int64_t start, in
 int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
                 const char *direction, const char *data_type, const char *stack, int32_t *out);
 
-/* DLProf's default key op of c's mode when none is asked: the op path, type
- * or range name that ends iterations, or NULL (dla_default_key_op). */
+/* The key op (an op path, type or range name that ends iterations): the
+ * one asked (dla_opts.key_op), else the mode's default (dla_default_key_op);
+ * NULL: none. */
 static inline const char *dla__key_op(const dla_ctx *c) {
   return c->o->key_op ? c->o->key_op : dla_default_key_op(c->o->mode);
 }

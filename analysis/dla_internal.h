@@ -1,6 +1,10 @@
 /*
- * dla_internal.h - the phases of the analysis (analysis/ only), each over
- * the context of dla_ctx.h. dla_aggregate.c drives them in order.
+ * dla_internal.h - entry points of the analysis's phases that have no
+ * header of their own (analysis/ only): op building, the API calls, the GPU
+ * timeline, the nsys-style statistics, the time sweep and the scope groups.
+ * Each works on the context of dla_ctx.h; dla_aggregate.c's phase table
+ * and the writer (dla_write.c) run them. What they allocate, the context
+ * owns unless said otherwise below.
  */
 #ifndef DLA_INTERNAL_H
 #define DLA_INTERNAL_H
@@ -29,16 +33,10 @@ void dla__calls_pending_free(dla_calls_pending **pending);
 int32_t dla__corr_get(const dla_corr *x, int64_t pid, int64_t corr);
 void dla__corr_free(dla_corr **x);
 
-/* dla_rules.c: the facts the rules read that come straight from the raw
- * records (model, API calls, memory ops, GPU activity) of the aggregated
- * window; dla_aggregate fills the rest. */
-int dla__rule_facts(const dla_ctx *c, dla_facts *f);
-
-/* dla_comm.c: the Kineto iteration model (dla_opts.key_op_spans); the GPU timeline, communication and SM efficiency (after
+/* dla_comm.c: the GPU timeline, communication and SM efficiency (after
  * dla__sweep; it fills c->gpu_busy, the union of a GPU's kernel intervals
  * in the window, and c->gpu_util), its facts for the rules, its rows, and
  * freeing it. */
-int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend);
 int dla__comm_compute(dla_ctx *c);
 void dla__comm_facts(const dla_ctx *c, dla_facts *f);
 int dla__comm_write(dla_ctx *c, int64_t aggr_id);
@@ -57,8 +55,8 @@ void dla__comm_free(dla_ctx *c);
  * frees it (as dla__stats_nvtx_free does on an error path). */
 typedef struct dla_nvtx_proj dla_nvtx_proj;
 int dla__stats_write(dla_ctx *c, int64_t aggr_id);
-/* A kernel as the GPU projection reads it (20 bytes: the kernels shrink to
- * these, in place, once the rows that need the calls are written). */
+/* A kernel as the GPU projection reads it (no bigger than a dla_kern: the
+ * kernels shrink to these, in place, once the rows that need the calls are written). */
 typedef struct __attribute__((packed, aligned(4))) dla_kspan {
   int64_t start, end;
   int32_t range;             /* the launching call's innermost range, -1: none */

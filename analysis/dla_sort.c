@@ -143,10 +143,9 @@ void dla__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const
 
 /* In-place MSD radix sort (American flag sort) of non-negative keys on
  * their bits below shift + 8, a byte a level; short runs by insertion.
- * No buffer: the sweep's events are its biggest array (two int64 per
- * kernel, memory op and merged range interval: 320 MB at 10 M kernels),
- * and the LSD radix sort it replaces needed a copy of them, at the
- * analysis's peak of memory. */
+ * No buffer: the sweeps' events (two int64 per kernel, memory op and
+ * merged range interval) are among the analysis's biggest arrays, and are
+ * sorted at its peak of memory. */
 static void flag_sort(int64_t *v, size_t n, int shift) {
   if (n < 64) {
     for (size_t i = 1; i < n; i++) {

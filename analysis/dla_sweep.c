@@ -20,11 +20,11 @@
 /* The sweep's events are made and swept one batch of time at a time: every
  * interval is clipped to the batch, so each batch holds only the events of
  * the intervals that reach into it, and the array is a batch's, not the
- * whole window's (two int64 per kernel and merged range interval: 287 MB
- * at 10 M kernels, the analysis's peak of memory). Coverage is the same:
+ * whole window's (two int64 per kernel and merged range interval, at the
+ * analysis's peak of memory). Coverage is the same:
  * an interval cut at a batch's edge ends there and starts again at the
  * next one's, and the sweep's sums are of time. */
-#define SWEEP_BATCH_EVENTS ((size_t)8 << 20) /* 64 MiB of events a batch (dla_opts) */
+#define SWEEP_BATCH_EVENTS ((size_t)8 << 20) /* 64 MiB of events a batch (dla_tuning.h) */
 #define SWEEP_BUCKETS 4096                   /* time buckets the batches are made of */
 
 typedef struct events {
@@ -173,7 +173,7 @@ int dla__sweep(dla_ctx *c) {
   for (size_t b = 1; b <= nbuck; b++) e.cnt[b] += e.cnt[b - 1]; /* differences to counts */
   size_t *first = NULL, nbatch = 0, most = 0;
   int rc = dla__time_batches(e.cnt, nbuck,
-                             c->o->sweep_batch_events ? c->o->sweep_batch_events
+                             c->batch_events ? c->batch_events
                                                       : SWEEP_BATCH_EVENTS,
                              &first, &nbatch, &most);
   free(e.cnt);
