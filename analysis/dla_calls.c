@@ -1,7 +1,7 @@
 /*
  * dla_calls.c - the CUDA API calls (dla_internal.h "dla_calls.c").
  *
- * Calls are read once, in id order, into compact records (c->a, 24 bytes:
+ * Calls are read once, in id order, into compact records (c->a, dla_api:
  * no thread, process or correlation id), each attributed as it is read:
  *   - to the innermost NVTX range enclosing its start on its thread, as a
  *     sweep over the thread's sorted ranges and sorted calls with a stack
@@ -353,48 +353,6 @@ int dla__calls_ops(dla_ctx *c, dla_calls_pending **pending) {
   if (rc == DL_OK) dla__qsort(c->own, c->nown, sizeof *c->own, cmp_own);
   dla__calls_pending_free(pending);
   return rc;
-}
-
-size_t dla__own_index(const dla_ctx *c, int32_t ai) {
-  size_t lo = 0, hi = c->nown;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->own[mid].call < ai) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-int64_t dla__long_dur(const dla_long *v, size_t n, int32_t idx) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid].idx < idx) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && v[lo].idx == idx ? v[lo].dur : 0;
-}
-
-int dla__put_dur(uint32_t *dur, int64_t d, int32_t idx, dla_long **v, size_t *n, size_t *cap) {
-  if (d >= 0 && d < (int64_t)DLA_LONG) {
-    *dur = (uint32_t)d;
-    return 0;
-  }
-  if (*n == *cap) {
-    size_t ncap = *cap ? 2 * *cap : 64;
-    dla_long *p = realloc(*v, ncap * sizeof *p);
-    if (!p) return -1;
-    *v = p;
-    *cap = ncap;
-  }
-  (*v)[(*n)++] = (dla_long){.dur = d, .idx = idx};
-  *dur = DLA_LONG;
-  return 0;
-}
-
-int32_t dla__call_own_op(const dla_ctx *c, int32_t ai) {
-  size_t j = dla__own_index(c, ai);
-  return j < c->nown && c->own[j].call == ai ? c->own[j].op : -1;
 }
 
 void dla__calls_pending_free(dla_calls_pending **p) {

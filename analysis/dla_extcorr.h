@@ -9,7 +9,7 @@
 #ifndef DLA_EXTCORR_H
 #define DLA_EXTCORR_H
 
-#include "dla_internal.h"
+#include "dla_ctx.h"
 
 /* The links of the domain, sorted by correlation id; *out stays NULL when
  * the dldb has none (then nothing changes). Free with dla__extcorr_free. */

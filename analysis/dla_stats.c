@@ -990,7 +990,7 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
 /* ---- Entry points ------------------------------------------------------------ */
 
 int dla__stats_write(dla_ctx *c, int64_t aggr_id) {
-  if (!dldb_stats_has_tables(c->w)) return DL_OK; /* a dldb from before issue 8 */
+  if (!dldb_stats_has_tables(c->w)) return DL_OK; /* a dldb written before the statistics tables */
   pair *p = malloc((c->nm + 1) * sizeof *p); /* the memory ops' */
   rows o = {0};
   emit e = {.c = c, .aggr_id = aggr_id};

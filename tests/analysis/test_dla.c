@@ -13,6 +13,7 @@
 
 #include "dla.h"
 #include "dla_internal.h"
+#include "dla_tuning.h"
 #include "dla_opname.h"
 #include "dla_pipe.h"
 #include "dla_rules.h"
@@ -1684,7 +1685,7 @@ static int test_call_attribution(void) {
   return 0;
 }
 
-/* The time sweep cut into batches of time (dla_opts.sweep_batch_events)
+/* The time sweep cut into batches of time (dla_tuning.sweep_batch_events)
  * gives the breakdown of one batch, to the ns: a profile of 30 iterations
  * whose kernels (tensor-core and other, on two GPUs, overlapping), memory
  * copies, dataloader and op ranges cross many batch edges, aggregated with
@@ -1749,8 +1750,8 @@ static int test_sweep_batches(void) {
     ao.key_op = "step";
     ao.aggr_start = "2024-01-01 00:00:00";
     ao.nsys_rules = 1; /* GPU gaps and low-utilization chunks: batched too */
-    ao.sweep_batch_events = caps[i];
-    if (dla_aggregate(w, &ao, NULL, err, sizeof err)) {
+    dla_tuning tune = {.sweep_batch_events = caps[i]};
+    if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
       fprintf(stderr, "sweep batches: %s\n", err);
       dldb_writer_abort(&w);
       return 1;
