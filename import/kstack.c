@@ -76,7 +76,8 @@ static int intern(kstack *s, const char *name, uint32_t *out) {
     *out = (uint32_t)i;
     return 0;
   }
-  if (s->nnames >= UINT32_MAX || grow((void **)&s->names, &s->ncap, s->nnames + 1, sizeof *s->names))
+  if (s->nnames >= UINT32_MAX ||
+      grow((void **)&s->names, &s->ncap, s->nnames + 1, sizeof *s->names))
     return -1;
   char *copy = strdup(name);
   if (!copy) return -1;
