@@ -17,23 +17,26 @@
  * publish calls the consumer directly (same results, one core).
  *
  * The producer must not touch what the consumer uses (the dldb writer, the
- * analysis's error buffer) and reports only return codes. Owned by
- * analysis/. Never prints, never exits.
+ * analysis's error buffer) and reports only return codes. The analysis's
+ * names for common/dl_pipe.h's dl_pipe_run, whose hand-off this is. Owned
+ * by analysis/. Never prints, never exits.
  */
 #ifndef DLA_PIPE_H
 #define DLA_PIPE_H
 
 #include <stddef.h>
 
-typedef struct dla_pipe dla_pipe;
+#include "dl_pipe.h"
+
+typedef dl_pipe dla_pipe;
 
 int dla_pipe_run(size_t batch_bytes, int nslots, int (*prod)(void *pctx, dla_pipe *p),
                  void *pctx, int (*cons)(void *cctx, void *batch, size_t n), void *cctx);
 
 /* The producer's next empty batch, or NULL once the consumer has failed. */
-void *dla_pipe_claim(dla_pipe *p);
+static inline void *dla_pipe_claim(dla_pipe *p) { return dl_pipe_claim(p); }
 /* Hands the claimed batch (n rows) to the consumer; DL_OK, or the
  * consumer's error (the pipe is then stopped). */
-int dla_pipe_publish(dla_pipe *p, size_t n);
+static inline int dla_pipe_publish(dla_pipe *p, size_t n) { return dl_pipe_publish(p, n); }
 
 #endif
