@@ -200,14 +200,14 @@ static void tc_eligible_ops(dla_ctx *c) {
 /* The (iteration, op) accumulator of kernel figures; NULL: out of memory. */
 static inline dla_iter_op_acc *iter_op_of(dla_accum *s, int32_t it, int32_t op_idx) {
   uint64_t key = ((uint64_t)it << 32) | (uint32_t)op_idx;
-  int64_t v = dla_map_get(&s->io_map, key);
+  int64_t v = dl_map_get(&s->io_map, key);
   if (v < 0) {
     if (DLA_GROW(s->io, s->nio, s->iocap)) return NULL;
     v = (int64_t)s->nio++;
     memset(&s->io[v], 0, sizeof s->io[v]);
     s->io[v].iter = it;
     s->io[v].op = op_idx;
-    if (dla_map_put(&s->io_map, key, v)) return NULL;
+    if (dl_map_put(&s->io_map, key, v)) return NULL;
   }
   return &s->io[v];
 }
@@ -215,7 +215,7 @@ static inline dla_iter_op_acc *iter_op_of(dla_accum *s, int32_t it, int32_t op_i
 /* The (op, kernel name) accumulator; NULL: out of memory. */
 static inline dla_op_kernel_acc *op_kernel_of(dla_accum *s, int32_t op_idx, int32_t short_id) {
   uint64_t key = ((uint64_t)(uint32_t)op_idx << 32) | (uint32_t)short_id;
-  int64_t v = dla_map_get(&s->ok_map, key);
+  int64_t v = dl_map_get(&s->ok_map, key);
   if (v < 0) {
     if (DLA_GROW(s->ok, s->nok, s->okcap)) return NULL;
     v = (int64_t)s->nok++;
@@ -224,7 +224,7 @@ static inline dla_op_kernel_acc *op_kernel_of(dla_accum *s, int32_t op_idx, int3
     s->ok[v].name_id = short_id;
     s->ok[v].min = INT64_MAX;
     s->ok[v].api_min = INT64_MAX;
-    if (dla_map_put(&s->ok_map, key, v)) return NULL;
+    if (dl_map_put(&s->ok_map, key, v)) return NULL;
   }
   return &s->ok[v];
 }
@@ -274,9 +274,9 @@ static inline int add_kernel(dla_ctx *c, dla_accum *s, const dla_kern *k, int32_
   if (dur < ok->min) ok->min = dur;
   if (dur > ok->max) ok->max = dur;
   /* distinct kernel names: bit 1 seen, 2 seen as TC, 4 seen as non-TC */
-  int64_t flags = dla_map_get(&s->names, (uint64_t)short_id);
+  int64_t flags = dl_map_get(&s->names, (uint64_t)short_id);
   int64_t nf = (flags < 0 ? 0 : flags) | 1 | (dla__kern_tc(c, k) ? 2 : 4);
-  if (nf != flags && dla_map_put(&s->names, (uint64_t)short_id, nf)) return DL_ENOMEM;
+  if (nf != flags && dl_map_put(&s->names, (uint64_t)short_id, nf)) return DL_ENOMEM;
   if (op->eligible) {
     s->elig_gpu += dur;
     if (dla__kern_tc(c, k)) s->elig_tc_gpu += dur;
@@ -354,9 +354,9 @@ int dla__accum_run(dla_ctx *c, dla_accum *s) {
 void dla__accum_free(dla_accum *s) {
   free(s->io);
   free(s->ok);
-  dla_map_free(&s->io_map);
-  dla_map_free(&s->ok_map);
-  dla_map_free(&s->names);
+  dl_map_free(&s->io_map);
+  dl_map_free(&s->ok_map);
+  dl_map_free(&s->names);
   free(s->it_kcount);
   free(s->it_tccount);
   free(s->it_gpu);

@@ -22,7 +22,7 @@ typedef struct dla_op_kernel_acc { /* launches of one kernel name by one op */
 typedef struct dla_accum {
   dla_iter_op_acc *io; size_t nio, iocap;
   dla_op_kernel_acc *ok; size_t nok, okcap;
-  dla_map io_map, ok_map, names;
+  dl_map io_map, ok_map, names;
   int64_t *it_kcount, *it_tccount, *it_gpu, *it_tcgpu; /* per iteration (niter) */
   int64_t kernel_gpu, tc_gpu, mem_gpu, launches;
   int64_t kernel_api, tc_api, mem_api; /* launching calls' durations (CPU time) */

@@ -99,7 +99,7 @@ int dla__aggregate_tuned(dldb_writer *w, const dla_opts *opts, const dla_tuning 
   c->err = err;
   c->errlen = errlen;
   c->batch_events = tune ? tune->sweep_batch_events : 0;
-  dla_smap_init(&c->op_by_path);
+  dl_smap_init(&c->op_by_path);
   r->aggr_id = aggr_id;
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < sizeof phases / sizeof phases[0]; i++)

@@ -376,13 +376,13 @@ typedef struct kname_acc {
 typedef struct knames {
   kname_acc *v;
   size_t n, cap;
-  dla_map of;                /* short name id -> index in v */
+  dl_map of;                /* short name id -> index in v */
 } knames;
 
 /* The accumulator of kernel name short_id (added when new), or NULL when
  * out of memory. */
 static kname_acc *kname_of(const dla_ctx *c, knames *kn, int32_t short_id) {
-  int64_t v = dla_map_get(&kn->of, (uint64_t)short_id);
+  int64_t v = dl_map_get(&kn->of, (uint64_t)short_id);
   if (v >= 0) return &kn->v[v];
   if (kn->n == kn->cap) {
     size_t ncap = kn->cap ? kn->cap * 2 : 256;
@@ -395,7 +395,7 @@ static kname_acc *kname_of(const dla_ctx *c, knames *kn, int32_t short_id) {
   memset(&kn->v[v], 0, sizeof kn->v[v]);
   kn->v[v].name_id = short_id;
   kn->v[v].comm = is_comm_name(dldb_writer_string(c->w, short_id));
-  if (dla_map_put(&kn->of, (uint64_t)short_id, v)) return NULL;
+  if (dl_map_put(&kn->of, (uint64_t)short_id, v)) return NULL;
   return &kn->v[v];
 }
 
@@ -471,7 +471,7 @@ int dla__comm_compute(dla_ctx *c) {
   int64_t ni = c->iter_stop - c->iter_start + 1;
   iter_acc *ia = calloc((size_t)c->niter * (size_t)(c->ngpus ? c->ngpus : 1), sizeof *ia);
   knames kn = {0};
-  dla_map_init(&kn.of);
+  dl_map_init(&kn.of);
   int rc = DL_OK;
   c->comm = r;
   if (!r || !comm_k || !ia) {
@@ -494,7 +494,7 @@ int dla__comm_compute(dla_ctx *c) {
   for (int g = 0; rc == DL_OK && g < c->ngpus; g++)
     rc = gpu_rows(c, r, g, ol.f, comm_k, ia + (size_t)g * (size_t)c->niter);
 out:
-  dla_map_free(&kn.of);
+  dl_map_free(&kn.of);
   free(kn.v);
   free(ol.f);
   free(ol.order);

@@ -50,7 +50,7 @@ int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
   op->type = strdup(type);
   op->stack = strdup(stack ? stack : "");
   if (!op->key || !op->path || !op->type || !op->stack ||
-      dla_smap_put(&c->op_by_path, op->key, (int64_t)c->nops)) {
+      dl_smap_put(&c->op_by_path, op->key, (int64_t)c->nops)) {
     free(op->key);
     free(op->path);
     free(op->type);
@@ -78,7 +78,7 @@ int dla__op_for_call(dla_ctx *c, int64_t name_id, int64_t idx, int64_t start, in
   char *key = path + n;
   snprintf(path, n, "unassociated_%s", api);
   snprintf(key, n, "\002%lld", (long long)idx);
-  int64_t found = idx < 0 ? dla_smap_get(&c->op_by_path, key) : -1;
+  int64_t found = idx < 0 ? dl_smap_get(&c->op_by_path, key) : -1;
   int rc = DL_OK;
   if (found >= 0) *out = (int32_t)found;
   else rc = dla__op_new(c, key, path, api, "", "", "", out);
@@ -186,7 +186,7 @@ int32_t dla__call_own_op(const dla_ctx *c, int32_t ai) {
 }
 
 void dla__ctx_free(dla_ctx *c) {
-  dla_smap_free(&c->op_by_path);
+  dl_smap_free(&c->op_by_path);
   for (size_t i = 0; i < c->nops; i++) {
     free(c->ops[i].key);
     free(c->ops[i].stack);

@@ -18,7 +18,7 @@
 
 #include "dl.h"
 #include "dla.h"
-#include "dla_map.h"
+#include "dl_map.h"
 #include "dla_opname.h"
 #include "dla_rules.h"
 #include "dla_sort.h"
@@ -157,7 +157,7 @@ typedef struct dla_ctx {
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;
   int32_t nocall_op;                 /* the op of kernels of no op instance (dla__gpu_work), -1 */
-  dla_smap op_by_path;
+  dl_smap op_by_path;
   int32_t gpu_ids[DLA_MAX_GPUS]; int ngpus;
   int64_t gpu_mem[DLA_MAX_GPUS]; /* total memory per GPU, bytes (0: unknown) */
   int32_t gpu_sms[DLA_MAX_GPUS]; /* SM count per GPU (0: unknown) */

@@ -19,8 +19,8 @@
 typedef struct gpu_loader {
   dla_ctx *c;
   const dla_corr *corr;
-  dla_map *tc_cache;
-  dla_map *cfg_of;           /* hash of a launch configuration -> c->kcfg index */
+  dl_map *tc_cache;
+  dl_map *cfg_of;           /* hash of a launch configuration -> c->kcfg index */
   int rc;
   dla_tick *l;               /* progress */
 } gpu_loader;
@@ -51,7 +51,7 @@ static int kcfg_index(gpu_loader *l, const dldb_scan_gpu_op *g, int32_t *out) {
   dla_ctx *c = l->c;
   uint64_t h = kcfg_hash(g);
   for (;;) {
-    int64_t v = dla_map_get(l->cfg_of, h);
+    int64_t v = dl_map_get(l->cfg_of, h);
     if (v < 0) break;
     const dla_kcfg *k = &c->kcfg[v];
     if (k->long_id == g->long_name_id && k->short_id == g->short_name_id &&
@@ -70,13 +70,13 @@ static int kcfg_index(gpu_loader *l, const dldb_scan_gpu_op *g, int32_t *out) {
   memcpy(k->block, g->block, sizeof k->block);
   k->blocks = grid_blocks(g->grid);
   k->device = (int16_t)g->device_id;
-  int64_t tc = dla_map_get(l->tc_cache, (uint64_t)g->long_name_id);
+  int64_t tc = dl_map_get(l->tc_cache, (uint64_t)g->long_name_id);
   if (tc < 0) {
     tc = dla_tc_uses(dla_tc_classify(dldb_writer_string(c->w, g->long_name_id)));
-    if (dla_map_put(l->tc_cache, (uint64_t)g->long_name_id, tc)) return DL_ENOMEM;
+    if (dl_map_put(l->tc_cache, (uint64_t)g->long_name_id, tc)) return DL_ENOMEM;
   }
   k->tc = (int8_t)tc;
-  if (dla_map_put(l->cfg_of, h, (int64_t)c->nkcfg)) return DL_ENOMEM;
+  if (dl_map_put(l->cfg_of, h, (int64_t)c->nkcfg)) return DL_ENOMEM;
   *out = (int32_t)c->nkcfg++;
   return DL_OK;
 }
@@ -202,16 +202,16 @@ static void add_kernel_devices(dla_ctx *c) {
 
 int dla__gpu_scan(dla_ctx *c, const dla_corr *corr) {
   dla_tick t = {.c = c};
-  dla_map tc_cache, cfg_of;
-  dla_map_init(&tc_cache);
-  dla_map_init(&cfg_of);
+  dl_map tc_cache, cfg_of;
+  dl_map_init(&tc_cache);
+  dl_map_init(&cfg_of);
   gpu_loader gl = {.c = c, .corr = corr, .tc_cache = &tc_cache, .cfg_of = &cfg_of, .l = &t};
   int rc = dla__tick_start(&t, "loading kernels", "kernels", (void **)&c->k, &c->kcap,
                            sizeof *c->k,
                            dldb_scan_estimate(c->w, "memcpys") + dldb_scan_estimate(c->w, "memsets"));
   if (rc == DL_OK) rc = dldb_scan_gpu_ops(c->w, load_gpu_op, &gl, c->err, c->errlen);
-  dla_map_free(&cfg_of);
-  dla_map_free(&tc_cache);
+  dl_map_free(&cfg_of);
+  dl_map_free(&tc_cache);
   return rc;
 }
 

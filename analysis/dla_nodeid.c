@@ -21,8 +21,8 @@ static int cmp_first(const void *x, const void *y) {
  * order of their first instance (DLProf: CUDA_1 .. CUDA_11 in time order;
  * stable across aggregations of one file). */
 int dla__nodeid_assign(dla_ctx *c) {
-  dla_smap counters;
-  dla_smap_init(&counters);
+  dl_smap counters;
+  dl_smap_init(&counters);
   char **prefixes = calloc(c->nops + 1, sizeof *prefixes);
   op_order *order = malloc((c->nops + 1) * sizeof *order);
   int rc = prefixes && order ? DL_OK : DL_ENOMEM;
@@ -39,15 +39,15 @@ int dla__nodeid_assign(dla_ctx *c) {
       break;
     }
     dla_opname_id_prefix(c->ops[i].type, prefixes[i], n);
-    int64_t cnt = dla_smap_get(&counters, prefixes[i]);
+    int64_t cnt = dl_smap_get(&counters, prefixes[i]);
     cnt = cnt < 0 ? 1 : cnt + 1;
-    if (dla_smap_put(&counters, prefixes[i], cnt)) rc = DL_ENOMEM;
+    if (dl_smap_put(&counters, prefixes[i], cnt)) rc = DL_ENOMEM;
     snprintf(c->ops[i].node_id, n + 24, "%s_%lld", prefixes[i], (long long)cnt);
   }
   for (size_t i = 0; prefixes && i < c->nops; i++) free(prefixes[i]);
   free(prefixes);
   free(order);
-  dla_smap_free(&counters);
+  dl_smap_free(&counters);
   return rc;
 }
 

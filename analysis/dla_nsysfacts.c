@@ -188,15 +188,15 @@ static void mem_facts(const dla_ctx *c, dla_facts *f) {
 
 /* Device and stream synchronization calls that start in the window. */
 static int sync_facts(const dla_ctx *c, dla_facts *f) {
-  dla_map cls_of;
-  dla_map_init(&cls_of);
+  dl_map cls_of;
+  dl_map_init(&cls_of);
   for (size_t i = 0; i < c->na; i++) {
     const dla_api *a = &c->a[i];
-    int64_t cls = dla_map_get(&cls_of, (uint64_t)a->name_id);
+    int64_t cls = dl_map_get(&cls_of, (uint64_t)a->name_id);
     if (cls < 0) {
       cls = api_class(dldb_writer_string(c->w, a->name_id));
-      if (dla_map_put(&cls_of, (uint64_t)a->name_id, cls)) {
-        dla_map_free(&cls_of);
+      if (dl_map_put(&cls_of, (uint64_t)a->name_id, cls)) {
+        dl_map_free(&cls_of);
         return DL_ENOMEM;
       }
     }
@@ -204,7 +204,7 @@ static int sync_facts(const dla_ctx *c, dla_facts *f) {
     f->sync_calls_n++;
     f->sync_calls_ns += dla__api_dur(c, a);
   }
-  dla_map_free(&cls_of);
+  dl_map_free(&cls_of);
   return DL_OK;
 }
 

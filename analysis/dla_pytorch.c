@@ -44,13 +44,13 @@ typedef struct seq_index {
   int32_t *ops;   /* ops[seq - base], -1: none */
   size_t cap;     /* slots allocated */
   size_t limit;   /* slots allowed */
-  dla_map far;
+  dl_map far;
 } seq_index;
 
 static int64_t seq_get(const seq_index *x, int64_t seq) {
   if (x->ops && seq >= x->base && (uint64_t)(seq - x->base) < x->limit)
     return (uint64_t)(seq - x->base) < x->cap ? x->ops[seq - x->base] : -1;
-  return dla_map_get(&x->far, (uint64_t)seq);
+  return dl_map_get(&x->far, (uint64_t)seq);
 }
 
 /* Returns 0, or -1 when out of memory. */
@@ -66,7 +66,7 @@ static int seq_put(seq_index *x, int64_t seq, int32_t op) {
     x->base = seq;
   }
   if (seq < x->base || (uint64_t)(seq - x->base) >= x->limit)
-    return dla_map_put(&x->far, (uint64_t)seq, op);
+    return dl_map_put(&x->far, (uint64_t)seq, op);
   size_t at = (size_t)(seq - x->base);
   if (at >= x->cap) {
     size_t cap = (at / 4096 + 1) * 4096;
@@ -80,10 +80,10 @@ static int seq_put(seq_index *x, int64_t seq, int32_t op) {
 
 typedef struct builder {
   dla_ctx *c;
-  dla_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
+  dl_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
   seq_index fwd_by_seq; /* seq -> the forward op instance (range index) it names */
-  dla_map bprop_of;   /* forward op -> its bprop op */
-  dla_map threads;    /* thread_key() -> THREAD_* bits: what its op instances showed */
+  dl_map bprop_of;   /* forward op -> its bprop op */
+  dl_map threads;    /* thread_key() -> THREAD_* bits: what its op instances showed */
   uint64_t last_key;  /* ... the last thread put (ranges come a thread at a time) */
   int64_t last_bits;
   dla_opname *pn;
@@ -102,13 +102,13 @@ enum { TEXT_CACHE_MAX = 1 << 16 }; /* ~2 MiB of slots: stays in the CPU caches *
  * most traces, are not parsed twice, and skip the cache: it saves parses,
  * and a lookup of a text seen once costs a miss and a slot). */
 static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed, int32_t *out) {
-  int64_t v = parsed ? -1 : dla_map_get(&b->text_ops, (uint64_t)name_id);
+  int64_t v = parsed ? -1 : dl_map_get(&b->text_ops, (uint64_t)name_id);
   if (v >= 0) {
     *out = (int32_t)v;
     return DL_OK;
   }
   if (!parsed) dla_opname_parse(text, b->pn);
-  int64_t found = dla_smap_get(&b->c->op_by_path, b->pn->path);
+  int64_t found = dl_smap_get(&b->c->op_by_path, b->pn->path);
   int rc = DL_OK;
   if (found >= 0) *out = (int32_t)found;
   else
@@ -116,10 +116,10 @@ static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed,
                      b->pn->data_type, "", out);
   if (parsed) return rc; /* nothing to save: the parse is done */
   if (b->text_ops.n >= TEXT_CACHE_MAX) {
-    dla_map_free(&b->text_ops);
-    dla_map_init(&b->text_ops);
+    dl_map_free(&b->text_ops);
+    dl_map_init(&b->text_ops);
   }
-  if (rc == DL_OK && dla_map_put(&b->text_ops, (uint64_t)name_id, *out)) rc = DL_ENOMEM;
+  if (rc == DL_OK && dl_map_put(&b->text_ops, (uint64_t)name_id, *out)) rc = DL_ENOMEM;
   return rc;
 }
 
@@ -185,7 +185,7 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
   int n = snprintf(b->key, KEY_CAP, "\001%s\037%.*s", b->path,
                    (int)(m.args_len > 4000 ? 4000 : m.args_len), m.args ? m.args : "");
   (void)n;
-  int64_t found = dla_smap_get(&b->c->op_by_path, b->key);
+  int64_t found = dl_smap_get(&b->c->op_by_path, b->key);
   if (found >= 0) {
     *out = (int32_t)found;
     return DL_OK;
@@ -200,7 +200,7 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
 /* The bprop node of forward op fwd (same name, type, data type and stack),
  * made once, into *out. */
 static int bprop_node(builder *b, int32_t fwd, int32_t *out) {
-  int64_t v = dla_map_get(&b->bprop_of, (uint64_t)fwd);
+  int64_t v = dl_map_get(&b->bprop_of, (uint64_t)fwd);
   if (v >= 0) {
     *out = (int32_t)v;
     return DL_OK;
@@ -212,7 +212,7 @@ static int bprop_node(builder *b, int32_t fwd, int32_t *out) {
   snprintf(b->key, KEY_CAP, "\003%s", c->ops[fwd].key);
   int rc = dla__op_new(c, b->key, c->ops[fwd].path, c->ops[fwd].type, "bprop", data_type,
                        c->ops[fwd].stack, out);
-  if (rc == DL_OK && dla_map_put(&b->bprop_of, (uint64_t)fwd, *out)) rc = DL_ENOMEM;
+  if (rc == DL_OK && dl_map_put(&b->bprop_of, (uint64_t)fwd, *out)) rc = DL_ENOMEM;
   return rc;
 }
 
@@ -249,11 +249,11 @@ static uint64_t thread_key(const dla_range *r) { return dla__range_th(r); }
 static int thread_saw(builder *b, const dla_range *r, int64_t bits) {
   uint64_t k = thread_key(r);
   if (b->threads.n && k == b->last_key && (b->last_bits & bits) == bits) return DL_OK;
-  int64_t v = dla_map_get(&b->threads, k);
+  int64_t v = dl_map_get(&b->threads, k);
   v = (v < 0 ? 0 : v) | bits;
   b->last_key = k;
   b->last_bits = v;
-  return dla_map_put(&b->threads, k, v) ? DL_ENOMEM : DL_OK;
+  return dl_map_put(&b->threads, k, v) ? DL_ENOMEM : DL_OK;
 }
 
 /* Traces of PyTorch versions without the engine's evaluate_function
@@ -270,7 +270,7 @@ static int engine_threads_bprop(builder *b) {
   for (size_t i = 0; any && rc == DL_OK && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->inst != (int32_t)i || r->op < 0 ||
-        dla_map_get(&b->threads, thread_key(r)) != THREAD_BWD ||
+        dl_map_get(&b->threads, thread_key(r)) != THREAD_BWD ||
         strcmp(c->ops[r->op].direction, "bprop") == 0)
       continue;
     if ((rc = op_as_bprop(b, &r->op))) break;
@@ -539,11 +539,11 @@ static int add_stacks(builder *b) {
 
 int dla__build_nodes(dla_ctx *c) {
   builder b = {.c = c};
-  dla_map_init(&b.text_ops);
-  dla_map_init(&b.fwd_by_seq.far);
+  dl_map_init(&b.text_ops);
+  dl_map_init(&b.fwd_by_seq.far);
   b.fwd_by_seq.limit = 4 * c->nr + 65536; /* at most 16 bytes a range */
-  dla_map_init(&b.bprop_of);
-  dla_map_init(&b.threads);
+  dl_map_init(&b.bprop_of);
+  dl_map_init(&b.threads);
   c->model_config = (dla_model_config){-1, -1, -1, -1, -1};
   if (c->o->key_op_spans) {
     const char *key = dla__key_op(c);
@@ -559,10 +559,10 @@ int dla__build_nodes(dla_ctx *c) {
   free(b.path);
   free(b.stack);
   free(b.key);
-  dla_map_free(&b.text_ops);
+  dl_map_free(&b.text_ops);
   free(b.fwd_by_seq.ops);
-  dla_map_free(&b.fwd_by_seq.far);
-  dla_map_free(&b.bprop_of);
-  dla_map_free(&b.threads);
+  dl_map_free(&b.fwd_by_seq.far);
+  dl_map_free(&b.bprop_of);
+  dl_map_free(&b.threads);
   return rc;
 }

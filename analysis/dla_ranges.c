@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dla_pipe.h"
+#include "dl_pipe.h"
 #include "dla_ranges.h"
 #include "dldb_scan.h"
 
@@ -16,7 +16,7 @@ typedef struct loader {
   dla_tick t;
   size_t rcap;
   size_t thrcap;
-  dla_map thr_of;            /* hash of (pid, tid) -> c->thr index, while ranges load */
+  dl_map thr_of;            /* hash of (pid, tid) -> c->thr index, while ranges load */
   int32_t last_th;           /* the thread of the range loaded last, -1: none */
 } loader;
 
@@ -47,7 +47,7 @@ static int thread_index(loader *l, int64_t pid, int64_t tid, int32_t *out) {
   }
   uint64_t h = thread_hash(pid, tid);
   for (;;) {
-    int64_t v = dla_map_get(&l->thr_of, h);
+    int64_t v = dl_map_get(&l->thr_of, h);
     if (v < 0) break;
     if (c->thr[v].pid == pid && c->thr[v].tid == tid) {
       *out = l->last_th = (int32_t)v;
@@ -58,7 +58,7 @@ static int thread_index(loader *l, int64_t pid, int64_t tid, int32_t *out) {
   if (c->nthr >= DLA_MAX_THREADS)
     return dl_err(c->err, c->errlen, DL_EINVAL,
                   "dla_aggregate: NVTX ranges on more than %d threads", DLA_MAX_THREADS);
-  if (DLA_GROW(c->thr, c->nthr, l->thrcap) || dla_map_put(&l->thr_of, h, (int64_t)c->nthr))
+  if (DLA_GROW(c->thr, c->nthr, l->thrcap) || dl_map_put(&l->thr_of, h, (int64_t)c->nthr))
     return DL_ENOMEM;
   c->thr[c->nthr] = (dla_thread){.pid = pid, .tid = tid};
   *out = l->last_th = (int32_t)c->nthr++;
@@ -118,13 +118,13 @@ static int load_range(void *ctx, const dldb_scan_range *s) {
 
 /* The ranges are read on a second thread (SQLite's stepping and decoding
  * of 10 M rows is most of their loading) and loaded, in order, on this one
- * (dla_pipe.h): the scan has the writer's connection to itself meanwhile,
+ * (dl_pipe.h): the scan has the writer's connection to itself meanwhile,
  * load_range touches none of it. */
 enum { RANGE_BATCH = 4096 };
 typedef struct range_scan {
   dldb_writer *w;
   int64_t domain_id;
-  dla_pipe *p;
+  dl_pipe *p;
   dldb_scan_range *b; /* the batch being filled, n rows of it */
   size_t n;
   char err[256];      /* the scan's error message (the consumer owns c->err) */
@@ -132,20 +132,20 @@ typedef struct range_scan {
 
 static int range_put(void *ctx, const dldb_scan_range *r) {
   range_scan *s = ctx;
-  if (!s->b && !(s->b = dla_pipe_claim(s->p))) return DL_EDB; /* the consumer failed */
+  if (!s->b && !(s->b = dl_pipe_claim(s->p))) return DL_EDB; /* the consumer failed */
   s->b[s->n++] = *r;
   if (s->n < RANGE_BATCH) return DL_OK;
   s->b = NULL;
   size_t n = s->n;
   s->n = 0;
-  return dla_pipe_publish(s->p, n);
+  return dl_pipe_publish(s->p, n);
 }
 
-static int ranges_produce(void *ctx, dla_pipe *p) {
+static int ranges_produce(void *ctx, dl_pipe *p) {
   range_scan *s = ctx;
   s->p = p;
   int rc = dldb_scan_ranges(s->w, s->domain_id, range_put, s, s->err, sizeof s->err);
-  if (rc == DL_OK && s->n) rc = dla_pipe_publish(p, s->n);
+  if (rc == DL_OK && s->n) rc = dl_pipe_publish(p, s->n);
   return rc;
 }
 
@@ -159,7 +159,7 @@ static int ranges_consume(void *ctx, void *batch, size_t n) {
 /* dldb_scan_ranges(w, domain_id, load_range, l) on two threads. */
 static int load_ranges(dla_ctx *c, loader *l) {
   range_scan s = {.w = c->w, .domain_id = c->domain_id};
-  int rc = dla_pipe_run(RANGE_BATCH * sizeof(dldb_scan_range), 4, ranges_produce, &s,
+  int rc = dl_pipe_run(RANGE_BATCH * sizeof(dldb_scan_range), 4, ranges_produce, &s,
                         ranges_consume, l);
   if (rc && s.err[0] && !(c->err && c->errlen && c->err[0])) /* the scan's own error */
     dl_err(c->err, c->errlen, rc, "%s", s.err);
@@ -224,10 +224,10 @@ int dla__ranges_load(dla_ctx *c) {
   int rc = dla__tick_start(&l.t, "loading NVTX ranges", "nvtx_ranges", (void **)&c->r, &l.rcap,
                            sizeof *c->r, 0);
   if (rc) return rc;
-  dla_map_init(&l.thr_of);
+  dl_map_init(&l.thr_of);
   if (c->err && c->errlen) c->err[0] = '\0';
   rc = load_ranges(c, &l);
-  dla_map_free(&l.thr_of);
+  dl_map_free(&l.thr_of);
   if (rc || (rc = order_threads(c))) return rc;
   dla__progress(c, l.t.what, l.t.n, l.t.n);
   if (c->nr > INT32_MAX) /* ranges are indexed in int32 */
