@@ -662,7 +662,7 @@ JOIN aggregations a ON a.aggr_id = g.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
--- ---- dl extensions: our own tables and views beyond DLProf's (issue 4) ----
+-- ---- dl extensions: our own tables and views beyond DLProf's ----
 -- Readers must treat every view_dl_* as optional (NVIDIA's files lack them).
 
 -- Per kernel, what a PyTorch profiler (Kineto) trace says about its launch.
@@ -790,9 +790,9 @@ SELECT x.aggr_id AS aggr_id, x.iter_value, n.value AS name
 FROM aggr_dl_iter_names x
 JOIN strings n ON n.id = x.name_id;
 
--- ---- dl extensions: nsys-stats-style statistics (issue 8) ----
--- Readers must treat these as optional too (NVIDIA's files and ours from
--- before issue 8 lack them). Source of the derived rows: analysis/dla_stats.c.
+-- ---- dl extensions: nsys-stats-style statistics ----
+-- Readers must treat these as optional too (NVIDIA's files and ours of
+-- earlier schema versions lack them). Source of the derived rows: analysis/dla_stats.c.
 
 -- OS runtime library calls (an Nsight Systems export captured with -t osrt,
 -- table OSRT_API), host clock.
