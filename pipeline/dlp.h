@@ -83,6 +83,8 @@ typedef struct dlp_opts {
   int force;                /* 1: replace existing outputs */
   unsigned reports;         /* bit i: dlp_report_name(i); 0: none */
   int csv, json;            /* the report formats */
+  int dump_model_data;      /* 1: also <profile_name>_model_data.json beside the reports
+                               (report/dlr_model.h) */
   int iter_note;            /* 1: read back the iterations aggregated (DLP_EV_ITER_CLAMPED) */
   /* NULL, or the expert findings (CSV) of the aggregation, after the reports */
   int (*findings)(void *ctx, const char *buf, size_t len);

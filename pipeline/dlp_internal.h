@@ -30,9 +30,12 @@ enum {
 #define DLP_S_IMPORT (DLP_S_NSYS | DLP_S_KINETO)
 #define DLP_S_AGGR (DLP_S_NSYS | DLP_S_KINETO | DLP_S_DLDB)
 
+/* The model data's file name after the profile name (--dump_model_data). */
+#define DLP_MODEL_DATA_SUFFIX "_model_data.json"
+
 /* The reports of a run, written to temporary files beside their
  * destinations and renamed into place together (after the dldb). */
-#define DLP_MAX_REPORT_FILES 64 /* 32 reports x 2 formats */
+#define DLP_MAX_REPORT_FILES 65 /* 32 reports x 2 formats, the model data */
 typedef struct dlp_report_set {
   int n;
   char tmp[DLP_MAX_REPORT_FILES][PATH_MAX + 16], dest[DLP_MAX_REPORT_FILES][PATH_MAX];

@@ -11,6 +11,7 @@
 #include "dldb.h"
 #include "dlp_internal.h"
 #include "dlr.h"
+#include "dlr_model.h"
 #include "dlr_stats.h"
 
 int dlp_report_count(void) { return dlr_report_count() + dlr_stats_count(); }
@@ -61,6 +62,10 @@ static int check_output(const dlp_opts *o, const char *path, char *err, size_t e
 int dlp_check_outputs(const dlp_opts *o, const char *dldb_path, char *err, size_t errlen) {
   char path[PATH_MAX];
   int rc = dldb_path ? check_output(o, dldb_path, err, errlen) : DL_OK;
+  if (rc == DL_OK && o->dump_model_data) {
+    dlp_out_path(o, DLP_MODEL_DATA_SUFFIX, path, sizeof path);
+    rc = check_output(o, path, err, errlen);
+  }
   for (int i = 0; i < dlp_report_count() && rc == DL_OK; i++)
     for (int f = 0; f < 2 && rc == DL_OK; f++) {
       if (!wanted(o, i, f)) continue;
@@ -74,8 +79,19 @@ static int file_sink(void *ctx, const char *buf, size_t len) {
   return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : 1;
 }
 
-/* Writes one report to a temporary file beside path (its name in tmp). */
-static int write_report(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
+/* What writes one output file: a report (dlr_write), or the model data. */
+typedef int (*gen_fn)(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
+                      const char *domain, dlr_sink_fn sink, void *ctx, char *err, size_t errlen);
+
+static int model_gen(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
+                     const char *domain, dlr_sink_fn sink, void *ctx, char *err, size_t errlen) {
+  (void)name;
+  (void)fmt;
+  return dlr_model_write(db, aggr_id, domain, sink, ctx, err, errlen);
+}
+
+/* Writes one output with gen to a temporary file beside path (its name in tmp). */
+static int write_report(gen_fn gen, dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
                         const char *domain, const char *path, char *tmp, size_t tmplen,
                         char *err, size_t errlen) {
   snprintf(tmp, tmplen, "%s.tmp-XXXXXX", path);
@@ -93,7 +109,7 @@ static int write_report(dldb *db, const char *name, dlr_format fmt, int64_t aggr
     return dl_err(err, errlen, DL_EIO, "%s: %s", path, strerror(errno));
   }
   errno = 0;
-  int rc = dlr_write(db, name, fmt, aggr_id, domain, file_sink, f, err, errlen);
+  int rc = gen(db, name, fmt, aggr_id, domain, file_sink, f, err, errlen);
   int werr = ferror(f) ? errno : 0; /* a full disk: EFBIG, ENOSPC */
   if (werr && rc != DL_OK)
     rc = dl_err(err, errlen, DL_EIO, "%s: write failed: %s", path, strerror(werr));
@@ -119,12 +135,18 @@ static int write_all(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *dom
       report_path(o, dlp_report_name(i), (dlr_format)f, path, sizeof path);
       dlp_emit(p, &(dlp_event){.kind = DLP_EV_WRITING_REPORT, .path = path});
       if (rs->n == DLP_MAX_REPORT_FILES) break;
-      int rc = write_report(db, dlp_report_name(i), (dlr_format)f, aggr_id, domain, path,
-                            rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
+      int rc = write_report(dlr_write, db, dlp_report_name(i), (dlr_format)f, aggr_id, domain,
+                            path, rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
       if (rc != DL_OK) return rc;
       snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
     }
-  return DL_OK;
+  if (!o->dump_model_data || rs->n == DLP_MAX_REPORT_FILES) return DL_OK;
+  dlp_out_path(o, DLP_MODEL_DATA_SUFFIX, path, sizeof path);
+  dlp_emit(p, &(dlp_event){.kind = DLP_EV_WRITING_REPORT, .path = path});
+  int rc = write_report(model_gen, db, "model_data", DLR_JSON, aggr_id, domain, path,
+                        rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
+  if (rc == DL_OK) snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
+  return rc;
 }
 
 int dlp_reports_prepare(dlp_pipeline *p, const char *dldb_path, int64_t aggr_id) {
