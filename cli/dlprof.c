@@ -59,6 +59,9 @@ static const char *const usage_text =
     "                          ranges are read the same way in both: emit_nvtx\n"
     "                          texts are recognised by their form\n"
     "  --key_op=NAME, --key_node=NAME     the op that ends each iteration\n"
+    "  --domains=A,B           aggregate each of these NVTX domains (at most 8), with\n"
+    "                          reports named PROFILE_NAME_DOMAIN_... (default: the\n"
+    "                          default domain, else the first)\n"
     "  --iter_start=N, --iter_stop=N      the iterations to aggregate (inclusive)\n"
     "  --output_path=DIR                  where outputs go, created with its parents\n"
     "                          when missing (default: .)\n"
@@ -149,7 +152,7 @@ static int parse_formats(const char *v, int *csv, int *json) {
 typedef enum { O_DATABASE, O_MODE, O_KEY, O_ISTART, O_ISTOP, O_OUT, O_NAME, O_REPORTS,
                O_FORMATS, O_FORCE, O_VERB, O_HELP, O_VERSION, O_NSYS_RULES,
                O_DELAY, O_DURATION, O_PROFILE_RANGE, O_DUMP_MODEL, O_DETAILED, O_NSYS_OPTS,
-               O_NSYS_BASE, O_TB_DIR } opt_id;
+               O_NSYS_BASE, O_TB_DIR, O_DOMAINS } opt_id;
 static const struct { const char *name; char short_name; opt_id id; int takes_value; } options[] = {
     {"database", 0, O_DATABASE, 1},    {"nsys_database", 0, O_DATABASE, 1},
     {"mode", 'm', O_MODE, 1},          {"key_op", 0, O_KEY, 1},
@@ -165,7 +168,19 @@ static const struct { const char *name; char short_name; opt_id id; int takes_va
     {"dump_model_data", 0, O_DUMP_MODEL, 1}, {"detailed_mode", 0, O_DETAILED, 1},
     {"nsys_options", 0, O_NSYS_OPTS, 1},     {"nsys_opts", 0, O_NSYS_OPTS, 1},
     {"nsys_base_name", 0, O_NSYS_BASE, 1},   {"tb_dir", 0, O_TB_DIR, 1},
+    {"domains", 0, O_DOMAINS, 1},
 };
+
+/* --domains=A,B: at most 8 names, none empty, each under 256 bytes. */
+static int check_domains(const char *v) {
+  int n = 0;
+  for (const char *s = v;; n++) {
+    size_t len = strcspn(s, ",");
+    if (len == 0 || len >= 256 || n == 8) return -1;
+    if (!s[len]) return 0;
+    s += len + 1;
+  }
+}
 
 /* Keeps one line for the user, printed once the options are read. */
 static void note(cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -249,6 +264,10 @@ static int apply(cli *c, opt_id id, const char *name, const char *v) {
   case O_DUMP_MODEL:
     return parse_bool(v, &c->o.dump_model_data) ? fail("--%s: expected true or false, got '%s'", name, v) : 0;
   case O_NSYS_OPTS: return apply_nsys(c, name, v);
+  case O_DOMAINS:
+    if (check_domains(v))
+      return fail("--%s: expected 1 to 8 NVTX domain names separated by commas, got '%s'", name, v);
+    c->o.domains = v; c->o.shape_opts++; return 0;
   case O_DETAILED:
   case O_NSYS_BASE:
   case O_TB_DIR: return apply_accepted(c, id, name, v);

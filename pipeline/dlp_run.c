@@ -170,6 +170,7 @@ int dlp_run(dlp_pipeline *p, const dlp_opts *o, char *err, size_t errlen) {
   p->key_op = NULL;
   p->w = NULL;
   p->aggr_id = -1;
+  p->n_domains = 0;
   p->rs.n = 0;
   p->err = err && errlen ? err : none;
   p->errlen = err && errlen ? errlen : sizeof none;
