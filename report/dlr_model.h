@@ -4,7 +4,7 @@
  * iterations, and its ops, each with the kernels it launched. Built from
  * the views only (view_iterations_profiled, view_op_nodes,
  * view_kernel_summaries), so it works on NVIDIA's databases too. Layout:
- * docs/dldb.md "Model data (--dump_model_data)".
+ * docs/compat.md "Model data (--dump_model_data)".
  *
  * Memory: one JSON tree of the ops and their kernel summaries and of the
  * iterations (never one entry per kernel launch). Nothing here opens files
