@@ -17,10 +17,8 @@ static const struct { const char *name; nsys_id id; } known[] = {
     {"--capture-range", N_RANGE},
 };
 
-/* -t values: recorded (1) or not (0), and why not. */
-static const struct { const char *api; int recorded; } traces[] = {
-    {"cuda", 1}, {"nvtx", 1}, {"cublas", 1}, {"cudnn", 1},
-};
+/* -t values the collector records (cuBLAS's and cuDNN's work as CUDA kernels). */
+static const char *const traces[] = {"cuda", "nvtx", "cublas", "cudnn"};
 
 static void add_ignored(dlprof_nsysopts *o, const char *what, const char *why) {
   size_t n = strlen(o->ignored);
@@ -42,7 +40,7 @@ static void trace_list(dlprof_nsysopts *o, const char *v) {
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     int rec = 0;
     for (size_t i = 0; i < sizeof traces / sizeof *traces; i++)
-      if (!strcmp(traces[i].api, t)) rec = traces[i].recorded;
+      if (!strcmp(traces[i], t)) rec = 1;
     if (rec) continue;
     snprintf(what, sizeof what, "-t %s", t);
     add_ignored(o, what, "the collector records CUDA activity and NVTX ranges only");

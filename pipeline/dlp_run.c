@@ -189,7 +189,7 @@ int dlp_run(dlp_pipeline *p, const dlp_opts *o, char *err, size_t errlen) {
 }
 
 int dlp_new(dlp_pipeline **out, char *err, size_t errlen) {
-  *out = calloc(1, sizeof **out); /* half a MB (the report paths): on the heap */
+  *out = calloc(1, sizeof **out); /* megabytes (the report paths of every domain): on the heap */
   if (!*out) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
   (*out)->aggr_id = -1;
   return DL_OK;
