@@ -10,9 +10,9 @@
  * so re-aggregation appends). Definitions: docs/dldb.md.
  *
  * Work is streaming scans plus sorts and sweeps in C: O(n log n) in the
- * number of records; memory 48 bytes per kernel and range and 32 per API
- * call held throughout, plus the statistics' sort state (about 100 bytes
- * per NVTX range at its peak).
+ * number of records. Memory: a compact record per range, API call, kernel
+ * and memory op (dla_ctx.h states their sizes) held throughout, plus the
+ * sort and sweep state of one phase at a time.
  *
  * Ownership: every argument is borrowed for the call. Errors: DL_OK or a
  * negative DL_E*, with one line in err; on error no aggregation is written.
@@ -39,11 +39,6 @@ typedef struct dla_opts {
   int key_op_spans;       /* 1: each key-op instance is one iteration, ended at the end of
                              the last kernel it launched (Kineto ProfilerStep#N); a key
                              ending in '#' matches "<key><digits>" (dla_comm.c) */
-  size_t sweep_batch_events; /* events the time sweeps hold at once (they sweep the window
-                                a batch of time at a time); 0: their defaults (the
-                                breakdown's 8 Mi, 64 MiB; the GPU timeline's 2 Mi starts
-                                and the GPU rules' 2 Mi intervals, 32 MiB each). Same
-                                results for any value: tests set it small */
   /* Called now and then (about every 64 Ki records, and at the start and
    * end of each phase) with the phase, records done and an estimate of the
    * total (0: unknown). NULL: none. The library itself never prints. */

@@ -1,7 +1,7 @@
 /*
  * dla_calls.c - the CUDA API calls (dla_internal.h "dla_calls.c").
  *
- * Calls are read once, in id order, into compact records (c->a, 24 bytes:
+ * Calls are read once, in id order, into compact records (c->a, dla_api:
  * no thread, process or correlation id), each attributed as it is read:
  *   - to the innermost NVTX range enclosing its start on its thread, as a
  *     sweep over the thread's sorted ranges and sorted calls with a stack
@@ -33,6 +33,7 @@
 
 #include "dla_extcorr.h"
 #include "dla_internal.h"
+#include "dldb_scan.h"
 
 /* ---- (pid, correlation id) -> call ---------------------------------------- */
 
@@ -47,7 +48,7 @@ enum { CORR_PIDS = 16 };
 
 struct dla_corr {
   int use_map, np;
-  dla_map map;
+  dl_map map;
   int64_t pid[CORR_PIDS], lo[CORR_PIDS]; /* idx[p][j]: the call with id lo + j, -1 */
   size_t len[CORR_PIDS], count;
   int32_t *idx[CORR_PIDS];
@@ -60,7 +61,7 @@ static uint64_t corr_key(int64_t pid, int64_t corr) {
 void dla__corr_free(dla_corr **px) {
   dla_corr *x = *px;
   if (!x) return;
-  dla_map_free(&x->map);
+  dl_map_free(&x->map);
   for (int i = 0; i < x->np; i++) free(x->idx[i]);
   free(x);
   *px = NULL;
@@ -71,7 +72,7 @@ static int corr_to_map(dla_corr *x) {
   for (int p = 0; p < x->np; p++) {
     for (size_t j = 0; j < x->len[p]; j++)
       if (x->idx[p][j] >= 0 &&
-          dla_map_put(&x->map, corr_key(x->pid[p], x->lo[p] + (int64_t)j), x->idx[p][j]))
+          dl_map_put(&x->map, corr_key(x->pid[p], x->lo[p] + (int64_t)j), x->idx[p][j]))
         return DL_ENOMEM;
     free(x->idx[p]);
     x->idx[p] = NULL;
@@ -123,14 +124,14 @@ static int corr_put(dla_corr *x, int64_t pid, int64_t corr, int32_t call) {
   if (!x->use_map && (corr < x->lo[p] || corr >= x->lo[p] + (int64_t)x->len[p]) &&
       (rc = corr_cover(x, p, corr, corr)))
     return rc;
-  if (x->use_map) return dla_map_put(&x->map, corr_key(pid, corr), call) ? DL_ENOMEM : DL_OK;
+  if (x->use_map) return dl_map_put(&x->map, corr_key(pid, corr), call) ? DL_ENOMEM : DL_OK;
   x->idx[p][corr - x->lo[p]] = call;
   return DL_OK;
 }
 
 int32_t dla__corr_get(const dla_corr *x, int64_t pid, int64_t corr) {
   if (!x) return -1;
-  if (x->use_map) return (int32_t)dla_map_get(&x->map, corr_key(pid, corr));
+  if (x->use_map) return (int32_t)dl_map_get(&x->map, corr_key(pid, corr));
   if (corr < 0 || corr >= CORR_MAX) return -1; /* such ids would have made the map */
   for (int p = 0; p < x->np; p++)
     if (x->pid[p] == pid) {
@@ -170,7 +171,7 @@ typedef struct call_loader {
   size_t acap;
   int32_t *parent;  /* per range (see the top of the file) */
   thread_run *runs;
-  dla_map run_of;   /* tid -> index in runs */
+  dl_map run_of;   /* tid -> index in runs */
   dla_links *links; /* external correlations, NULL: none */
   dla_corr *corr;
   dla_calls_pending *un; /* calls that may be outside every instance (see load_call) */
@@ -189,7 +190,7 @@ static int build_runs(call_loader *l) {
   size_t k = 0;
   for (size_t i = 0; i < c->nr; i++) {
     if (i == 0 || dla__range_tk(c, &c->r[i]) != dla__range_tk(c, &c->r[i - 1])) {
-      if (dla_map_put(&l->run_of, (uint64_t)dla__range_tid(c, &c->r[i]), (int64_t)k))
+      if (dl_map_put(&l->run_of, (uint64_t)dla__range_tid(c, &c->r[i]), (int64_t)k))
         return DL_ENOMEM;
       l->runs[k++] = (thread_run){.b = i, .e = i, .cur = SIZE_MAX, .last_t = INT64_MIN};
       l->parent[i] = -1;
@@ -206,7 +207,7 @@ static int build_runs(call_loader *l) {
 /* The innermost range of tid enclosing t, -1: none. */
 static int32_t innermost(call_loader *l, int64_t tid, int64_t t) {
   const dla_range *r = l->c->r;
-  int64_t k = dla_map_get(&l->run_of, (uint64_t)tid);
+  int64_t k = dl_map_get(&l->run_of, (uint64_t)tid);
   if (k < 0) return -1;
   thread_run *run = &l->runs[k];
   size_t cur = run->cur;
@@ -285,13 +286,13 @@ static int cmp_own(const void *x, const void *y) {
 
 int dla__load_calls(dla_ctx *c, dla_corr **out, dla_calls_pending **pending) {
   call_loader l = {.c = c};
-  dla_map_init(&l.run_of);
+  dl_map_init(&l.run_of);
   *out = NULL;
   *pending = NULL;
   l.corr = calloc(1, sizeof *l.corr);
   l.un = calloc(1, sizeof *l.un);
   int rc = l.corr && l.un ? DL_OK : DL_ENOMEM;
-  if (rc == DL_OK) dla_map_init(&l.corr->map);
+  if (rc == DL_OK) dl_map_init(&l.corr->map);
   if (rc == DL_OK) rc = build_runs(&l);
   if (rc == DL_OK) rc = dla__extcorr_load(c, &l.links);
   l.total = dldb_scan_estimate(c->w, "cuda_api_calls");
@@ -305,7 +306,7 @@ int dla__load_calls(dla_ctx *c, dla_corr **out, dla_calls_pending **pending) {
   dla__progress(c, "loading CUDA API calls", l.n, l.n);
   free(l.parent);
   free(l.runs);
-  dla_map_free(&l.run_of);
+  dl_map_free(&l.run_of);
   dla__extcorr_free(&l.links);
   if (rc == DL_OK) {
     *out = l.corr;
@@ -352,48 +353,6 @@ int dla__calls_ops(dla_ctx *c, dla_calls_pending **pending) {
   if (rc == DL_OK) dla__qsort(c->own, c->nown, sizeof *c->own, cmp_own);
   dla__calls_pending_free(pending);
   return rc;
-}
-
-size_t dla__own_index(const dla_ctx *c, int32_t ai) {
-  size_t lo = 0, hi = c->nown;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->own[mid].call < ai) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-int64_t dla__long_dur(const dla_long *v, size_t n, int32_t idx) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid].idx < idx) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && v[lo].idx == idx ? v[lo].dur : 0;
-}
-
-int dla__put_dur(uint32_t *dur, int64_t d, int32_t idx, dla_long **v, size_t *n, size_t *cap) {
-  if (d >= 0 && d < (int64_t)DLA_LONG) {
-    *dur = (uint32_t)d;
-    return 0;
-  }
-  if (*n == *cap) {
-    size_t ncap = *cap ? 2 * *cap : 64;
-    dla_long *p = realloc(*v, ncap * sizeof *p);
-    if (!p) return -1;
-    *v = p;
-    *cap = ncap;
-  }
-  (*v)[(*n)++] = (dla_long){.dur = d, .idx = idx};
-  *dur = DLA_LONG;
-  return 0;
-}
-
-int32_t dla__call_own_op(const dla_ctx *c, int32_t ai) {
-  size_t j = dla__own_index(c, ai);
-  return j < c->nown && c->own[j].call == ai ? c->own[j].op : -1;
 }
 
 void dla__calls_pending_free(dla_calls_pending **p) {

@@ -3,8 +3,7 @@
  * computation and memory copies per GPU (TraceLens's gpu_timeline
  * definitions, peers.md E), and the TensorBoard plugin's estimated SM
  * efficiency and achieved occupancy (peers.md D.2) per GPU, per iteration
- * and per kernel name. Also the Kineto iteration model (each ProfilerStep#N
- * instance is one iteration, moved to device time).
+ * and per kernel name.
  *
  * Classes: communication = kernels whose name contains "nccl" (any case;
  * RCCL too); computation = every other kernel and memsets; memcpy =
@@ -26,7 +25,8 @@
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
-#include "dldb_dl.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 
 struct dla_comm {
   dldb_dl_gpu_row *gpu;
@@ -37,104 +37,6 @@ struct dla_comm {
   size_t nkr;
   int have_tables;
 };
-
-/* ---- Kineto iterations --------------------------------------------------- */
-
-int dla__key_prefix_match(const char *key, const char *path) {
-  size_t n = strlen(key);
-  if (n < 2 || key[n - 1] != '#' || strncmp(path, key, n) != 0) return 0;
-  const char *p = path + n;
-  if (!*p) return 0;
-  for (; *p; p++)
-    if (*p < '0' || *p > '9') return 0;
-  return 1;
-}
-
-typedef struct span {
-  int64_t start, end;
-  int32_t name_id; /* ProfilerStep#N's text: one step on several ranks shares it */
-} span;
-
-static int cmp_span_name(const void *x, const void *y) {
-  const span *a = x, *b = y;
-  if (a->name_id != b->name_id) return a->name_id < b->name_id ? -1 : 1;
-  return (a->start > b->start) - (a->start < b->start);
-}
-
-static int cmp_span_start(const void *x, const void *y) {
-  const span *a = x, *b = y;
-  return (a->start > b->start) - (a->start < b->start);
-}
-
-typedef struct klaunch {
-  int64_t api_start, gpu_end;
-} klaunch;
-
-static int cmp_kern_launch(const void *x, const void *y) {
-  const klaunch *a = x, *b = y;
-  return (a->api_start > b->api_start) - (a->api_start < b->api_start);
-}
-
-int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend) {
-  size_t n = 0;
-#define IS_KEY(x) ((x)->kind == DLA_TEXT_STEP) /* op building marked them */
-  for (size_t i = 0; i < c->nr; i++) n += IS_KEY(&c->r[i]);
-  span *s = malloc((n + 1) * sizeof *s);
-  klaunch *kp = malloc((c->nk + 1) * sizeof *kp);
-  if (!s || !kp) {
-    free(s);
-    free(kp);
-    return DL_ENOMEM;
-  }
-  size_t j = 0;
-  for (size_t i = 0; i < c->nr; i++)
-    if (IS_KEY(&c->r[i])) s[j++] = (span){c->r[i].start, c->r[i].end, c->r[i].name_id};
-#undef IS_KEY
-  /* one iteration per step name: ranks' (files') instances of ProfilerStep#N merge */
-  dla__qsort(s, n, sizeof *s, cmp_span_name);
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (m && s[m - 1].name_id == s[i].name_id) {
-      if (s[i].start < s[m - 1].start) s[m - 1].start = s[i].start;
-      if (s[i].end > s[m - 1].end) s[m - 1].end = s[i].end;
-    } else {
-      s[m++] = s[i];
-    }
-  }
-  dla__qsort(s, m, sizeof *s, cmp_span_start);
-  /* device time: a step ends when the last kernel launched inside it ends */
-  for (size_t i = 0; i < c->nk; i++)
-    kp[i] = (klaunch){dla__kern_api_start(c, &c->k[i]), dla__kern_end(c, &c->k[i])};
-  dla__qsort(kp, c->nk, sizeof *kp, cmp_kern_launch);
-  size_t ki = 0;
-  for (size_t i = 0; i < m; i++) {
-    while (ki < c->nk && kp[ki].api_start < s[i].start) ki++;
-    for (; ki < c->nk && kp[ki].api_start <= s[i].end; ki++)
-      if (kp[ki].gpu_end > s[i].end) s[i].end = kp[ki].gpu_end;
-  }
-  free(kp);
-  c->bound = malloc((m + 2) * sizeof *c->bound);
-  if (!c->bound) {
-    free(s);
-    return DL_ENOMEM;
-  }
-  if (m == 0) {
-    c->bound[0] = pstart;
-    c->bound[1] = pend;
-    c->niter = 1;
-    c->key_op_found = 0;
-  } else {
-    /* step i + 1 starts at max(end of step i, its host start) (peers.md D.2) */
-    c->bound[0] = s[0].start;
-    for (size_t i = 0; i < m; i++) c->bound[i + 1] = s[i].end > c->bound[i] ? s[i].end : c->bound[i];
-    c->niter = (int64_t)m;
-    if ((c->iter_name = malloc(m * sizeof *c->iter_name)) != NULL) /* else: numbers only */
-      for (size_t i = 0; i < m; i++) c->iter_name[i] = s[i].name_id;
-    c->key_op_found = 1;
-  }
-  free(s);
-  return DL_OK;
-}
 
 /* ---- Timeline ------------------------------------------------------------ */
 
@@ -292,8 +194,8 @@ typedef struct iter_acc {
  * COMM_BATCH_STARTS of them, 32 MiB, unless one time bucket has more):
  * the starts of a batch all come before those of the next, and the ends
  * wait in the heap across batches, so the events come in the order of one
- * sort of them all (16 bytes a kernel at once: 160 MB at 10 M kernels). */
-#define COMM_BATCH_STARTS ((size_t)2 << 20) /* dla_opts.sweep_batch_events overrides */
+ * sort of them all, which would hold every start at once. */
+#define COMM_BATCH_STARTS ((size_t)2 << 20) /* dla_tuning.h overrides */
 #define COMM_BUCKETS 4096
 
 /* The time batches of the starts in the window: *first[b] is batch b's
@@ -313,20 +215,21 @@ static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck,
     int64_t s = c->m[i].start, e = c->m[i].end;
     if (c->m[i].device == dev && clip(c, &s, &e)) cnt[dla__dist(s, c->wall_start) >> shift]++;
   }
-  size_t cap = c->o->sweep_batch_events ? c->o->sweep_batch_events : COMM_BATCH_STARTS;
+  size_t cap = c->batch_events ? c->batch_events : COMM_BATCH_STARTS;
   int rc = dla__time_batches(cnt, nbuck, cap, first, nbatch, most);
   free(cnt);
   return rc;
 }
 
-/* One GPU: a sweep over its kernel and memory intervals. */
-static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
-                     dldb_dl_gpu_row *out, iter_acc *ia) {
+/* GPU g's achieved occupancy, weighted by kernel time in the window
+ * (*occ_w / *occ_d, and per iteration in ia); returns whether its SM
+ * efficiency is known: when a kernel in the window has blocks per SM, or
+ * none ran and the SM count is known (an idle GPU: 0 %); unknown when
+ * kernels ran and none has a grid (a Kineto trace without launch facts:
+ * not 0 %). */
+static int occupancy(const dla_ctx *c, int g, const kfacts *kf, iter_acc *ia, double *occ_w,
+                     double *occ_d) {
   int32_t dev = c->gpu_ids[g];
-  double occ_w = 0, occ_d = 0;
-  /* known when a kernel in the window has blocks per SM, or none ran and
-   * the SM count is known (an idle GPU: 0 %); unknown when kernels ran and
-   * none has a grid (a Kineto trace without launch facts: not 0 %) */
   int sm_known = 0, ran = 0;
   int32_t hint = 0;
   for (size_t i = 0; i < c->nk; i++) {
@@ -338,8 +241,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     sm_known |= !isnan(f.bpsm);
     ran = 1;
     if (!isnan(f.occ) && dla__kern_in_aggr(c, k)) {
-      occ_w += f.occ * (double)(e - s);
-      occ_d += (double)(e - s);
+      *occ_w += f.occ * (double)(e - s);
+      *occ_d += (double)(e - s);
       if (ia) {
         int32_t it = dla__kern_iter(c, k, &hint);
         ia[it].occ_w += f.occ * (double)(e - s);
@@ -347,7 +250,36 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
       }
     }
   }
-  if (!ran && c->gpu_sms[g] > 0) sm_known = 1;
+  return sm_known || (!ran && c->gpu_sms[g] > 0);
+}
+
+/* The starts on device dev in the batch [blo, bhi) (last: to the end) into
+ * v; returns how many. */
+static size_t batch_starts(const dla_ctx *c, int32_t dev, const int8_t *comm_k, int64_t blo,
+                           int64_t bhi, int last, tev *v) {
+  size_t nv = 0;
+  for (size_t i = 0; i < c->nk; i++) {
+    const dla_kern *k = &c->k[i];
+    int64_t s = k->gpu_start, e = dla__kern_end(c, k);
+    if (dla__kern_device(c, k) != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi))
+      continue;
+    v[nv++] = (tev){s, (int32_t)i, comm_k[i] ? CL_COMM : CL_COMP, 1};
+  }
+  for (size_t i = 0; i < c->nm; i++) {
+    const dla_mem *m = &c->m[i];
+    int64_t s = m->start, e = m->end;
+    if (m->device != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi)) continue;
+    v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), m->kind == 1 ? CL_MCPY : CL_COMP, 1};
+  }
+  return nv;
+}
+
+/* One GPU: a sweep over its kernel and memory intervals. */
+static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
+                     dldb_dl_gpu_row *out, iter_acc *ia) {
+  int32_t dev = c->gpu_ids[g];
+  double occ_w = 0, occ_d = 0;
+  int sm_known = occupancy(c, g, kf, ia, &occ_w, &occ_d);
   int64_t lo = c->wall_start;
   uint64_t width = c->wall_end > lo ? dla__dist(c->wall_end, lo) : 1;
   int shift = 0;
@@ -371,20 +303,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     int last = b + 1 == nbatch;
     int64_t blo = dla__at(lo, (uint64_t)first[b] << shift);
     int64_t bhi = last ? INT64_MAX : dla__at(lo, (uint64_t)first[b + 1] << shift);
-    size_t nv = 0, next = 0; /* the batch's starts; the next of them */
-    for (size_t i = 0; i < c->nk; i++) {
-      const dla_kern *k = &c->k[i];
-      int64_t s = k->gpu_start, e = dla__kern_end(c, k);
-      if (dla__kern_device(c, k) != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi))
-        continue;
-      v[nv++] = (tev){s, (int32_t)i, comm_k[i] ? CL_COMM : CL_COMP, 1};
-    }
-    for (size_t i = 0; i < c->nm; i++) {
-      const dla_mem *m = &c->m[i];
-      int64_t s = m->start, e = m->end;
-      if (m->device != dev || !clip(c, &s, &e) || s < blo || (!last && s >= bhi)) continue;
-      v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), m->kind == 1 ? CL_MCPY : CL_COMP, 1};
-    }
+    /* the batch's starts; the next of them */
+    size_t nv = batch_starts(c, dev, comm_k, blo, bhi, last, v), next = 0;
     tev_intro(v, nv, dla__sort_depth(nv));
     for (;;) {
       /* ends before the next batch's starts are this batch's */
@@ -452,54 +372,40 @@ typedef struct kname_acc {
   double bpsm_w, bpsm_d, occ_w, occ_d, eff_w;
 } kname_acc;
 
-int dla__comm_compute(dla_ctx *c) {
-  struct dla_comm *r = calloc(1, sizeof *r);
-  int8_t *comm_k = calloc(c->nk + 1, 1);
-  occ_loader ol = {.c = c};
-  const kfacts *kf = NULL;
-  int64_t ni = c->iter_stop - c->iter_start + 1;
-  iter_acc *ia = calloc((size_t)c->niter * (size_t)(c->ngpus ? c->ngpus : 1), sizeof *ia);
-  kname_acc *ka = NULL;
-  dla_map names;
-  dla_map_init(&names);
-  int rc = DL_OK;
-  c->comm = r;
-  if (!r || !comm_k || !ia) {
-    rc = DL_ENOMEM;
-    goto out;
+/* The kernel names seen, with their statistics in the window. */
+typedef struct knames {
+  kname_acc *v;
+  size_t n, cap;
+  dl_map of;                /* short name id -> index in v */
+} knames;
+
+/* The accumulator of kernel name short_id (added when new), or NULL when
+ * out of memory. */
+static kname_acc *kname_of(const dla_ctx *c, knames *kn, int32_t short_id) {
+  int64_t v = dl_map_get(&kn->of, (uint64_t)short_id);
+  if (v >= 0) return &kn->v[v];
+  if (kn->n == kn->cap) {
+    size_t ncap = kn->cap ? kn->cap * 2 : 256;
+    kname_acc *p = realloc(kn->v, ncap * sizeof *p);
+    if (!p) return NULL;
+    kn->v = p;
+    kn->cap = ncap;
   }
-  r->have_tables = dldb_dl_has_tables(c->w);
-  if ((rc = dldb_scan_kernel_occupancy(c->w, load_occ, &ol, c->err, c->errlen))) goto out;
-  free(ol.order); /* only the scan matches ids */
-  ol.order = NULL;
-  kf = ol.f;
-  /* kernel names: communication or not, and per-name statistics */
-  size_t nka = 0, kacap = 0;
+  v = (int64_t)kn->n++;
+  memset(&kn->v[v], 0, sizeof kn->v[v]);
+  kn->v[v].name_id = short_id;
+  kn->v[v].comm = is_comm_name(dldb_writer_string(c->w, short_id));
+  if (dl_map_put(&kn->of, (uint64_t)short_id, v)) return NULL;
+  return &kn->v[v];
+}
+
+/* Kernel names: each kernel communication or not (comm_k), and per-name
+ * statistics of the window's kernels. */
+static int kernel_names(const dla_ctx *c, const kfacts *kf, knames *kn, int8_t *comm_k) {
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
-    int32_t short_id = dla__kern_short(c, k);
-    int64_t v = dla_map_get(&names, (uint64_t)short_id);
-    if (v < 0) {
-      if (nka == kacap) {
-        size_t ncap = kacap ? kacap * 2 : 256;
-        kname_acc *p = realloc(ka, ncap * sizeof *p);
-        if (!p) {
-          rc = DL_ENOMEM;
-          goto out;
-        }
-        ka = p;
-        kacap = ncap;
-      }
-      v = (int64_t)nka++;
-      memset(&ka[v], 0, sizeof ka[v]);
-      ka[v].name_id = short_id;
-      ka[v].comm = is_comm_name(dldb_writer_string(c->w, short_id));
-      if (dla_map_put(&names, (uint64_t)short_id, v)) {
-        rc = DL_ENOMEM;
-        goto out;
-      }
-    }
-    kname_acc *a = &ka[v];
+    kname_acc *a = kname_of(c, kn, dla__kern_short(c, k));
+    if (!a) return DL_ENOMEM;
     comm_k[i] = (int8_t)a->comm;
     if (!dla__kern_in_aggr(c, k)) continue;
     double d = (double)dla__kern_dur(c, k);
@@ -517,15 +423,13 @@ int dla__comm_compute(dla_ctx *c) {
       a->occ_d += d;
     }
   }
-  r->kr = calloc(nka + 1, sizeof *r->kr);
-  r->gpu = calloc((size_t)c->ngpus + 1, sizeof *r->gpu);
-  r->it = calloc((size_t)(ni * c->ngpus) + 1, sizeof *r->it);
-  if (!r->kr || !r->gpu || !r->it) {
-    rc = DL_ENOMEM;
-    goto out;
-  }
-  for (size_t i = 0; i < nka; i++) {
-    const kname_acc *a = &ka[i];
+  return DL_OK;
+}
+
+/* The kernel name rows of the names run in the window. */
+static void kernel_rows(struct dla_comm *r, const knames *kn) {
+  for (size_t i = 0; i < kn->n; i++) {
+    const kname_acc *a = &kn->v[i];
     if (a->calls == 0) continue;
     r->kr[r->nkr++] = (dldb_dl_kernel_row){
         .kernel_name_id = a->name_id, .calls = a->calls, .gpu_time = a->gpu, .uses_tc = a->tc,
@@ -534,28 +438,64 @@ int dla__comm_compute(dla_ctx *c) {
         .est_achieved_occupancy = a->occ_d > 0 ? a->occ_w / a->occ_d : NAN,
         .est_sm_efficiency = a->bpsm_d > 0 ? 100.0 * a->eff_w / a->bpsm_d : NAN};
   }
-  for (int g = 0; g < c->ngpus; g++) {
-    iter_acc *gia = ia + (size_t)g * (size_t)c->niter;
-    if ((rc = sweep_gpu(c, g, kf, comm_k, &r->gpu[g], gia))) goto out;
-    r->ngpu++;
-    int64_t wall = c->wall_end - c->wall_start;
-    c->gpu_busy[g] = r->gpu[g].kernel_busy_ns;
-    c->gpu_util[g] = wall > 0 ? 100.0 * (double)c->gpu_busy[g] / (double)wall : 0.0;
-    int has_occ = !isnan(r->gpu[g].est_achieved_occupancy);
-    int has_sm = !isnan(r->gpu[g].est_sm_efficiency);
-    for (int64_t i = c->iter_start; i <= c->iter_stop; i++) {
-      int64_t d = c->bound[i + 1] - c->bound[i];
-      const iter_acc *a = &gia[i];
-      r->it[r->nit++] = (dldb_dl_iter_gpu_row){
-          .iter_value = i, .device_id = c->gpu_ids[g], .duration_ns = d,
-          .kernel_busy_ns = a->kbusy, .communication_ns = a->comm, .exposed_comm_ns = a->exposed,
-          .est_sm_efficiency = !has_sm ? NAN : d > 0 ? 100.0 * a->sm / (double)d : 0.0,
-          .est_achieved_occupancy = has_occ && a->occ_d > 0 ? a->occ_w / a->occ_d : NAN};
-    }
+}
+
+/* GPU g's timeline (sweep_gpu), its busy time and utilization into c, and
+ * its rows per aggregated iteration. gia: its niter iteration sums. */
+static int gpu_rows(dla_ctx *c, struct dla_comm *r, int g, const kfacts *kf,
+                    const int8_t *comm_k, iter_acc *gia) {
+  int rc = sweep_gpu(c, g, kf, comm_k, &r->gpu[g], gia);
+  if (rc) return rc;
+  r->ngpu++;
+  int64_t wall = c->wall_end - c->wall_start;
+  c->gpu_busy[g] = r->gpu[g].kernel_busy_ns;
+  c->gpu_util[g] = wall > 0 ? 100.0 * (double)c->gpu_busy[g] / (double)wall : 0.0;
+  int has_occ = !isnan(r->gpu[g].est_achieved_occupancy);
+  int has_sm = !isnan(r->gpu[g].est_sm_efficiency);
+  for (int64_t i = c->iter_start; i <= c->iter_stop; i++) {
+    int64_t d = c->bound[i + 1] - c->bound[i];
+    const iter_acc *a = &gia[i];
+    r->it[r->nit++] = (dldb_dl_iter_gpu_row){
+        .iter_value = i, .device_id = c->gpu_ids[g], .duration_ns = d,
+        .kernel_busy_ns = a->kbusy, .communication_ns = a->comm, .exposed_comm_ns = a->exposed,
+        .est_sm_efficiency = !has_sm ? NAN : d > 0 ? 100.0 * a->sm / (double)d : 0.0,
+        .est_achieved_occupancy = has_occ && a->occ_d > 0 ? a->occ_w / a->occ_d : NAN};
   }
+  return DL_OK;
+}
+
+int dla__comm_compute(dla_ctx *c) {
+  struct dla_comm *r = calloc(1, sizeof *r);
+  int8_t *comm_k = calloc(c->nk + 1, 1);
+  occ_loader ol = {.c = c};
+  int64_t ni = c->iter_stop - c->iter_start + 1;
+  iter_acc *ia = calloc((size_t)c->niter * (size_t)(c->ngpus ? c->ngpus : 1), sizeof *ia);
+  knames kn = {0};
+  dl_map_init(&kn.of);
+  int rc = DL_OK;
+  c->comm = r;
+  if (!r || !comm_k || !ia) {
+    rc = DL_ENOMEM;
+    goto out;
+  }
+  r->have_tables = dldb_dl_has_tables(c->w);
+  if ((rc = dldb_scan_kernel_occupancy(c->w, load_occ, &ol, c->err, c->errlen))) goto out;
+  free(ol.order); /* only the scan matches ids */
+  ol.order = NULL;
+  if ((rc = kernel_names(c, ol.f, &kn, comm_k))) goto out;
+  r->kr = calloc(kn.n + 1, sizeof *r->kr);
+  r->gpu = calloc((size_t)c->ngpus + 1, sizeof *r->gpu);
+  r->it = calloc((size_t)(ni * c->ngpus) + 1, sizeof *r->it);
+  if (!r->kr || !r->gpu || !r->it) {
+    rc = DL_ENOMEM;
+    goto out;
+  }
+  kernel_rows(r, &kn);
+  for (int g = 0; rc == DL_OK && g < c->ngpus; g++)
+    rc = gpu_rows(c, r, g, ol.f, comm_k, ia + (size_t)g * (size_t)c->niter);
 out:
-  dla_map_free(&names);
-  free(ka);
+  dl_map_free(&kn.of);
+  free(kn.v);
   free(ol.f);
   free(ol.order);
   free(comm_k);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dldb_write_live.h"
+#include "dldb_scan.h"
 
 typedef struct link {
   int64_t corr, pid, tid, start, end;
@@ -24,7 +24,7 @@ struct dla_links {
   size_t n, cap;
 };
 
-static int collect(void *ctx, const dldb_live_extcorr *e) {
+static int collect(void *ctx, const dldb_scan_extcorr *e) {
   dla_links *l = ctx;
   if (l->n == l->cap) {
     size_t ncap = l->cap ? l->cap * 2 : 4096;
@@ -54,7 +54,7 @@ int dla__extcorr_load(dla_ctx *c, dla_links **out) {
   *out = NULL;
   dla_links *l = calloc(1, sizeof *l);
   if (!l) return dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
-  int rc = dldb_live_scan_extcorr(c->w, c->domain_id, collect, l, c->err, c->errlen);
+  int rc = dldb_scan_extcorrs(c->w, c->domain_id, collect, l, c->err, c->errlen);
   if (rc == DL_ENOMEM) dl_err(c->err, c->errlen, rc, "dla_aggregate: out of memory");
   if (rc == DL_OK && l->n) {
     *out = l;

@@ -1,6 +1,6 @@
 /*
  * dla_extcorr.h - exact op attribution from the live collector's external
- * correlation records (dldb_live_scan_extcorr): each CUDA API call linked
+ * correlation records (dldb_scan_extcorrs): each CUDA API call linked
  * to the NVTX range it was made in is attributed to that range, instead of
  * to the innermost range enclosing its start time on its thread (which
  * clock skew, or ranges that end and begin within one call, can get wrong).
@@ -9,7 +9,7 @@
 #ifndef DLA_EXTCORR_H
 #define DLA_EXTCORR_H
 
-#include "dla_internal.h"
+#include "dla_ctx.h"
 
 /* The links of the domain, sorted by correlation id; *out stays NULL when
  * the dldb has none (then nothing changes). Free with dla__extcorr_free. */

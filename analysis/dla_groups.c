@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dla_internal.h"
+#include "dldb_aggr.h"
 
 typedef struct grow_row {
   char *name;          /* owned */
@@ -22,7 +23,7 @@ typedef struct grow_row {
 typedef struct rows {
   grow_row *v;
   size_t n, cap;
-  dla_smap by_name;
+  dl_smap by_name;
 } rows;
 
 static int64_t row_add(rows *r, const char *name, size_t len, int type) {
@@ -40,7 +41,7 @@ static int64_t row_add(rows *r, const char *name, size_t len, int type) {
   memcpy(g->name, name, len);
   g->name[len] = '\0';
   g->type = type;
-  if (type == 1 && dla_smap_put(&r->by_name, g->name, (int64_t)r->n)) {
+  if (type == 1 && dl_smap_put(&r->by_name, g->name, (int64_t)r->n)) {
     free(g->name);
     return -1;
   }
@@ -66,7 +67,7 @@ static int cmp_rows(const void *x, const void *y) {
 
 int dla__write_groups(dla_ctx *c, int64_t aggr_id) {
   rows r = {0};
-  dla_smap_init(&r.by_name);
+  dl_smap_init(&r.by_name);
   int rc = DL_OK;
   for (size_t i = 0; i < c->nops && rc == DL_OK; i++) {
     dla_op *op = &c->ops[i];
@@ -79,7 +80,7 @@ int dla__write_groups(dla_ctx *c, int64_t aggr_id) {
         if (p[j] != '/') continue;
         char save = p[j + 1];
         p[j + 1] = '\0';
-        int64_t gi = dla_smap_get(&r.by_name, p);
+        int64_t gi = dl_smap_get(&r.by_name, p);
         p[j + 1] = save;
         if (gi < 0 && (gi = row_add(&r, p, j + 1, 1)) < 0) {
           rc = DL_ENOMEM;
@@ -99,7 +100,7 @@ int dla__write_groups(dla_ctx *c, int64_t aggr_id) {
     row_acc(&r.v[oi], op);
   }
   if (rc == DL_OK) {
-    dla_smap_free(&r.by_name); /* its keys point into rows that move */
+    dl_smap_free(&r.by_name); /* its keys point into rows that move */
     dla__qsort(r.v, r.n, sizeof *r.v, cmp_rows);
     for (size_t i = 0; i < r.n && rc == DL_OK; i++) {
       grow_row *g = &r.v[i];
@@ -126,7 +127,7 @@ int dla__write_groups(dla_ctx *c, int64_t aggr_id) {
       free(trim);
     }
   } else {
-    dla_smap_free(&r.by_name);
+    dl_smap_free(&r.by_name);
   }
   for (size_t i = 0; i < r.n; i++) free(r.v[i].name);
   free(r.v);
@@ -135,20 +136,20 @@ int dla__write_groups(dla_ctx *c, int64_t aggr_id) {
 }
 
 int dla__write_op_types(dla_ctx *c, int64_t aggr_id) {
-  dla_smap by_type;
-  dla_smap_init(&by_type);
+  dl_smap by_type;
+  dl_smap_init(&by_type);
   dldb_op_type_row *t = calloc(c->nops + 1, sizeof *t);
   size_t nt = 0;
   int rc = t ? DL_OK : DL_ENOMEM;
   for (size_t i = 0; i < c->nops && rc == DL_OK; i++) {
     const dla_op *op = &c->ops[i];
     if (op->num_calls == 0 && op->kernel_calls == 0) continue;
-    int64_t ti = dla_smap_get(&by_type, op->type);
+    int64_t ti = dl_smap_get(&by_type, op->type);
     if (ti < 0) {
       ti = (int64_t)nt++;
       t[ti].op_node_type = op->type;
       for (int k = 0; k < 4; k++) t[ti].min[k] = INT64_MAX;
-      if (dla_smap_put(&by_type, op->type, ti)) {
+      if (dl_smap_put(&by_type, op->type, ti)) {
         rc = DL_ENOMEM;
         break;
       }
@@ -166,7 +167,7 @@ int dla__write_op_types(dla_ctx *c, int64_t aggr_id) {
   for (size_t i = 0; i < nt && rc == DL_OK; i++)
     rc = dldb_aggr_op_type(c->w, aggr_id, &t[i], c->err, c->errlen);
   free(t);
-  dla_smap_free(&by_type);
+  dl_smap_free(&by_type);
   if (rc == DL_ENOMEM) dl_err(c->err, c->errlen, rc, "dla_aggregate: out of memory");
   return rc;
 }

@@ -1,333 +1,16 @@
 /*
- * dla_internal.h - the analysis's working data, shared by dla_aggregate.c
- * (load, attribution, metrics, output), dla_sweep.c (time breakdowns and
- * GPU utilization) and dla_groups.c (scope tree, op types). Not public.
- * All times are ns relative to the profile start.
+ * dla_internal.h - entry points of the analysis's phases that have no
+ * header of their own (analysis/ only): op building, the API calls, the GPU
+ * timeline, the nsys-style statistics, the time sweep and the scope groups.
+ * Each works on the context of dla_ctx.h; dla_aggregate.c's phase table
+ * and the writer (dla_write.c) run them. What they allocate, the context
+ * owns unless said otherwise below.
  */
 #ifndef DLA_INTERNAL_H
 #define DLA_INTERNAL_H
 
-#include <stdlib.h>
+#include "dla_ctx.h"
 
-#include "dl.h"
-#include "dla.h"
-#include "dla_map.h"
-#include "dla_opname.h"
-#include "dla_rules.h"
-
-enum { DLA_CAT_TC, DLA_CAT_NON_TC, DLA_CAT_MEMORY, DLA_CAT_DATALOADER, DLA_CAT_IO, DLA_CAT_CPU,
-       DLA_CAT_OTHER, DLA_NCAT };
-
-/* How a range takes part in op nodes (dla_pytorch.c). */
-enum { DLA_ROLE_INST,   /* an op instance: the range is one call of op */
-       DLA_ROLE_SUB,    /* inside an instance (emit_nvtx sub-op, DLProf sub-marker): inst owns it */
-       DLA_ROLE_MARKER  /* a transparent marker (DLProf scope, model_config): inst owns it or -1 */ };
-
-/* One NVTX range instance (32 bytes: 10 M ranges fit in 0.3 GB). Its thread
- * (process and thread id) is an index into c->thr. */
-typedef struct dla_range {
-  int64_t start, end;
-  int32_t name_id;           /* strings id (the loader refuses ids past INT32_MAX) */
-  int32_t op;                /* the op of inst (-1 none) */
-  int32_t inst;              /* the instance range that owns this range's calls, -1: none */
-  /* its thread: c->thr[dla__range_th(r)], 3 bytes, low first (the loader
-   * refuses more threads); bytes of their own, apart from the bit fields
-   * op building writes while the calls load (dla_calls.c reads it then) */
-  uint8_t th[3];
-  uint8_t role : 2;          /* DLA_ROLE_* */
-  uint8_t kind : 3;          /* dla_text_kind */
-  uint8_t style : 2;         /* DLDB_NVTX_* (push/pop, start/end, mark; 0: another value) */
-  uint8_t in_dlprof : 1;     /* inside a DLProf op marker instance */
-} dla_range;
-_Static_assert(sizeof(dla_range) == 32, "dla_range: 32 bytes");
-static inline uint32_t dla__range_th(const dla_range *r) {
-  return (uint32_t)r->th[0] | (uint32_t)r->th[1] << 8 | (uint32_t)r->th[2] << 16;
-}
-static inline void dla__range_set_th(dla_range *r, uint32_t th) {
-  r->th[0] = (uint8_t)th;
-  r->th[1] = (uint8_t)(th >> 8);
-  r->th[2] = (uint8_t)(th >> 16);
-}
-#define DLA_MAX_THREADS (1 << 24)
-
-typedef struct dla_thread {  /* a thread of the ranges */
-  int64_t pid, tid;
-  uint32_t tk;               /* the rank of tid among the ranges' thread ids: ranges are
-                              * in (thread id, start) order, whatever their process */
-} dla_thread;
-
-/* Calls and kernels keep their durations in 4 bytes: one of DLA_LONG
- * (2^32 - 1 ns, 4.3 s, or more) is in a table of these, by index. */
-#define DLA_LONG UINT32_MAX
-typedef struct dla_long {
-  int64_t dur;
-  int32_t idx;               /* of the call or kernel */
-} dla_long;
-
-/* One CUDA API call, in id order (20 bytes; see dla_calls.c). */
-typedef struct __attribute__((packed, aligned(4))) dla_api {
-  int64_t start;
-  uint32_t dur;              /* end - start, or DLA_LONG: in c->along */
-  int32_t name_id;           /* strings id */
-  int32_t range;             /* innermost enclosing range, -1: none */
-} dla_api;
-_Static_assert(sizeof(dla_api) == 20, "dla_api: 20 bytes");
-
-/* A call outside every op instance, with its own unassociated_<api> op
- * (c->own, in call order: few calls, so not a field of every call). */
-typedef struct dla_own {
-  int32_t call, op;
-} dla_own;
-
-/* One kernel launch (20 bytes). What comes from the launching call (its
- * start and duration, its innermost range, its op, its iteration) is not
- * copied here: k->api indexes c->a, and the dla__kern_* accessors below
- * derive it; nor what its launch shares with others (names, grid and
- * block, device, tensor-core use): k->cfg indexes c->kcfg; nor its id,
- * dense in the files we write (dla__kern_id). */
-typedef struct __attribute__((packed, aligned(4))) dla_kern {
-  int64_t gpu_start;
-  uint32_t dur;              /* GPU end - start, or DLA_LONG: in c->klong */
-  int32_t api;               /* the launching call (index into c->a), -1: not found */
-  int32_t cfg;               /* its launch configuration (index into c->kcfg) */
-} dla_kern;
-_Static_assert(sizeof(dla_kern) == 20, "dla_kern: 20 bytes");
-
-/* A launch configuration: a kernel (by long name) with its grid and block,
- * on one device, shared by its launches (a few thousand at most in real
- * profiles). */
-typedef struct dla_kcfg {
-  int32_t long_id, short_id; /* strings ids */
-  int32_t grid[3], block[3];
-  uint32_t blocks;           /* grid x * y * z, at most UINT32_MAX (0: unknown) */
-  int16_t device;
-  int8_t tc;                 /* its long name uses tensor cores (dla_tc_uses) */
-} dla_kcfg;
-
-typedef struct dla_mem {     /* one memcpy or memset */
-  int64_t start, end, name_key;
-  int32_t api;               /* the launching call (index into c->a), -1: not found */
-  int32_t device, iter;
-  int32_t inst, op;          /* op instance (dla__call_inst) and op of the launching call */
-  int64_t bytes, api_dur;    /* api_dur: the launching call's duration, 0 unknown */
-  int8_t kind, copy_kind;    /* kind 1 memcpy, 2 memset; formats.md B.4 copyKind */
-  int8_t src_kind, dst_kind; /* memory kinds (memset: dst_kind = its memory) */
-  int32_t range;             /* innermost range of the launching call, -1: none */
-} dla_mem;
-
-typedef struct dla_op {      /* one op node */
-  char *key;                 /* identity (op_by_path key): path, or path + args, ... */
-  char *path, *type, *node_id;
-  char *stack;               /* stack trace, "" when unknown */
-  char *in_shapes, *params, *out_shapes; /* DLProf op markers (dla_dlprof_shapes), else NULL */
-  int64_t first_start;       /* first instance's start: op_node_id counters follow it */
-  const char *direction;
-  char data_type[32];
-  int eligible, dataloader, using_tc, bad;
-  int shapes_vary;           /* emit_nvtx instances with other "sizes": in_shapes stays NULL */
-  int64_t num_calls, kernel_calls, cpu, gpu, overhead, idle, tc_gpu;
-  int64_t cpu_min, cpu_max, gpu_min, gpu_max;
-} dla_op;
-
-typedef struct dla_ctx {
-  dldb_writer *w;
-  const dla_opts *o;
-  char *err;
-  size_t errlen;
-  int64_t domain_id;
-  dla_range *r; size_t nr;
-  dla_thread *thr; size_t nthr;      /* the ranges' threads, in (tid, pid) order */
-  uint32_t ntk;                      /* distinct thread ids among them */
-  dla_api *a; size_t na;
-  dla_long *along; size_t nalong, alongcap; /* the long calls' durations, by call */
-  dla_own *own; size_t nown;         /* the calls with ops of their own, by call */
-  dla_kern *k; size_t nk, kcap;      /* in kernels.id order (dldb_scan_gpu_ops reads so) */
-  int32_t *kid; size_t kidcap;       /* the kernels' ids, or NULL: kid0, kid0 + 1, ... */
-  int64_t kid0;
-  dla_long *klong; size_t nklong, klongcap; /* the long kernels' durations, by kernel */
-  dla_kcfg *kcfg; size_t nkcfg, kcfgcap; /* in the order of their first launch */
-  dla_mem *m; size_t nm, mcap;
-  dla_op *ops; size_t nops, opcap;
-  int32_t nocall_op;                 /* the op of kernels of no op instance (gpu_owners), -1 */
-  dla_smap op_by_path;
-  int32_t gpu_ids[DLA_MAX_GPUS]; int ngpus;
-  int64_t gpu_mem[DLA_MAX_GPUS]; /* total memory per GPU, bytes (0: unknown) */
-  int32_t gpu_sms[DLA_MAX_GPUS]; /* SM count per GPU (0: unknown) */
-  int ngpus_listed, ngpus_amd;   /* GPUs of the gpus table, and those of them made by AMD */
-  /* iterations: boundaries b[0..niter], iteration i = [b[i], b[i+1]) */
-  int64_t *bound; int64_t niter;
-  int64_t *iter_name;        /* niter strings ids of the iterations' names in the trace
-                              * (Kineto's ProfilerStep#N), or NULL: none has one */
-  int64_t iter_start, iter_stop, wall_start, wall_end;
-  int key_op_found;
-  dla_model_config model_config; /* from {"model_config": ...} marks; -1: unknown */
-  int64_t n_emit_ranges, n_dlprof_ops; /* emit_nvtx ranges / DLProf op markers seen */
-  /* results of dla_sweep.c */
-  int64_t cat_total[DLA_NCAT];
-  int64_t *iter_cat;         /* niter * DLA_NCAT */
-  double gpu_util[DLA_MAX_GPUS];
-  int64_t gpu_busy[DLA_MAX_GPUS], gpu_kernels[DLA_MAX_GPUS];
-  struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
-} dla_ctx;
-
-/* ---- What a kernel inherits from its launching call --------------------- */
-
-/* dla_calls.c: the duration of item idx of DLA_LONG in v[0..n-1]. */
-int64_t dla__long_dur(const dla_long *v, size_t n, int32_t idx);
-/* Records a duration: in *dur, or DLA_LONG there and (idx, d) appended
- * to *v (indexes in order). 0, or -1 when out of memory. */
-int dla__put_dur(uint32_t *dur, int64_t d, int32_t idx, dla_long **v, size_t *n, size_t *cap);
-/* A call's duration and end. */
-static inline int64_t dla__api_dur(const dla_ctx *c, const dla_api *a) {
-  if (a->dur != DLA_LONG) return a->dur;
-  return dla__long_dur(c->along, c->nalong, (int32_t)(a - c->a));
-}
-static inline int64_t dla__api_end(const dla_ctx *c, const dla_api *a) {
-  return a->start + dla__api_dur(c, a);
-}
-
-/* A kernel's GPU duration and end. */
-static inline int64_t dla__kern_dur(const dla_ctx *c, const dla_kern *k) {
-  if (k->dur != DLA_LONG) return k->dur;
-  return dla__long_dur(c->klong, c->nklong, (int32_t)(k - c->k));
-}
-static inline int64_t dla__kern_end(const dla_ctx *c, const dla_kern *k) {
-  return k->gpu_start + dla__kern_dur(c, k);
-}
-/* The launching call's start (the kernel's own GPU start when the call is
- * not found): it places the kernel in an iteration. */
-static inline int64_t dla__kern_api_start(const dla_ctx *c, const dla_kern *k) {
-  return k->api >= 0 ? c->a[k->api].start : k->gpu_start;
-}
-/* The launching call's duration, -1 when the call is not found. */
-static inline int64_t dla__kern_api_dur(const dla_ctx *c, const dla_kern *k) {
-  return k->api >= 0 ? dla__api_dur(c, &c->a[k->api]) : -1;
-}
-/* The kernel's id (kernels.id). */
-static inline int32_t dla__kern_id(const dla_ctx *c, const dla_kern *k) {
-  size_t i = (size_t)(k - c->k);
-  return c->kid ? c->kid[i] : (int32_t)(c->kid0 + (int64_t)i);
-}
-/* The kernel's device. */
-static inline int32_t dla__kern_device(const dla_ctx *c, const dla_kern *k) {
-  return c->kcfg[k->cfg].device;
-}
-/* Whether the kernel uses tensor cores (its long name, dla_tc_uses). */
-static inline int dla__kern_tc(const dla_ctx *c, const dla_kern *k) {
-  return c->kcfg[k->cfg].tc;
-}
-/* The kernel's short name (strings id). */
-static inline int32_t dla__kern_short(const dla_ctx *c, const dla_kern *k) {
-  return c->kcfg[k->cfg].short_id;
-}
-/* The innermost range enclosing the launching call, -1: none. */
-static inline int32_t dla__kern_range(const dla_ctx *c, const dla_kern *k) {
-  return k->api >= 0 ? c->a[k->api].range : -1;
-}
-/* The unassociated_<api> op of call ai when it is outside every op
- * instance (dla__calls_ops made one), else -1; dla__own_index: the place
- * of call ai in c->own (of the first call after it when it has none). */
-int32_t dla__call_own_op(const dla_ctx *c, int32_t ai);
-size_t dla__own_index(const dla_ctx *c, int32_t ai);
-/* The op instance of GPU work launched by call ai (-1: not found): the
- * range instance owning the call's innermost range; else, for a call
- * outside every instance (its own unassociated op), nr + ai; else -1. */
-static inline int32_t dla__call_inst(const dla_ctx *c, int32_t ai) {
-  if (ai < 0) return -1;
-  const dla_api *a = &c->a[ai];
-  if (a->range >= 0 && c->r[a->range].inst >= 0) return c->r[a->range].inst;
-  return dla__call_own_op(c, ai) >= 0 ? (int32_t)(c->nr + (size_t)ai) : -1;
-}
-/* The op of call ai: its instance's, or its own (-1: none). */
-static inline int32_t dla__call_op(const dla_ctx *c, int32_t ai) {
-  const dla_api *a = &c->a[ai];
-  if (a->range >= 0 && c->r[a->range].inst >= 0) return c->r[c->r[a->range].inst].op;
-  return dla__call_own_op(c, ai);
-}
-
-/* The op of kernel k: its launching call's (dla__call_op), else the op
- * shared by GPU work of no known op instance (gpu_owners made it). */
-static inline int32_t dla__kern_op(const dla_ctx *c, const dla_kern *k) {
-  int32_t op = k->api >= 0 ? dla__call_op(c, k->api) : -1;
-  return op >= 0 ? op : c->nocall_op;
-}
-
-/* Room for one more element in arr (n used of cap): doubles it (from 1024
- * elements). 0, or -1 when out of memory (arr unchanged). */
-static inline int dla__grow(void **arr, size_t *cap, size_t elem) {
-  size_t ncap = *cap ? *cap * 2 : 1024;
-  void *p = realloc(*arr, ncap * elem);
-  if (!p) return -1;
-  dl_advise_huge(p, ncap * elem);
-  *arr = p;
-  *cap = ncap;
-  return 0;
-}
-#define DLA_GROW(arr, n, cap) ((n) < (cap) ? 0 : dla__grow((void **)&(arr), &(cap), sizeof *(arr)))
-
-/* dla_sort.c: qsort for small arrays, an in-place sort (no copy of the
- * array, unlike glibc's qsort) past 64 MiB; accepts an empty or NULL
- * array. Not stable past 64 MiB. */
-void dla__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
-static inline void dla__qsort(void *base, size_t n, size_t size,
-                              int (*cmp)(const void *, const void *)) {
-  dla__sort(base, n, size, cmp);
-}
-
-/* dla_aggregate.c: the loaded range (c->r, sorted by thread, start, outer
- * first) of process pid and thread tid with these times (end not before
- * start) and, for name_id >= 0, that name; of equals, the last (the
- * innermost, as the sort leaves them). -1: not loaded (another domain). */
-int32_t dla__find_range(const dla_ctx *c, int64_t pid, int64_t tid, int64_t start, int64_t end,
-                        int64_t name_id);
-/* The index in c->thr of thread (pid, tid), -1: no range has it. */
-int32_t dla__thread_of(const dla_ctx *c, int64_t pid, int64_t tid);
-/* A range's thread id, and its rank among the ranges' thread ids. */
-static inline int64_t dla__range_tid(const dla_ctx *c, const dla_range *r) {
-  return c->thr[dla__range_th(r)].tid;
-}
-static inline uint32_t dla__range_tk(const dla_ctx *c, const dla_range *r) {
-  return c->thr[dla__range_th(r)].tk;
-}
-
-/* The iteration containing t (clamped to [0, niter-1]). */
-int32_t dla__iter_of(const dla_ctx *c, int64_t t);
-/* dla__iter_of(c, t), trying *hint (the iteration found last; start it at
- * 0) and the one after it first: O(1) for times mostly in order. */
-static inline int32_t dla__iter_near(const dla_ctx *c, int64_t t, int32_t *hint) {
-  for (int32_t h = *hint; h <= *hint + 1 && h < c->niter; h++)
-    if ((h == 0 || c->bound[h] <= t) && (h == c->niter - 1 || t < c->bound[h + 1]))
-      return *hint = h;
-  return *hint = dla__iter_of(c, t);
-}
-/* The kernel's iteration: its launching call's start's (dla__kern_api_start). */
-static inline int32_t dla__kern_iter(const dla_ctx *c, const dla_kern *k, int32_t *hint) {
-  return dla__iter_near(c, dla__kern_api_start(c, k), hint);
-}
-/* dla__in_aggr(c, dla__iter_of(c, t)) without the search: iteration i
- * starts at bound[i], and times outside the iterations count in the first
- * or the last. */
-static inline int dla__in_window(const dla_ctx *c, int64_t t) {
-  if (c->iter_start > 0 && t < c->bound[c->iter_start]) return 0;
-  return c->iter_stop >= c->niter - 1 || t < c->bound[c->iter_stop + 1];
-}
-/* Whether kernel k is in the aggregated iterations. */
-static inline int dla__kern_in_aggr(const dla_ctx *c, const dla_kern *k) {
-  return dla__in_window(c, dla__kern_api_start(c, k));
-}
-/* 1 if iteration it is aggregated. */
-static inline int dla__in_aggr(const dla_ctx *c, int32_t it) {
-  return it >= c->iter_start && it <= c->iter_stop;
-}
-
-/* dla_aggregate.c: reports progress (dla_opts.progress). */
-void dla__progress(dla_ctx *c, const char *what, int64_t done, int64_t total);
-/* dla_aggregate.c: the unassociated_<api name> op of call idx (>= 0: one
- * op per call; -1: the op shared by GPU work of no known call). */
-int dla__op_for_call(dla_ctx *c, int64_t name_id, int64_t idx, int64_t start, int32_t *out);
-/* dla_aggregate.c: a new op (key, path, type borrowed; copied). */
-int dla__op_new(dla_ctx *c, const char *key, const char *path, const char *type,
-                const char *direction, const char *data_type, const char *stack, int32_t *out);
 /* dla_pytorch.c: on ranges sorted by (tid, start, outer first): decides each
  * range's role, instance and op (creating ops), pairs backward ranges with
  * their forward op by sequence number. */
@@ -350,18 +33,10 @@ void dla__calls_pending_free(dla_calls_pending **pending);
 int32_t dla__corr_get(const dla_corr *x, int64_t pid, int64_t corr);
 void dla__corr_free(dla_corr **x);
 
-/* dla_rules.c: the facts the rules read that come straight from the raw
- * records (model, API calls, memory ops, GPU activity) of the aggregated
- * window; dla_aggregate fills the rest. */
-int dla__rule_facts(const dla_ctx *c, dla_facts *f);
-
-/* dla_comm.c: the Kineto iteration model (dla_opts.key_op_spans) and key
- * prefixes; the GPU timeline, communication and SM efficiency (after
+/* dla_comm.c: the GPU timeline, communication and SM efficiency (after
  * dla__sweep; it fills c->gpu_busy, the union of a GPU's kernel intervals
  * in the window, and c->gpu_util), its facts for the rules, its rows, and
  * freeing it. */
-int dla__key_prefix_match(const char *key, const char *path);
-int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend);
 int dla__comm_compute(dla_ctx *c);
 void dla__comm_facts(const dla_ctx *c, dla_facts *f);
 int dla__comm_write(dla_ctx *c, int64_t aggr_id);
@@ -380,8 +55,8 @@ void dla__comm_free(dla_ctx *c);
  * frees it (as dla__stats_nvtx_free does on an error path). */
 typedef struct dla_nvtx_proj dla_nvtx_proj;
 int dla__stats_write(dla_ctx *c, int64_t aggr_id);
-/* A kernel as the GPU projection reads it (20 bytes: the kernels shrink to
- * these, in place, once the rows that need the calls are written). */
+/* A kernel as the GPU projection reads it (no bigger than a dla_kern: the
+ * kernels shrink to these, in place, once the rows that need the calls are written). */
 typedef struct __attribute__((packed, aligned(4))) dla_kspan {
   int64_t start, end;
   int32_t range;             /* the launching call's innermost range, -1: none */
@@ -394,19 +69,6 @@ void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);
 /* dla_sweep.c: fills cat_total, iter_cat, gpu_kernels (gpu_util and
  * gpu_busy: dla__comm_compute). */
 int dla__sweep(dla_ctx *c);
-/* Sorts non-negative keys ascending, in place (the sweep's events). */
-void dla__sort_keys(int64_t *v, size_t n);
-/* Batches of consecutive time buckets for the sweeps that sort one batch
- * of time at a time: cnt[b] items in bucket b (nbuck buckets); a batch
- * holds at most cap items unless one bucket has more (a batch of its own).
- * *first (malloc'd, *nbatch + 1 entries, the last nbuck): each batch's
- * first bucket; *most: the items of the largest batch. DL_OK or DL_ENOMEM. */
-int dla__time_batches(const int64_t *cnt, size_t nbuck, size_t cap, size_t **first,
-                      size_t *nbatch, size_t *most);
-/* t - lo (t >= lo) as a distance that cannot overflow, for any two times of
- * a trace (absurd ones included), and lo + d back. */
-static inline uint64_t dla__dist(int64_t t, int64_t lo) { return (uint64_t)t - (uint64_t)lo; }
-static inline int64_t dla__at(int64_t lo, uint64_t d) { return (int64_t)((uint64_t)lo + d); }
 /* dla_groups.c: writes aggr_group_ops and aggr_op_types rows. */
 int dla__write_groups(dla_ctx *c, int64_t aggr_id);
 int dla__write_op_types(dla_ctx *c, int64_t aggr_id);

@@ -564,3 +564,13 @@ int dla_dlprof_shapes(const dla_dlprof_op *m, char **in, char **params, char **o
   }
   return 0;
 }
+
+int dla_opname_key_match(const char *key, const char *path) {
+  size_t n = strlen(key);
+  if (n < 2 || key[n - 1] != '#' || strncmp(path, key, n) != 0) return 0;
+  const char *p = path + n;
+  if (!*p) return 0;
+  for (; *p; p++)
+    if (*p < '0' || *p > '9') return 0;
+  return 1;
+}

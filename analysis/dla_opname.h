@@ -105,4 +105,8 @@ int dla_opname_is_backward(const char *path);
  * than [A-Z0-9_] replaced by '_' ("uniform_" -> "UNIFORM_"). */
 void dla_opname_id_prefix(const char *type, char *buf, size_t buflen);
 
+/* 1 if op path matches a key op ending in '#' as "<key><digits>" (Kineto's
+ * ProfilerStep#N against the key "ProfilerStep#"), else 0. */
+int dla_opname_key_match(const char *key, const char *path);
+
 #endif

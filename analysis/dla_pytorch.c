@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "dla_internal.h"
+#include "dldb_scan.h"
 
 /* seq -> op. PyTorch's sequence numbers count up from wherever the process
  * was when profiling began, so from the first seen on they index an array
@@ -43,13 +44,13 @@ typedef struct seq_index {
   int32_t *ops;   /* ops[seq - base], -1: none */
   size_t cap;     /* slots allocated */
   size_t limit;   /* slots allowed */
-  dla_map far;
+  dl_map far;
 } seq_index;
 
 static int64_t seq_get(const seq_index *x, int64_t seq) {
   if (x->ops && seq >= x->base && (uint64_t)(seq - x->base) < x->limit)
     return (uint64_t)(seq - x->base) < x->cap ? x->ops[seq - x->base] : -1;
-  return dla_map_get(&x->far, (uint64_t)seq);
+  return dl_map_get(&x->far, (uint64_t)seq);
 }
 
 /* Returns 0, or -1 when out of memory. */
@@ -65,7 +66,7 @@ static int seq_put(seq_index *x, int64_t seq, int32_t op) {
     x->base = seq;
   }
   if (seq < x->base || (uint64_t)(seq - x->base) >= x->limit)
-    return dla_map_put(&x->far, (uint64_t)seq, op);
+    return dl_map_put(&x->far, (uint64_t)seq, op);
   size_t at = (size_t)(seq - x->base);
   if (at >= x->cap) {
     size_t cap = (at / 4096 + 1) * 4096;
@@ -79,10 +80,10 @@ static int seq_put(seq_index *x, int64_t seq, int32_t op) {
 
 typedef struct builder {
   dla_ctx *c;
-  dla_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
+  dl_map text_ops;   /* name_id -> op, for plain and emit_nvtx instances (a cache) */
   seq_index fwd_by_seq; /* seq -> the forward op instance (range index) it names */
-  dla_map bprop_of;   /* forward op -> its bprop op */
-  dla_map threads;    /* thread_key() -> THREAD_* bits: what its op instances showed */
+  dl_map bprop_of;   /* forward op -> its bprop op */
+  dl_map threads;    /* thread_key() -> THREAD_* bits: what its op instances showed */
   uint64_t last_key;  /* ... the last thread put (ranges come a thread at a time) */
   int64_t last_bits;
   dla_opname *pn;
@@ -101,13 +102,13 @@ enum { TEXT_CACHE_MAX = 1 << 16 }; /* ~2 MiB of slots: stays in the CPU caches *
  * most traces, are not parsed twice, and skip the cache: it saves parses,
  * and a lookup of a text seen once costs a miss and a slot). */
 static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed, int32_t *out) {
-  int64_t v = parsed ? -1 : dla_map_get(&b->text_ops, (uint64_t)name_id);
+  int64_t v = parsed ? -1 : dl_map_get(&b->text_ops, (uint64_t)name_id);
   if (v >= 0) {
     *out = (int32_t)v;
     return DL_OK;
   }
   if (!parsed) dla_opname_parse(text, b->pn);
-  int64_t found = dla_smap_get(&b->c->op_by_path, b->pn->path);
+  int64_t found = dl_smap_get(&b->c->op_by_path, b->pn->path);
   int rc = DL_OK;
   if (found >= 0) *out = (int32_t)found;
   else
@@ -115,10 +116,10 @@ static int op_of_text(builder *b, int64_t name_id, const char *text, int parsed,
                      b->pn->data_type, "", out);
   if (parsed) return rc; /* nothing to save: the parse is done */
   if (b->text_ops.n >= TEXT_CACHE_MAX) {
-    dla_map_free(&b->text_ops);
-    dla_map_init(&b->text_ops);
+    dl_map_free(&b->text_ops);
+    dl_map_init(&b->text_ops);
   }
-  if (rc == DL_OK && dla_map_put(&b->text_ops, (uint64_t)name_id, *out)) rc = DL_ENOMEM;
+  if (rc == DL_OK && dl_map_put(&b->text_ops, (uint64_t)name_id, *out)) rc = DL_ENOMEM;
   return rc;
 }
 
@@ -184,7 +185,7 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
   int n = snprintf(b->key, KEY_CAP, "\001%s\037%.*s", b->path,
                    (int)(m.args_len > 4000 ? 4000 : m.args_len), m.args ? m.args : "");
   (void)n;
-  int64_t found = dla_smap_get(&b->c->op_by_path, b->key);
+  int64_t found = dl_smap_get(&b->c->op_by_path, b->key);
   if (found >= 0) {
     *out = (int32_t)found;
     return DL_OK;
@@ -199,7 +200,7 @@ static int op_of_marker(builder *b, const char *text, const char *scope, int32_t
 /* The bprop node of forward op fwd (same name, type, data type and stack),
  * made once, into *out. */
 static int bprop_node(builder *b, int32_t fwd, int32_t *out) {
-  int64_t v = dla_map_get(&b->bprop_of, (uint64_t)fwd);
+  int64_t v = dl_map_get(&b->bprop_of, (uint64_t)fwd);
   if (v >= 0) {
     *out = (int32_t)v;
     return DL_OK;
@@ -211,7 +212,7 @@ static int bprop_node(builder *b, int32_t fwd, int32_t *out) {
   snprintf(b->key, KEY_CAP, "\003%s", c->ops[fwd].key);
   int rc = dla__op_new(c, b->key, c->ops[fwd].path, c->ops[fwd].type, "bprop", data_type,
                        c->ops[fwd].stack, out);
-  if (rc == DL_OK && dla_map_put(&b->bprop_of, (uint64_t)fwd, *out)) rc = DL_ENOMEM;
+  if (rc == DL_OK && dl_map_put(&b->bprop_of, (uint64_t)fwd, *out)) rc = DL_ENOMEM;
   return rc;
 }
 
@@ -248,11 +249,11 @@ static uint64_t thread_key(const dla_range *r) { return dla__range_th(r); }
 static int thread_saw(builder *b, const dla_range *r, int64_t bits) {
   uint64_t k = thread_key(r);
   if (b->threads.n && k == b->last_key && (b->last_bits & bits) == bits) return DL_OK;
-  int64_t v = dla_map_get(&b->threads, k);
+  int64_t v = dl_map_get(&b->threads, k);
   v = (v < 0 ? 0 : v) | bits;
   b->last_key = k;
   b->last_bits = v;
-  return dla_map_put(&b->threads, k, v) ? DL_ENOMEM : DL_OK;
+  return dl_map_put(&b->threads, k, v) ? DL_ENOMEM : DL_OK;
 }
 
 /* Traces of PyTorch versions without the engine's evaluate_function
@@ -269,7 +270,7 @@ static int engine_threads_bprop(builder *b) {
   for (size_t i = 0; any && rc == DL_OK && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->inst != (int32_t)i || r->op < 0 ||
-        dla_map_get(&b->threads, thread_key(r)) != THREAD_BWD ||
+        dl_map_get(&b->threads, thread_key(r)) != THREAD_BWD ||
         strcmp(c->ops[r->op].direction, "bprop") == 0)
       continue;
     if ((rc = op_as_bprop(b, &r->op))) break;
@@ -281,17 +282,113 @@ static int engine_threads_bprop(builder *b) {
   return rc;
 }
 
-static int build(builder *b) {
+/* Backward emit_nvtx instances wait for every forward range; their seqs
+ * are kept (in range order) so that their texts need not be read again (4
+ * bytes each: a seq past UINT32_MAX - 1 is read from its text again). */
+typedef struct pending_seqs {
+  uint32_t *v;
+  size_t n, cap;
+} pending_seqs;
+
+static int pending_add(pending_seqs *q, size_t nr, int64_t seq) {
+  if (q->n == q->cap) { /* at most one a range: all at once, touched as used */
+    size_t want = q->cap ? 2 * q->cap : nr;
+    uint32_t *n = realloc(q->v, want * sizeof *n);
+    if (!n && !q->cap) n = realloc(q->v, (want = 4096) * sizeof *n); /* then doubling */
+    if (!n) return DL_ENOMEM;
+    q->v = n;
+    q->cap = want;
+  }
+  q->v[q->n++] = seq < UINT32_MAX ? (uint32_t)seq : UINT32_MAX;
+  return DL_OK;
+}
+
+/* An emit_nvtx range i (r) with parent instance pinst: an instance unless
+ * inside a DLProf marker or another emit_nvtx instance; a backward one
+ * waits in q for its forward op. */
+static int emit_range(builder *b, dla_range *r, size_t i, const char *text, int32_t pinst,
+                      pending_seqs *q) {
+  dla_ctx *c = b->c;
+  c->n_emit_ranges++;
+  if (r->in_dlprof || (pinst >= 0 && c->r[pinst].kind == DLA_TEXT_EMIT_NVTX)) return DL_OK;
+  r->role = DLA_ROLE_INST;
+  r->inst = (int32_t)i;
+  dla_opname_parse(text, b->pn);
+  int rc = DL_OK;
+  if (b->pn->fwd_tid > 0) rc = thread_saw(b, r, THREAD_BWD);
+  else if (b->pn->seq >= 0 && !dla_opname_is_backward(b->pn->path))
+    rc = thread_saw(b, r, THREAD_FWD_SEQ);
+  if (rc) return rc;
+  if (b->pn->seq >= 0 && dla_opname_is_backward(b->pn->path)) {
+    r->op = -2; /* paired in pair_pending, once every forward range is known */
+    return pending_add(q, c->nr, b->pn->seq);
+  }
+  rc = op_of_text(b, r->name_id, text, 1, &r->op);
+  if (rc == DL_OK && r->op >= 0) rc = note_shapes(&c->ops[r->op], text);
+  return rc;
+}
+
+/* Range i's role, instance and op from its text and its parent p (NULL:
+ * none; pinst: p's instance). */
+static int range_role(builder *b, dla_range *r, size_t i, const char *text, const dla_range *p,
+                      int32_t pinst, pending_seqs *q) {
+  dla_ctx *c = b->c;
+  switch (r->kind) {
+  case DLA_TEXT_DLPROF_SCOPE:
+  case DLA_TEXT_WRAPPER:
+  case DLA_TEXT_STEP:
+    r->role = DLA_ROLE_MARKER;
+    return DL_OK;
+  case DLA_TEXT_CONFIG:
+    r->role = DLA_ROLE_MARKER;
+    dla_model_config_parse(text, &c->model_config);
+    return DL_OK;
+  case DLA_TEXT_DLPROF_OP:
+    c->n_dlprof_ops++;
+    if (r->in_dlprof) return DL_OK;
+    r->role = DLA_ROLE_INST;
+    r->inst = (int32_t)i;
+    r->in_dlprof = 1;
+    return op_of_marker(b, text,
+                        p && p->kind == DLA_TEXT_DLPROF_SCOPE ? dldb_writer_string(c->w, p->name_id)
+                                                              : NULL,
+                        &r->op);
+  case DLA_TEXT_EMIT_NVTX:
+    return emit_range(b, r, i, text, pinst, q);
+  default:
+    if (r->in_dlprof) return DL_OK;
+    r->role = DLA_ROLE_INST;
+    r->inst = (int32_t)i;
+    return op_of_text(b, r->name_id, text, 0, &r->op);
+  }
+}
+
+/* Which forward op instance a seq names. PyTorch numbers an autograd node
+ * when an op creates it; ops that create none (an in-place add on a
+ * buffer, empty, view) report the number the next node will get. So the
+ * instance that owns seq M is the last one on its thread whose ranges
+ * carry M (batch_norm after the running-stats add, conv after the zero_
+ * and view before it); ranges nested in one instance share its seq and
+ * name the same instance. */
+static int note_fwd_seq(builder *b, const dla_range *r, size_t i, const char *text) {
+  dla_ctx *c = b->c;
+  int32_t owner_op = r->inst == (int32_t)i ? r->op : c->r[r->inst].op;
+  /* backward work the engine runs (op_as_bprop) names no forward op */
+  if (owner_op >= 0 && strcmp(c->ops[owner_op].direction, "bprop") == 0) owner_op = -1;
+  int64_t seq = owner_op < 0 ? -1 : r->inst == (int32_t)i ? b->pn->seq : dla_opname_seq(text);
+  int64_t prev = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
+  int take = seq >= 0 && (prev < 0 || (prev != r->inst &&
+                                        dla__range_th(&c->r[prev]) == dla__range_th(r)));
+  return take && seq_put(&b->fwd_by_seq, seq, r->inst) ? DL_ENOMEM : DL_OK;
+}
+
+/* One pass over the ranges of each thread, with a stack of open ranges. */
+static int build_pass(builder *b, pending_seqs *q) {
   dla_ctx *c = b->c;
   int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
   if (!stack) return DL_ENOMEM;
   size_t sp = 0;
   int rc = DL_OK;
-  /* backward instances wait for every forward range; their seqs are kept
-   * (in range order) so that their texts need not be read again (4 bytes
-   * each: a seq past UINT32_MAX - 1 is read from its text again) */
-  uint32_t *pseq = NULL;
-  size_t npending = 0, pcap = 0;
   for (size_t i = 0; i < c->nr && rc == DL_OK; i++) {
     dla_range *r = &c->r[i];
     if (i == 0 || dla__range_th(r) != dla__range_th(&c->r[i - 1])) sp = 0;
@@ -305,103 +402,46 @@ static int build(builder *b) {
     r->in_dlprof = p ? p->in_dlprof : 0;
     r->inst = pinst;
     r->role = DLA_ROLE_SUB;
-    if (b->step_key && !r->in_dlprof && dla__key_prefix_match(b->step_key, text)) {
+    if (b->step_key && !r->in_dlprof && dla_opname_key_match(b->step_key, text)) {
       r->kind = DLA_TEXT_STEP;
       r->role = DLA_ROLE_MARKER;
     }
-    switch (r->kind) {
-    case DLA_TEXT_DLPROF_SCOPE:
-    case DLA_TEXT_WRAPPER:
-    case DLA_TEXT_STEP:
-      r->role = DLA_ROLE_MARKER;
-      break;
-    case DLA_TEXT_CONFIG:
-      r->role = DLA_ROLE_MARKER;
-      dla_model_config_parse(text, &c->model_config);
-      break;
-    case DLA_TEXT_DLPROF_OP:
-      c->n_dlprof_ops++;
-      if (r->in_dlprof) break;
-      r->role = DLA_ROLE_INST;
-      r->inst = (int32_t)i;
-      r->in_dlprof = 1;
-      rc = op_of_marker(b, text,
-                        p && p->kind == DLA_TEXT_DLPROF_SCOPE
-                            ? dldb_writer_string(c->w, p->name_id)
-                            : NULL,
-                        &r->op);
-      break;
-    case DLA_TEXT_EMIT_NVTX: {
-      c->n_emit_ranges++;
-      if (r->in_dlprof || (pinst >= 0 && c->r[pinst].kind == DLA_TEXT_EMIT_NVTX)) break;
-      r->role = DLA_ROLE_INST;
-      r->inst = (int32_t)i;
-      dla_opname_parse(text, b->pn);
-      if (b->pn->fwd_tid > 0) rc = thread_saw(b, r, THREAD_BWD);
-      else if (b->pn->seq >= 0 && !dla_opname_is_backward(b->pn->path))
-        rc = thread_saw(b, r, THREAD_FWD_SEQ);
-      if (rc) break;
-      if (b->pn->seq >= 0 && dla_opname_is_backward(b->pn->path)) {
-        r->op = -2; /* paired below, once every forward range is known */
-        if (npending == pcap) { /* at most one a range: all at once, touched as used */
-          size_t want = pcap ? 2 * pcap : c->nr;
-          uint32_t *n = realloc(pseq, want * sizeof *n);
-          if (!n && !pcap) n = realloc(pseq, (want = 4096) * sizeof *n); /* then doubling */
-          if (!n) {
-            rc = DL_ENOMEM;
-            break;
-          }
-          pseq = n;
-          pcap = want;
-        }
-        pseq[npending++] = b->pn->seq < UINT32_MAX ? (uint32_t)b->pn->seq : UINT32_MAX;
-      } else {
-        rc = op_of_text(b, r->name_id, text, 1, &r->op);
-        if (rc == DL_OK && r->op >= 0) rc = note_shapes(&c->ops[r->op], text);
-      }
-      break;
-    }
-    default:
-      if (r->in_dlprof) break;
-      r->role = DLA_ROLE_INST;
-      r->inst = (int32_t)i;
-      rc = op_of_text(b, r->name_id, text, 0, &r->op);
-      break;
-    }
+    rc = range_role(b, r, i, text, p, pinst, q);
     if (rc == DL_OK && r->role == DLA_ROLE_INST && r->inst == (int32_t)i && r->op >= 0) {
       int in_engine = 0; /* inside an autograd engine wrapper, at any depth */
       for (size_t d = 0; d < sp && !in_engine; d++) in_engine = c->r[stack[d]].kind == DLA_TEXT_WRAPPER;
       if (in_engine) rc = op_as_bprop(b, &r->op);
     }
-    /* Which forward op instance a seq names. PyTorch numbers an autograd
-     * node when an op creates it; ops that create none (an in-place add on
-     * a buffer, empty, view) report the number the next node will get. So
-     * the instance that owns seq M is the last one on its thread whose
-     * ranges carry M (batch_norm after the running-stats add, conv after
-     * the zero_ and view before it); ranges nested in one instance share
-     * its seq and name the same instance. */
-    if (rc == DL_OK && r->kind == DLA_TEXT_EMIT_NVTX && r->inst >= 0) {
-      int32_t owner_op = r->inst == (int32_t)i ? r->op : c->r[r->inst].op;
-      /* backward work the engine runs (op_as_bprop) names no forward op */
-      if (owner_op >= 0 && strcmp(c->ops[owner_op].direction, "bprop") == 0) owner_op = -1;
-      int64_t seq = owner_op < 0 ? -1 : r->inst == (int32_t)i ? b->pn->seq : dla_opname_seq(text);
-      int64_t prev = seq >= 0 ? seq_get(&b->fwd_by_seq, seq) : -1;
-      int take = seq >= 0 && (prev < 0 || (prev != r->inst &&
-                                            dla__range_th(&c->r[prev]) == dla__range_th(r)));
-      if (take && seq_put(&b->fwd_by_seq, seq, r->inst)) rc = DL_ENOMEM;
-    }
+    if (rc == DL_OK && r->kind == DLA_TEXT_EMIT_NVTX && r->inst >= 0)
+      rc = note_fwd_seq(b, r, i, text);
     stack[sp++] = (int32_t)i;
   }
   free(stack);
-  if (rc == DL_OK) rc = engine_threads_bprop(b);
-  for (size_t i = 0, j = 0; rc == DL_OK && j < npending && i < c->nr; i++) {
+  return rc;
+}
+
+/* The backward instances that waited (q, in range order) with their
+ * forward ops. */
+static int pair_pending(builder *b, const pending_seqs *q) {
+  dla_ctx *c = b->c;
+  int rc = DL_OK;
+  for (size_t i = 0, j = 0; rc == DL_OK && j < q->n && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->op != -2 || r->inst != (int32_t)i) continue;
-    int64_t seq = pseq[j++];
+    int64_t seq = q->v[j++];
     if (seq == UINT32_MAX) seq = dla_opname_seq(dldb_writer_string(c->w, r->name_id));
     rc = op_of_backward(b, r->name_id, seq, &r->op);
   }
-  free(pseq);
+  return rc;
+}
+
+static int build(builder *b) {
+  dla_ctx *c = b->c;
+  pending_seqs q = {0};
+  int rc = build_pass(b, &q);
+  if (rc == DL_OK) rc = engine_threads_bprop(b);
+  if (rc == DL_OK) rc = pair_pending(b, &q);
+  free(q.v);
   for (size_t i = 0; rc == DL_OK && i < c->nr; i++) {
     dla_range *r = &c->r[i];
     if (r->inst != (int32_t)i) r->op = r->inst >= 0 ? c->r[r->inst].op : -1;
@@ -499,14 +539,14 @@ static int add_stacks(builder *b) {
 
 int dla__build_nodes(dla_ctx *c) {
   builder b = {.c = c};
-  dla_map_init(&b.text_ops);
-  dla_map_init(&b.fwd_by_seq.far);
+  dl_map_init(&b.text_ops);
+  dl_map_init(&b.fwd_by_seq.far);
   b.fwd_by_seq.limit = 4 * c->nr + 65536; /* at most 16 bytes a range */
-  dla_map_init(&b.bprop_of);
-  dla_map_init(&b.threads);
+  dl_map_init(&b.bprop_of);
+  dl_map_init(&b.threads);
   c->model_config = (dla_model_config){-1, -1, -1, -1, -1};
   if (c->o->key_op_spans) {
-    const char *key = c->o->key_op ? c->o->key_op : dla_default_key_op(c->o->mode);
+    const char *key = dla__key_op(c);
     b.step_key = key && *key ? key : NULL;
   }
   b.pn = malloc(sizeof *b.pn);
@@ -519,10 +559,10 @@ int dla__build_nodes(dla_ctx *c) {
   free(b.path);
   free(b.stack);
   free(b.key);
-  dla_map_free(&b.text_ops);
+  dl_map_free(&b.text_ops);
   free(b.fwd_by_seq.ops);
-  dla_map_free(&b.fwd_by_seq.far);
-  dla_map_free(&b.bprop_of);
-  dla_map_free(&b.threads);
+  dl_map_free(&b.fwd_by_seq.far);
+  dl_map_free(&b.bprop_of);
+  dl_map_free(&b.threads);
   return rc;
 }

@@ -1,7 +1,9 @@
 /*
  * dla_rules.h - expert systems: a static table of rules over the analysis
- * results (no SQL, no JSON). Each rule quotes what it measured and its
- * threshold. Thresholds are the named constants in dla_rules.c.
+ * results (no SQL, no JSON). The rules read only a dla_facts, never the
+ * analysis's context. Each rule quotes what it measured and its threshold.
+ * Thresholds are the named constants below. Nothing here allocates: the
+ * facts are borrowed, the findings written into the caller's array.
  */
 #ifndef DLA_RULES_H
 #define DLA_RULES_H
@@ -11,7 +13,7 @@
 
 #define DLA_MAX_GPUS 64
 
-/* What the rules read; filled by dla_aggregate. */
+/* What the rules read; filled by the facts phase (dla_facts.c). */
 typedef struct dla_facts {
   const char *key_op;          /* as asked; "" when none */
   int key_op_found;
@@ -29,7 +31,7 @@ typedef struct dla_facts {
   int64_t bad_data_type_ops;   /* TC-eligible, float32, no TC kernel */
   int64_t bad_data_type_gpu_time; /* ns */
   int64_t kernel_gpu_time;     /* ns, all kernels */
-  /* the model (dla__rule_facts) */
+  /* the model (dla_facts.c) */
   const char *mode;            /* "pytorch", "simple", "tensorflow2"...; NULL: pytorch */
   int64_t n_ranges, n_emit_ranges, n_dlprof_ops, n_dali_ops, n_conv_ops;
   int model_emit_nvtx, model_cudnn_benchmark; /* model_config mark: 1/0, -1 unknown */
@@ -50,7 +52,7 @@ typedef struct dla_facts {
   int32_t exposed_comm_device; /* that GPU, -1: none */
   int64_t comm_ns, exposed_comm_ns; /* summed over GPUs */
   int64_t gpu_activity;        /* kernels + memcpys + memsets in the profile */
-  /* a cut-off last step left out of the default aggregation (dla_aggregate.c) */
+  /* a cut-off last step left out of the default aggregation (dla_iter.c) */
   int cut_last_step;
   int64_t cut_step_ns, step_median_ns; /* its length; the median of the others */
   const char *cut_step_name;   /* the trace's name of it ("ProfilerStep#2"), "" none */

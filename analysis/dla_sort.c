@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dla_internal.h"
+#include "dla_sort.h"
 
 /* Arrays up to this size go to qsort (stable in glibc, which small fixtures'
  * ties may rely on); bigger ones are sorted in place. */
@@ -139,4 +139,68 @@ void dla__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const
     intro(&s, 0, n, depth);
   }
   if (tmp != small) free(tmp);
+}
+
+/* In-place MSD radix sort (American flag sort) of non-negative keys on
+ * their bits below shift + 8, a byte a level; short runs by insertion.
+ * No buffer: the sweeps' events (two int64 per kernel, memory op and
+ * merged range interval) are among the analysis's biggest arrays, and are
+ * sorted at its peak of memory. */
+static void flag_sort(int64_t *v, size_t n, int shift) {
+  if (n < 64) {
+    for (size_t i = 1; i < n; i++) {
+      int64_t x = v[i];
+      size_t k = i;
+      for (; k > 0 && v[k - 1] > x; k--) v[k] = v[k - 1];
+      v[k] = x;
+    }
+    return;
+  }
+  size_t count[256] = {0}, start[256], next[256];
+  for (size_t i = 0; i < n; i++) count[((uint64_t)v[i] >> shift) & 0xff]++;
+  for (size_t b = 0, at = 0; b < 256; at += count[b++]) start[b] = next[b] = at;
+  for (int b = 0; b < 256; b++) /* each element to its bucket, by cycles */
+    while (next[b] < start[b] + count[b]) {
+      int64_t x = v[next[b]];
+      int d = (int)(((uint64_t)x >> shift) & 0xff);
+      while (d != b) {
+        int64_t t = v[next[d]];
+        v[next[d]++] = x;
+        x = t;
+        d = (int)(((uint64_t)x >> shift) & 0xff);
+      }
+      v[next[b]++] = x;
+    }
+  if (shift == 0) return;
+  for (int b = 0; b < 256; b++)
+    if (count[b] > 1) flag_sort(v + start[b], count[b], shift - 8);
+}
+
+int dla__time_batches(const int64_t *cnt, size_t nbuck, size_t cap, size_t **first,
+                      size_t *nbatch, size_t *most) {
+  *nbatch = *most = 0;
+  if (!(*first = malloc((nbuck + 1) * sizeof **first))) return DL_ENOMEM;
+  for (size_t b = 0, sum = 0; b < nbuck; b++) {
+    size_t k = cnt[b] > 0 ? (size_t)cnt[b] : 0;
+    if (b == 0 || sum + k > cap) {
+      (*first)[(*nbatch)++] = b;
+      sum = 0;
+    }
+    sum += k;
+    if (sum > *most) *most = sum;
+  }
+  (*first)[*nbatch] = nbuck;
+  return DL_OK;
+}
+
+void dla__sort_keys(int64_t *v, size_t n) {
+  uint64_t maxv = 0;
+  size_t k = 1;
+  while (k < n && v[k - 1] <= v[k]) k++;
+  if (k >= n) return; /* already sorted */
+  for (size_t i = 0; i < n; i++)
+    if ((uint64_t)v[i] > maxv) maxv = (uint64_t)v[i];
+  int shift = 0;
+  while (shift < 56 && (maxv >> shift) > 0xff) shift += 8;
+  flag_sort(v, n, shift);
 }

@@ -5,7 +5,7 @@
  * operations (time and bytes, per kind), OS runtime calls, NVTX ranges and
  * NVTX ranges projected onto the GPU; plus, per CUDA API name, the ops that
  * called it. Written as aggr_stats / aggr_nvtx_stats / aggr_stats_api_ops
- * rows (db/dldb_stats.h), served by the view_dl_stats_* views.
+ * rows (db/dldb_aggr.h), served by the view_dl_stats_* views.
  *
  * "For the aggregation" (docs/dldb.md): an API call, OS runtime call or
  * NVTX range counts when its start lies in an aggregated iteration, a
@@ -25,8 +25,9 @@
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
-#include "dla_pipe.h"
-#include "dldb_stats.h"
+#include "dl_pipe.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 
 typedef struct pair {
   int64_t key, val;
@@ -138,15 +139,15 @@ static int cmp_slot_key(const void *x, const void *y) {
 }
 
 /* The slot of key (added when new), through the last one found. */
-static int group_slot_of(dla_map *m, group_slot **v, size_t *nv, size_t *cap, int64_t key,
+static int group_slot_of(dl_map *m, group_slot **v, size_t *nv, size_t *cap, int64_t key,
                          int64_t *last_key, int64_t *last) {
   if (*last >= 0 && key == *last_key) return DL_OK;
-  int64_t x = dla_map_get(m, (uint64_t)key);
+  int64_t x = dl_map_get(m, (uint64_t)key);
   if (x < 0) {
     if (DLA_GROW(*v, *nv, *cap)) return DL_ENOMEM;
     x = (int64_t)*nv;
     (*v)[(*nv)++] = (group_slot){.key = key};
-    if (dla_map_put(m, (uint64_t)key, x)) return DL_ENOMEM;
+    if (dl_map_put(m, (uint64_t)key, x)) return DL_ENOMEM;
   }
   *last_key = key;
   *last = x;
@@ -155,8 +156,8 @@ static int group_slot_of(dla_map *m, group_slot **v, size_t *nv, size_t *cap, in
 
 static int groups_make(groups *g, size_t n, group_item item, const void *ctx) {
   memset(g, 0, sizeof *g);
-  dla_map m;
-  dla_map_init(&m);
+  dl_map m;
+  dl_map_init(&m);
   group_slot *v = NULL, **byk = NULL;
   size_t nv = 0, cap = 0, total = 0;
   int64_t key, val, last_key = 0, last = -1;
@@ -197,7 +198,7 @@ static int groups_make(groups *g, size_t n, group_item item, const void *ctx) {
     dla__sort_keys(g->val + g->first[j], g->first[j + 1] - g->first[j]);
   free(byk);
   free(v);
-  dla_map_free(&m);
+  dl_map_free(&m);
   if (rc) groups_free(g);
   return rc;
 }
@@ -233,7 +234,7 @@ typedef struct emit {
   int kind;
   void (*fill)(struct emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]);
   void *ctx;
-  dla_pipe *pipe; /* set: batches go to the pipe's consumer (the NVTX tables) */
+  dl_pipe *pipe; /* set: batches go to the pipe's consumer (the NVTX tables) */
 } emit;
 
 /* A pipe batch: BATCH rows, then their grid and block texts. */
@@ -244,8 +245,8 @@ typedef struct emit {
 static int write_batch(emit *e, const srow *s, size_t m, size_t idx0, int64_t sum,
                        dldb_stats_row *r, char (*gb)[2][48]) {
   if (e->pipe) {
-    char *b = dla_pipe_claim(e->pipe);
-    if (!b) return DL_EDB; /* the writer failed; dla_pipe_run returns its error */
+    char *b = dl_pipe_claim(e->pipe);
+    if (!b) return DL_EDB; /* the writer failed; dl_pipe_run returns its error */
     r = (dldb_stats_row *)(void *)b;
     gb = (char(*)[2][48])(b + BATCH * sizeof *r);
   }
@@ -261,7 +262,7 @@ static int write_batch(emit *e, const srow *s, size_t m, size_t idx0, int64_t su
     r[j].grid = gb[j][0];
     r[j].block = gb[j][1];
   }
-  if (e->pipe) return dla_pipe_publish(e->pipe, m);
+  if (e->pipe) return dl_pipe_publish(e->pipe, m);
   return dldb_aggr_stats(e->c->w, e->aggr_id, r, m, e->c->err, e->c->errlen);
 }
 
@@ -419,8 +420,8 @@ static int api_stats(emit *e, rows *o) {
    * through a map, then sorted by (name, op) */
   dldb_stats_api_op_row *ao = NULL;
   size_t k = 0, cap = 0;
-  dla_map at;
-  dla_map_init(&at);
+  dl_map at;
+  dl_map_init(&at);
   for (size_t i = 0; rc == DL_OK && i < c->na; i++) {
     const dla_api *a = &c->a[i];
     if (!dla__in_window(c, a->start)) continue;
@@ -429,7 +430,7 @@ static int api_stats(emit *e, rows *o) {
     const dla_op *x = &c->ops[op];
     if (x->num_calls <= 0 && x->kernel_calls <= 0) continue; /* not written (op_included) */
     uint64_t key = ((uint64_t)(uint32_t)a->name_id << 32) | (uint32_t)op;
-    int64_t v = dla_map_get(&at, key);
+    int64_t v = dl_map_get(&at, key);
     if (v < 0) {
       if (k == cap) {
         size_t ncap = cap ? cap * 2 : 256;
@@ -443,12 +444,12 @@ static int api_stats(emit *e, rows *o) {
       }
       v = (int64_t)k;
       ao[k++] = (dldb_stats_api_op_row){a->name_id, op, 0, 0};
-      if (dla_map_put(&at, key, v)) rc = DL_ENOMEM;
+      if (dl_map_put(&at, key, v)) rc = DL_ENOMEM;
     }
     ao[v].calls++;
     ao[v].total += dla__api_dur(c, a);
   }
-  dla_map_free(&at);
+  dl_map_free(&at);
   if (rc == DL_OK) {
     dla__qsort(ao, k, sizeof *ao, cmp_api_op);
     rc = dldb_aggr_stats_api_ops(c->w, e->aggr_id, ao, k, c->err, c->errlen);
@@ -479,10 +480,10 @@ static uint64_t cfg_hash(const dla_kcfg *k) {
 }
 
 /* The number of configuration k (numbering it when new). */
-static int cfg_number(kscan *s, dla_map *m, const dla_kcfg *k, int32_t *out) {
+static int cfg_number(kscan *s, dl_map *m, const dla_kcfg *k, int32_t *out) {
   uint64_t h = cfg_hash(k);
   for (;;) {
-    int64_t v = dla_map_get(m, h);
+    int64_t v = dl_map_get(m, h);
     if (v < 0) break;
     const dla_kcfg *x = s->cfgs[v];
     if (x->long_id == k->long_id && !memcmp(x->grid, k->grid, sizeof x->grid) &&
@@ -492,7 +493,7 @@ static int cfg_number(kscan *s, dla_map *m, const dla_kcfg *k, int32_t *out) {
     }
     h = h * 0x9E3779B97F4A7C15ull + 1; /* another configuration with that hash */
   }
-  if (dla_map_put(m, h, (int64_t)s->ncfg)) return DL_ENOMEM;
+  if (dl_map_put(m, h, (int64_t)s->ncfg)) return DL_ENOMEM;
   s->cfgs[s->ncfg] = k;
   *out = (int32_t)s->ncfg++;
   return DL_OK;
@@ -503,8 +504,8 @@ static int scan_configs(const dla_ctx *c, kscan *s) {
   s->c = c;
   s->num = malloc((c->nkcfg + 1) * sizeof *s->num);
   s->cfgs = malloc((c->nkcfg + 1) * sizeof *s->cfgs);
-  dla_map m;
-  dla_map_init(&m);
+  dl_map m;
+  dl_map_init(&m);
   int rc = s->num && s->cfgs ? DL_OK : DL_ENOMEM;
   for (size_t i = 0; rc == DL_OK && i < c->nkcfg; i++) s->num[i] = -1;
   for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
@@ -512,7 +513,7 @@ static int scan_configs(const dla_ctx *c, kscan *s) {
     if (dla__kern_in_aggr(c, k) && s->num[k->cfg] < 0)
       rc = cfg_number(s, &m, &c->kcfg[k->cfg], &s->num[k->cfg]);
   }
-  dla_map_free(&m);
+  dl_map_free(&m);
   return rc;
 }
 
@@ -610,8 +611,8 @@ static int kernel_stats(emit *e, rows *o) {
   dla_ctx *c = e->c;
   kscan s = {0};
   groups g = {0};
-  dla_map names;
-  dla_map_init(&names);
+  dl_map names;
+  dl_map_init(&names);
   kbest *best = NULL;
   size_t nbest = 0;
   /* by configuration */
@@ -622,11 +623,11 @@ static int kernel_stats(emit *e, rows *o) {
   for (size_t i = 0; rc == DL_OK && i < o->n; i++) { /* configurations in first-seen order */
     const srow *x = &o->v[i];
     uint64_t lid = (uint64_t)s.cfgs[x->key]->long_id;
-    int64_t b = dla_map_get(&names, lid);
+    int64_t b = dl_map_get(&names, lid);
     if (b < 0) {
       b = (int64_t)nbest++;
       best[b] = (kbest){.cfg = -1};
-      if (dla_map_put(&names, lid, b)) rc = DL_ENOMEM;
+      if (dl_map_put(&names, lid, b)) rc = DL_ENOMEM;
     }
     kbest *k = &best[b];
     k->nconf++;
@@ -641,7 +642,7 @@ static int kernel_stats(emit *e, rows *o) {
   if (rc == DL_OK) rc = rows_by_name(o, &g, &s);
   groups_free(&g);
   for (size_t i = 0; rc == DL_OK && i < o->n; i++) {
-    const kbest *k = &best[dla_map_get(&names, (uint64_t)o->v[i].key)];
+    const kbest *k = &best[dl_map_get(&names, (uint64_t)o->v[i].key)];
     o->v[i].a = k->cfg;
     o->v[i].b = k->nconf;
   }
@@ -652,7 +653,7 @@ static int kernel_stats(emit *e, rows *o) {
   free(best);
   free(s.cfgs);
   free(s.num);
-  dla_map_free(&names);
+  dl_map_free(&names);
   return rc;
 }
 
@@ -989,7 +990,7 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
 /* ---- Entry points ------------------------------------------------------------ */
 
 int dla__stats_write(dla_ctx *c, int64_t aggr_id) {
-  if (!dldb_stats_has_tables(c->w)) return DL_OK; /* a dldb from before issue 8 */
+  if (!dldb_stats_has_tables(c->w)) return DL_OK; /* a dldb written before the statistics tables */
   pair *p = malloc((c->nm + 1) * sizeof *p); /* the memory ops' */
   rows o = {0};
   emit e = {.c = c, .aggr_id = aggr_id};
@@ -1020,7 +1021,7 @@ typedef struct nvtx_job {
   dla_nvtx_proj *x;
 } nvtx_job;
 
-static int nvtx_produce(void *ctx, dla_pipe *p) {
+static int nvtx_produce(void *ctx, dl_pipe *p) {
   nvtx_job *j = ctx;
   j->e.pipe = p;
   return nvtx_stats(&j->e, j->x);
@@ -1036,7 +1037,7 @@ int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   int rc = DL_OK;
   if (*nvtx) { /* NULL: no statistics tables */
     nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .x = *nvtx};
-    rc = dla_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
+    rc = dl_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
   }
   dla__stats_nvtx_free(nvtx);
   return rc;

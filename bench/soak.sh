@@ -26,7 +26,8 @@ echo "machine: $(nproc) CPUs, $(uptime | sed 's/.*load average/load average/')"
 log=$build/bench/soak-server.log
 args=(--port 0)
 [[ -n ${CACHE_MB:-} ]] && args+=(--cache-mb "$CACHE_MB")
-"$build/server/dlprofviewer" "${args[@]}" "$db" >"$log" 2>&1 &
+: >"$log" # emptied before the start, so the wait finds this run's URL only
+"$build/server/dlprofviewer" "${args[@]}" "$db" >>"$log" 2>&1 &
 pid=$!
 sampler=
 trap 'kill $pid $sampler 2>/dev/null || true' EXIT

@@ -50,7 +50,9 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 start_viewer() {
   local log=$1
   shift
-  "$build/server/dlprofviewer" --port 0 "$@" "$db" >"$log" 2>&1 &
+  : >"$log" # emptied before the start: a late truncation by the child would
+            # leave an earlier run's URL for the wait below to find
+  "$build/server/dlprofviewer" --port 0 "$@" "$db" >>"$log" 2>&1 &
   pid=$!
   pids+=("$pid")
   for _ in $(seq 300); do grep -q "running at" "$log" && break; sleep 0.1; done

@@ -1,6 +1,7 @@
 /*
- * strtab.c - interned strings (strtab.h): FNV-1a, open addressing, one
- * mutex. Callers on hot paths keep their own pointer cache in front of it.
+ * strtab.c - interned strings (strtab.h): the copies in one array, found
+ * through common's string map (dl_map.h), behind one mutex. Callers on hot
+ * paths keep their own pointer cache in front of it.
  */
 #include "strtab.h"
 
@@ -9,17 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_map.h"
+
 struct dlc_strtab {
   pthread_mutex_t mu;
-  char **slots;     /* owned copies; NULL: empty */
-  uint64_t *hashes;
-  size_t cap, n;
+  char **strs;      /* owned copies, in the order first seen */
+  size_t n, cap;
+  dl_smap index;    /* copy -> its place in strs (keys borrowed from strs) */
 };
 
 dlc_strtab *dlc_strtab_new(void) {
   dlc_strtab *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   pthread_mutex_init(&t->mu, NULL);
+  dl_smap_init(&t->index);
   return t;
 }
 
@@ -27,61 +31,37 @@ void dlc_strtab_free(dlc_strtab **pt) {
   if (!pt || !*pt) return;
   dlc_strtab *t = *pt;
   *pt = NULL;
-  for (size_t i = 0; i < t->cap; i++) free(t->slots[i]);
-  free(t->slots);
-  free(t->hashes);
+  dl_smap_free(&t->index);
+  for (size_t i = 0; i < t->n; i++) free(t->strs[i]);
+  free(t->strs);
   pthread_mutex_destroy(&t->mu);
   free(t);
 }
 
-static uint64_t hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-static int grow(dlc_strtab *t) {
-  size_t ncap = t->cap ? t->cap * 2 : 256;
-  char **ns = calloc(ncap, sizeof *ns);
-  uint64_t *nh = calloc(ncap, sizeof *nh);
-  if (!ns || !nh) {
-    free(ns);
-    free(nh);
-    return -1;
+/* Appends a copy of s; returns it, or NULL when out of memory. */
+static const char *add(dlc_strtab *t, const char *s) {
+  if (t->n == t->cap) {
+    size_t ncap = t->cap ? t->cap * 2 : 256;
+    char **ns = realloc(t->strs, ncap * sizeof *ns);
+    if (!ns) return NULL;
+    t->strs = ns;
+    t->cap = ncap;
   }
-  for (size_t i = 0; i < t->cap; i++) {
-    if (!t->slots[i]) continue;
-    size_t j = t->hashes[i] & (ncap - 1);
-    while (ns[j]) j = (j + 1) & (ncap - 1);
-    ns[j] = t->slots[i];
-    nh[j] = t->hashes[i];
+  char *copy = strdup(s);
+  if (!copy) return NULL;
+  if (dl_smap_put(&t->index, copy, (int64_t)t->n)) {
+    free(copy);
+    return NULL;
   }
-  free(t->slots);
-  free(t->hashes);
-  t->slots = ns;
-  t->hashes = nh;
-  t->cap = ncap;
-  return 0;
+  t->strs[t->n++] = copy;
+  return copy;
 }
 
 const char *dlc_strtab_intern(dlc_strtab *t, const char *s) {
-  const char *out = NULL;
   if (!s) s = "";
-  uint64_t h = hash(s);
   pthread_mutex_lock(&t->mu);
-  if ((t->n + 1) * 2 > t->cap && grow(t)) goto out;
-  size_t j = h & (t->cap - 1);
-  for (; t->slots[j]; j = (j + 1) & (t->cap - 1)) {
-    if (t->hashes[j] == h && strcmp(t->slots[j], s) == 0) {
-      out = t->slots[j];
-      goto out;
-    }
-  }
-  if (!(t->slots[j] = strdup(s))) goto out;
-  t->hashes[j] = h;
-  t->n++;
-  out = t->slots[j];
-out:
+  int64_t i = dl_smap_get(&t->index, s);
+  const char *out = i >= 0 ? t->strs[i] : add(t, s);
   pthread_mutex_unlock(&t->mu);
   return out;
 }

@@ -1,5 +1,7 @@
 /*
- * dldb.h - reading a dldb through its view layer.
+ * dldb.h - the viewer's read side: reading a dldb through its view layer.
+ * (Producers and the analysis write and scan through dldb_write.h and the
+ * headers it lists.)
  *
  * A dldb is an SQLite database whose `view_*` views (DLProf 1.8 names and
  * columns, docs/dldb.md) are the contract between producers and readers.

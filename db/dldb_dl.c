@@ -1,5 +1,8 @@
-/* dldb_dl.c - our own dldb extension tables (see dldb_dl.h). */
-#include "dldb_dl.h"
+/* dldb_dl.c - our own dldb extension tables: the kernel_occupancy raw table
+ * (writer: dldb_write.h, scan: dldb_scan.h) and the aggr_dl_* derived rows
+ * (dldb_aggr.h). */
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -26,25 +26,6 @@
 
 static const char SQLITE_MAGIC[16] = "SQLite format 3";
 
-int dldb__sql_err(dldb *db, int sqlite_rc, const char *what, char *err, size_t errlen) {
-  const char *path = db->path;
-  const char *msg = db->sql ? sqlite3_errmsg(db->sql) : sqlite3_errstr(sqlite_rc);
-  switch (sqlite_rc & 0xff) {
-  case SQLITE_NOTADB:
-    return dl_err(err, errlen, DL_EFORMAT, "%s is not an SQLite database (file is not a database)",
-                  path);
-  case SQLITE_CORRUPT:
-    return dl_err(err, errlen, DL_ECORRUPT, "%s is damaged or truncated (%s: %s)", path, what, msg);
-  case SQLITE_NOMEM:
-    return dl_err(err, errlen, DL_ENOMEM, "%s: %s: out of memory", path, what);
-  case SQLITE_IOERR:
-  case SQLITE_CANTOPEN:
-    return dl_err(err, errlen, DL_EIO, "%s: %s: %s", path, what, msg);
-  default:
-    return dl_err(err, errlen, DL_EDB, "%s: %s: %s", path, what, msg);
-  }
-}
-
 /* "file:" + the percent-escaped path + "?mode=ro" (+ "&immutable=1"). */
 static char *make_uri(const char *path, int immutable) {
   size_t n = strlen(path);

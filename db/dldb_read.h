@@ -1,6 +1,8 @@
 /*
- * dldb_read.h - internals of the read side, shared by dldb_open.c and
- * dldb_query.c. Not part of the public API (see dldb.h).
+ * dldb_read.h - internals of the read side (dldb.h), shared by its files:
+ * dldb_handle.c (a handle's caches, errors), dldb_shared.c (what the
+ * handles of one file share, SQL functions), dldb_open.c (open, validate,
+ * close) and dldb_query.c (view queries). Not part of the public API.
  *
  * A handle holds one read-only SQLite connection, what validation learned
  * (dldb_info), a per-view column cache, a cache of prepared statements keyed
@@ -40,11 +42,6 @@ typedef struct dldb__stmt {
   uint64_t last_use;    /* for least-recently-used eviction */
 } dldb__stmt;
 
-typedef struct dldb__count {
-  char *key;            /* owned: SQL text and bound values; NULL: free slot */
-  int64_t value;
-} dldb__count;
-
 struct dldb {
   sqlite3 *sql;
   char *path;           /* as given to dldb_open_ro */
@@ -77,6 +74,12 @@ int dldb__sql_err(dldb *db, int sqlite_rc, const char *what, char *err, size_t e
 dldb__shared *dldb__shared_new(void);             /* one reference; NULL: no memory */
 dldb__shared *dldb__shared_ref(dldb__shared *m);  /* another reference to m */
 void dldb__shared_unref(dldb__shared *m);         /* frees m with its last reference */
+
+/* The cached count of key (SQL text and bound values, dldb_query.c): 1 and
+ * *value when cached, else 0. dldb__count_put caches one, taking ownership
+ * of key (malloc'ed) and evicting the oldest past DLDB__COUNT_CACHE. */
+int dldb__count_get(dldb__shared *m, const char *key, int64_t *value);
+void dldb__count_put(dldb__shared *m, char *key, int64_t value);
 
 /* Registers on a connection dldb_dim3(text): "x, y, z" -> an integer that
  * sorts launch dimensions numerically (x, then y, then z); and

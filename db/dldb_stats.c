@@ -1,5 +1,8 @@
-/* dldb_stats.c - the statistics tables of issue 8 (see dldb_stats.h). */
-#include "dldb_stats.h"
+/* dldb_stats.c - the tables behind our nsys-stats-style statistics: the
+ * osrt_calls raw table (writer: dldb_write.h, scan: dldb_scan.h) and the
+ * aggr_stats / aggr_nvtx_* / aggr_stats_api_ops derived rows (dldb_aggr.h). */
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
 
 #include <stdlib.h>
 #include <string.h>

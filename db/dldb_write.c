@@ -381,7 +381,7 @@ static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h
 }
 
 /* Puts every uncached string into the slot table again (it was dropped by
- * dldb_writer_strings_idle, or not built by dldb_writer_open_existing). */
+ * dldb_writer_begin_reads, or not built by dldb_writer_open_existing). */
 static int overflow_rebuild(dldb_writer *w, char *err, size_t errlen, const char *fn) {
   if (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK)
     return dldb__sqlerr(w, err, errlen, fn);
@@ -403,7 +403,9 @@ static int overflow_rebuild(dldb_writer *w, char *err, size_t errlen, const char
   return rc;
 }
 
-void dldb_writer_cache_for(dldb_writer *w, int reading) {
+/* Reading: shrinks the page cache of w's connection to DLDB__READ_CACHE_KIB
+ * and frees the pages over it; writing (0): the cache writes want, back. */
+static void cache_for(dldb_writer *w, int reading) {
   if (!w || !w->db || reading == w->cache_reading) return;
   char sql[64];
   if (reading) { /* the size to go back to, as the pragma says it (pages, or -KiB) */
@@ -415,7 +417,7 @@ void dldb_writer_cache_for(dldb_writer *w, int reading) {
     }
     w->cache_size = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    snprintf(sql, sizeof sql, "PRAGMA cache_size=-%d", DLDB_READ_CACHE_KIB);
+    snprintf(sql, sizeof sql, "PRAGMA cache_size=-%d", DLDB__READ_CACHE_KIB);
   } else {
     snprintf(sql, sizeof sql, "PRAGMA cache_size=%lld", (long long)w->cache_size);
   }
@@ -428,7 +430,10 @@ void dldb_writer_cache_for(dldb_writer *w, int reading) {
 #endif
 }
 
-void dldb_writer_strings_idle(dldb_writer *w) {
+/* Frees the table of the strings past the in-memory cache (8 bytes a
+ * string: 128 MB at 10 M distinct NVTX texts); a later intern first reads
+ * them all again to rebuild it. */
+static void strings_idle(dldb_writer *w) {
   if (!w || !w->ocap) return;
   free(w->otab);
   w->otab = NULL;
@@ -438,7 +443,18 @@ void dldb_writer_strings_idle(dldb_writer *w) {
 
 uint64_t dldb_writer_hash(const char *s, size_t n) { return hash_str(s, n); }
 
-void dldb_writer_prefetch(const dldb_writer *w, uint64_t h) {
+/* The derived rows keep the small cache too: they are appended in key
+ * order, and a 64 MiB cache wrote them no faster (docs/performance.md). */
+void dldb_writer_begin_reads(dldb_writer *w) {
+  strings_idle(w);
+  cache_for(w, 1);
+}
+
+void dldb_writer_end_reads(dldb_writer *w) { cache_for(w, 0); }
+
+/* Loads the table slots the lookup of hash h will read into the CPU cache:
+ * with millions of distinct texts each lookup misses the cache otherwise. */
+void dldb_writer_will_intern(const dldb_writer *w, uint64_t h) {
   if (!w) return;
   if (w->hcap) __builtin_prefetch(&w->htab[h & (w->hcap - 1)]);
   if (w->ocap) __builtin_prefetch(&w->otab[overflow_home(h >> 32, w->ocap)]);
@@ -849,7 +865,7 @@ int dldb_writer_reader(dldb_writer *w, dldb_writer **out, char *err, size_t errl
   r->max_id = w->max_id;
   const char *file = w->tmp ? w->tmp : w->path;
   char sql[64];
-  snprintf(sql, sizeof sql, "PRAGMA cache_size=-%d", DLDB_READ_CACHE_KIB);
+  snprintf(sql, sizeof sql, "PRAGMA cache_size=-%d", DLDB__READ_CACHE_KIB);
   if (!file || sqlite3_open_v2(file, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
                    SQLITE_OK ||
       sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK) {

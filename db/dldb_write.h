@@ -1,6 +1,15 @@
 /*
- * dldb_write.h - writing a dldb: raw records from producers, derived rows
- * from the analysis.
+ * dldb_write.h - the dldb writer: its life cycle, its interned strings, and
+ * the raw records (layer a) that producers insert.
+ *
+ * db/'s public headers, one role each:
+ *   dldb_write.h       the writer and raw records (importers, dlsample, the
+ *                      collector through dldb_write_live.h)
+ *   dldb_write_live.h  the live collector's store, built in place
+ *   dldb_scan.h        raw records read back by the analysis
+ *   dldb_aggr.h        derived rows (aggregations) written by the analysis
+ *   dldb.h             the viewer's read side: the view_* views, read-only
+ * dldb_write_internal.h, dldb_batch.h and dldb_read.h are db/'s own.
  *
  * Producers (dlsample, the CUPTI collector, the Nsight Systems and Kineto
  * importers) create a writer, insert raw records as plain C structs (no CUDA
@@ -21,9 +30,13 @@
  *
  * Ownership: dldb_writer_create/open_existing return a new writer, freed
  * by dldb_writer_commit() or dldb_writer_abort(), which set the pointer to
- * NULL. Every const char * argument and struct is borrowed for the call.
- * Strings returned by dldb_writer_string() are borrowed from the writer and
- * live until it is freed. A writer is used by one thread at a time.
+ * NULL. dldb_occ_writer_open and dldb_osrt_writer_open return a new handle
+ * bound to the writer (borrowed; it must outlive the handle), freed by
+ * their _close, which sets the pointer to NULL, before the writer is
+ * committed or aborted. Every const char * argument and struct is borrowed
+ * for the call. Strings returned by dldb_writer_string() are borrowed from
+ * the writer and live until it is freed. A writer is used by one thread at
+ * a time.
  *
  * Errors: DL_OK or a negative DL_E*; err (if not NULL) receives one line
  * naming the function and, for SQLite errors, sqlite3_errmsg(). After a
@@ -105,28 +118,24 @@ void dldb_writer_reader_close(dldb_writer **r);
  * SQLite (slower, but a trace of millions of distinct NVTX texts fits). */
 int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, size_t errlen);
 
-/* The hash the writer finds a string of n bytes by. An importer that
- * computes it on its reading thread passes it with the string
- * (dldb_nvtx_range.name_hash), and, some rows ahead, to
- * dldb_writer_prefetch, which loads the table slots its lookup will read
- * into the CPU cache: with millions of distinct texts (emit_nvtx's
- * "seq = N") each lookup misses the cache otherwise. */
+/* The hash the writer finds a string of n bytes by: the interning API's
+ * fast path for an importer that computes it on its reading thread and
+ * passes it with the string (dldb_nvtx_range.name_hash). */
 uint64_t dldb_writer_hash(const char *s, size_t n);
-void dldb_writer_prefetch(const dldb_writer *w, uint64_t h);
 
-/* Says that no strings are being added for now (the analysis calls it once
- * the raw records are in): the writer frees its table of the strings past
- * its in-memory cache (8 bytes a string: 128 MB at 10 M distinct NVTX
- * texts). A later dldb_writer_intern still finds every string: it first
- * reads them all again to rebuild the table. */
-void dldb_writer_strings_idle(dldb_writer *w);
+/* Says that a string of hash h (dldb_writer_hash) will be interned some
+ * rows from now, so that its lookup is ready when it comes. Only a hint:
+ * it changes no result. */
+void dldb_writer_will_intern(const dldb_writer *w, uint64_t h);
 
-/* Reading: shrinks the page cache of w's connection to DLDB_READ_CACHE_KIB
- * and frees the pages over it (the analysis reads its rows once, in order,
- * while it holds the most memory: the 64 MiB cache writes want is then
- * memory for nothing); writing (0): the cache writes want, back. */
-#define DLDB_READ_CACHE_KIB 4096
-void dldb_writer_cache_for(dldb_writer *w, int reading);
+/* Says that the raw records are in: the caller now reads the raw tables
+ * (dldb_scan_*), then writes derived rows (dldb_aggr_*), and adds no
+ * strings. The writer gives back memory it kept for adding records; a
+ * later dldb_writer_intern still finds every string (slower at first).
+ * dldb_writer_end_reads() says the reads and derived rows are done. Both
+ * may be called more than once; neither fails. */
+void dldb_writer_begin_reads(dldb_writer *w);
+void dldb_writer_end_reads(dldb_writer *w);
 
 /* The string with that id, or NULL if there is none. Borrowed: strings
  * cached in memory live until the writer is freed, others are read from the
@@ -255,181 +264,36 @@ int dldb_write_meta(dldb_writer *w, const char *key, const char *value, char *er
 /* Ensures the domain exists and stores its id in *id. */
 int dldb_write_domain(dldb_writer *w, const char *name, int64_t *id, char *err, size_t errlen);
 
-/* ---- Scans of raw records for the analysis ------------------------------ */
+/* ---- Raw records of our extensions (db/schema.sql "dl extensions",
+ * "nsys-stats-style statistics"). A dldb written before their tables
+ * existed lacks them: see dldb_scan.h and dldb_aggr.h. ---------------------- */
 
-/* Callbacks return 0 to go on; non-zero stops the scan, which then returns
- * that value. Records are borrowed for the call; names are string ids
- * (dldb_writer_string). Order is by id (insertion order) unless noted. */
+/* Kernel launch facts (kernel_occupancy). */
+typedef struct dldb_occ_writer dldb_occ_writer;
 
-typedef struct dldb_scan_range {
-  int64_t id, name_id, start_ns, end_ns, pid, tid;
-  int kind;
-  int64_t stack_id;               /* dldb_scan_range_stacks only: strings id of its stack */
-} dldb_scan_range;
-
-typedef struct dldb_scan_api {
-  int64_t id, name_id, start_ns, end_ns, pid, tid, correlation_id;
-} dldb_scan_api;
-
-/* Kernels, memcpys (kind 1) and memsets (kind 2) share one record. */
-typedef struct dldb_scan_gpu_op {
-  int kind;                       /* 0 kernel, 1 memcpy, 2 memset */
-  int64_t id, short_name_id, long_name_id;  /* 0 for memory ops */
-  int64_t gpu_start_ns, gpu_end_ns, correlation_id, pid;
-  int32_t device_id, copy_kind;
-  int64_t bytes;                  /* memory ops; 0 for kernels */
-  int32_t src_kind, dst_kind;     /* memcpys (formats.md B.4); 0 otherwise */
-  int32_t mem_kind;               /* memsets; 0 otherwise */
-  int32_t grid[3], block[3];      /* kernels: the launch's dimensions; 0 otherwise */
-} dldb_scan_gpu_op;
-
-typedef struct dldb_scan_gpu {
-  int32_t device_id;
-  const char *name;               /* gpu_name ("": unknown), valid during the call */
-  int64_t memory_bytes;           /* 0: unknown */
-  int32_t sm_count;               /* 0: unknown */
-} dldb_scan_gpu;
-
-/* An estimate of the rows of a raw table ("nvtx_ranges", "cuda_api_calls",
- * "kernels", "memcpys", "memsets": its largest id, cheap), 0 when unknown. */
-int64_t dldb_scan_estimate(dldb_writer *w, const char *table);
-
-/* Finds a domain by name: *id = 0 when absent. */
-int dldb_scan_domain(dldb_writer *w, const char *name, int64_t *id, char *err, size_t errlen);
-/* The first domain (lowest id) in *id, 0 when there is none. */
-int dldb_scan_first_domain(dldb_writer *w, int64_t *id, char *err, size_t errlen);
-int dldb_scan_ranges(dldb_writer *w, int64_t domain_id,
-                     int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
-                     size_t errlen);
-/* The ranges of the domain that have a call stack (nvtx_range_stacks; none
- * in files before schema 5), with stack_id set, in id order. */
-int dldb_scan_range_stacks(dldb_writer *w, int64_t domain_id,
-                           int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
-                           size_t errlen);
-int dldb_scan_api_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_api *a), void *ctx,
-                        char *err, size_t errlen);
-/* Kernels first, then memcpys, then memsets. */
-int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_op *g), void *ctx,
-                      char *err, size_t errlen);
-/* Device ids of the gpus table, ascending. */
-int dldb_scan_gpus(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu *g), void *ctx,
+int dldb_occ_writer_open(dldb_writer *w, dldb_occ_writer **out, char *err, size_t errlen);
+/* Attaches launch facts to the kernel written last (dldb_write_kernel).
+ * NaN stands for unknown (stored as NULL). */
+int dldb_occ_write(dldb_occ_writer *o, double blocks_per_sm, double est_occupancy_pct,
                    char *err, size_t errlen);
+void dldb_occ_writer_close(dldb_occ_writer **o);
 
-/* ---- Derived rows (layer b), written by analysis/ ----------------------- */
+/* OS runtime calls (osrt_calls, from Nsight Systems' OSRT_API). */
+typedef struct dldb_osrt_writer dldb_osrt_writer;
 
-typedef struct dldb_aggr_row {
-  int64_t domain_id;
-  int64_t iter_start, iter_stop, iter_aggregated;
-  const char *key_node_name;      /* "" without a key op */
-  const char *user_name, *host_name;
-  const char *aggr_start;         /* "YYYY-MM-DD HH:MM:SS" UTC */
-  int64_t wall_start_ns, wall_end_ns;
-  int key_op_found;
-  const char *tc_rules;
-} dldb_aggr_row;
+typedef struct dldb_osrt_call {
+  int64_t name_id;              /* interned name (dldb_writer_intern), > 0 */
+  int64_t start_ns, end_ns;     /* producer clock (the writer subtracts its origin) */
+  int64_t pid, tid;
+  int64_t return_value;
+  int32_t nesting;              /* 0: outermost */
+} dldb_osrt_call;
 
-typedef struct dldb_summary_row {
-  int64_t wall_clock_time;
-  double tc_utilization, gpu_utilization;
-  int64_t total_iterations, profiled_iterations, iter_start, iter_stop;
-  double iter_avg, iter_std_dev;
-  const char *key_node;
-  double pct[7];                  /* tc, non_tc, memory, dataloader, io, cpu, other */
-  int64_t kernels_gpu_time, kernels_count, using_tc_gpu_time, using_tc_count;
-  int64_t memory_gpu_time, memory_count, other_gpu_time, other_count, kernel_launches;
-  int64_t nodes_gpu_time[4], nodes_count[4]; /* total, using_tc, tc_eligible, other */
-  /* CPU time: durations of the calls that launched the kernels (all, TC,
-   * non-TC) and the memory operations, ns */
-  int64_t kernels_cpu_time, using_tc_cpu_time, memory_cpu_time, other_cpu_time;
-} dldb_summary_row;
-
-typedef struct dldb_iteration_row {
-  int64_t iter_value, start_time, stop_time;
-  int profiled;
-  double gpu_utilization;
-  int64_t total_kernel_count, using_tc_kernel_count, total_gpu_time, tc_gpu_time;
-  int64_t dur[7];                 /* ns per category, order of pct[] */
-} dldb_iteration_row;
-
-typedef struct dldb_op_row {
-  int64_t op_idx;
-  const char *op_node_id, *op_node_name, *direction, *op_node_type, *data_type, *stack_trace;
-  int64_t num_calls, kernel_calls;
-  int tc_eligible, using_tc, is_bad_data_type;
-  int64_t cpu_time, gpu_time, cpu_overhead, gpu_idle, tc_gpu_time;
-  int64_t cpu_time_min, cpu_time_max, gpu_time_min, gpu_time_max;
-  /* DLProf's iteration-report cells ("<N:32, C:3, H:32, W:32>; <6>"); NULL: unknown */
-  const char *input_shapes, *parameters, *output_shapes;
-} dldb_op_row;
-
-typedef struct dldb_kernel_attr_row {
-  int64_t iter_value, kernel_id, op_idx, api_start_ns;
-  int64_t api_dur_ns;             /* the launching call's duration; < 0: unknown (NULL) */
-  int uses_tc;
-} dldb_kernel_attr_row;
-
-typedef struct dldb_iter_op_row {
-  int64_t iter_value, op_idx, total_count, tc_count, total_gpu_time, tc_gpu_time;
-} dldb_iter_op_row;
-
-typedef struct dldb_op_kernel_row {
-  int64_t op_idx, kernel_name_id;
-  int uses_tc;
-  int64_t calls, gpu_time, min, max, api_time;
-  int64_t api_min, api_max;       /* per launch call; < 0: unknown (NULL) */
-} dldb_op_kernel_row;
-
-typedef struct dldb_group_row {
-  int64_t row_idx;
-  int row_type;                   /* 1 group, 2 op */
-  const char *row_full_id, *row_full_name, *row_trimmed_name;
-  int64_t level, num_op_instances, num_supported_leaf_ops, num_tc_leaf_ops;
-  int64_t cpu_time_sum, gpu_time_sum, cpu_overhead_sum, gpu_idle_sum;
-} dldb_group_row;
-
-/* sum/min/max for cpu_time, gpu_time, cpu_overhead, gpu_idle (in order). */
-typedef struct dldb_op_type_row {
-  const char *op_node_type;
-  int64_t num_nodes, num_calls;
-  int64_t sum[4], min[4], max[4];
-} dldb_op_type_row;
-
-typedef struct dldb_gpu_util_row {
-  int32_t device_id;
-  double gpu_utilization;
-  int64_t kernel_time;
-} dldb_gpu_util_row;
-
-typedef struct dldb_finding_row {
-  const char *rule_id, *problem, *recommendation, *javascript_function, *javascript_args;
-} dldb_finding_row;
-
-/* Starts an aggregation (opens its transaction) and returns its new id.
- * The rows below refer to it; dldb_aggr_end() commits them all, and
- * dldb_aggr_cancel() drops them. */
-int dldb_aggr_begin(dldb_writer *w, const dldb_aggr_row *a, int64_t *aggr_id, char *err,
-                    size_t errlen);
-int dldb_aggr_summary(dldb_writer *w, int64_t aggr_id, const dldb_summary_row *s, char *err,
-                      size_t errlen);
-int dldb_aggr_iteration(dldb_writer *w, int64_t aggr_id, const dldb_iteration_row *r, char *err,
-                        size_t errlen);
-int dldb_aggr_op(dldb_writer *w, int64_t aggr_id, const dldb_op_row *r, char *err,
-                 size_t errlen);
-int dldb_aggr_kernel(dldb_writer *w, int64_t aggr_id, const dldb_kernel_attr_row *r, char *err,
-                     size_t errlen);
-int dldb_aggr_iter_op(dldb_writer *w, int64_t aggr_id, const dldb_iter_op_row *r, char *err,
-                      size_t errlen);
-int dldb_aggr_op_kernel(dldb_writer *w, int64_t aggr_id, const dldb_op_kernel_row *r, char *err,
-                        size_t errlen);
-int dldb_aggr_group(dldb_writer *w, int64_t aggr_id, const dldb_group_row *r, char *err,
-                    size_t errlen);
-int dldb_aggr_op_type(dldb_writer *w, int64_t aggr_id, const dldb_op_type_row *r, char *err,
-                      size_t errlen);
-int dldb_aggr_gpu(dldb_writer *w, int64_t aggr_id, const dldb_gpu_util_row *r, char *err,
-                  size_t errlen);
-int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_finding_row *r,
-                      char *err, size_t errlen);
-int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen);
-void dldb_aggr_cancel(dldb_writer *w);
+/* DL_EINVAL on a writer opened on an existing dldb (raw records are not
+ * added there), DL_ENOTFOUND when the file has no osrt_calls table. */
+int dldb_osrt_writer_open(dldb_writer *w, dldb_osrt_writer **out, char *err, size_t errlen);
+/* Appends one call; rows are committed in the writer's batches. */
+int dldb_osrt_write(dldb_osrt_writer *o, const dldb_osrt_call *c, char *err, size_t errlen);
+void dldb_osrt_writer_close(dldb_osrt_writer **o);
 
 #endif

@@ -1,7 +1,9 @@
 /*
- * dldb_write_internal.h - the writer's insides, shared by dldb_write.c
- * (life cycle, raw inserts) and dldb_write_aggr.c (scans, derived rows).
- * Not for use outside db/.
+ * dldb_write_internal.h - the writer's insides, shared by the files that
+ * implement dldb_write.h (dldb_write.c: life cycle, strings, raw inserts),
+ * dldb_scan.h (dldb_scan.c), dldb_aggr.h (dldb_aggr.c), dldb_write_live.h
+ * (dldb_write_live.c) and our extension tables (dldb_dl.c, dldb_stats.c).
+ * Not for use outside db/ (tests/db reads a writer's insides through it).
  */
 #ifndef DLDB_WRITE_INTERNAL_H
 #define DLDB_WRITE_INTERNAL_H
@@ -70,6 +72,11 @@ enum {
  * about this many bytes): callers ask for them in about ascending order. */
 #define DLDB__AHEAD_ROWS 256
 #define DLDB__AHEAD_BYTES ((size_t)256 << 10)
+/* The page cache of a writer's connection while it reads
+ * (dldb_writer_begin_reads, dldb_writer_reader): rows are read once, in
+ * order, while the analysis holds the most memory, so the 64 MiB cache
+ * writes want would be memory for nothing. */
+#define DLDB__READ_CACHE_KIB 4096
 
 typedef struct dldb__chunk {
   struct dldb__chunk *next;
@@ -124,7 +131,7 @@ struct dldb_writer {
   size_t ahead_cap;
   const char *last_domain_name; /* borrowed from strs */
   int64_t last_domain_id;
-  int cache_reading;  /* dldb_writer_cache_for: the small cache is set */
+  int cache_reading;  /* dldb_writer_begin_reads: the small cache is set */
   int64_t cache_size; /* ... and PRAGMA cache_size to go back to */
 };
 

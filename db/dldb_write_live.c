@@ -29,20 +29,6 @@ static const char *const live_sql[L_COUNT] = {
                    "VALUES (?1, ?2, ?3)",
 };
 
-static const char side_tables_sql[] =
-    "CREATE TABLE IF NOT EXISTS cuda_contexts ("
-    "  context_id INTEGER PRIMARY KEY, device_id INTEGER NOT NULL,"
-    "  null_stream_id INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS cupti_overheads ("
-    "  overhead_kind INTEGER NOT NULL, object_kind INTEGER NOT NULL,"
-    "  start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS cupti_external_correlations ("
-    "  correlation_id INTEGER NOT NULL, external_kind INTEGER NOT NULL,"
-    "  external_id INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS nvtx_categories ("
-    "  domain_id INTEGER NOT NULL REFERENCES domains(id), category INTEGER NOT NULL,"
-    "  name_id INTEGER NOT NULL REFERENCES strings(id), PRIMARY KEY (domain_id, category));";
-
 struct dldb_live {
   dldb_writer *w;
   sqlite3_stmt *st[L_COUNT];
@@ -76,8 +62,7 @@ int dldb_live_create(const char *path, const dldb_write_opts *o, const dldb_sysc
     rc = lerr(db, err, errlen, "dldb_live_create: open");
     goto out;
   }
-  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_exec(db, side_tables_sql, NULL, NULL, NULL) != SQLITE_OK)
+  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK)
     rc = lerr(db, err, errlen, "dldb_live_create");
 out:
   sqlite3_close(db);
@@ -98,8 +83,7 @@ int dldb_live_open(const char *path, dldb_live **out, int64_t *first_free_id, ch
   if (sqlite3_exec(db,
                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; "
                    "PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=0",
-                   NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_exec(db, side_tables_sql, NULL, NULL, NULL) != SQLITE_OK) {
+                   NULL, NULL, NULL) != SQLITE_OK) {
     rc = lerr(db, err, errlen, "dldb_live_open");
     goto out;
   }
@@ -210,42 +194,6 @@ int dldb_live_category(dldb_live *l, const char *domain, int64_t category, const
   sqlite3_bind_int64(st, 2, category);
   sqlite3_bind_int64(st, 3, name_id);
   return dldb__step_done(l->w, st, err, errlen, "dldb_live_category");
-}
-
-int dldb_live_scan_extcorr(dldb_writer *w, int64_t domain_id,
-                           int (*fn)(void *ctx, const dldb_live_extcorr *e), void *ctx,
-                           char *err, size_t errlen) {
-  static const char sql[] =
-      "SELECT e.correlation_id, r.id, r.pid, r.tid, r.start_ns, r.end_ns "
-      "FROM cupti_external_correlations e JOIN nvtx_ranges r ON r.id = e.external_id "
-      "WHERE e.external_kind = 3 AND r.domain_id = ?1 AND r.kind IN (1, 2) "
-      "ORDER BY e.correlation_id";
-  sqlite3_stmt *st = NULL;
-  int rc = DL_OK, step;
-  if (sqlite3_prepare_v2(w->db,
-                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                         "name = 'cupti_external_correlations'",
-                         -1, &st, NULL) != SQLITE_OK)
-    return lerr(w->db, err, errlen, "dldb_live_scan_extcorr");
-  step = sqlite3_step(st);
-  sqlite3_finalize(st);
-  st = NULL;
-  if (step != SQLITE_ROW) return DL_OK;
-  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
-    return lerr(w->db, err, errlen, "dldb_live_scan_extcorr");
-  sqlite3_bind_int64(st, 1, domain_id);
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    dldb_live_extcorr e = {.correlation_id = sqlite3_column_int64(st, 0),
-                           .range_id = sqlite3_column_int64(st, 1),
-                           .pid = sqlite3_column_int64(st, 2),
-                           .tid = sqlite3_column_int64(st, 3),
-                           .start_ns = sqlite3_column_int64(st, 4),
-                           .end_ns = sqlite3_column_int64(st, 5)};
-    if ((rc = fn(ctx, &e))) break;
-  }
-  if (!rc && step != SQLITE_DONE) rc = lerr(w->db, err, errlen, "dldb_live_scan_extcorr");
-  sqlite3_finalize(st);
-  return rc;
 }
 
 int dldb_live_commit(dldb_live *l, char *err, size_t errlen) {

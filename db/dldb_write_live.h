@@ -16,10 +16,10 @@
  * a rollback-journal file and moves it onto its final name; the analysis
  * then runs on it as on any dldb (dldb_writer_open_existing + dla).
  *
- * Besides the base tables the live store has four side tables for what
- * CUPTI and NVTX report and schema.sql has no place for (contexts, CUPTI
- * overhead, external correlations, NVTX category names); they are created
- * by dldb_live_create and ignored by the views.
+ * Besides the raw records of dldb_write.h the live store fills four side
+ * tables of schema.sql for what CUPTI and NVTX report (contexts, CUPTI
+ * overhead, external correlations, NVTX category names); the views ignore
+ * them.
  *
  * Ownership: dldb_live_open returns a new handle, closed by
  * dldb_live_close(&l) (sets it to NULL). dldb_live_writer() lends the
@@ -90,23 +90,6 @@ int dldb_live_close(dldb_live **l, char *err, size_t errlen);
  * with DL_EEXIST if final_path exists and force is 0). */
 int dldb_live_finish(const char *path, const char *final_path, int force, char *err,
                      size_t errlen);
-
-/* One exact link from a CUDA API call to the NVTX range it was made in:
- * a row of cupti_external_correlations of kind CUSTOM0 (3), whose external
- * id is the range's id (the collector pushes it per NVTX push), joined with
- * that range. Times as stored (relative to the time origin). */
-typedef struct dldb_live_extcorr {
-  int64_t correlation_id;      /* the API call's (per process) */
-  int64_t range_id, pid, tid, start_ns, end_ns; /* the range's */
-} dldb_live_extcorr;
-
-/* Scans the links whose range is a push/pop or start/end range of
- * domain_id, ordered by correlation id; none (DL_OK) when the store has no
- * such table (other producers). Works on any writer of ours (an
- * aggregation's too). fn returns non-zero to stop; the scan returns it. */
-int dldb_live_scan_extcorr(dldb_writer *w, int64_t domain_id,
-                           int (*fn)(void *ctx, const dldb_live_extcorr *e), void *ctx,
-                           char *err, size_t errlen);
 
 typedef struct dldb_live_counts {
   int64_t nvtx_ranges, domains, threads;

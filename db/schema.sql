@@ -191,6 +191,42 @@ CREATE TABLE syncs (
   pid            INTEGER NOT NULL
 );
 
+-- What the live collector (db/dldb_write_live.h) records besides the raw
+-- records above: facts CUPTI and NVTX report that no view reads. Every file
+-- has the tables; only the collector fills them. Files of schema 5 written
+-- by an importer before they were declared here lack them (readers check).
+-- CUDA contexts: each one's device and NULL stream.
+CREATE TABLE cuda_contexts (
+  context_id     INTEGER PRIMARY KEY,
+  device_id      INTEGER NOT NULL,
+  null_stream_id INTEGER NOT NULL
+);
+
+-- CUPTI's own overhead (CUpti_ActivityOverheadKind, CUpti_ActivityObjectKind).
+CREATE TABLE cupti_overheads (
+  overhead_kind INTEGER NOT NULL,
+  object_kind   INTEGER NOT NULL,
+  start_ns      INTEGER NOT NULL,
+  end_ns        INTEGER NOT NULL
+);
+
+-- CUPTI external correlations: an API call's correlation id linked to an
+-- external id of a kind (CUpti_ExternalCorrelationKind). Kind 3 (CUSTOM0):
+-- the external id is the nvtx_ranges id of the range the call was made in.
+CREATE TABLE cupti_external_correlations (
+  correlation_id INTEGER NOT NULL,
+  external_kind  INTEGER NOT NULL,
+  external_id    INTEGER NOT NULL
+);
+
+-- Names of NVTX categories (nvtxDomainNameCategory), per domain.
+CREATE TABLE nvtx_categories (
+  domain_id INTEGER NOT NULL REFERENCES domains(id),
+  category  INTEGER NOT NULL,
+  name_id   INTEGER NOT NULL REFERENCES strings(id),
+  PRIMARY KEY (domain_id, category)
+);
+
 ---------------------------------------------------------------------------
 -- (b) Derived rows, one set per aggregation
 ---------------------------------------------------------------------------
@@ -626,7 +662,7 @@ JOIN aggregations a ON a.aggr_id = g.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
--- ---- dl extensions: our own tables and views beyond DLProf's (issue 4) ----
+-- ---- dl extensions: our own tables and views beyond DLProf's ----
 -- Readers must treat every view_dl_* as optional (NVIDIA's files lack them).
 
 -- Per kernel, what a PyTorch profiler (Kineto) trace says about its launch.
@@ -754,9 +790,9 @@ SELECT x.aggr_id AS aggr_id, x.iter_value, n.value AS name
 FROM aggr_dl_iter_names x
 JOIN strings n ON n.id = x.name_id;
 
--- ---- dl extensions: nsys-stats-style statistics (issue 8) ----
--- Readers must treat these as optional too (NVIDIA's files and ours from
--- before issue 8 lack them). Source of the derived rows: analysis/dla_stats.c.
+-- ---- dl extensions: nsys-stats-style statistics ----
+-- Readers must treat these as optional too (NVIDIA's files and ours of
+-- earlier schema versions lack them). Source of the derived rows: analysis/dla_stats.c.
 
 -- OS runtime library calls (an Nsight Systems export captured with -t osrt,
 -- table OSRT_API), host clock.

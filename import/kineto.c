@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "dldb_dl.h"
+#include "dldb_write.h"
 #include "dli_kineto.h"
 #include "kjson.h"
 #include "kpipe.h"

@@ -1,97 +1,57 @@
-/* kpipe.c - an in-order producer/consumer hand-off of records (see kpipe.h). */
+/* kpipe.c - records packed into blocks that a dl_pipe hands to its
+ * consumer thread (see kpipe.h). A record is its length (size_t), then its
+ * bytes padded to 8. */
 #include "kpipe.h"
 
-#include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dl.h"
-
-typedef struct block {
-  unsigned char *data;
-  size_t used;
-} block;
+#include "dl_pipe.h"
 
 struct kpipe {
+  dl_pipe *pipe;
   kpipe_fn fn;
   void *ctx;
-  block b[KPIPE_BLOCKS];
-  /* blocks published so far (w) and handled so far (r); the producer fills
-   * b[w % N] while w - r < N, the consumer handles b[r % N] while r < w */
-  uint64_t w, r;
-  int rc;       /* fn's first non-zero result */
-  int stop;
-  int threaded;
-  pthread_t thread;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
+  unsigned char *cur; /* the block being filled (claimed), NULL: none */
+  size_t used;        /* its bytes so far */
 };
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* Calls fn on each record of b unless an error came before. */
-static int handle(kpipe *p, const block *b, int rc) {
-  for (size_t off = 0; off < b->used && rc == 0;) {
+/* The pipe's consumer: calls fn on each record of a block, up to an error. */
+static int handle(void *arg, void *block, size_t used) {
+  kpipe *p = arg;
+  const unsigned char *b = block;
+  int rc = 0;
+  for (size_t off = 0; off < used && rc == 0;) {
     size_t len;
-    memcpy(&len, b->data + off, sizeof len);
-    rc = p->fn(p->ctx, b->data + off + sizeof(size_t), len);
+    memcpy(&len, b + off, sizeof len);
+    rc = p->fn(p->ctx, b + off + sizeof(size_t), len);
     off += sizeof(size_t) + align8(len);
   }
   return rc;
 }
 
-static void *consumer(void *arg) {
-  kpipe *p = arg;
-  pthread_mutex_lock(&p->mu);
-  for (;;) {
-    while (p->r == p->w && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
-    if (p->r == p->w) break; /* stopped and drained */
-    block *b = &p->b[p->r % KPIPE_BLOCKS];
-    int rc = p->rc;
-    pthread_mutex_unlock(&p->mu);
-    rc = handle(p, b, rc);
-    b->used = 0;
-    pthread_mutex_lock(&p->mu);
-    p->rc = rc;
-    p->r++;
-    pthread_cond_broadcast(&p->cv);
-  }
-  pthread_mutex_unlock(&p->mu);
-  return NULL;
-}
-
 int kpipe_start(kpipe **pp, kpipe_fn fn, void *ctx) {
   kpipe *p = calloc(1, sizeof *p);
-  if (!p) return DL_ENOMEM;
+  if (!p || dl_pipe_new(KPIPE_BLOCK, KPIPE_BLOCKS, &p->pipe) != DL_OK) {
+    free(p);
+    return DL_ENOMEM;
+  }
   p->fn = fn;
   p->ctx = ctx;
-  for (int i = 0; i < KPIPE_BLOCKS; i++)
-    if (!(p->b[i].data = malloc(KPIPE_BLOCK))) {
-      for (int k = 0; k < i; k++) free(p->b[k].data);
-      free(p);
-      return DL_ENOMEM;
-    }
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cv, NULL);
-  p->threaded = pthread_create(&p->thread, NULL, consumer, p) == 0;
+  dl_pipe_start_consumer(p->pipe, handle, p);
   *pp = p;
   return DL_OK;
 }
 
-/* Hands the block being filled to the consumer and waits for a free one. */
-static void publish(kpipe *p) {
-  pthread_mutex_lock(&p->mu);
-  p->w++;
-  pthread_cond_broadcast(&p->cv);
-  while (p->w - p->r >= KPIPE_BLOCKS) pthread_cond_wait(&p->cv, &p->mu);
-  pthread_mutex_unlock(&p->mu);
-}
-
-static int error_now(kpipe *p) {
-  pthread_mutex_lock(&p->mu);
-  int rc = p->rc;
-  pthread_mutex_unlock(&p->mu);
+/* Hands the block being filled over (if it holds anything). */
+static int publish(kpipe *p) {
+  if (!p->cur || !p->used) return DL_OK;
+  int rc = dl_pipe_publish(p->pipe, p->used);
+  p->cur = NULL;
+  p->used = 0;
   return rc;
 }
 
@@ -101,55 +61,33 @@ void *kpipe_reserve(kpipe *p, size_t len, int *rc) {
     *rc = DL_EINVAL;
     return NULL;
   }
-  block *b = &p->b[p->w % KPIPE_BLOCKS];
-  if (p->threaded && b->used + need > KPIPE_BLOCK) {
-    publish(p);
-    if ((*rc = error_now(p)) != 0) return NULL;
-    b = &p->b[p->w % KPIPE_BLOCKS];
+  if (p->cur && p->used + need > KPIPE_BLOCK && (*rc = publish(p)) != DL_OK) return NULL;
+  if (!p->cur && !(p->cur = dl_pipe_claim(p->pipe))) {
+    *rc = dl_pipe_error(p->pipe);
+    return NULL;
   }
-  memcpy(b->data + b->used, &len, sizeof len);
-  return b->data + b->used + sizeof(size_t);
+  memcpy(p->cur + p->used, &len, sizeof len);
+  return p->cur + p->used + sizeof(size_t);
 }
 
 int kpipe_commit(kpipe *p, size_t len) {
-  block *b = &p->b[p->w % KPIPE_BLOCKS];
-  if (!p->threaded) { /* handled at once: the block holds one record */
-    p->rc = handle(p, &(block){b->data, sizeof(size_t) + align8(len)}, p->rc);
-    return p->rc;
-  }
-  b->used += sizeof(size_t) + align8(len);
+  p->used += sizeof(size_t) + align8(len);
   return 0;
 }
 
 int kpipe_flush(kpipe *p) {
   if (!p) return 0;
-  if (!p->threaded) return p->rc;
-  pthread_mutex_lock(&p->mu);
-  if (p->b[p->w % KPIPE_BLOCKS].used) {
-    p->w++;
-    pthread_cond_broadcast(&p->cv);
-  }
-  while (p->r != p->w) pthread_cond_wait(&p->cv, &p->mu);
-  int rc = p->rc;
-  pthread_mutex_unlock(&p->mu);
-  return rc;
+  int rc = publish(p);
+  return rc ? rc : dl_pipe_drain(p->pipe);
 }
 
 int kpipe_stop(kpipe **pp) {
   kpipe *p = pp ? *pp : NULL;
   if (!p) return 0;
   int rc = kpipe_flush(p);
-  if (p->threaded) {
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    pthread_join(p->thread, NULL);
-  }
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->cv);
-  for (int i = 0; i < KPIPE_BLOCKS; i++) free(p->b[i].data);
+  int jrc = dl_pipe_join(p->pipe);
+  dl_pipe_free(&p->pipe);
   free(p);
   *pp = NULL;
-  return rc;
+  return rc ? rc : jrc;
 }

@@ -10,9 +10,11 @@
  * (the rest is dropped) and that code comes back from the next reserve,
  * flush or stop. kpipe_flush returns once every committed record has been
  * handled: only then may the producer touch what fn touches. Without a
- * thread (pthread_create failed), records are handled inside commit.
+ * thread (pthread_create failed), a full block is handled inside the
+ * reserve that needs a new one, the rest by flush.
  *
- * Owned by import/ (used by kineto.c). Never prints, never exits.
+ * Records in blocks over common/dl_pipe.h, which does the hand-off. Owned
+ * by import/ (used by kineto.c). Never prints, never exits.
  */
 #ifndef KPIPE_H
 #define KPIPE_H
@@ -32,8 +34,7 @@ int kpipe_start(kpipe **p, kpipe_fn fn, void *ctx);
  * the consumer's error (or DL_EINVAL when len exceeds a block). */
 void *kpipe_reserve(kpipe *p, size_t len, int *rc);
 
-/* Commits the record just reserved (len as reserved). Returns 0 or the
- * consumer's first error (only without a thread). */
+/* Commits the record just reserved (len as reserved). Returns 0. */
 int kpipe_commit(kpipe *p, size_t len);
 
 /* Waits until every committed record is handled; returns fn's first

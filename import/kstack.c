@@ -13,13 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_map.h"
+
 /* The longest stack stored: whole frames, innermost first, up to this many
  * bytes (the Kineto importer keeps the old argument to the same length). */
 #define KSTACK_MAX_BYTES 16384
 
 typedef struct kframe {
   int64_t pid, tid, start, end;
-  uint32_t name;   /* offset into the name pool */
+  uint32_t name;   /* index into names */
   int32_t parent;  /* the enclosing frame (after sorting), -1: none */
   int64_t text_id; /* strings id of its chain, 0: not made yet, -1: none */
 } kframe;
@@ -33,21 +35,25 @@ struct kstack {
   size_t nf, fcap;
   krange *r;
   size_t nr, rcap;
-  char *pool;      /* names, each with its NUL */
-  size_t plen, pcap;
-  uint32_t *slots; /* open addressing: pool offset + 1, 0 empty */
-  size_t scap, nnames;
+  char **names;    /* each distinct frame name, copied once */
+  size_t nnames, ncap;
+  dl_smap index;   /* name -> its index in names (keys: the copies) */
 };
 
-kstack *kstack_new(void) { return calloc(1, sizeof(kstack)); }
+kstack *kstack_new(void) {
+  kstack *s = calloc(1, sizeof(kstack));
+  if (s) dl_smap_init(&s->index);
+  return s;
+}
 
 void kstack_free(kstack **ps) {
   kstack *s = *ps;
   if (!s) return;
   free(s->f);
   free(s->r);
-  free(s->pool);
-  free(s->slots);
+  for (size_t i = 0; i < s->nnames; i++) free(s->names[i]);
+  free(s->names);
+  dl_smap_free(&s->index);
   free(s);
   *ps = NULL;
 }
@@ -63,41 +69,24 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
   return 0;
 }
 
-static uint64_t hash(const char *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-/* The pool offset of name, added once. 0, or -1 when out of memory. */
+/* The index of name in names, copied once. 0, or -1 when out of memory. */
 static int intern(kstack *s, const char *name, uint32_t *out) {
-  if ((s->nnames + 1) * 2 > s->scap) { /* rehash at half full */
-    size_t cap = s->scap ? s->scap * 2 : 1024;
-    uint32_t *n = calloc(cap, sizeof *n);
-    if (!n) return -1;
-    for (size_t i = 0; i < s->scap; i++) {
-      if (!s->slots[i]) continue;
-      size_t j = hash(s->pool + s->slots[i] - 1) & (cap - 1);
-      while (n[j]) j = (j + 1) & (cap - 1);
-      n[j] = s->slots[i];
-    }
-    free(s->slots);
-    s->slots = n;
-    s->scap = cap;
+  int64_t i = dl_smap_get(&s->index, name);
+  if (i >= 0) {
+    *out = (uint32_t)i;
+    return 0;
   }
-  size_t j = hash(name) & (s->scap - 1);
-  for (; s->slots[j]; j = (j + 1) & (s->scap - 1))
-    if (strcmp(s->pool + s->slots[j] - 1, name) == 0) {
-      *out = s->slots[j] - 1;
-      return 0;
-    }
-  size_t n = strlen(name) + 1;
-  if (s->plen + n >= UINT32_MAX || grow((void **)&s->pool, &s->pcap, s->plen + n, 1)) return -1;
-  memcpy(s->pool + s->plen, name, n);
-  *out = (uint32_t)s->plen;
-  s->slots[j] = (uint32_t)s->plen + 1;
-  s->plen += n;
-  s->nnames++;
+  if (s->nnames >= UINT32_MAX ||
+      grow((void **)&s->names, &s->ncap, s->nnames + 1, sizeof *s->names))
+    return -1;
+  char *copy = strdup(name);
+  if (!copy) return -1;
+  if (dl_smap_put(&s->index, copy, (int64_t)s->nnames)) {
+    free(copy);
+    return -1;
+  }
+  s->names[s->nnames] = copy;
+  *out = (uint32_t)s->nnames++;
   return 0;
 }
 
@@ -150,7 +139,7 @@ static int chain_id(kstack *s, int32_t i, dldb_writer *w, char *buf, int64_t *id
   }
   size_t len = 0;
   for (int32_t x = i; x >= 0; x = s->f[x].parent) {
-    const char *name = s->pool + s->f[x].name;
+    const char *name = s->names[s->f[x].name];
     size_t n = strlen(name);
     if (len + n + 2 > KSTACK_MAX_BYTES) break; /* whole frames only */
     if (len) buf[len++] = ';';

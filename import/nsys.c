@@ -8,12 +8,13 @@
  * Times are the export's session-clock nanoseconds, stored as they are.
  */
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dl_kname.h"
-#include "dldb_stats.h"
+#include "dldb_write.h"
 #include "dli.h"
 #include "rowpipe.h"
 
@@ -503,13 +504,13 @@ static int import_nvtx(nsys *x) {
   if ((rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType IN (59, 60, 75)", &st)) != DL_OK)
     goto out;
   /* texts hashed on the reading thread, their table slots prefetched
-   * PREFETCH_ROWS rows ahead (dldb_writer_prefetch) */
+   * PREFETCH_ROWS rows ahead (dldb_writer_will_intern) */
   scan sc = {.st = st, .s = SQLITE_DONE, .hash = dldb_writer_hash};
   const rp_cell *c;
   while ((c = scan_row(&sc, 1u << 3))) {
     if (++n % PROGRESS_EVERY == 0) progress(x, "NVTX ranges", n, total);
     const rp_cell *ahead = rowpipe_peek(sc.rp, PREFETCH_ROWS);
-    if (ahead && ahead[3].type == SQLITE_TEXT) dldb_writer_prefetch(x->w, ahead[3].h);
+    if (ahead && ahead[3].type == SQLITE_TEXT) dldb_writer_will_intern(x->w, ahead[3].h);
     if (c_int(c, 2) == 75) {
       domain_rows++;
       if (!dm.complete && (rc = domain_add(x, &dm, c, 7, 3)) != DL_OK) break;
@@ -681,96 +682,155 @@ static int import_kernels(nsys *x) {
   return rc;
 }
 
-static int import_memcpys(nsys *x) {
-  static const char *const cols[] = {"!start", "!end", "deviceId", "streamId", "correlationId",
-                                     "globalPid", "bytes", "copyKind", "srcKind", "dstKind", NULL};
-  static const int idcols[] = {2, 3, 4, 5, -1};
-  const char *table = "CUPTI_ACTIVITY_KIND_MEMCPY";
-  sqlite3_stmt *st = NULL;
-  if (!has_table(x, table)) return DL_OK;
-  progress(x, "memory copies", 0, row_estimate(x, table));
-  int rc = prepare_select(x, table, cols, NULL, &st);
-  if (rc != DL_OK) return rc;
-  scan sc = {.st = st, .s = SQLITE_DONE};
-  const rp_cell *c;
-  int64_t n = 0;
-  while ((c = scan_row(&sc, 0))) {
-    n++;
-    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
-      x->st->skipped++;
-      continue;
-    }
-    dldb_memcpy m = {.copy_kind = (int)c_int(c, 7), .src_kind = (int)c_int(c, 8),
-                     .dst_kind = (int)c_int(c, 9), .bytes = c_int(c, 6),
-                     .device_id = (int32_t)c_int(c, 2), .stream_id = (int32_t)c_int(c, 3),
-                     .gpu_start_ns = c_int(c, 0), .gpu_end_ns = c_int(c, 1),
-                     .correlation_id = c_int(c, 4), .pid = gpid(c_int(c, 5))};
-    if ((rc = dldb_write_memcpy(x->w, &m, x->err, x->errlen)) != DL_OK) break;
-    x->st->memcpys++;
-  }
-  progress(x, "memory copies", n, n);
-  return scan_end(x, &sc, rc, table);
+/* ---- Activities read by one table-driven scan: memory copies, memsets and
+ * synchronizations. Each kind is a table of the export's columns, each named
+ * with the record field it fills; the scan selects them by name, checks the
+ * interval and the id columns, fills the record and writes it. */
+
+typedef enum act_type {
+  A_START, /* the interval's start (required column) */
+  A_END,   /* the interval's end (required column) */
+  A_ID32,  /* an id (must be a usable id), stored as int32_t */
+  A_ID64,  /* an id, stored as int64_t */
+  A_PID,   /* a globalPid, stored as the process id (int64_t) */
+  A_I32,   /* a value, stored as int32_t (or int) */
+  A_I64,   /* a value, stored as int64_t */
+} act_type;
+
+typedef struct act_col {
+  const char *name; /* the export's column ("!name": required) */
+  act_type type;
+  size_t off;       /* the field in the record */
+} act_col;
+
+typedef struct act_kind {
+  const char *table, *what; /* the export's table; the progress label */
+  const act_col *cols;      /* ends with a NULL name */
+  size_t rec_size;
+  int (*write)(dldb_writer *w, const void *rec, char *err, size_t errlen);
+  size_t count_off; /* the dli_stats counter of rows written */
+} act_kind;
+
+_Static_assert(sizeof(int) == sizeof(int32_t), "int fields are filled as int32_t");
+
+static int write_memcpy(dldb_writer *w, const void *r, char *err, size_t errlen) {
+  return dldb_write_memcpy(w, r, err, errlen);
+}
+static int write_memset(dldb_writer *w, const void *r, char *err, size_t errlen) {
+  return dldb_write_memset(w, r, err, errlen);
+}
+static int write_sync(dldb_writer *w, const void *r, char *err, size_t errlen) {
+  return dldb_write_sync(w, r, err, errlen);
 }
 
-static int import_memsets(nsys *x) {
-  static const char *const cols[] = {"!start", "!end", "deviceId", "streamId", "correlationId",
-                                     "globalPid", "bytes", "value", "memKind", NULL};
-  static const int idcols[] = {2, 3, 4, 5, -1};
-  const char *table = "CUPTI_ACTIVITY_KIND_MEMSET";
-  sqlite3_stmt *st = NULL;
-  if (!has_table(x, table)) return DL_OK;
-  progress(x, "memsets", 0, row_estimate(x, table));
-  int rc = prepare_select(x, table, cols, NULL, &st);
-  if (rc != DL_OK) return rc;
-  scan sc = {.st = st, .s = SQLITE_DONE};
-  const rp_cell *c;
-  int64_t n = 0;
-  while ((c = scan_row(&sc, 0))) {
-    n++;
-    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
-      x->st->skipped++;
-      continue;
+#define ACT(rec, col, type, field) {col, type, offsetof(rec, field)}
+static const act_col memcpy_cols[] = {
+    ACT(dldb_memcpy, "!start", A_START, gpu_start_ns),
+    ACT(dldb_memcpy, "!end", A_END, gpu_end_ns),
+    ACT(dldb_memcpy, "deviceId", A_ID32, device_id),
+    ACT(dldb_memcpy, "streamId", A_ID32, stream_id),
+    ACT(dldb_memcpy, "correlationId", A_ID64, correlation_id),
+    ACT(dldb_memcpy, "globalPid", A_PID, pid),
+    ACT(dldb_memcpy, "bytes", A_I64, bytes),
+    ACT(dldb_memcpy, "copyKind", A_I32, copy_kind),
+    ACT(dldb_memcpy, "srcKind", A_I32, src_kind),
+    ACT(dldb_memcpy, "dstKind", A_I32, dst_kind),
+    {NULL, A_I64, 0}};
+static const act_col memset_cols[] = {
+    ACT(dldb_memset, "!start", A_START, gpu_start_ns),
+    ACT(dldb_memset, "!end", A_END, gpu_end_ns),
+    ACT(dldb_memset, "deviceId", A_ID32, device_id),
+    ACT(dldb_memset, "streamId", A_ID32, stream_id),
+    ACT(dldb_memset, "correlationId", A_ID64, correlation_id),
+    ACT(dldb_memset, "globalPid", A_PID, pid),
+    ACT(dldb_memset, "bytes", A_I64, bytes),
+    ACT(dldb_memset, "value", A_I32, value),
+    ACT(dldb_memset, "memKind", A_I32, mem_kind),
+    {NULL, A_I64, 0}};
+static const act_col sync_cols[] = {
+    ACT(dldb_sync, "!start", A_START, start_ns),
+    ACT(dldb_sync, "!end", A_END, end_ns),
+    ACT(dldb_sync, "deviceId", A_ID32, device_id),
+    ACT(dldb_sync, "streamId", A_ID32, stream_id),
+    ACT(dldb_sync, "correlationId", A_ID64, correlation_id),
+    ACT(dldb_sync, "globalPid", A_PID, pid),
+    ACT(dldb_sync, "syncType", A_I32, sync_type),
+    ACT(dldb_sync, "eventId", A_I64, event_id),
+    {NULL, A_I64, 0}};
+#undef ACT
+
+static const act_kind act_kinds[] = {
+    {"CUPTI_ACTIVITY_KIND_MEMCPY", "memory copies", memcpy_cols, sizeof(dldb_memcpy), write_memcpy,
+     offsetof(dli_stats, memcpys)},
+    {"CUPTI_ACTIVITY_KIND_MEMSET", "memsets", memset_cols, sizeof(dldb_memset), write_memset,
+     offsetof(dli_stats, memsets)},
+    {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "synchronizations", sync_cols, sizeof(dldb_sync),
+     write_sync, offsetof(dli_stats, syncs)},
+};
+
+#define ACT_MAX_COLS 16
+
+/* The row's fields into rec (zeroed first); 0 when its interval or an id
+ * column is unusable. */
+static int act_fill(const act_kind *k, const rp_cell *c, int start, int end, void *rec) {
+  if (c[start].type != SQLITE_INTEGER || c[end].type != SQLITE_INTEGER) return 0;
+  int64_t a = c[start].i, b = c[end].i;
+  if (a < 0 || b < a || b > DLI_MAX_TIME_NS) return 0;
+  memset(rec, 0, k->rec_size);
+  for (int i = 0; k->cols[i].name; i++) {
+    const act_col *col = &k->cols[i];
+    if ((col->type == A_ID32 || col->type == A_ID64 || col->type == A_PID) && !c_id_ok(c, i))
+      return 0;
+    int64_t v = col->type == A_PID ? gpid(c_int(c, i)) : c_int(c, i);
+    unsigned char *f = (unsigned char *)rec + col->off;
+    if (col->type == A_ID32 || col->type == A_I32) {
+      int32_t v32 = (int32_t)v;
+      memcpy(f, &v32, sizeof v32);
+    } else {
+      memcpy(f, &v, sizeof v);
     }
-    dldb_memset m = {.value = (int32_t)c_int(c, 7), .bytes = c_int(c, 6),
-                     .mem_kind = (int)c_int(c, 8), .device_id = (int32_t)c_int(c, 2),
-                     .stream_id = (int32_t)c_int(c, 3), .gpu_start_ns = c_int(c, 0),
-                     .gpu_end_ns = c_int(c, 1), .correlation_id = c_int(c, 4),
-                     .pid = gpid(c_int(c, 5))};
-    if ((rc = dldb_write_memset(x->w, &m, x->err, x->errlen)) != DL_OK) break;
-    x->st->memsets++;
   }
-  progress(x, "memsets", n, n);
-  return scan_end(x, &sc, rc, table);
+  return 1;
 }
 
-static int import_syncs(nsys *x) {
-  static const char *const cols[] = {"!start", "!end", "deviceId", "streamId", "correlationId",
-                                     "globalPid", "syncType", "eventId", NULL};
-  static const int idcols[] = {2, 3, 4, 5, -1};
-  const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+/* Reads one activity kind's table (absent: nothing) into the dldb. */
+static int import_activity(nsys *x, const act_kind *k) {
+  const char *cols[ACT_MAX_COLS + 1];
+  int start = -1, end = -1, ncols = 0;
+  for (; k->cols[ncols].name && ncols < ACT_MAX_COLS; ncols++) {
+    cols[ncols] = k->cols[ncols].name;
+    if (k->cols[ncols].type == A_START) start = ncols;
+    if (k->cols[ncols].type == A_END) end = ncols;
+  }
+  cols[ncols] = NULL;
   sqlite3_stmt *st = NULL;
-  if (!has_table(x, table)) return DL_OK;
-  progress(x, "synchronizations", 0, row_estimate(x, table));
-  int rc = prepare_select(x, table, cols, NULL, &st);
+  if (!has_table(x, k->table)) return DL_OK;
+  progress(x, k->what, 0, row_estimate(x, k->table));
+  int rc = prepare_select(x, k->table, cols, NULL, &st);
   if (rc != DL_OK) return rc;
+  union { dldb_memcpy m; dldb_memset s; dldb_sync y; } rec;
+  int64_t *count = (int64_t *)(void *)((char *)x->st + k->count_off);
   scan sc = {.st = st, .s = SQLITE_DONE};
   const rp_cell *c;
   int64_t n = 0;
   while ((c = scan_row(&sc, 0))) {
     n++;
-    if (!c_times_ok(c, 0) || !c_ids_ok(c, idcols)) {
+    if (!act_fill(k, c, start, end, &rec)) {
       x->st->skipped++;
       continue;
     }
-    dldb_sync y = {.sync_type = (int)c_int(c, 6), .device_id = (int32_t)c_int(c, 2),
-                   .stream_id = (int32_t)c_int(c, 3), .event_id = c_int(c, 7),
-                   .start_ns = c_int(c, 0), .end_ns = c_int(c, 1),
-                   .correlation_id = c_int(c, 4), .pid = gpid(c_int(c, 5))};
-    if ((rc = dldb_write_sync(x->w, &y, x->err, x->errlen)) != DL_OK) break;
-    x->st->syncs++;
+    if ((rc = k->write(x->w, &rec, x->err, x->errlen)) != DL_OK) break;
+    (*count)++;
   }
-  progress(x, "synchronizations", n, n);
-  return scan_end(x, &sc, rc, table);
+  progress(x, k->what, n, n);
+  return scan_end(x, &sc, rc, k->table);
+}
+
+static int import_activities(nsys *x) {
+  int rc = DL_OK;
+  for (size_t i = 0; rc == DL_OK && i < sizeof act_kinds / sizeof act_kinds[0]; i++)
+    rc = import_activity(x, &act_kinds[i]);
+  return rc;
 }
 
 /* OS runtime calls (OSRT_API, captured with -t osrt): eventClass 27 rows;
@@ -871,8 +931,7 @@ int dli_nsys_import(const char *path, const dli_opts *opts, dldb_writer *w, dli_
   if ((rc = load_strings(&x)) != DL_OK || (rc = import_sysconfig(&x)) != DL_OK ||
       (rc = import_gpus(&x)) != DL_OK || (rc = import_threads(&x)) != DL_OK ||
       (rc = import_nvtx(&x)) != DL_OK || (rc = import_api(&x)) != DL_OK ||
-      (rc = import_kernels(&x)) != DL_OK || (rc = import_memcpys(&x)) != DL_OK ||
-      (rc = import_memsets(&x)) != DL_OK || (rc = import_syncs(&x)) != DL_OK ||
+      (rc = import_kernels(&x)) != DL_OK || (rc = import_activities(&x)) != DL_OK ||
       (rc = import_osrt(&x)) != DL_OK)
     goto out;
   rc = dldb_write_meta(w, "source_format", "nsys-sqlite", err, errlen);

@@ -1,18 +1,18 @@
 /*
  * rowpipe.c - a statement's rows read on a second thread (see rowpipe.h).
  *
- * Batches form a ring: the reader fills batch w % RP_BATCHES while fewer
- * than RP_BATCHES are full, the consumer drains batch r % RP_BATCHES. A
- * batch's texts live in its own arena; cells keep offsets while the arena
- * may grow, and become pointers when the batch is handed over.
+ * The batches are those of a dl_pipe (common/dl_pipe.h), which hands them
+ * from the reading thread to the caller in order. A batch's texts live in
+ * its own arena; cells keep offsets while the arena may grow, and become
+ * pointers when the batch is handed over.
  */
 #include "rowpipe.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dl.h"
+#include "dl_pipe.h"
 
 typedef struct batch {
   rp_cell *cells;   /* RP_BATCH_ROWS * ncols */
@@ -28,14 +28,11 @@ struct rowpipe {
   int ncols;
   uint32_t text_cols;
   uint64_t (*hash)(const char *, size_t);
-  batch b[RP_BATCHES];
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  pthread_t thread;
-  int threaded, stop;
-  unsigned long r, w; /* batches taken / filled */
-  int pos;            /* next row of batch r (consumer) */
-  int done_rc;        /* the consumer reached the end: its step code */
+  dl_pipe *pipe; /* RP_BATCHES batches */
+  int threaded;
+  batch *cur;  /* the batch being read (consumer), NULL: none */
+  int pos;     /* next row of cur */
+  int done_rc; /* the consumer reached the end: its step code */
 };
 
 /* Appends n bytes + NUL to the batch's arena; the offset, or SIZE_MAX when
@@ -99,30 +96,25 @@ static void seal(rowpipe *p, batch *b) {
     if (b->text_off[k] != SIZE_MAX) b->cells[k].s = b->text + b->text_off[k];
 }
 
-static void *reader(void *arg) {
+/* The reading thread: batches filled until the statement ends or the pipe
+ * stops. */
+static int reader(void *arg, dl_pipe *pipe) {
   rowpipe *p = arg;
-  pthread_mutex_lock(&p->mu);
-  for (;;) {
-    while (p->w - p->r >= RP_BATCHES && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
-    if (p->stop) break;
-    batch *b = &p->b[p->w % RP_BATCHES];
-    pthread_mutex_unlock(&p->mu);
+  batch *b;
+  while ((b = dl_pipe_claim(pipe))) {
     fill(p, b);
     seal(p, b);
-    pthread_mutex_lock(&p->mu);
-    p->w++;
-    pthread_cond_broadcast(&p->cv);
-    if (b->end_rc) break; /* the statement ended */
+    if (dl_pipe_publish(pipe, 1) != DL_OK || b->end_rc) break;
   }
-  pthread_mutex_unlock(&p->mu);
-  return NULL;
+  return DL_OK;
 }
 
 static void free_batches(rowpipe *p) {
   for (int i = 0; i < RP_BATCHES; i++) {
-    free(p->b[i].cells);
-    free(p->b[i].text_off);
-    free(p->b[i].text);
+    batch *b = dl_pipe_batch(p->pipe, i);
+    free(b->cells);
+    free(b->text_off);
+    free(b->text);
   }
 }
 
@@ -132,67 +124,61 @@ int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const ch
   int ncols = sqlite3_column_count(st);
   if (ncols < 1 || ncols > RP_MAX_COLS) return DL_EINVAL;
   rowpipe *p = calloc(1, sizeof *p);
-  if (!p) return DL_ENOMEM;
+  if (!p || dl_pipe_new(sizeof(batch), RP_BATCHES, &p->pipe) != DL_OK) {
+    free(p);
+    return DL_ENOMEM;
+  }
   p->st = st;
   p->ncols = ncols;
   p->text_cols = text_cols;
   p->hash = hash;
   size_t n = (size_t)RP_BATCH_ROWS * (size_t)ncols;
   for (int i = 0; i < RP_BATCHES; i++) {
-    p->b[i].cells = malloc(n * sizeof *p->b[i].cells);
-    p->b[i].text_off = malloc(n * sizeof *p->b[i].text_off);
-    if (!p->b[i].cells || !p->b[i].text_off) {
+    batch *b = dl_pipe_batch(p->pipe, i);
+    b->cells = malloc(n * sizeof *b->cells);
+    b->text_off = malloc(n * sizeof *b->text_off);
+    if (!b->cells || !b->text_off) {
       free_batches(p);
+      dl_pipe_free(&p->pipe);
       free(p);
       return DL_ENOMEM;
     }
   }
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cv, NULL);
-  p->threaded = pthread_create(&p->thread, NULL, reader, p) == 0;
+  p->threaded = dl_pipe_start_producer(p->pipe, reader, p);
   *out = p;
   return DL_OK;
 }
 
 const rp_cell *rowpipe_next(rowpipe *p, int *step_rc) {
-  if (p->done_rc) {
-    *step_rc = p->done_rc;
-    return NULL;
-  }
-  batch *b = &p->b[p->r % RP_BATCHES];
-  if (p->pos == 0) { /* a new batch: wait for it (or fill it here) */
-    if (p->threaded) {
-      pthread_mutex_lock(&p->mu);
-      while (p->w == p->r) pthread_cond_wait(&p->cv, &p->mu);
-      pthread_mutex_unlock(&p->mu);
-    } else {
-      fill(p, b);
-      seal(p, b);
+  for (;;) {
+    if (p->done_rc) {
+      *step_rc = p->done_rc;
+      return NULL;
     }
+    if (!p->cur) { /* a new batch: wait for it (or fill it here) */
+      size_t n;
+      if (!p->threaded) {
+        p->cur = dl_pipe_batch(p->pipe, 0);
+        fill(p, p->cur);
+        seal(p, p->cur);
+      } else if (!(p->cur = dl_pipe_take(p->pipe, &n))) {
+        p->done_rc = SQLITE_MISUSE; /* the reader stopped early (never seen) */
+        continue;
+      }
+      p->pos = 0;
+    }
+    batch *b = p->cur;
+    if (p->pos < b->rows) return b->cells + (size_t)p->pos++ * (size_t)p->ncols;
+    /* the batch is used up: its end code, or the next batch */
+    p->done_rc = b->end_rc;
+    p->cur = NULL;
+    if (p->threaded) dl_pipe_release(p->pipe);
   }
-  if (p->pos < b->rows) return b->cells + (size_t)p->pos++ * (size_t)p->ncols;
-  /* the batch is used up: its end code, or the next batch */
-  int end = b->end_rc;
-  p->pos = 0;
-  if (p->threaded) {
-    pthread_mutex_lock(&p->mu);
-    p->r++;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-  } else {
-    p->r++;
-  }
-  if (end) {
-    p->done_rc = end;
-    *step_rc = end;
-    return NULL;
-  }
-  return rowpipe_next(p, step_rc);
 }
 
 const rp_cell *rowpipe_peek(const rowpipe *p, int ahead) {
-  if (p->done_rc || p->pos == 0 || ahead <= 0) return NULL;
-  const batch *b = &p->b[p->r % RP_BATCHES];
+  if (p->done_rc || !p->cur || p->pos == 0 || ahead <= 0) return NULL;
+  const batch *b = p->cur;
   int row = p->pos - 1 + ahead;
   return row < b->rows ? b->cells + (size_t)row * (size_t)p->ncols : NULL;
 }
@@ -200,16 +186,9 @@ const rp_cell *rowpipe_peek(const rowpipe *p, int ahead) {
 void rowpipe_close(rowpipe **pp) {
   rowpipe *p = pp ? *pp : NULL;
   if (!p) return;
-  if (p->threaded) {
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    pthread_join(p->thread, NULL);
-  }
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->cv);
+  dl_pipe_join(p->pipe); /* stops the reader: rows not taken are dropped */
   free_batches(p);
+  dl_pipe_free(&p->pipe);
   free(p);
   *pp = NULL;
 }

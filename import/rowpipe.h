@@ -12,8 +12,8 @@
  * (pthread_create failed), rowpipe_next steps the statement itself.
  *
  * The pipe borrows the statement from open to close: the caller neither
- * steps nor finalizes it meanwhile. Owned by import/ (used by nsys.c).
- * Never prints, never exits.
+ * steps nor finalizes it meanwhile. The hand-off is common/dl_pipe.h's.
+ * Owned by import/ (used by nsys.c). Never prints, never exits.
  */
 #ifndef ROWPIPE_H
 #define ROWPIPE_H

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_csv.h"
 #include "dlr_internal.h"
 
 int dlr_out_fail(dlr_out *o, int rc) {
@@ -55,28 +56,12 @@ static void put(dlr_out *o, const char *s, size_t n) {
 
 static void puts_(dlr_out *o, const char *s) { put(o, s, strlen(s)); }
 
+static void put_cb(void *o, const char *s, size_t n) { put(o, s, n); }
+
 /* A CSV field: quoted when the column is a quoted one or the text needs it;
  * text a spreadsheet would take for a formula gets a ' in front. */
 static void put_field(dlr_out *o, const char *s, int quote) {
-  const char *guard = dl_csv_formula_like(s) ? "'" : "";
-  if (!quote && strpbrk(s, ",\"\r\n") == NULL) {
-    puts_(o, guard);
-    puts_(o, s);
-    return;
-  }
-  put(o, "\"", 1);
-  puts_(o, guard);
-  for (const char *p = s;;) {
-    const char *q = strchr(p, '"');
-    if (!q) {
-      puts_(o, p);
-      break;
-    }
-    put(o, p, (size_t)(q - p) + 1);
-    put(o, "\"", 1); /* the quote again */
-    p = q + 1;
-  }
-  put(o, "\"", 1);
+  dl_csv_field(put_cb, o, s, quote, 1);
 }
 
 void dlr_out_init(dlr_out *o, dlr_format fmt, const char *report, int64_t aggr_id,

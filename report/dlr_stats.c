@@ -1,5 +1,5 @@
 /*
- * dlr_stats.c - our nsys-stats-style reports (issue 8), under Nsight
+ * dlr_stats.c - our nsys-stats-style reports, under Nsight
  * Systems' report names (cuda_api_sum, cuda_gpu_kern_sum, ...) and with
  * its column headers and order (peers.md C.1), each from one
  * view_dl_stats_* view. Times in ns, averages, medians, standard

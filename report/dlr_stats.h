@@ -1,11 +1,11 @@
 /*
- * dlr_stats.h - our nsys-stats-style reports (issue 8): Nsight Systems'
+ * dlr_stats.h - our nsys-stats-style reports: Nsight Systems'
  * `nsys stats` tables under its report names, with its column headers, each
  * built from one of our view_dl_stats_* views (docs/dldb.md). dlr_write()
  * and dlr_report_file() accept these names like DLProf's (files
  * "dlprof_<name>.csv" / ".json"); dlr_report_count() still counts DLProf's
- * reports only. A database without the view (NVIDIA's, or ours from before
- * issue 8) answers DL_ENOTFOUND, naming the view. Static data; no ownership.
+ * reports only. A database without the view (NVIDIA's, or ours of a schema
+ * without the statistics) answers DL_ENOTFOUND, naming the view. Static data; no ownership.
  */
 #ifndef DLR_STATS_H
 #define DLR_STATS_H

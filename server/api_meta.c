@@ -8,7 +8,6 @@
 #include "json.h"
 #include "params.h"
 #include "routes.h"
-#include "server.h"
 
 /* Accepts only `token` (and aggr_id/domain where scope). 0, or the 400 sent. */
 static int check_params(dlv_req *r, unsigned accept) {
@@ -16,7 +15,7 @@ static int check_params(dlv_req *r, unsigned accept) {
   char msg[256];
   int rc = dlv_params_parse(r->query, r->cat, NULL, accept, &p, msg, sizeof msg);
   dlv_params_free(&p);
-  return rc ? dlv_send_error(r->conn, 400, "bad_param", "%s", msg) : 0;
+  return rc ? dlv_send_error(r, 400, "bad_param", "%s", msg) : 0;
 }
 
 static const char *producer_name(dldb_producer p) {
@@ -34,11 +33,11 @@ int api_health(dlv_req *r) {
   if (rc <= 0) {
     snprintf(err, sizeof err, "the database %s cannot be read (%s)", dldb_path(db),
              dl_strerror(rc ? rc : DL_ENOTFOUND));
-    return dlv_send_error(r->conn, 500, "db_error", "%s", err);
+    return dlv_send_error(r, 500, "db_error", "%s", err);
   }
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "status", "ok");
-  return dlv_send_json(r->conn, 200, root);
+  return dlv_send_json(r, 200, root);
 }
 
 int api_version(dlv_req *r) {
@@ -52,7 +51,7 @@ int api_version(dlv_req *r) {
   cJSON_AddStringToObject(v, "original_version", info->original_version);
   cJSON_AddStringToObject(root, "producer", producer_name(info->producer));
   cJSON_AddItemToObject(root, "schema_version", dlv_json_int(info->schema_version));
-  return dlv_send_json(r->conn, 200, root);
+  return dlv_send_json(r, 200, root);
 }
 
 int api_info(dlv_req *r) {
@@ -88,7 +87,7 @@ int api_info(dlv_req *r) {
   int rc = aggrs ? dldb_query_rows(db, &q, dlv_json_rows_append, &collect, err, sizeof err) : 0;
   if (rc) {
     cJSON_Delete(root);
-    return dlv_send_error(r->conn, 500, "db_error", "%s", err);
+    return dlv_send_error(r, 500, "db_error", "%s", err);
   }
   cJSON *domains = cJSON_AddArrayToObject(root, "domains");
   for (int i = 0; i < cat->n_domains; i++)
@@ -100,5 +99,5 @@ int api_info(dlv_req *r) {
     cJSON_Delete(root);
     root = NULL;
   }
-  return dlv_send_json(r->conn, 200, root);
+  return dlv_send_json(r, 200, root);
 }

@@ -9,7 +9,6 @@
 
 #include "params.h"
 #include "routes.h"
-#include "server.h"
 
 #ifdef DLV_HAVE_DLR
 #include "dlr.h"
@@ -20,7 +19,7 @@ int api_reports(dlv_req *r) {
   char msg[256];
   int rc = dlv_params_parse(r->query, r->cat, NULL, 0, &p, msg, sizeof msg);
   dlv_params_free(&p);
-  if (rc) return dlv_send_error(r->conn, 400, "bad_param", "%s", msg);
+  if (rc) return dlv_send_error(r, 400, "bad_param", "%s", msg);
   cJSON *root = cJSON_CreateObject();
   cJSON *list = cJSON_AddArrayToObject(root, "reports");
   for (int i = 0; i < dlr_report_count(); i++) {
@@ -45,7 +44,7 @@ int api_reports(dlv_req *r) {
     cJSON_AddStringToObject(item, "json", dlr_stats_file(name, DLR_JSON));
     if (!cJSON_AddItemToArray(list, item)) cJSON_Delete(item);
   }
-  return dlv_send_json(r->conn, 200, root);
+  return dlv_send_json(r, 200, root);
 }
 
 int api_report_file(dlv_req *r) {
@@ -58,23 +57,23 @@ int api_report_file(dlv_req *r) {
     snprintf(name, sizeof name, "%.*s", (int)(dot - r->tail), r->tail);
     file = dlr_report_file(name, fmt);
   }
-  if (!file) return dlv_send_error(r->conn, 404, "not_found", "no report %.100s", r->tail);
+  if (!file) return dlv_send_error(r, 404, "not_found", "no report %.100s", r->tail);
   dlv_params p;
   char msg[256];
   dldb *db;
   int status;
   if (dlv_params_parse(r->query, r->cat, NULL, DLV_ACCEPT_SCOPE, &p, msg, sizeof msg) != DL_OK) {
-    status = dlv_send_error(r->conn, 400, "bad_param", "%s", msg);
+    status = dlv_send_error(r, 400, "bad_param", "%s", msg);
     goto out;
   }
   status = dlv_req_db(r, &db);
   if (status) goto out;
-  dlv_stream stream = {.conn = r->conn,
-                    .content_type = fmt == DLR_JSON ? "application/json" : "text/csv; charset=utf-8",
-                    .filename = file};
+  dlv_stream stream = {.req = r,
+                       .content_type = fmt == DLR_JSON ? "application/json" : "text/csv; charset=utf-8",
+                       .filename = file};
   int rc = dlr_write(db, name, fmt, p.aggr_id, p.domain, dlv_stream_write, &stream, err, sizeof err);
   if (rc && !stream.started) {
-    status = dlv_send_error(r->conn, rc == DL_ENOTFOUND ? 404 : 500,
+    status = dlv_send_error(r, rc == DL_ENOTFOUND ? 404 : 500,
                             rc == DL_ENOTFOUND ? "not_found" : "db_error", "%s", err);
   } else if (rc) {
     fprintf(stderr, "dlprofviewer: report %s cut short: %s\n", file, err);
@@ -92,11 +91,11 @@ out:
 #else
 
 int api_reports(dlv_req *r) {
-  return dlv_send_error(r->conn, 404, "not_found", "this dlprofviewer was built without reports");
+  return dlv_send_error(r, 404, "not_found", "this dlprofviewer was built without reports");
 }
 
 int api_report_file(dlv_req *r) {
-  return dlv_send_error(r->conn, 404, "not_found", "this dlprofviewer was built without reports");
+  return dlv_send_error(r, 404, "not_found", "this dlprofviewer was built without reports");
 }
 
 #endif

@@ -10,7 +10,8 @@
  * JSON answers are written as text straight from the rows (dlv_jbuf, no
  * cJSON tree) and kept in the server's answer cache under the normalised
  * request (cache_key: the view and every parsed, defaulted parameter), so a
- * repeated request costs a stat() of the file, a lookup and a send.
+ * repeated request costs the one stat() of the file server.c makes when the
+ * request starts, a lookup and a send.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,6 @@
 #include "json.h"
 #include "params.h"
 #include "routes.h"
-#include "server.h"
 
 /* The dldb query for v with parameters p. */
 static void make_query(const dlv_view *v, const dlv_viewcat *vc, const dlv_params *p,
@@ -45,11 +45,11 @@ static void make_query(const dlv_view *v, const dlv_viewcat *vc, const dlv_param
 }
 
 static int db_failed(dlv_req *r, const char *err) {
-  return dlv_send_error(r->conn, 500, "db_error", "%s", err);
+  return dlv_send_error(r, 500, "db_error", "%s", err);
 }
 
 /* The normalised request: equal keys give equal answers. gen: the file's
- * (dlv_server_gen), so that an answer a request started before the file was
+ * (r->gen), so that an answer a request started before the file was
  * replaced puts in the cache is never served from the new file. */
 static const char *cache_key(const dlv_view *v, const dldb_query *q, unsigned gen,
                              dlv_cache_key *k) {
@@ -82,9 +82,9 @@ static const char *cache_key(const dlv_view *v, const dldb_query *q, unsigned ge
 static int send_built(dlv_req *r, dlv_jbuf *b, const char *key) {
   size_t len;
   char *text = dlv_jbuf_take(b, &len);
-  if (!text) return dlv_send_error(r->conn, 500, "internal", "out of memory building the answer");
-  dlv_cache_put(dlv_server_cache(r->srv), key, text, len);
-  dlv_send_json_text(r->conn, 200, text, len);
+  if (!text) return dlv_send_error(r, 500, "internal", "out of memory building the answer");
+  dlv_cache_put(r->cache, key, text, len);
+  dlv_send_json_text(r, 200, text, len);
   free(text);
   return 200;
 }
@@ -109,10 +109,10 @@ static int send_object(dlv_req *r, dldb *db, dldb_query *q, const dlv_params *p,
   if (!one.n) {
     dlv_jbuf_free(&b);
     if (q->aggr_id >= 0)
-      return dlv_send_error(r->conn, 404, "not_found", "%s has no row for aggr_id %lld%s%.64s%s",
+      return dlv_send_error(r, 404, "not_found", "%s has no row for aggr_id %lld%s%.64s%s",
                             q->view, (long long)p->aggr_id, q->domain ? " and domain '" : "",
                             q->domain ? q->domain : "", q->domain ? "'" : "");
-    return dlv_send_error(r->conn, 404, "not_found", "%s has no row", q->view);
+    return dlv_send_error(r, 404, "not_found", "%s has no row", q->view);
   }
   return send_built(r, &b, key);
 }
@@ -167,10 +167,10 @@ static int send_list(dlv_req *r, dldb *db, const dldb_query *q, const dldb_query
 static int send_csv(dlv_req *r, dldb *db, dldb_query *q, const dlv_viewcat *vc) {
   char err[512], filename[96];
   snprintf(filename, sizeof filename, "%s.csv", r->view->name);
-  dlv_stream out = {.conn = r->conn, .content_type = "text/csv; charset=utf-8",
+  dlv_stream out = {.req = r, .content_type = "text/csv; charset=utf-8",
                     .filename = filename};
   dlv_csv *csv = malloc(sizeof *csv); /* its 32 KiB buffer stays off the thread stack */
-  if (!csv) return dlv_send_error(r->conn, 500, "internal", "out of memory");
+  if (!csv) return dlv_send_error(r, 500, "internal", "out of memory");
   q->offset = 0;
   q->limit = -1;
   dlv_csv_init(csv, dlv_stream_write, &out);
@@ -200,11 +200,11 @@ int api_view(dlv_req *r) {
   int status;
   if (dlv_params_parse(r->query, r->cat, v, DLV_ACCEPT_SCOPE | DLV_ACCEPT_LIST, &p, msg,
                        sizeof msg) != DL_OK) {
-    status = dlv_send_error(r->conn, 400, "bad_param", "%s", msg);
+    status = dlv_send_error(r, 400, "bad_param", "%s", msg);
     goto out;
   }
   if (!vc->present) {
-    status = dlv_send_error(r->conn, 404, "view_missing",
+    status = dlv_send_error(r, 404, "view_missing",
                             "this database has no %s, which %s needs (it was written by an older "
                             "DLProf)", v->sql_view, v->feature);
     goto out;
@@ -217,11 +217,11 @@ int api_view(dlv_req *r) {
     q.limit = 1;
   }
   dlv_cache_key k;
-  const char *key = p.csv ? NULL : cache_key(v, &q, dlv_server_gen(r->srv), &k);
-  const dlv_cache_entry *hit = dlv_cache_get(dlv_server_cache(r->srv), key);
+  const char *key = p.csv ? NULL : cache_key(v, &q, r->gen, &k);
+  const dlv_cache_entry *hit = dlv_cache_get(r->cache, key);
   if (hit) {
-    status = dlv_send_json_text(r->conn, 200, hit->body, hit->len);
-    dlv_cache_release(dlv_server_cache(r->srv), hit);
+    status = dlv_send_json_text(r, 200, hit->body, hit->len);
+    dlv_cache_release(r->cache, hit);
     goto out;
   }
   status = dlv_req_db(r, &db);

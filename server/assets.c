@@ -74,8 +74,8 @@ int dlv_serve_asset(dlv_req *r) {
   const dl_asset *a = dlv_asset_find(r->path);
   if (!a) {
     static const char body[] = "404 Not Found\n";
-    dlv_response_start(r->conn, 404, "text/plain; charset=utf-8", 0);
-    dlv_send_body(r->conn, body, sizeof body - 1);
+    dlv_response_start(r, 404, "text/plain; charset=utf-8", 0);
+    dlv_send_body(r, body, sizeof body - 1);
     return 404;
   }
   int gz = a->gzip_size > 0 && a->gzip_size < a->size &&
@@ -85,7 +85,7 @@ int dlv_serve_asset(dlv_req *r) {
            (unsigned long long)etag_hash[(a - dlv_web_assets) % MAX_ASSETS], gz ? "-gz" : "");
   const char *inm = mg_get_header(r->conn, "If-None-Match");
   int fresh = inm && strstr(inm, etag) != NULL;
-  dlv_response_start(r->conn, fresh ? 304 : 200, dlv_asset_type(a->path), 0);
+  dlv_response_start(r, fresh ? 304 : 200, dlv_asset_type(a->path), 0);
   mg_response_header_add(r->conn, "Cache-Control", "no-cache", -1);
   mg_response_header_add(r->conn, "ETag", etag, -1);
   mg_response_header_add(r->conn, "Vary", "Accept-Encoding", -1);
@@ -94,6 +94,6 @@ int dlv_serve_asset(dlv_req *r) {
     return 304;
   }
   if (gz) mg_response_header_add(r->conn, "Content-Encoding", "gzip", -1);
-  dlv_send_body(r->conn, gz ? a->gzip : a->data, gz ? a->gzip_size : a->size);
+  dlv_send_body(r, gz ? a->gzip : a->data, gz ? a->gzip_size : a->size);
   return 200;
 }

@@ -2,6 +2,7 @@
 #include "csv.h"
 
 #include "dl.h"
+#include "dl_csv.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -34,28 +35,16 @@ static void put(dlv_csv *c, const char *s, size_t n) {
   }
 }
 
-/* One field, after an optional prefix inside its quotes. */
-static void field(dlv_csv *c, const char *prefix, const char *s, int first) {
+static void put_cb(void *c, const char *s, size_t n) { put(c, s, n); }
+
+void dlv_csv_field(dlv_csv *c, const char *s, int first) {
   if (!first) put(c, ",", 1);
-  if (!s[strcspn(s, ",\"\r\n")]) {
-    put(c, prefix, strlen(prefix));
-    put(c, s, strlen(s));
-    return;
-  }
-  put(c, "\"", 1);
-  put(c, prefix, strlen(prefix));
-  for (const char *q; (q = strchr(s, '"')); s = q + 1) {
-    put(c, s, (size_t)(q - s));
-    put(c, "\"\"", 2);
-  }
-  put(c, s, strlen(s));
-  put(c, "\"", 1);
+  dl_csv_field(put_cb, c, s, 0, 0);
 }
 
-void dlv_csv_field(dlv_csv *c, const char *s, int first) { field(c, "", s, first); }
-
 void dlv_csv_text_field(dlv_csv *c, const char *s, int first) {
-  field(c, dl_csv_formula_like(s) ? "'" : "", s, first);
+  if (!first) put(c, ",", 1);
+  dl_csv_field(put_cb, c, s, 0, 1);
 }
 
 void dlv_format_real(char *buf, size_t len, double v) {

@@ -5,7 +5,9 @@
  * doubled; lines end with CRLF. TEXT values that a spreadsheet would run as
  * a formula (first character = + - @ TAB or CR) get a single quote in front
  * (OWASP's CSV injection advice); numbers are never touched, so -5 stays -5.
- * INTEGER prints exactly, REAL as the shortest text that reads back the same, NULL as an empty field. Output is buffered
+ * INTEGER prints exactly, REAL as the shortest text that reads back the
+ * same, NULL as an empty field. Fields are encoded by common/dl_csv.h, as
+ * the reports' are. Output is buffered
  * (DLV_CSV_BUF bytes) and handed to write() in pieces, so a list of any
  * length streams in constant memory. Borrows the writer and its context.
  */

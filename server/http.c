@@ -1,12 +1,11 @@
-/* http.c - response headers, JSON and error answers (see http.h). */
+/* http.c - the request's pinned state, response headers, JSON and error
+ * answers (see http.h). */
 #include "http.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "server.h"
 
 static const char CSP[] = "default-src 'self'; script-src 'self'; style-src 'self'; "
                           "img-src 'self' data:; object-src 'none'; base-uri 'none'; "
@@ -37,39 +36,47 @@ int dlv_path_decode(const char *raw, char *out, size_t outlen) {
   return 0;
 }
 
+int dlv_req_verify(dlv_req *r) {
+  return r->verified ? 0 : dlv_send_error(r, 500, "db_error", "%s", r->db_err);
+}
+
+int dlv_req_db(dlv_req *r, dldb **db) {
+  *db = r->verified ? r->db : NULL;
+  return *db ? 0 : dlv_send_error(r, 500, "db_error", "%s", r->db_err);
+}
+
 static int is_head(struct mg_connection *conn) {
   const struct mg_request_info *ri = mg_get_request_info(conn);
   return ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0;
 }
 
-void dlv_response_start(struct mg_connection *conn, int status, const char *content_type,
-                        int api) {
-  mg_response_header_start(conn, status);
-  mg_response_header_add(conn, "Content-Type", content_type, -1);
-  mg_response_header_add(conn, "X-Content-Type-Options", "nosniff", -1);
-  mg_response_header_add(conn, "Referrer-Policy", "no-referrer", -1);
-  mg_response_header_add(conn, "Content-Security-Policy", CSP, -1);
-  if (api) mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  dlv_server_extra_headers(conn);
+void dlv_response_start(const dlv_req *r, int status, const char *content_type, int api) {
+  mg_response_header_start(r->conn, status);
+  mg_response_header_add(r->conn, "Content-Type", content_type, -1);
+  mg_response_header_add(r->conn, "X-Content-Type-Options", "nosniff", -1);
+  mg_response_header_add(r->conn, "Referrer-Policy", "no-referrer", -1);
+  mg_response_header_add(r->conn, "Content-Security-Policy", CSP, -1);
+  if (api) mg_response_header_add(r->conn, "Cache-Control", "no-store", -1);
+  if (r->set_cookie) mg_response_header_add(r->conn, "Set-Cookie", r->set_cookie, -1);
 }
 
-int dlv_send_body(struct mg_connection *conn, const void *body, size_t len) {
+int dlv_send_body(const dlv_req *r, const void *body, size_t len) {
   char n[32];
   snprintf(n, sizeof n, "%zu", len);
-  mg_response_header_add(conn, "Content-Length", n, -1);
-  if (mg_response_header_send(conn) != 0) return -1;
-  if (is_head(conn) || len == 0) return 0;
-  return mg_write(conn, body, len) == (int)len ? 0 : -1;
+  mg_response_header_add(r->conn, "Content-Length", n, -1);
+  if (mg_response_header_send(r->conn) != 0) return -1;
+  if (r->head || len == 0) return 0;
+  return mg_write(r->conn, body, len) == (int)len ? 0 : -1;
 }
 
-int dlv_send_chunked_start(struct mg_connection *conn) {
-  mg_response_header_add(conn, "Transfer-Encoding", "chunked", -1);
-  return mg_response_header_send(conn) == 0 ? 0 : -1;
+int dlv_send_chunked_start(const dlv_req *r) {
+  mg_response_header_add(r->conn, "Transfer-Encoding", "chunked", -1);
+  return mg_response_header_send(r->conn) == 0 ? 0 : -1;
 }
 
-int dlv_send_chunk(struct mg_connection *conn, const char *data, size_t len) {
-  if (is_head(conn)) return 0;
-  return mg_send_chunk(conn, data ? data : "", (unsigned)len) >= 0 ? 0 : -1;
+int dlv_send_chunk(const dlv_req *r, const char *data, size_t len) {
+  if (r->head) return 0;
+  return mg_send_chunk(r->conn, data ? data : "", (unsigned)len) >= 0 ? 0 : -1;
 }
 
 int dlv_stream_write(void *stream, const char *data, size_t len) {
@@ -77,36 +84,36 @@ int dlv_stream_write(void *stream, const char *data, size_t len) {
   if (!s->started) {
     char disposition[300];
     snprintf(disposition, sizeof disposition, "attachment; filename=\"%s\"", s->filename);
-    dlv_response_start(s->conn, 200, s->content_type, 1);
-    mg_response_header_add(s->conn, "Content-Disposition", disposition, -1);
-    if (dlv_send_chunked_start(s->conn) != 0) return -1;
+    dlv_response_start(s->req, 200, s->content_type, 1);
+    mg_response_header_add(s->req->conn, "Content-Disposition", disposition, -1);
+    if (dlv_send_chunked_start(s->req) != 0) return -1;
     s->started = 1;
   }
-  return len ? dlv_send_chunk(s->conn, data, len) : 0;
+  return len ? dlv_send_chunk(s->req, data, len) : 0;
 }
 
 int dlv_stream_end(dlv_stream *s) {
   if (dlv_stream_write(s, NULL, 0) != 0) return -1;
-  return dlv_send_chunk(s->conn, NULL, 0);
+  return dlv_send_chunk(s->req, NULL, 0);
 }
 
-int dlv_send_json_text(struct mg_connection *conn, int status, const char *text, size_t len) {
-  dlv_response_start(conn, status, "application/json", 1);
-  if (status == 405) mg_response_header_add(conn, "Allow", "GET, HEAD", -1);
-  dlv_send_body(conn, text, len);
+int dlv_send_json_text(const dlv_req *r, int status, const char *text, size_t len) {
+  dlv_response_start(r, status, "application/json", 1);
+  if (status == 405) mg_response_header_add(r->conn, "Allow", "GET, HEAD", -1);
+  dlv_send_body(r, text, len);
   return status;
 }
 
-int dlv_send_json(struct mg_connection *conn, int status, cJSON *root) {
+int dlv_send_json(const dlv_req *r, int status, cJSON *root) {
   char *text = root ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
-  if (!text) return dlv_send_error(conn, 500, "internal", "out of memory building the answer");
-  dlv_send_json_text(conn, status, text, strlen(text));
+  if (!text) return dlv_send_error(r, 500, "internal", "out of memory building the answer");
+  dlv_send_json_text(r, status, text, strlen(text));
   cJSON_free(text);
   return status;
 }
 
-int dlv_send_unauthorized(struct mg_connection *conn, int api) {
+int dlv_send_unauthorized(const dlv_req *r, int api) {
   static const char page[] =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<title>dlprofviewer: access token needed</title></head><body>"
@@ -115,12 +122,12 @@ int dlv_send_unauthorized(struct mg_connection *conn, int api) {
       "URL it printed when it started (the one ending in <code>?token=...</code>); "
       "your browser then keeps the token for this server.</p></body></html>\n";
   if (api)
-    return dlv_send_error(conn, 401, "unauthorized",
+    return dlv_send_error(r, 401, "unauthorized",
                           "this dlprofviewer needs its access token: open the URL it printed "
                           "at start (with ?token=...), or pass token=... in the query");
-  dlv_response_start(conn, 401, "text/html; charset=utf-8", 0);
-  mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  dlv_send_body(conn, page, sizeof page - 1);
+  dlv_response_start(r, 401, "text/html; charset=utf-8", 0);
+  mg_response_header_add(r->conn, "Cache-Control", "no-store", -1);
+  dlv_send_body(r, page, sizeof page - 1);
   return 401;
 }
 
@@ -142,8 +149,7 @@ int dlv_send_raw_error(struct mg_connection *conn, int status, const char *messa
   return status;
 }
 
-int dlv_send_error(struct mg_connection *conn, int status, const char *code, const char *fmt,
-                   ...) {
+int dlv_send_error(const dlv_req *r, int status, const char *code, const char *fmt, ...) {
   char message[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -159,7 +165,7 @@ int dlv_send_error(struct mg_connection *conn, int status, const char *code, con
   static const char fallback[] =
       "{\"error\":{\"status\":500,\"code\":\"internal\",\"message\":\"out of memory\"}}";
   int sent = text ? status : 500;
-  dlv_send_json_text(conn, sent, text ? text : fallback, text ? strlen(text) : sizeof fallback - 1);
+  dlv_send_json_text(r, sent, text ? text : fallback, text ? strlen(text) : sizeof fallback - 1);
   cJSON_free(text);
   return sent;
 }

@@ -35,5 +35,5 @@ int dlv_route_api(dlv_req *r) {
     if (rt->match == DLV_VIEW && (r->view = dlv_view_find(r->path + n)) != NULL)
       return rt->handler(r);
   }
-  return dlv_send_error(r->conn, 404, "not_found", "no API endpoint %.200s", r->path);
+  return dlv_send_error(r, 404, "not_found", "no API endpoint %.200s", r->path);
 }

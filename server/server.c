@@ -164,57 +164,36 @@ static int reload(dlv_server *s, char *err, size_t errlen) {
   return rc;
 }
 
-/* For a request's start: the current catalog, after serving a replacement
- * of the file if there is one (so that the request's parameters are
- * checked against the file it will read). */
-static const dlv_catalog *current(dlv_server *s) {
-  char err[512];
-  if (verify(s, err, sizeof err) == DL_EIO && reload(s, err, sizeof err) == DL_OK)
-    dlv_cache_clear(s->cache);
-  pthread_rwlock_rdlock(&s->lock);
-  const dlv_catalog *cat = s->cat;
-  pthread_rwlock_unlock(&s->lock);
-  return cat;
-}
-
-int dlv_req_verify(dlv_req *r) {
-  char err[512];
-  dlv_server *s = r->srv;
-  int rc = verify(s, err, sizeof err);
-  if (rc == DL_OK) return 0;
-  dlv_cache_clear(s->cache);
-  if (rc == DL_EIO && reload(s, err, sizeof err) == DL_OK) {
-    dlv_cache_clear(s->cache); /* answers another request cached from the old file meanwhile */
-    r->cat = current(s);
-    return 0;
-  }
-  return dlv_send_error(r->conn, 500, "db_error", "%s", err);
-}
-
-dlv_cache *dlv_server_cache(const dlv_server *s) { return s->cache; }
-
-unsigned dlv_server_gen(dlv_server *s) {
-  pthread_rwlock_rdlock(&s->lock);
-  unsigned gen = s->gen;
-  pthread_rwlock_unlock(&s->lock);
-  return gen;
-}
-
-int dlv_req_db(dlv_req *r, dldb **db) {
-  char err[512];
+/* Pins the served file's state into r when the request starts: one check
+ * of the file (a stat), serving its replacement when there is one it can
+ * serve (so that the request's parameters are checked against the file it
+ * will read); then the catalog, gen and cache, and for API paths this
+ * thread's handle, opened on first use and again after a replacement. A
+ * failed check or open leaves r->db NULL and the reason in r->db_err, which
+ * the handlers that read the file answer with. A failed check empties the
+ * answer cache. */
+static void pin(dlv_server *s, dlv_req *r, int api) {
   dlv_thread *t = mg_get_thread_pointer(r->conn);
-  *db = NULL;
-  int status = dlv_req_verify(r);
-  if (status) return status;
-  if (!t) return dlv_send_error(r->conn, 500, "db_error", "no database connection on this thread");
-  pthread_rwlock_rdlock(&r->srv->lock);
-  if (t->db && t->gen != r->srv->gen) dldb_close(&t->db); /* the replaced file's */
-  int rc = t->db ? DL_OK : dldb_open_again(r->srv->db, &t->db, err, sizeof err);
-  t->gen = r->srv->gen;
-  pthread_rwlock_unlock(&r->srv->lock);
-  if (rc != DL_OK) return dlv_send_error(r->conn, 500, "db_error", "%s", err);
-  *db = t->db;
-  return 0;
+  int rc = verify(s, r->db_err, sizeof r->db_err);
+  if (rc != DL_OK) {
+    if (rc == DL_EIO) rc = reload(s, r->db_err, sizeof r->db_err);
+    dlv_cache_clear(s->cache); /* answers of the replaced or removed file */
+    if (rc == DL_OK) r->db_err[0] = '\0';
+  }
+  r->verified = rc == DL_OK;
+  r->cache = s->cache;
+  pthread_rwlock_rdlock(&s->lock);
+  r->cat = s->cat;
+  r->gen = s->gen;
+  if (api && r->verified && !t)
+    snprintf(r->db_err, sizeof r->db_err, "no database connection on this thread");
+  if (api && r->verified && t) {
+    if (t->db && t->gen != s->gen) dldb_close(&t->db); /* the replaced file's */
+    rc = t->db ? DL_OK : dldb_open_again(s->db, &t->db, r->db_err, sizeof r->db_err);
+    t->gen = s->gen;
+    r->db = rc == DL_OK ? t->db : NULL;
+  }
+  pthread_rwlock_unlock(&s->lock);
 }
 
 static int handle_request(struct mg_connection *conn, void *cbdata) {
@@ -230,30 +209,35 @@ static int handle_request(struct mg_connection *conn, void *cbdata) {
       .path = bad_path ? "" : path,
       .query = ri->query_string ? ri->query_string : "",
       .head = strcmp(ri->request_method, "HEAD") == 0,
-      .srv = s,
   };
   int api = strncmp(r.path, "/api/", 5) == 0 || strcmp(r.path, "/api") == 0;
-  r.cat = current(s);
+  char cookie[DLV_TOKEN_MAX + 128];
+  if (s->token && dlv_auth_query_ok(r.query, s->token)) {
+    snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict", s->cookie,
+             s->token);
+    r.set_cookie = cookie;
+  }
+  pin(s, &r, api);
   int status;
   keepalive_turn(conn);
   if (s->token && !dlv_auth_query_ok(r.query, s->token) &&
       !dlv_auth_cookie_ok(mg_get_header(conn, "Cookie"), s->cookie, s->token)) {
-    status = dlv_send_unauthorized(conn, api);
+    status = dlv_send_unauthorized(&r, api);
   } else if (bad_path) {
     mg_disable_keep_alive(conn);
-    status = dlv_send_error(conn, 400, "bad_path", "the request path has a malformed or NUL "
+    status = dlv_send_error(&r, 400, "bad_path", "the request path has a malformed or NUL "
                             "percent-escape");
   } else if (ri->num_headers > DLV_MAX_HEADERS) {
     mg_disable_keep_alive(conn);
-    status = dlv_send_error(conn, 431, "too_many_headers", "at most %d request headers are allowed",
+    status = dlv_send_error(&r, 431, "too_many_headers", "at most %d request headers are allowed",
                             DLV_MAX_HEADERS);
   } else if (strcmp(ri->request_method, "GET") != 0 && !r.head) {
     mg_disable_keep_alive(conn); /* a body may follow; do not read it */
-    status = dlv_send_error(conn, 405, "method_not_allowed",
+    status = dlv_send_error(&r, 405, "method_not_allowed",
                             "%.16s is not allowed; use GET or HEAD", ri->request_method);
   } else if (ri->content_length > 0 || mg_get_header(conn, "Transfer-Encoding")) {
     mg_disable_keep_alive(conn);
-    status = dlv_send_error(conn, 413, "body_not_allowed", "a GET or HEAD request has no body");
+    status = dlv_send_error(&r, 413, "body_not_allowed", "a GET or HEAD request has no body");
   } else if (api)
     status = dlv_route_api(&r);
   else
@@ -269,16 +253,6 @@ static int http_error(struct mg_connection *conn, int status, const char *msg) {
   (void)msg;
   dlv_send_raw_error(conn, status, mg_get_response_code_text(conn, status));
   return 0;
-}
-
-void dlv_server_extra_headers(struct mg_connection *conn) {
-  const struct mg_request_info *ri = mg_get_request_info(conn);
-  const dlv_server *s = ri ? ri->user_data : NULL;
-  char v[DLV_TOKEN_MAX + 128];
-  if (!s || !s->token || !ri->query_string || !dlv_auth_query_ok(ri->query_string, s->token))
-    return;
-  snprintf(v, sizeof v, "%s=%s; Path=/; HttpOnly; SameSite=Strict", s->cookie, s->token);
-  mg_response_header_add(conn, "Set-Cookie", v, -1);
 }
 
 /* Binds a throw-away socket to find out whether the address is free. */

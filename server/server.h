@@ -11,6 +11,12 @@
  * thread opens its own read-only connection on first use (dldb_open_again:
  * the file was validated at start) and closes it when the thread ends.
  *
+ * When a request starts, the handler checks the file once (one stat) and
+ * pins what the request reads into its dlv_req (http.h): the catalog, the
+ * generation, the answer cache, this thread's connection, the outcome of
+ * the check and the token cookie to set. The files below (http, assets,
+ * routes, api_*) read the request and never call back into this one.
+ *
  * Slow and greedy clients: civetweb 1.15 gives each connection a worker
  * thread while it is open, so a request's headers must arrive within
  * request_timeout_ms (a slowloris client is dropped then), an idle
@@ -38,7 +44,7 @@
 #include "dldb.h"
 #include "http.h"
 
-#include "cache.h"
+typedef struct dlv_server dlv_server;
 
 #define DLV_THREADS 16
 #define DLV_MAX_HEADERS 48               /* more: 431 */
@@ -67,26 +73,5 @@ int dlv_server_port(const dlv_server *s);
 
 /* Stops the server (waits for running requests) and frees it. */
 void dlv_server_stop(dlv_server **s);
-
-/* The calling worker thread's database handle, opened on first use, after
- * checking that the file was not removed or replaced by one it cannot
- * serve (dlv_req_verify). Returns 0 with *db set, or sends a 500 db_error
- * and returns 500. */
-int dlv_req_db(dlv_req *r, dldb **db);
-
-/* Only the check of dlv_req_db: 0 when the file is the one served (after
- * serving its replacement, r->cat then the new file's); otherwise empties
- * the answer cache, sends 500 db_error and returns 500. */
-int dlv_req_verify(dlv_req *r);
-
-/* Headers every answer of this server adds (http.c calls it): the token
- * cookie when the request brought the right token in its query. */
-void dlv_server_extra_headers(struct mg_connection *conn);
-
-/* How many times the file served was replaced by one it now serves. */
-unsigned dlv_server_gen(dlv_server *s);
-
-/* The answer cache (NULL when disabled). */
-dlv_cache *dlv_server_cache(const dlv_server *s);
 
 #endif

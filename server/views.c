@@ -38,7 +38,7 @@ const dlv_view dlv_views[DLV_VIEW_COUNT] = {
   {"dl_iteration_efficiency",      "view_dl_iteration_efficiency",      DLV_LIST,   AD, "iter_value",       0, {"device_id", NULL},                       "est. SM efficiency per iteration"},
   {"dl_iteration_names",           "view_dl_iteration_names",           DLV_LIST,   A,  "iter_value",       0, {NULL},                                    "iteration names (ProfilerStep#N of PyTorch profiler traces)"},
   {"dl_kernel_efficiency",         "view_dl_kernel_efficiency",         DLV_LIST,   AD, "gpu_time",         1, {"kernel_name", NULL},                     "est. SM efficiency and occupancy per kernel"},
-  /* nsys-stats-style statistics (issue 8), in nsys stats' order (row_idx) */
+  /* nsys-stats-style statistics, in nsys stats' order (row_idx) */
   {"dl_stats_cuda_api",            "view_dl_stats_cuda_api",            DLV_LIST,   AD, "row_idx",          0, {"row_idx", NULL},                         "the CUDA API table of the Statistics view"},
   {"dl_stats_kernels",             "view_dl_stats_kernels",             DLV_LIST,   AD, "row_idx",          0, {"row_idx", NULL},                         "the GPU kernel table of the Statistics view"},
   {"dl_stats_kernel_configs",      "view_dl_stats_kernel_configs",      DLV_LIST,   AD, "row_idx",          0, {"row_idx", NULL},                         "the kernel grid/block table of the Statistics view"},

@@ -13,10 +13,12 @@
 
 #include "dla.h"
 #include "dla_internal.h"
+#include "dla_tuning.h"
 #include "dla_opname.h"
-#include "dla_pipe.h"
+#include "dl_pipe.h"
 #include "dla_rules.h"
 #include "dla_tc.h"
+#include "dldb_scan.h"
 #include "dldb_write.h"
 #include "test.h"
 
@@ -1257,20 +1259,20 @@ static int cmp_sort_ev(const void *x, const void *y) {
  * elements went past that (its lopsided splits sent much of the array to
  * the heapsort; bench/sort_events.sh). A shuffled block at the end, and a
  * reversed array, are sorted too, each element once. */
-/* dla_pipe: batches reach the consumer whole and in order, however many
+/* dl_pipe: batches reach the consumer whole and in order, however many
  * slots (0: no thread); a consumer's error stops the producer and is the
  * one returned; a producer's error is returned after its batches. */
 typedef struct pipe_case {
   int batches, fail_at, prod_rc, seen, bad;
 } pipe_case;
 
-static int pipe_prod(void *ctx, dla_pipe *p) {
+static int pipe_prod(void *ctx, dl_pipe *p) {
   pipe_case *t = ctx;
   for (int i = 0; i < t->batches; i++) {
-    int *b = dla_pipe_claim(p);
+    int *b = dl_pipe_claim(p);
     if (!b) return DL_EIO;
     for (int j = 0; j < 100; j++) b[j] = i * 100 + j;
-    int rc = dla_pipe_publish(p, (size_t)(i % 100) + 1);
+    int rc = dl_pipe_publish(p, (size_t)(i % 100) + 1);
     if (rc) return rc;
   }
   return t->prod_rc;
@@ -1289,16 +1291,16 @@ static int test_pipe(void) {
   const int slots[] = {0, 1, 4};
   for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
     pipe_case ok = {.batches = 3000};
-    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &ok, pipe_cons, &ok), DL_OK);
+    ASSERT_EQ(dl_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &ok, pipe_cons, &ok), DL_OK);
     ASSERT_EQ(ok.seen, 3000);
     ASSERT_EQ(ok.bad, 0);
     pipe_case fail = {.batches = 3000, .fail_at = 10};
-    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &fail, pipe_cons, &fail),
+    ASSERT_EQ(dl_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &fail, pipe_cons, &fail),
               DL_EDB);
     ASSERT_EQ(fail.seen, 10);
     ASSERT_EQ(fail.bad, 0);
     pipe_case perr = {.batches = 50, .prod_rc = DL_ENOMEM};
-    ASSERT_EQ(dla_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &perr, pipe_cons, &perr),
+    ASSERT_EQ(dl_pipe_run(100 * sizeof(int), slots[i], pipe_prod, &perr, pipe_cons, &perr),
               DL_ENOMEM);
     ASSERT_EQ(perr.seen, 50);
     ASSERT_EQ(perr.bad, 0);
@@ -1608,7 +1610,7 @@ static int test_call_attribution(void) {
   c.o = &o;
   c.err = err;
   c.errlen = sizeof err;
-  dla_smap_init(&c.op_by_path);
+  dl_smap_init(&c.op_by_path);
   ASSERT_OK(dldb_scan_domain(w, "default-domain", &c.domain_id, err, sizeof err));
   c.r = malloc((nranges + 1) * sizeof *c.r);
   ASSERT_NOT_NULL(c.r);
@@ -1675,7 +1677,7 @@ static int test_call_attribution(void) {
     free(c.ops[i].stack);
   }
   free(c.ops);
-  dla_smap_free(&c.op_by_path);
+  dl_smap_free(&c.op_by_path);
   free(c.r);
   free(c.a);
   free(c.own);
@@ -1683,7 +1685,7 @@ static int test_call_attribution(void) {
   return 0;
 }
 
-/* The time sweep cut into batches of time (dla_opts.sweep_batch_events)
+/* The time sweep cut into batches of time (dla_tuning.sweep_batch_events)
  * gives the breakdown of one batch, to the ns: a profile of 30 iterations
  * whose kernels (tensor-core and other, on two GPUs, overlapping), memory
  * copies, dataloader and op ranges cross many batch edges, aggregated with
@@ -1748,8 +1750,8 @@ static int test_sweep_batches(void) {
     ao.key_op = "step";
     ao.aggr_start = "2024-01-01 00:00:00";
     ao.nsys_rules = 1; /* GPU gaps and low-utilization chunks: batched too */
-    ao.sweep_batch_events = caps[i];
-    if (dla_aggregate(w, &ao, NULL, err, sizeof err)) {
+    dla_tuning tune = {.sweep_batch_events = caps[i]};
+    if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
       fprintf(stderr, "sweep batches: %s\n", err);
       dldb_writer_abort(&w);
       return 1;

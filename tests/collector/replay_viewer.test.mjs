@@ -1,4 +1,4 @@
-// replay_viewer.test.mjs - issue 5's replay acceptance, through the real
+// replay_viewer.test.mjs - the collector's replay, end to end, through the real
 // dlprofviewer HTTP API: dlsample replays a ResNet-50-like training loop as
 // CUPTI activity buffers and NVTX records through the live collector
 // (decode, writer, live store) and the analysis; dlprofviewer then shows

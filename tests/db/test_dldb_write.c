@@ -341,7 +341,7 @@ static int test_intern_past_budget(void) {
   }
   /* the table of uncached strings dropped (as the analysis does): interning
    * rebuilds it, old texts keep their ids, a new text gets a new one */
-  dldb_writer_strings_idle(w);
+  dldb_writer_begin_reads(w);
   for (int i = 1; i < NTEXT; i += 1013) {
     int64_t id;
     text_of(t, sizeof t, i);
@@ -352,7 +352,7 @@ static int test_intern_past_budget(void) {
   int64_t late, late2;
   ASSERT_OK(dldb_writer_intern(w, "a text after the drop", &late, err, sizeof err));
   ASSERT(late > ids[NTEXT - 1]);
-  dldb_writer_strings_idle(w);
+  dldb_writer_begin_reads(w);
   ASSERT_OK(dldb_writer_intern(w, "a text after the drop", &late2, err, sizeof err));
   ASSERT_EQ(late2, late);
   ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
@@ -410,13 +410,13 @@ static int test_page_cache(void) {
   /* reading (the analysis): the pages over a small cache go, and a scan of
    * every string refills only that much; writing: the 64 MiB back */
   ASSERT_OK(dldb__tx_commit(w, err, sizeof err));
-  dldb_writer_cache_for(w, 1);
+  dldb_writer_begin_reads(w);
   ASSERT_EQ(sqlite3_db_status(w->db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0), SQLITE_OK);
-  ASSERT(cur < (DLDB_READ_CACHE_KIB + 512) * 1024);
+  ASSERT(cur < (DLDB__READ_CACHE_KIB + 512) * 1024);
   ASSERT_EQ(q_int(w->db, "SELECT sum(length(value)) FROM strings") > (199 << 20), 1);
   ASSERT_EQ(sqlite3_db_status(w->db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0), SQLITE_OK);
-  ASSERT(cur < (DLDB_READ_CACHE_KIB + 512) * 1024);
-  dldb_writer_cache_for(w, 0);
+  ASSERT(cur < (DLDB__READ_CACHE_KIB + 512) * 1024);
+  dldb_writer_end_reads(w);
   ASSERT_EQ(q_int(w->db, "PRAGMA cache_size"), -65536);
   ASSERT_EQ(q_int(w->db, "SELECT sum(length(value)) FROM strings") > (199 << 20), 1);
   ASSERT_EQ(sqlite3_db_status(w->db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0), SQLITE_OK);

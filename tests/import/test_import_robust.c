@@ -342,6 +342,66 @@ static int test_missing_column(void) {
   return 0;
 }
 
+/* The text of a one-value query on the output dldb ("" when none). */
+static const char *out_query(const char *sql) {
+  static char val[4096];
+  char db[4200];
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  val[0] = '\0';
+  snprintf(db, sizeof db, "%s/dlprof_dldb.sqlite", out_dir);
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_text(st, 0))
+    snprintf(val, sizeof val, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return val;
+}
+
+/* Memory copies, memsets and synchronizations (one table-driven scan): each
+ * field from its named column, a missing optional column read as 0, and
+ * rows with an unusable interval or id skipped. */
+static int test_activities(void) {
+  const char *p = fixture(
+      "activities", 5,
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, streamId, correlationId,"
+      " globalPid, bytes, copyKind, srcKind, dstKind);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES"
+      " (100, 200, 0, 7, 5, (1 << 48) | (4242 << 24), 4096, 1, 0, 2),"
+      " (300, 400, 1.0, 7, 6, (1 << 48) | (4242 << 24), 8, 2, 3, 4),"
+      " (500, 400, 0, 7, 7, (1 << 48) | (4242 << 24), 8, 1, 1, 1),"
+      " (600, 700, 'x', 7, 8, (1 << 48) | (4242 << 24), 8, 1, 1, 1);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, streamId, correlationId,"
+      " globalPid, bytes, value);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES"
+      " (1000, 1100, 0, 7, 9, (1 << 48) | (4242 << 24), 256, 255),"
+      " (NULL, 1200, 0, 7, 10, (1 << 48) | (4242 << 24), 1, 1);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, streamId,"
+      " correlationId, globalPid, syncType, eventId);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES"
+      " (2000, 2500, 0, 7, 11, (1 << 48) | (4242 << 24), 3, 99),"
+      " (2600, 2700, 0, 7, 12.5, (1 << 48) | (4242 << 24), 1, 0);");
+  ASSERT_NOT_NULL(p);
+  ASSERT_OK(run_ok(p));
+  ASSERT_CONTAINS(errtxt, "2 memcpys, 1 memsets");
+  ASSERT_CONTAINS(errtxt, "4 unusable rows skipped");
+  ASSERT_STR_EQ(out_query("SELECT group_concat(copy_kind || ',' || src_kind || ',' || dst_kind ||"
+                          " ',' || bytes || ',' || device_id || ',' || stream_id || ',' ||"
+                          " gpu_start_ns || ',' || gpu_end_ns || ',' || correlation_id || ',' ||"
+                          " pid, '|') FROM (SELECT * FROM memcpys ORDER BY id)"),
+                "1,0,2,4096,0,7,100,200,5,4242|2,3,4,8,1,7,300,400,6,4242");
+  ASSERT_STR_EQ(out_query("SELECT group_concat(value || ',' || bytes || ',' || mem_kind || ',' ||"
+                          " device_id || ',' || stream_id || ',' || gpu_start_ns || ',' ||"
+                          " gpu_end_ns || ',' || correlation_id || ',' || pid, '|') FROM memsets"),
+                "255,256,0,0,7,1000,1100,9,4242");
+  ASSERT_STR_EQ(out_query("SELECT group_concat(sync_type || ',' || device_id || ',' || stream_id"
+                          " || ',' || event_id || ',' || start_ns || ',' || end_ns || ',' ||"
+                          " correlation_id || ',' || pid, '|') FROM syncs"),
+                "3,0,7,99,2000,2500,11,4242");
+  return 0;
+}
+
 /* Copies src to dst keeping `keep` bytes (all when < 0), then overwrites
  * `len` bytes at `at` with garbage. */
 static int damage_copy(const char *src, const char *dst, long keep, long at, long len) {
@@ -453,6 +513,7 @@ int main(int argc, char **argv) {
   RUN(test_domain_order);
   RUN(test_missing_tables);
   RUN(test_missing_column);
+  RUN(test_activities);
   RUN(test_truncated_and_corrupt);
   RUN(test_existing_output);
   RUN(test_quiet_and_progress);

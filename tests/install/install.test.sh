@@ -41,11 +41,15 @@ v=$(dlprof --version) || fail "dlprof --version"
 note "versions: $(dlprof --version), $(dlprofviewer --version)"
 
 # serve DLDB: the installed viewer on a free port; GET /api/v1/health and /.
+# Each start gets its own log, made empty here before the viewer starts: the
+# child truncates a `>"$log" &` redirection only when it runs, so wait_url
+# could read a reused log first and find the previous viewer's URL.
 serve() {
-  local db=$1 log=$work/viewer.out pid url port q code
-  dlprofviewer --port 0 "$db" >"$log" 2>"$work/viewer.err" &
+  local db=$1 log err pid url port q code
+  log=$(mktemp "$work/viewer-out.XXXXXX") err=$(mktemp "$work/viewer-err.XXXXXX")
+  dlprofviewer --port 0 "$db" >"$log" 2>"$err" &
   pid=$!
-  url=$(wait_url "$log" 30) || { cat "$work/viewer.err"; fail "dlprofviewer printed no URL for $db"; }
+  url=$(wait_url "$log" 30) || { cat "$err"; fail "dlprofviewer printed no URL for $db"; }
   port=$(url_port "$url") q=$(url_query "$url")
   code=$(http_get "$port" "/api/v1/health$q" "$work/health.json")
   [[ $code == 200 ]] || fail "/api/v1/health: HTTP $code"

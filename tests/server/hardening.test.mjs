@@ -1,4 +1,4 @@
-// hardening.test.mjs - dlprofviewer against hostile clients (issue 6): the
+// hardening.test.mjs - dlprofviewer against hostile clients: the
 // access token of a viewer that serves a network, security headers on every
 // kind of answer, no directory listing, only GET and HEAD, path traversal in
 // every form, oversized requests, slow clients, the database replaced or

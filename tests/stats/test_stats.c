@@ -1,5 +1,5 @@
 /*
- * test_stats.c - issue 8's statistics, end to end: `dlprof --database` on
+ * test_stats.c - the nsys-stats-style statistics, end to end: `dlprof --database` on
  * real Nsight Systems exports, then every number of the view_dl_stats_*
  * views that the export itself can tell (totals, counts, min, max, median)
  * compared with SQL run directly on the export (attached to the dldb), the

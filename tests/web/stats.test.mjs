@@ -1,4 +1,4 @@
-// stats.test.mjs - the Statistics page (issue 8) in Chromium: on dldbs our
+// stats.test.mjs - the Statistics page in Chromium: on dldbs our
 // dlprof writes from two real Nsight Systems exports (CloverLeaf on 4x A100
 // with OS runtime calls; DLProf's w_Relu PyTorch run with NVTX ranges), every
 // tab shows its table with the numbers of its view_dl_stats_* view, the

@@ -40,8 +40,8 @@ if (Chart) {
   Chart.defaults.color = '#475569';
   Chart.defaults.borderColor = '#e2e8f0';
   /* No animations: a profile's numbers are shown at once, and a chart of
-   * thousands of iteration bars would animate each bar (issue 2's render
-   * budget). */
+   * thousands of iteration bars would animate each bar, well past the
+   * dashboard's render budget. */
   Chart.defaults.animation = false;
   Chart.defaults.plugins.legend.labels.boxWidth = 12;
   Chart.defaults.plugins.legend.labels.boxHeight = 12;

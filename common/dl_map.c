@@ -1,9 +1,13 @@
-/* dla_map.c - open-addressing hash maps (linear probing, load <= 1/2). */
-#include "dla_map.h"
+/* dl_map.c - open-addressing hash maps (see dl_map.h): a power-of-two
+ * table, linear probing, doubled when it would pass half full. */
+#include "dl_map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* Spreads a 64-bit key over every bit (MurmurHash3's finalizer): keys that
+ * differ only in high bits (packed pairs, addresses) still spread over the
+ * table's low bits. */
 static uint64_t mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
@@ -13,15 +17,21 @@ static uint64_t mix64(uint64_t x) {
   return x;
 }
 
-void dla_map_init(dla_map *m) { memset(m, 0, sizeof *m); }
+uint64_t dl_hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
 
-void dla_map_free(dla_map *m) {
+void dl_map_init(dl_map *m) { memset(m, 0, sizeof *m); }
+
+void dl_map_free(dl_map *m) {
   free(m->keys);
   free(m->vals);
   memset(m, 0, sizeof *m);
 }
 
-int64_t dla_map_get(const dla_map *m, uint64_t key) {
+int64_t dl_map_get(const dl_map *m, uint64_t key) {
   if (!m->cap) return -1;
   for (size_t i = mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
     if (m->vals[i] < 0) return -1;
@@ -29,7 +39,7 @@ int64_t dla_map_get(const dla_map *m, uint64_t key) {
   }
 }
 
-static int map_grow(dla_map *m) {
+static int map_grow(dl_map *m) {
   size_t ncap = m->cap ? m->cap * 2 : 64;
   uint64_t *nk = malloc(ncap * sizeof *nk);
   int64_t *nv = malloc(ncap * sizeof *nv);
@@ -54,7 +64,7 @@ static int map_grow(dla_map *m) {
   return 0;
 }
 
-int dla_map_put(dla_map *m, uint64_t key, int64_t val) {
+int dl_map_put(dl_map *m, uint64_t key, int64_t val) {
   if ((m->n + 1) * 2 > m->cap && map_grow(m)) return -1;
   size_t i = mix64(key) & (m->cap - 1);
   while (m->vals[i] >= 0 && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
@@ -64,29 +74,23 @@ int dla_map_put(dla_map *m, uint64_t key, int64_t val) {
   return 0;
 }
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
+void dl_smap_init(dl_smap *m) { memset(m, 0, sizeof *m); }
 
-void dla_smap_init(dla_smap *m) { memset(m, 0, sizeof *m); }
-
-void dla_smap_free(dla_smap *m) {
+void dl_smap_free(dl_smap *m) {
   free(m->keys);
   free(m->vals);
   memset(m, 0, sizeof *m);
 }
 
-int64_t dla_smap_get(const dla_smap *m, const char *key) {
+int64_t dl_smap_get(const dl_smap *m, const char *key) {
   if (!m->cap) return -1;
-  for (size_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+  for (size_t i = dl_hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
     if (!m->keys[i]) return -1;
     if (strcmp(m->keys[i], key) == 0) return m->vals[i];
   }
 }
 
-static int smap_grow(dla_smap *m) {
+static int smap_grow(dl_smap *m) {
   size_t ncap = m->cap ? m->cap * 2 : 64;
   const char **nk = calloc(ncap, sizeof *nk);
   int64_t *nv = malloc(ncap * sizeof *nv);
@@ -97,7 +101,7 @@ static int smap_grow(dla_smap *m) {
   }
   for (size_t i = 0; i < m->cap; i++) {
     if (!m->keys[i]) continue;
-    size_t j = hash_str(m->keys[i]) & (ncap - 1);
+    size_t j = dl_hash_str(m->keys[i]) & (ncap - 1);
     while (nk[j]) j = (j + 1) & (ncap - 1);
     nk[j] = m->keys[i];
     nv[j] = m->vals[i];
@@ -110,9 +114,9 @@ static int smap_grow(dla_smap *m) {
   return 0;
 }
 
-int dla_smap_put(dla_smap *m, const char *key, int64_t val) {
+int dl_smap_put(dl_smap *m, const char *key, int64_t val) {
   if ((m->n + 1) * 2 > m->cap && smap_grow(m)) return -1;
-  size_t i = hash_str(key) & (m->cap - 1);
+  size_t i = dl_hash_str(key) & (m->cap - 1);
   while (m->keys[i] && strcmp(m->keys[i], key) != 0) i = (i + 1) & (m->cap - 1);
   if (!m->keys[i]) m->n++;
   m->keys[i] = key;

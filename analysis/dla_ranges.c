@@ -1,0 +1,238 @@
+/*
+ * dla_ranges.c - the first phases: the NVTX domain, then its ranges loaded
+ * into c->r (streaming scans into compact records, on two threads), their
+ * threads into c->thr, and the ranges sorted by (thread id, start, outer
+ * first), the order every later phase reads them in.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl_pipe.h"
+#include "dla_ranges.h"
+#include "dldb_scan.h"
+
+/* The range loader: progress, c->r's capacity, and the threads seen. */
+typedef struct loader {
+  dla_tick t;
+  size_t rcap;
+  size_t thrcap;
+  dl_map thr_of;            /* hash of (pid, tid) -> c->thr index, while ranges load */
+  int32_t last_th;           /* the thread of the range loaded last, -1: none */
+} loader;
+
+static int resolve_domain(dla_ctx *c) {
+  const char *want = c->o->domain ? c->o->domain : "default-domain";
+  int rc = dldb_scan_domain(c->w, want, &c->domain_id, c->err, c->errlen);
+  if (rc) return rc;
+  if (!c->domain_id && !c->o->domain &&
+      (rc = dldb_scan_first_domain(c->w, &c->domain_id, c->err, c->errlen)))
+    return rc;
+  if (!c->domain_id)
+    return dl_err(c->err, c->errlen, DL_ENOTFOUND, "dla_aggregate: no domain %s", want);
+  return DL_OK;
+}
+
+
+static uint64_t thread_hash(int64_t pid, int64_t tid) {
+  return ((uint64_t)pid * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)tid * 0xC2B2AE3D27D4EB4Full);
+}
+
+/* The index in c->thr of thread (pid, tid), added when new (in the order
+ * of first sight; dla__order_threads sorts them once all are loaded). */
+static int thread_index(loader *l, int64_t pid, int64_t tid, int32_t *out) {
+  dla_ctx *c = l->t.c;
+  if (l->last_th >= 0 && c->thr[l->last_th].pid == pid && c->thr[l->last_th].tid == tid) {
+    *out = l->last_th;
+    return DL_OK;
+  }
+  uint64_t h = thread_hash(pid, tid);
+  for (;;) {
+    int64_t v = dl_map_get(&l->thr_of, h);
+    if (v < 0) break;
+    if (c->thr[v].pid == pid && c->thr[v].tid == tid) {
+      *out = l->last_th = (int32_t)v;
+      return DL_OK;
+    }
+    h = h * 0x9E3779B97F4A7C15ull + 1; /* another thread with that hash */
+  }
+  if (c->nthr >= DLA_MAX_THREADS)
+    return dl_err(c->err, c->errlen, DL_EINVAL,
+                  "dla_aggregate: NVTX ranges on more than %d threads", DLA_MAX_THREADS);
+  if (DLA_GROW(c->thr, c->nthr, l->thrcap) || dl_map_put(&l->thr_of, h, (int64_t)c->nthr))
+    return DL_ENOMEM;
+  c->thr[c->nthr] = (dla_thread){.pid = pid, .tid = tid};
+  *out = l->last_th = (int32_t)c->nthr++;
+  return DL_OK;
+}
+
+static int cmp_thread(const void *x, const void *y) { return dla__thread_cmp(x, y); }
+
+/* Puts c->thr in (tid, pid) order, ranks the thread ids and renumbers the
+ * ranges' threads. */
+static int order_threads(dla_ctx *c) {
+  size_t n = c->nthr;
+  typedef struct { dla_thread t; uint32_t old; } keyed;
+  keyed *v = malloc((n + 1) * sizeof *v);
+  uint32_t *rank = malloc((n + 1) * sizeof *rank);
+  if (!v || !rank) {
+    free(v);
+    free(rank);
+    return DL_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) v[i] = (keyed){c->thr[i], (uint32_t)i};
+  qsort(v, n, sizeof *v, cmp_thread); /* (tid, pid) are distinct: the order is total */
+  c->ntk = 0;
+  for (size_t i = 0; i < n; i++) {
+    c->thr[i] = v[i].t;
+    if (i && v[i].t.tid != v[i - 1].t.tid) c->ntk++;
+    c->thr[i].tk = c->ntk;
+    rank[v[i].old] = (uint32_t)i;
+  }
+  if (n) c->ntk++;
+  for (size_t i = 0; i < c->nr; i++) dla__range_set_th(&c->r[i], rank[dla__range_th(&c->r[i])]);
+  free(v);
+  free(rank);
+  return DL_OK;
+}
+
+static int load_range(void *ctx, const dldb_scan_range *s) {
+  loader *l = ctx;
+  dla_ctx *c = l->t.c;
+  dla__tick(&l->t);
+  if (DLA_GROW(c->r, c->nr, l->rcap)) return DL_ENOMEM;
+  if (s->name_id < 0 || s->name_id > INT32_MAX)
+    return dl_err(c->err, c->errlen, DL_ECORRUPT, "dla_aggregate: NVTX range %lld has string id %lld",
+                  (long long)s->id, (long long)s->name_id);
+  int32_t th = 0;
+  int rc = thread_index(l, s->pid, s->tid, &th);
+  if (rc) return rc;
+  dla_range *r = &c->r[c->nr++];
+  memset(r, 0, sizeof *r);
+  r->start = s->start_ns;
+  r->end = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
+  dla__range_set_th(r, (uint32_t)th);
+  r->name_id = (int32_t)s->name_id;
+  r->style = s->kind >= DLDB_NVTX_PUSHPOP && s->kind <= DLDB_NVTX_MARK ? (uint32_t)s->kind : 0;
+  return 0;
+}
+
+/* The ranges are read on a second thread (SQLite's stepping and decoding
+ * of 10 M rows is most of their loading) and loaded, in order, on this one
+ * (dl_pipe.h): the scan has the writer's connection to itself meanwhile,
+ * load_range touches none of it. */
+enum { RANGE_BATCH = 4096 };
+typedef struct range_scan {
+  dldb_writer *w;
+  int64_t domain_id;
+  dl_pipe *p;
+  dldb_scan_range *b; /* the batch being filled, n rows of it */
+  size_t n;
+  char err[256];      /* the scan's error message (the consumer owns c->err) */
+} range_scan;
+
+static int range_put(void *ctx, const dldb_scan_range *r) {
+  range_scan *s = ctx;
+  if (!s->b && !(s->b = dl_pipe_claim(s->p))) return DL_EDB; /* the consumer failed */
+  s->b[s->n++] = *r;
+  if (s->n < RANGE_BATCH) return DL_OK;
+  s->b = NULL;
+  size_t n = s->n;
+  s->n = 0;
+  return dl_pipe_publish(s->p, n);
+}
+
+static int ranges_produce(void *ctx, dl_pipe *p) {
+  range_scan *s = ctx;
+  s->p = p;
+  int rc = dldb_scan_ranges(s->w, s->domain_id, range_put, s, s->err, sizeof s->err);
+  if (rc == DL_OK && s->n) rc = dl_pipe_publish(p, s->n);
+  return rc;
+}
+
+static int ranges_consume(void *ctx, void *batch, size_t n) {
+  const dldb_scan_range *r = batch;
+  int rc = DL_OK;
+  for (size_t i = 0; i < n && rc == DL_OK; i++) rc = load_range(ctx, &r[i]);
+  return rc;
+}
+
+/* dldb_scan_ranges(w, domain_id, load_range, l) on two threads. */
+static int load_ranges(dla_ctx *c, loader *l) {
+  range_scan s = {.w = c->w, .domain_id = c->domain_id};
+  int rc = dl_pipe_run(RANGE_BATCH * sizeof(dldb_scan_range), 4, ranges_produce, &s,
+                        ranges_consume, l);
+  if (rc && s.err[0] && !(c->err && c->errlen && c->err[0])) /* the scan's own error */
+    dl_err(c->err, c->errlen, rc, "%s", s.err);
+  return rc;
+}
+
+/* The order of a thread's ranges: start ascending, end descending. */
+static int cmp_time(const void *x, const void *y) {
+  const dla_range *a = x, *b = y;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  return (a->end < b->end) - (a->end > b->end);
+}
+
+/* Sorts the ranges by (thread id, start, outer first). They come in id
+ * order, which is about time order with the threads interleaved (at 10 M
+ * ranges a sort of the whole array took a third of loading them, part of
+ * it in the introsort's heapsort fallback), while each thread's ranges are
+ * usually in order already. So they are grouped by thread id first, in
+ * their order (a stable scatter into a new array), and a group is sorted
+ * only when it is out of order. *cap: the array's capacity (the copy's is
+ * nr). */
+static int sort_ranges(dla_ctx *c, size_t *cap) {
+  size_t n = c->nr, k = 1;
+  while (k < n && dla__range_cmp_key(c, &c->r[k - 1], dla__range_tk(c, &c->r[k]), c->r[k].start,
+                          c->r[k].end) <= 0)
+    k++;
+  if (k >= n) return DL_OK; /* already sorted */
+  size_t *at = calloc((size_t)c->ntk + 1, sizeof *at); /* by thread id: first, then next slot */
+  dla_range *out = at ? malloc(n * sizeof *out) : NULL;
+  dl_advise_huge(out, n * sizeof *out);
+  if (!out) {
+    free(at);
+    return DL_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) at[dla__range_tk(c, &c->r[i]) + 1]++;
+  for (size_t t = 0; t < c->ntk; t++) at[t + 1] += at[t];
+  for (size_t i = 0; i < n; i++) out[at[dla__range_tk(c, &c->r[i])]++] = c->r[i];
+  free(c->r);
+  c->r = out;
+  *cap = n;
+  for (size_t t = 0, b = 0; t < c->ntk; t++) { /* at[t]: the end of thread id t's group */
+    dla_range *v = out + b;
+    size_t m = at[t] - b, i = 1;
+    while (i < m && cmp_time(&v[i - 1], &v[i]) <= 0) i++;
+    if (i < m) dla__qsort(v, m, sizeof *v, cmp_time);
+    b = at[t];
+  }
+  free(at);
+  return DL_OK;
+}
+
+
+int dla__ranges_domain(dla_ctx *c) {
+  int rc = resolve_domain(c);
+  if (rc) return rc;
+  dldb_writer_begin_reads(c->w); /* raw records read, then derived rows written */
+  return DL_OK;
+}
+
+int dla__ranges_load(dla_ctx *c) {
+  loader l = {.t = {.c = c}, .last_th = -1};
+  int rc = dla__tick_start(&l.t, "loading NVTX ranges", "nvtx_ranges", (void **)&c->r, &l.rcap,
+                           sizeof *c->r, 0);
+  if (rc) return rc;
+  dl_map_init(&l.thr_of);
+  if (c->err && c->errlen) c->err[0] = '\0';
+  rc = load_ranges(c, &l);
+  dl_map_free(&l.thr_of);
+  if (rc || (rc = order_threads(c))) return rc;
+  dla__progress(c, l.t.what, l.t.n, l.t.n);
+  if (c->nr > INT32_MAX) /* ranges are indexed in int32 */
+    return dl_err(c->err, c->errlen, DL_EINVAL, "dla_aggregate: more than %d NVTX ranges",
+                  INT32_MAX);
+  dla__progress(c, "building op nodes", 0, (int64_t)c->nr);
+  return sort_ranges(c, &l.rcap);
+}

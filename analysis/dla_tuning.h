@@ -1,0 +1,25 @@
+/*
+ * dla_tuning.h - internal knobs of the analysis that change how it works,
+ * never what it writes (analysis/ and its tests only; not in dla.h).
+ */
+#ifndef DLA_TUNING_H
+#define DLA_TUNING_H
+
+#include <stddef.h>
+
+#include "dla.h"
+
+typedef struct dla_tuning {
+  /* Events the time sweeps hold at once (they sweep the window a batch of
+   * time at a time): the breakdown's events (dla_sweep.c), the GPU
+   * timeline's starts (dla_comm.c) and the Nsight Systems rules' intervals
+   * (dla_nsysfacts.c). 0: each one's default. Same results for any value:
+   * tests set it small to cut many batches. */
+  size_t sweep_batch_events;
+} dla_tuning;
+
+/* dla_aggregate with tuning t (borrowed; NULL: the defaults). */
+int dla__aggregate_tuned(dldb_writer *w, const dla_opts *o, const dla_tuning *t,
+                         int64_t *aggr_id, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * dldb_scan.c - raw records read back for the analysis (dldb_scan.h):
+ * streaming scans of the writer's raw tables, each after writing the rows
+ * still in its batches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dldb_scan.h"
+#include "dldb_write_internal.h"
+
+/* Prepares a read (after writing the rows still in batches). */
+static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err, size_t errlen,
+                   const char *fn) {
+  int rc = dldb__flush(w, err, errlen, fn);
+  if (rc) return rc;
+  if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) != SQLITE_OK)
+    return dldb__sqlerr(w, err, errlen, fn);
+  return DL_OK;
+}
+
+/* Runs st to the end; on a row calls row(ctx, st). Finalizes st. */
+static int run_scan(dldb_writer *w, sqlite3_stmt *st, int (*row)(void *, sqlite3_stmt *),
+                    void *ctx, char *err, size_t errlen, const char *fn) {
+  int s, rc = DL_OK;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if ((rc = row(ctx, st)) != 0) break;
+  }
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int64_t dldb_scan_estimate(dldb_writer *w, const char *table) {
+  static const char *const known[] = {"nvtx_ranges", "cuda_api_calls", "kernels", "memcpys",
+                                      "memsets", NULL};
+  int i = 0;
+  while (known[i] && strcmp(known[i], table) != 0) i++;
+  if (!known[i]) return 0;
+  char sql[96];
+  sqlite3_stmt *st = NULL;
+  int64_t n = 0;
+  snprintf(sql, sizeof sql, "SELECT max(id) FROM %s", known[i]);
+  if (dldb__flush(w, NULL, 0, "dldb_scan_estimate") == DL_OK &&
+      sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return n;
+}
+
+int dldb_scan_domain(dldb_writer *w, const char *name, int64_t *id, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w,
+                   "SELECT d.id FROM domains d JOIN strings s ON s.id = d.name_id "
+                   "WHERE s.value = ?1",
+                   &st, err, errlen, "dldb_scan_domain");
+  if (rc) return rc;
+  dldb__bind_text(st, 1, name);
+  *id = 0;
+  int s = sqlite3_step(st);
+  if (s == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+  else if (s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, "dldb_scan_domain");
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int dldb_scan_first_domain(dldb_writer *w, int64_t *id, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, "SELECT min(id) FROM domains", &st, err, errlen, "dldb_scan_first_domain");
+  if (rc) return rc;
+  *id = 0;
+  if (sqlite3_step(st) == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return DL_OK;
+}
+
+typedef struct scan_ctx {
+  void *fn;
+  void *ctx;
+  int stack; /* ranges: column 7 is the stack's id */
+} scan_ctx;
+
+static int range_row(void *c, sqlite3_stmt *st) {
+  scan_ctx *sc = c;
+  dldb_scan_range r = {
+      .id = sqlite3_column_int64(st, 0),
+      .name_id = sqlite3_column_int64(st, 1),
+      .start_ns = sqlite3_column_int64(st, 2),
+      .end_ns = sqlite3_column_int64(st, 3),
+      .pid = sqlite3_column_int64(st, 4),
+      .tid = sqlite3_column_int64(st, 5),
+      .kind = sqlite3_column_int(st, 6),
+      .stack_id = sc->stack ? sqlite3_column_int64(st, 7) : 0,
+  };
+  return ((int (*)(void *, const dldb_scan_range *))sc->fn)(sc->ctx, &r);
+}
+
+/* Runs a query of ranges (range_row's columns, ?1 the domain). */
+static int scan_range_query(dldb_writer *w, const char *sql, int stack, int64_t domain_id,
+                            int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
+                            size_t errlen, const char *fname) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, sql, &st, err, errlen, fname);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 1, domain_id);
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx, .stack = stack};
+  return run_scan(w, st, range_row, &sc, err, errlen, fname);
+}
+
+int dldb_scan_ranges(dldb_writer *w, int64_t domain_id,
+                     int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
+                     size_t errlen) {
+  return scan_range_query(w,
+                          "SELECT id, name_id, start_ns, end_ns, pid, tid, kind FROM nvtx_ranges "
+                          "WHERE domain_id = ?1 AND kind IN (1, 2) ORDER BY id",
+                          0, domain_id, fn, ctx, err, errlen, "dldb_scan_ranges");
+}
+
+int dldb_scan_range_stacks(dldb_writer *w, int64_t domain_id,
+                           int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
+                           size_t errlen) {
+  static const char *fname = "dldb_scan_range_stacks";
+  int rc = dldb__flush(w, err, errlen, fname);
+  if (rc || !dldb__has_table(w, "nvtx_range_stacks")) return rc;
+  return scan_range_query(
+      w,
+      "SELECT r.id, r.name_id, r.start_ns, r.end_ns, r.pid, r.tid, r.kind, s.stack_id "
+      "FROM nvtx_range_stacks s JOIN nvtx_ranges r ON r.id = s.range_id "
+      "WHERE r.domain_id = ?1 AND r.kind IN (1, 2) ORDER BY r.id",
+      1, domain_id, fn, ctx, err, errlen, fname);
+}
+
+static int api_row(void *c, sqlite3_stmt *st) {
+  scan_ctx *sc = c;
+  dldb_scan_api a = {
+      .id = sqlite3_column_int64(st, 0),
+      .name_id = sqlite3_column_int64(st, 1),
+      .start_ns = sqlite3_column_int64(st, 2),
+      .end_ns = sqlite3_column_int64(st, 3),
+      .pid = sqlite3_column_int64(st, 4),
+      .tid = sqlite3_column_int64(st, 5),
+      .correlation_id = sqlite3_column_int64(st, 6),
+  };
+  return ((int (*)(void *, const dldb_scan_api *))sc->fn)(sc->ctx, &a);
+}
+
+int dldb_scan_api_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_api *a), void *ctx,
+                        char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w,
+                   "SELECT id, name_id, start_ns, end_ns, pid, tid, correlation_id "
+                   "FROM cuda_api_calls ORDER BY id",
+                   &st, err, errlen, "dldb_scan_api_calls");
+  if (rc) return rc;
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
+  return run_scan(w, st, api_row, &sc, err, errlen, "dldb_scan_api_calls");
+}
+
+static int gpu_op_row(void *c, sqlite3_stmt *st) {
+  scan_ctx *sc = c;
+  dldb_scan_gpu_op g = {
+      .kind = sqlite3_column_int(st, 0),
+      .id = sqlite3_column_int64(st, 1),
+      .short_name_id = sqlite3_column_int64(st, 2),
+      .long_name_id = sqlite3_column_int64(st, 3),
+      .gpu_start_ns = sqlite3_column_int64(st, 4),
+      .gpu_end_ns = sqlite3_column_int64(st, 5),
+      .correlation_id = sqlite3_column_int64(st, 6),
+      .pid = sqlite3_column_int64(st, 7),
+      .device_id = sqlite3_column_int(st, 8),
+      .copy_kind = sqlite3_column_int(st, 9),
+      .bytes = sqlite3_column_int64(st, 10),
+      .src_kind = sqlite3_column_int(st, 11),
+      .dst_kind = sqlite3_column_int(st, 12),
+      .mem_kind = sqlite3_column_int(st, 13),
+  };
+  for (int i = 0; i < 3; i++) {
+    g.grid[i] = sqlite3_column_int(st, 14 + i);
+    g.block[i] = sqlite3_column_int(st, 17 + i);
+  }
+  return ((int (*)(void *, const dldb_scan_gpu_op *))sc->fn)(sc->ctx, &g);
+}
+
+int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_op *g), void *ctx,
+                      char *err, size_t errlen) {
+  static const char *const sql[3] = {
+      "SELECT 0, id, short_name_id, long_name_id, gpu_start_ns, gpu_end_ns, correlation_id, "
+      "pid, device_id, 0, 0, 0, 0, 0, grid_x, grid_y, grid_z, block_x, block_y, block_z "
+      "FROM kernels ORDER BY id",
+      "SELECT 1, id, 0, 0, gpu_start_ns, gpu_end_ns, correlation_id, pid, device_id, copy_kind, "
+      "bytes, src_kind, dst_kind, 0, 0, 0, 0, 0, 0, 0 FROM memcpys ORDER BY id",
+      "SELECT 2, id, 0, 0, gpu_start_ns, gpu_end_ns, correlation_id, pid, device_id, 0, "
+      "bytes, 0, 0, mem_kind, 0, 0, 0, 0, 0, 0 FROM memsets ORDER BY id",
+  };
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
+  for (int i = 0; i < 3; i++) {
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(w, sql[i], &st, err, errlen, "dldb_scan_gpu_ops");
+    if (rc) return rc;
+    if ((rc = run_scan(w, st, gpu_op_row, &sc, err, errlen, "dldb_scan_gpu_ops"))) return rc;
+  }
+  return DL_OK;
+}
+
+static int gpu_row(void *c, sqlite3_stmt *st) {
+  scan_ctx *sc = c;
+  const char *name = (const char *)sqlite3_column_text(st, 3);
+  dldb_scan_gpu g = {.device_id = sqlite3_column_int(st, 0), .name = name ? name : "",
+                     .memory_bytes = sqlite3_column_int64(st, 1),
+                     .sm_count = sqlite3_column_int(st, 2)};
+  return ((int (*)(void *, const dldb_scan_gpu *))sc->fn)(sc->ctx, &g);
+}
+
+int dldb_scan_gpus(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu *g), void *ctx,
+                   char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, "SELECT device_id, memory_bytes, sm_count, gpu_name FROM gpus ORDER BY device_id", &st, err, errlen,
+                   "dldb_scan_gpus");
+  if (rc) return rc;
+  scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
+  return run_scan(w, st, gpu_row, &sc, err, errlen, "dldb_scan_gpus");
+}
+
+int dldb_scan_extcorrs(dldb_writer *w, int64_t domain_id,
+                       int (*fn)(void *ctx, const dldb_scan_extcorr *e), void *ctx, char *err,
+                       size_t errlen) {
+  static const char *fname = "dldb_scan_extcorrs";
+  if (!dldb__has_table(w, "cupti_external_correlations")) return DL_OK;
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w,
+                   "SELECT e.correlation_id, r.id, r.pid, r.tid, r.start_ns, r.end_ns "
+                   "FROM cupti_external_correlations e JOIN nvtx_ranges r ON r.id = e.external_id "
+                   "WHERE e.external_kind = 3 AND r.domain_id = ?1 AND r.kind IN (1, 2) "
+                   "ORDER BY e.correlation_id",
+                   &st, err, errlen, fname);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 1, domain_id);
+  int step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    dldb_scan_extcorr e = {.correlation_id = sqlite3_column_int64(st, 0),
+                           .range_id = sqlite3_column_int64(st, 1),
+                           .pid = sqlite3_column_int64(st, 2),
+                           .tid = sqlite3_column_int64(st, 3),
+                           .start_ns = sqlite3_column_int64(st, 4),
+                           .end_ns = sqlite3_column_int64(st, 5)};
+    if ((rc = fn(ctx, &e))) break;
+  }
+  if (!rc && step != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fname);
+  sqlite3_finalize(st);
+  return rc;
+}
