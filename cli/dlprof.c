@@ -28,6 +28,8 @@
 #include "errline.h"
 #include "events.h"
 #include "meter.h"
+#include "nsysopts.h"
+#include "outdir.h"
 #include "profile.h"
 #include "sigclean.h"
 
@@ -38,6 +40,8 @@ typedef struct cli {
   int verbosity;     /* DLPROF_V_* */
   int64_t delay_s, duration_s; /* -y/--delay, -d/--duration (dlprof APP) */
   int profile_range;  /* --nsys_profile_range: only between cudaProfilerStart/Stop */
+  int n_notes;        /* what the accepted DLProf options that do nothing here say */
+  char notes[8][1200];
   char command[4096];
 } cli;
 
@@ -55,8 +59,12 @@ static const char *const usage_text =
     "                          ranges are read the same way in both: emit_nvtx\n"
     "                          texts are recognised by their form\n"
     "  --key_op=NAME, --key_node=NAME     the op that ends each iteration\n"
+    "  --domains=A,B           aggregate each of these NVTX domains (at most 8), with\n"
+    "                          reports named PROFILE_NAME_DOMAIN_... (default: the\n"
+    "                          default domain, else the first)\n"
     "  --iter_start=N, --iter_stop=N      the iterations to aggregate (inclusive)\n"
-    "  --output_path=DIR                  where outputs go (default: .)\n"
+    "  --output_path=DIR                  where outputs go, created with its parents\n"
+    "                          when missing (default: .)\n"
     "  --profile_name=NAME, --base_name=NAME\n"
     "                          output name prefix (default: dlprof)\n"
     "  --reports=LIST          summary,detail,iteration,kernel,tensor,op_type,\n"
@@ -68,6 +76,18 @@ static const char *const usage_text =
     "  --formats=LIST, --file_formats=LIST  csv,json (default: csv)\n"
     "  -f, --force=true|false  replace existing outputs (default: false)\n"
     "  --nsys_rules=true|false also run Nsight Systems' expert rules (default: false)\n"
+    "  --dump_model_data=true|false       also write PROFILE_NAME_model_data.json:\n"
+    "                          ops, their kernels and timings, iterations (default: false)\n"
+    "  --detailed_mode=true|false         accepted; op shapes and data types are not\n"
+    "                          collected yet (default: false)\n"
+    "  --nsys_options=\"OPTS\", --nsys_opts=\"OPTS\"\n"
+    "                          Nsight Systems options as DLProf took them: -t, --trace,\n"
+    "                          -s none, -y, --delay, -d, --duration, -c, --capture-range\n"
+    "                          map to the collector; the rest is named as ignored\n"
+    "                          (Nsight Systems is not run)\n"
+    "  --nsys_base_name=NAME   accepted; no Nsight Systems files are written\n"
+    "  --tb_dir=DIR            accepted; no TensorBoard files are written (dlprofviewer\n"
+    "                          replaced them)\n"
     "  -y, --delay=SECONDS     dlprof APP: start recording this long after launch\n"
     "  -d, --duration=SECONDS  dlprof APP: record this long, then stop (default: to the end)\n"
     "  --nsys_profile_range=true|false, --profile_range=true|false\n"
@@ -132,7 +152,8 @@ static int parse_formats(const char *v, int *csv, int *json) {
 /* Option table: long names (with aliases), the short name, and a slot. */
 typedef enum { O_DATABASE, O_MODE, O_KEY, O_ISTART, O_ISTOP, O_OUT, O_NAME, O_REPORTS,
                O_FORMATS, O_FORCE, O_VERB, O_HELP, O_VERSION, O_NSYS_RULES,
-               O_DELAY, O_DURATION, O_PROFILE_RANGE } opt_id;
+               O_DELAY, O_DURATION, O_PROFILE_RANGE, O_DUMP_MODEL, O_DETAILED, O_NSYS_OPTS,
+               O_NSYS_BASE, O_TB_DIR, O_DOMAINS } opt_id;
 static const struct { const char *name; char short_name; opt_id id; int takes_value; } options[] = {
     {"database", 0, O_DATABASE, 1},    {"nsys_database", 0, O_DATABASE, 1},
     {"mode", 'm', O_MODE, 1},          {"key_op", 0, O_KEY, 1},
@@ -145,7 +166,67 @@ static const struct { const char *name; char short_name; opt_id id; int takes_va
     {"version", 'V', O_VERSION, 0},    {"nsys_rules", 0, O_NSYS_RULES, 1},
     {"delay", 'y', O_DELAY, 1},        {"duration", 'd', O_DURATION, 1},
     {"nsys_profile_range", 0, O_PROFILE_RANGE, 1}, {"profile_range", 0, O_PROFILE_RANGE, 1},
+    {"dump_model_data", 0, O_DUMP_MODEL, 1}, {"detailed_mode", 0, O_DETAILED, 1},
+    {"nsys_options", 0, O_NSYS_OPTS, 1},     {"nsys_opts", 0, O_NSYS_OPTS, 1},
+    {"nsys_base_name", 0, O_NSYS_BASE, 1},   {"tb_dir", 0, O_TB_DIR, 1},
+    {"domains", 0, O_DOMAINS, 1},
 };
+
+/* --domains=A,B: at most 8 names, none empty, each under 256 bytes. */
+static int check_domains(const char *v) {
+  int n = 0;
+  for (const char *s = v;; n++) {
+    size_t len = strcspn(s, ",");
+    if (len == 0 || len >= 256 || n == 8) return -1;
+    if (!s[len]) return 0;
+    s += len + 1;
+  }
+}
+
+/* Keeps one line for the user, printed once the options are read. */
+static void note(cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(cli *c, const char *fmt, ...) {
+  if (c->n_notes == (int)(sizeof c->notes / sizeof *c->notes)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->notes[c->n_notes++], sizeof c->notes[0], fmt, ap);
+  va_end(ap);
+}
+
+/* --nsys_options: what maps sets dlprof's own --delay, --duration and
+ * --nsys_profile_range (cli/nsysopts.h); the rest is named in one line. */
+static int apply_nsys(cli *c, const char *name, const char *v) {
+  dlprof_nsysopts n;
+  char err[512];
+  if (dlprof_nsysopts_parse(v, &n, err, sizeof err)) return fail("%s", err);
+  if (n.delay_s >= 0) c->delay_s = n.delay_s;
+  if (n.duration_s >= 0) c->duration_s = n.duration_s;
+  if (n.profile_range >= 0) c->profile_range = n.profile_range;
+  if (n.ignored[0]) note(c, "--%s: ignored: %s", name, n.ignored);
+  return 0;
+}
+
+/* The DLProf options that are accepted and only say what they do here. */
+static int apply_accepted(cli *c, opt_id id, const char *name, const char *v) {
+  int on = 0;
+  switch (id) {
+  case O_DETAILED:
+    if (parse_bool(v, &on)) return fail("--%s: expected true or false, got '%s'", name, v);
+    if (on) note(c, "--%s=true: op shapes and data types are not collected yet; the reports "
+                    "leave those columns empty", name);
+    return 0;
+  case O_NSYS_BASE:
+    if (!*v || strchr(v, '/')) return fail("--%s: '%s' is not a file name prefix", name, v);
+    note(c, "--%s: ignored: Nsight Systems is not run, so no nsys files are written (the "
+            "dldb is named after --profile_name)", name);
+    return 0;
+  case O_TB_DIR:
+    note(c, "--%s: ignored: TensorBoard event files were replaced by dlprofviewer; none are "
+            "written", name);
+    return 0;
+  default: return 0;
+  }
+}
 
 static int apply(cli *c, opt_id id, const char *name, const char *v) {
   static const char *const levels[] = {"quiet", "minimal", "normal", "detailed", "diagnostic"};
@@ -181,6 +262,16 @@ static int apply(cli *c, opt_id id, const char *name, const char *v) {
                ? fail("--%s: expected a number of seconds >= 0, got '%s'", name, v) : 0;
   case O_PROFILE_RANGE:
     return parse_bool(v, &c->profile_range) ? fail("--%s: expected true or false, got '%s'", name, v) : 0;
+  case O_DUMP_MODEL:
+    return parse_bool(v, &c->o.dump_model_data) ? fail("--%s: expected true or false, got '%s'", name, v) : 0;
+  case O_NSYS_OPTS: return apply_nsys(c, name, v);
+  case O_DOMAINS:
+    if (check_domains(v))
+      return fail("--%s: expected 1 to 8 NVTX domain names separated by commas, got '%s'", name, v);
+    c->o.domains = v; c->o.shape_opts++; return 0;
+  case O_DETAILED:
+  case O_NSYS_BASE:
+  case O_TB_DIR: return apply_accepted(c, id, name, v);
   case O_FORCE:
     return parse_bool(v, &c->o.force) ? fail("--%s: expected true or false, got '%s'", name, v) : 0;
   case O_VERB:
@@ -290,6 +381,11 @@ static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *
   m->on = c.verbosity >= DLPROF_V_MINIMAL;
   m->detail = c.verbosity >= DLPROF_V_DETAILED;
   m->tty = isatty(STDERR_FILENO);
+  for (int i = 0; i < c.n_notes && c.verbosity >= DLPROF_V_MINIMAL; i++)
+    fprintf(stderr, "dlprof: %s\n", c.notes[i]);
+  char err[PATH_MAX + 256];
+  if ((c.o.input || app < argc) && dlprof_outdir_make(c.o.output_path, err, sizeof err))
+    return fail("%s", err);
   if (!c.o.input) {
     if (app >= argc) {
       fputs(usage_text, stderr);

@@ -78,11 +78,16 @@ typedef struct dlp_opts {
                                dldb's own when aggregated again */
   int64_t iter_start, iter_stop; /* < 0: from the first, to the last */
   int nsys_rules;           /* 1: also Nsight Systems' expert rules (not for Kineto) */
+  const char *domains;      /* NULL: one aggregation of the default NVTX domain (else the
+                               first); "A,B": one aggregation per domain listed (at most
+                               8), whose reports are named <profile_name>_<domain>_... */
   int shape_opts;           /* 1: options that shape an aggregation were given: a dldb
                                with aggregations gets a new one (else only its reports) */
   int force;                /* 1: replace existing outputs */
   unsigned reports;         /* bit i: dlp_report_name(i); 0: none */
   int csv, json;            /* the report formats */
+  int dump_model_data;      /* 1: also <profile_name>_model_data.json beside the reports
+                               (report/dlr_model.h) */
   int iter_note;            /* 1: read back the iterations aggregated (DLP_EV_ITER_CLAMPED) */
   /* NULL, or the expert findings (CSV) of the aggregation, after the reports */
   int (*findings)(void *ctx, const char *buf, size_t len);

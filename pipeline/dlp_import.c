@@ -55,6 +55,7 @@ int dlp_step_kineto(dlp_pipeline *p) {
 
 int dlp_step_aggregate(dlp_pipeline *p) {
   const dlp_opts *o = p->o;
+  char domain[DLP_DOMAIN_MAX];
   dla_opts ao;
   dla_opts_init(&ao);
   ao.key_op = p->key_op;
@@ -70,7 +71,17 @@ int dlp_step_aggregate(dlp_pipeline *p) {
   ao.host_name = o->host_name;
   ao.progress = o->progress;
   ao.progress_ctx = o->progress_ctx;
-  int rc = dla_aggregate(p->w, &ao, &p->aggr_id, p->err, p->errlen);
+  /* --domains: one aggregation per domain listed, in order */
+  int n = o->domains ? dlp_domain_count(o) : 1, rc = DL_OK;
+  if (n == 0)
+    return dl_err(p->err, p->errlen, DL_EINVAL, "--domains: expected NVTX domain names "
+                  "separated by commas, got '%s'", o->domains);
+  p->n_domains = 0;
+  for (int k = 0; k < n && rc == DL_OK; k++) {
+    ao.domain = o->domains && dlp_domain_at(o, k, domain, sizeof domain) ? domain : NULL;
+    rc = dla_aggregate(p->w, &ao, &p->aggr_id, p->err, p->errlen);
+    if (rc == DL_OK && o->domains) p->domain_aggr[p->n_domains++] = p->aggr_id;
+  }
   if (rc != DL_OK) dlp_name_input(p->err, p->errlen, o->input);
   return rc;
 }

@@ -30,9 +30,15 @@ enum {
 #define DLP_S_IMPORT (DLP_S_NSYS | DLP_S_KINETO)
 #define DLP_S_AGGR (DLP_S_NSYS | DLP_S_KINETO | DLP_S_DLDB)
 
+/* The model data's file name after the profile name (--dump_model_data). */
+#define DLP_MODEL_DATA_SUFFIX "_model_data.json"
+
 /* The reports of a run, written to temporary files beside their
  * destinations and renamed into place together (after the dldb). */
-#define DLP_MAX_REPORT_FILES 64 /* 32 reports x 2 formats */
+#define DLP_MAX_DOMAINS 8      /* --domains: aggregations of one run */
+#define DLP_DOMAIN_MAX 256     /* bytes of a domain name */
+#define DLP_MAX_REPORT_FILES (65 * DLP_MAX_DOMAINS) /* 32 reports x 2 formats, the model
+                                                       data, per domain */
 typedef struct dlp_report_set {
   int n;
   char tmp[DLP_MAX_REPORT_FILES][PATH_MAX + 16], dest[DLP_MAX_REPORT_FILES][PATH_MAX];
@@ -46,7 +52,9 @@ struct dlp_pipeline {
   const char *key_op;      /* the aggregation's key op (NULL: the mode's) */
   char dldb_key_op[256];   /* a dldb's own key op, aggregated again */
   dldb_writer *w;
-  int64_t aggr_id;
+  int64_t aggr_id;         /* the aggregation added (with --domains: the last one) */
+  int n_domains;           /* --domains: the aggregations of the run, one per domain */
+  int64_t domain_aggr[DLP_MAX_DOMAINS];
   dlp_report_set rs;
   char *err;
   size_t errlen;
@@ -59,6 +67,15 @@ static inline void dlp_emit(const dlp_pipeline *p, const dlp_event *e) {
 
 /* Rewrites err (an analysis error, which names no file) as "file: msg". */
 void dlp_name_input(char *err, size_t errlen, const char *file);
+
+/* dlp_domains.c: --domains. The number of domains listed (at most
+ * DLP_MAX_DOMAINS), the i-th (0 when there is none: an empty or too long
+ * name), and the part of a file name that keeps a domain's reports apart
+ * ("_" and the name with characters outside [A-Za-z0-9.-] as '_'; "" for
+ * NULL). */
+int dlp_domain_count(const dlp_opts *o);
+int dlp_domain_at(const dlp_opts *o, int i, char *buf, size_t len);
+void dlp_domain_infix(const char *domain, char *buf, size_t len);
 
 /* dlp_out.c: output paths and the reports. */
 void dlp_out_path(const dlp_opts *o, const char *suffix, char *buf, size_t len);

@@ -11,6 +11,7 @@
 #include "dldb.h"
 #include "dlp_internal.h"
 #include "dlr.h"
+#include "dlr_model.h"
 #include "dlr_stats.h"
 
 int dlp_report_count(void) { return dlr_report_count() + dlr_stats_count(); }
@@ -33,12 +34,18 @@ void dlp_out_path(const dlp_opts *o, const char *suffix, char *buf, size_t len) 
   snprintf(buf, len, "%s/%s%s", o->output_path, o->profile_name, suffix);
 }
 
-/* DLProf's report file name "dlprof_x.csv" with our profile name as prefix. */
-static void report_path(const dlp_opts *o, const char *name, dlr_format fmt, char *buf,
-                        size_t len) {
+/* DLProf's report file name "dlprof_x.csv" with our profile name as prefix
+ * and infix after it ("" or a domain's, dlp_domain_infix). */
+static void report_path(const dlp_opts *o, const char *infix, const char *name, dlr_format fmt,
+                        char *buf, size_t len) {
   const char *file = dlr_report_file(name, fmt); /* "dlprof_summary.csv" */
   const char *rest = strchr(file, '_');
-  snprintf(buf, len, "%s/%s%s", o->output_path, o->profile_name, rest ? rest : file);
+  snprintf(buf, len, "%s/%s%s%s", o->output_path, o->profile_name, infix, rest ? rest : file);
+}
+
+/* The model data's path, with infix as report_path. */
+static void model_path(const dlp_opts *o, const char *infix, char *buf, size_t len) {
+  snprintf(buf, len, "%s/%s%s%s", o->output_path, o->profile_name, infix, DLP_MODEL_DATA_SUFFIX);
 }
 
 /* Bit i of o->reports in format f (0: CSV, 1: JSON) is asked for. */
@@ -58,15 +65,31 @@ static int check_output(const dlp_opts *o, const char *path, char *err, size_t e
   return DL_OK;
 }
 
-int dlp_check_outputs(const dlp_opts *o, const char *dldb_path, char *err, size_t errlen) {
+/* The outputs of one domain (infix: dlp_domain_infix's, "" without --domains). */
+static int check_domain(const dlp_opts *o, const char *infix, char *err, size_t errlen) {
   char path[PATH_MAX];
-  int rc = dldb_path ? check_output(o, dldb_path, err, errlen) : DL_OK;
+  int rc = DL_OK;
+  if (o->dump_model_data) {
+    model_path(o, infix, path, sizeof path);
+    rc = check_output(o, path, err, errlen);
+  }
   for (int i = 0; i < dlp_report_count() && rc == DL_OK; i++)
     for (int f = 0; f < 2 && rc == DL_OK; f++) {
       if (!wanted(o, i, f)) continue;
-      report_path(o, dlp_report_name(i), (dlr_format)f, path, sizeof path);
+      report_path(o, infix, dlp_report_name(i), (dlr_format)f, path, sizeof path);
       rc = check_output(o, path, err, errlen);
     }
+  return rc;
+}
+
+int dlp_check_outputs(const dlp_opts *o, const char *dldb_path, char *err, size_t errlen) {
+  char name[DLP_DOMAIN_MAX], infix[DLP_DOMAIN_MAX + 1];
+  int rc = dldb_path ? check_output(o, dldb_path, err, errlen) : DL_OK;
+  if (!o->domains) return rc == DL_OK ? check_domain(o, "", err, errlen) : rc;
+  for (int k = 0; rc == DL_OK && dlp_domain_at(o, k, name, sizeof name); k++) {
+    dlp_domain_infix(name, infix, sizeof infix);
+    rc = check_domain(o, infix, err, errlen);
+  }
   return rc;
 }
 
@@ -74,8 +97,19 @@ static int file_sink(void *ctx, const char *buf, size_t len) {
   return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : 1;
 }
 
-/* Writes one report to a temporary file beside path (its name in tmp). */
-static int write_report(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
+/* What writes one output file: a report (dlr_write), or the model data. */
+typedef int (*gen_fn)(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
+                      const char *domain, dlr_sink_fn sink, void *ctx, char *err, size_t errlen);
+
+static int model_gen(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
+                     const char *domain, dlr_sink_fn sink, void *ctx, char *err, size_t errlen) {
+  (void)name;
+  (void)fmt;
+  return dlr_model_write(db, aggr_id, domain, sink, ctx, err, errlen);
+}
+
+/* Writes one output with gen to a temporary file beside path (its name in tmp). */
+static int write_report(gen_fn gen, dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
                         const char *domain, const char *path, char *tmp, size_t tmplen,
                         char *err, size_t errlen) {
   snprintf(tmp, tmplen, "%s.tmp-XXXXXX", path);
@@ -93,7 +127,7 @@ static int write_report(dldb *db, const char *name, dlr_format fmt, int64_t aggr
     return dl_err(err, errlen, DL_EIO, "%s: %s", path, strerror(errno));
   }
   errno = 0;
-  int rc = dlr_write(db, name, fmt, aggr_id, domain, file_sink, f, err, errlen);
+  int rc = gen(db, name, fmt, aggr_id, domain, file_sink, f, err, errlen);
   int werr = ferror(f) ? errno : 0; /* a full disk: EFBIG, ENOSPC */
   if (werr && rc != DL_OK)
     rc = dl_err(err, errlen, DL_EIO, "%s: write failed: %s", path, strerror(werr));
@@ -108,39 +142,67 @@ void dlp_reports_discard(dlp_report_set *rs) {
   rs->n = 0;
 }
 
-/* Every report asked for, from db, to temporary files (rs). */
-static int write_all(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *domain) {
+/* Every report asked for, from db, to temporary files (rs); infix as
+ * report_path's. */
+static int write_all(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *domain,
+                     const char *infix) {
   const dlp_opts *o = p->o;
   dlp_report_set *rs = &p->rs;
   char path[PATH_MAX];
   for (int i = 0; i < dlp_report_count(); i++)
     for (int f = 0; f < 2; f++) {
       if (!wanted(o, i, f)) continue;
-      report_path(o, dlp_report_name(i), (dlr_format)f, path, sizeof path);
+      report_path(o, infix, dlp_report_name(i), (dlr_format)f, path, sizeof path);
       dlp_emit(p, &(dlp_event){.kind = DLP_EV_WRITING_REPORT, .path = path});
       if (rs->n == DLP_MAX_REPORT_FILES) break;
-      int rc = write_report(db, dlp_report_name(i), (dlr_format)f, aggr_id, domain, path,
-                            rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
+      int rc = write_report(dlr_write, db, dlp_report_name(i), (dlr_format)f, aggr_id, domain,
+                            path, rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
       if (rc != DL_OK) return rc;
       snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
     }
-  return DL_OK;
+  if (!o->dump_model_data || rs->n == DLP_MAX_REPORT_FILES) return DL_OK;
+  model_path(o, infix, path, sizeof path);
+  dlp_emit(p, &(dlp_event){.kind = DLP_EV_WRITING_REPORT, .path = path});
+  int rc = write_report(model_gen, db, "model_data", DLR_JSON, aggr_id, domain, path,
+                        rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
+  if (rc == DL_OK) snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
+  return rc;
+}
+
+/* With --domains and the aggregations this run made: each domain's reports,
+ * named apart; else those of aggr_id in the dldb's default domain. */
+static int write_domains(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *def_domain) {
+  char name[DLP_DOMAIN_MAX], infix[DLP_DOMAIN_MAX + 1];
+  if (!p->o->domains || aggr_id < 0 || p->n_domains == 0)
+    return write_all(p, db, aggr_id, def_domain, "");
+  int rc = DL_OK;
+  for (int k = 0; rc == DL_OK && k < p->n_domains; k++) {
+    if (!dlp_domain_at(p->o, k, name, sizeof name)) break;
+    dlp_domain_infix(name, infix, sizeof infix);
+    rc = write_all(p, db, p->domain_aggr[k], name, infix);
+  }
+  return rc;
 }
 
 int dlp_reports_prepare(dlp_pipeline *p, const char *dldb_path, int64_t aggr_id) {
   dldb *db = NULL;
   dldb_info info;
+  char name[DLP_DOMAIN_MAX];
   p->rs.n = 0;
   /* aggr_id >= 0: this run has just written the file (no quick check) */
   int rc = aggr_id >= 0 ? dldb_open_ro_written(dldb_path, &db, &info, p->err, p->errlen)
                         : dldb_open_ro(dldb_path, &db, &info, p->err, p->errlen);
   if (rc != DL_OK) return rc;
   if (aggr_id < 0) aggr_id = info.default_aggr_id;
-  rc = write_all(p, db, aggr_id, info.default_domain);
+  rc = write_domains(p, db, aggr_id, info.default_domain);
   if (rc != DL_OK) dlp_reports_discard(&p->rs);
-  /* DLProf printed the expert findings at the end of every run */
+  /* DLProf printed the expert findings at the end of every run (with
+   * --domains, the last domain's: the aggregation added last) */
+  const char *domain = info.default_domain;
+  if (p->o->domains && p->n_domains > 0 && dlp_domain_at(p->o, p->n_domains - 1, name, sizeof name))
+    domain = name;
   if (rc == DL_OK && p->o->findings) {
-    dlr_write(db, "expert_systems", DLR_CSV, aggr_id, info.default_domain, p->o->findings,
+    dlr_write(db, "expert_systems", DLR_CSV, aggr_id, domain, p->o->findings,
               p->o->findings_ctx, NULL, 0);
     dlp_emit(p, &(dlp_event){.kind = DLP_EV_FINDINGS_DONE});
   }

@@ -170,6 +170,7 @@ int dlp_run(dlp_pipeline *p, const dlp_opts *o, char *err, size_t errlen) {
   p->key_op = NULL;
   p->w = NULL;
   p->aggr_id = -1;
+  p->n_domains = 0;
   p->rs.n = 0;
   p->err = err && errlen ? err : none;
   p->errlen = err && errlen ? errlen : sizeof none;
@@ -188,7 +189,7 @@ int dlp_run(dlp_pipeline *p, const dlp_opts *o, char *err, size_t errlen) {
 }
 
 int dlp_new(dlp_pipeline **out, char *err, size_t errlen) {
-  *out = calloc(1, sizeof **out); /* half a MB (the report paths): on the heap */
+  *out = calloc(1, sizeof **out); /* megabytes (the report paths of every domain): on the heap */
   if (!*out) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
   (*out)->aggr_id = -1;
   return DL_OK;

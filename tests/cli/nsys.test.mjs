@@ -264,11 +264,12 @@ test('bad input: one line naming the file, exit 1, no output', () => {
     const proc = dlprof(['--database=' + EXPORT, '--output_path=/proc', '--verbosity=quiet'], dir);
     assert.equal(proc.status, 1);
     assert.match(proc.stderr.trim(), /^dlprof: cannot create a file next to \/proc\/dlprof_dldb\.sqlite: its directory does not take new files$/);
-    // --output_path: missing, or a file
-    const missing = join(dir, 'no', 'such');
-    const nodir = dlprof(['--database=' + EXPORT, '--output_path=' + missing], dir);
+    // --output_path: one that cannot be created (under a file), or a file
+    const uncreatable = join(notsqlite, 'such');
+    const nodir = dlprof(['--database=' + EXPORT, '--output_path=' + uncreatable], dir);
     assert.equal(nodir.status, 1);
-    assert.equal(nodir.stderr.trim(), `dlprof: --output_path: ${missing} does not exist`);
+    assert.equal(nodir.stderr.trim(),
+                 `dlprof: --output_path: cannot create ${notsqlite}: Not a directory (making ${uncreatable})`);
     const notdir = dlprof(['--database=' + EXPORT, '--output_path=' + notsqlite], dir);
     assert.equal(notdir.status, 1);
     assert.equal(notdir.stderr.trim(), `dlprof: --output_path: ${notsqlite} is not a directory`);
