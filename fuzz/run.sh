@@ -22,7 +22,8 @@ case $h in
   kineto) opts=(-max_len=65536 -dict="$src/kineto.dict") ;;
   kjson) opts=(-max_len=8192 -dict="$src/kineto.dict") ;;
   kevents) opts=(-max_len=16384 -dict="$src/kineto.dict") ;;
-  nsys|dldb|nsysscan|dldbread) opts=(-max_len=262144) ;;
+  nsys|dldb) opts=(-max_len=262144) ;;
+  nsysscan|dldbread) opts=(-max_len=262144 -dict="$src/sqlite.dict") ;;
   params) opts=(-max_len=4096) ;;
 esac
 # leaks are checked at exit of each input by LeakSanitizer (detect_leaks=1)
