@@ -73,6 +73,15 @@ int dldb_open_ro(const char *path, dldb **out, dldb_info *info, char *err, size_
 int dldb_open_ro_written(const char *path, dldb **out, dldb_info *info, char *err,
                          size_t errlen);
 
+/* dldb_open_ro of a database held in memory (size bytes at data,
+ * borrowed until the handle and its dldb_open_again handles are closed,
+ * never written), named name in errors (NULL: "<memory>"): the same header
+ * checks and validation, SQLite reading the bytes through
+ * sqlite3_deserialize without a copy. For harnesses that feed the reader
+ * many small inputs (fuzz/); dldb_verify_file has no file to find. */
+int dldb_open_mem(const void *data, size_t size, const char *name, dldb **out, dldb_info *info,
+                  char *err, size_t errlen);
+
 /* Opens another read-only handle on the file db was opened on (for another
  * thread), skipping the validation dldb_open_ro did: no quick check, no
  * marker or version checks; dldb_info is copied. *out is a new handle. */

@@ -43,6 +43,9 @@ static char *make_uri(const char *path, int immutable) {
   return uri;
 }
 
+static int check_header(const char *path, const unsigned char *hdr, size_t got, int64_t size,
+                        int *wal, char *err, size_t errlen);
+
 /* Checks the path and the SQLite header without SQLite, so that the common
  * mistakes get precise words. Sets *wal when the file is in WAL mode. */
 static int check_file(const char *path, struct stat *st, int *wal, char *err, size_t errlen) {
@@ -62,7 +65,13 @@ static int check_file(const char *path, struct stat *st, int *wal, char *err, si
   unsigned char hdr[100];
   size_t got = fread(hdr, 1, sizeof hdr, f);
   fclose(f);
-  if (got < sizeof hdr || memcmp(hdr, SQLITE_MAGIC, sizeof SQLITE_MAGIC) != 0)
+  return check_header(path, hdr, got, (int64_t)st->st_size, wal, err, errlen);
+}
+
+/* Checks the first got bytes (of 100) of a database of size bytes. */
+static int check_header(const char *path, const unsigned char *hdr, size_t got, int64_t size,
+                        int *wal, char *err, size_t errlen) {
+  if (got < 100 || memcmp(hdr, SQLITE_MAGIC, sizeof SQLITE_MAGIC) != 0)
     return dl_err(err, errlen, DL_EFORMAT,
                   "%s is not an SQLite database (file is not a database)", path);
   *wal = hdr[18] == 2 || hdr[19] == 2;
@@ -76,10 +85,10 @@ static int check_file(const char *path, struct stat *st, int *wal, char *err, si
   uint32_t pages = (uint32_t)hdr[28] << 24 | (uint32_t)hdr[29] << 16 | (uint32_t)hdr[30] << 8 | hdr[31];
   uint32_t valid = (uint32_t)hdr[92] << 24 | (uint32_t)hdr[93] << 16 | (uint32_t)hdr[94] << 8 | hdr[95];
   if (!*wal && valid == change && pages > 0 && psize >= 512 &&
-      (int64_t)st->st_size < (int64_t)pages * psize)
+      size < (int64_t)pages * psize)
     return dl_err(err, errlen, DL_ECORRUPT,
                   "%s is damaged or truncated: %lld of the %lld bytes its header announces", path,
-                  (long long)st->st_size, (long long)pages * psize);
+                  (long long)size, (long long)pages * psize);
   return DL_OK;
 }
 
@@ -93,8 +102,15 @@ static int has_pending_wal(const char *path) {
 
 /* Opens the connection of db (db->path, db->uri set). */
 static int db_connect(dldb *db, char *err, size_t errlen) {
-  int rc = sqlite3_open_v2(db->uri, &db->sql,
-                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  int rc;
+  if (!db->mem)
+    rc = sqlite3_open_v2(db->uri, &db->sql,
+                         SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  else if ((rc = sqlite3_open_v2(":memory:", &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                                 NULL)) == SQLITE_OK) /* read-only, no copy: */
+    rc = sqlite3_deserialize(db->sql, "main", (unsigned char *)(uintptr_t)db->mem,
+                             (sqlite3_int64)db->mem_n, (sqlite3_int64)db->mem_n,
+                             SQLITE_DESERIALIZE_READONLY);
   if (rc != SQLITE_OK) return dldb__sql_err(db, rc, "open", err, errlen);
   sqlite3_busy_timeout(db->sql, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes(db->sql, 1);
@@ -257,13 +273,30 @@ int dldb_global_init(void) {
   return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK ? DL_OK : DL_EDB;
 }
 
+/* Connects db and checks what it holds, with (check 1) or without (check 0)
+ * the quick check, for a database of size bytes. */
+static int validate(dldb *db, int check, int64_t size, char *err, size_t errlen) {
+  tables_seen tables;
+  int rc = db_connect(db, err, errlen);
+  if (rc) return rc;
+  rc = scan_tables(db, &tables, err, errlen);
+  if (rc) return rc;
+  if (tables.n_tables == 0)
+    return dl_err(err, errlen, DL_EFORMAT,
+                  "%s is an empty SQLite database (no tables), not a dldb", db->path);
+  /* the quick check reads every page: seconds per GB, so big files get the
+   * header check above only (damage elsewhere shows when a query reads it) */
+  db->info.integrity_checked = check && size <= DLDB_QUICK_CHECK_MAX_BYTES;
+  if (db->info.integrity_checked && (rc = quick_check(db, err, errlen))) return rc;
+  return check_dldb(db, &tables, err, errlen);
+}
+
 /* dldb_open_ro, with (check 1) or without (check 0) the quick check. */
 static int open_ro(const char *path, int check, dldb **out, dldb_info *info, char *err,
                    size_t errlen) {
   dldb *db = NULL;
   struct stat st;
   int wal = 0, rc;
-  tables_seen tables;
   *out = NULL;
   if (!path || !*path) return dl_err(err, errlen, DL_EINVAL, "no database path given");
   rc = check_file(path, &st, &wal, err, errlen);
@@ -275,20 +308,7 @@ static int open_ro(const char *path, int check, dldb **out, dldb_info *info, cha
   }
   db->dev = st.st_dev;
   db->ino = st.st_ino;
-  rc = db_connect(db, err, errlen);
-  if (rc) goto out;
-  rc = scan_tables(db, &tables, err, errlen);
-  if (rc) goto out;
-  if (tables.n_tables == 0) {
-    rc = dl_err(err, errlen, DL_EFORMAT, "%s is an empty SQLite database (no tables), not a dldb",
-                path);
-    goto out;
-  }
-  /* the quick check reads every page: seconds per GB, so big files get the
-   * header check above only (damage elsewhere shows when a query reads it) */
-  db->info.integrity_checked = check && st.st_size <= DLDB_QUICK_CHECK_MAX_BYTES;
-  if (db->info.integrity_checked && (rc = quick_check(db, err, errlen))) goto out;
-  rc = check_dldb(db, &tables, err, errlen);
+  rc = validate(db, check, (int64_t)st.st_size, err, errlen);
   if (rc) goto out;
   if (info) *info = db->info;
   *out = db;
@@ -307,12 +327,36 @@ int dldb_open_ro_written(const char *path, dldb **out, dldb_info *info, char *er
   return open_ro(path, 0, out, info, err, errlen);
 }
 
+int dldb_open_mem(const void *data, size_t size, const char *name, dldb **out, dldb_info *info,
+                  char *err, size_t errlen) {
+  int wal = 0;
+  *out = NULL;
+  if (!name) name = "<memory>";
+  if (size == 0) return dl_err(err, errlen, DL_EFORMAT, "%s is an empty file, not a dldb", name);
+  int rc = check_header(name, data, size < 100 ? size : 100, (int64_t)size, &wal, err, errlen);
+  if (rc) return rc;
+  dldb *db = handle_new(name, 0);
+  if (!db) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", name);
+  db->mem = data;
+  db->mem_n = size;
+  rc = validate(db, 1, (int64_t)size, err, errlen);
+  if (rc == DL_OK) {
+    if (info) *info = db->info;
+    *out = db;
+    db = NULL;
+  }
+  dldb_close(&db);
+  return rc;
+}
+
 int dldb_open_again(const dldb *src, dldb **out, char *err, size_t errlen) {
   *out = NULL;
   dldb *db = calloc(1, sizeof *db);
   if (!db) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", src->path);
   db->path = strdup(src->path);
   db->uri = strdup(src->uri);
+  db->mem = src->mem;
+  db->mem_n = src->mem_n;
   db->dev = src->dev;
   db->ino = src->ino;
   db->info = src->info;

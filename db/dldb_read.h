@@ -46,6 +46,8 @@ struct dldb {
   sqlite3 *sql;
   char *path;           /* as given to dldb_open_ro */
   char *uri;            /* the file: URI the connection was opened with */
+  const void *mem;      /* dldb_open_mem: the database's bytes (borrowed), else NULL */
+  size_t mem_n;
   dev_t dev;            /* identity of the file at open, for dldb_verify_file */
   ino_t ino;
   dldb_info info;

@@ -655,6 +655,33 @@ static int write_initial_meta(dldb_writer *w, const dldb_write_opts *o, char *er
               err, errlen, "dldb_writer_create: db_version");
 }
 
+/* Opens file (a path, or ":memory:") in w and gives it the schema and the
+ * initial rows, as dldb_writer_create does. */
+static int writer_init(dldb_writer *w, const dldb_write_opts *o, const char *file, char *err,
+                       size_t errlen) {
+  int rc;
+  w->force = o->force;
+  w->origin = o->time_origin_ns;
+  w->min_rel = INT64_MAX;
+  w->batch_rows = o->batch_rows > 0 ? o->batch_rows : 100000;
+  if (sqlite3_open_v2(file, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+    return dldb__sqlerr(w, err, errlen, "dldb_writer_create: open");
+  if ((rc = exec(w,
+                 "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; "
+                 /* page_size first: a cache_size in KiB becomes a number of pages
+                  * of the page size it meets (set after, 8 KiB pages doubled the
+                  * cache to 128 MiB, docs/performance.md) */
+                 "PRAGMA page_size=8192; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY",
+                 err, errlen, "dldb_writer_create: pragmas")))
+    return rc;
+  if ((rc = dldb__tx_begin(w, err, errlen))) return rc;
+  if ((rc = apply_schema(w, err, errlen))) return rc;
+  if ((rc = write_initial_meta(w, o, err, errlen))) return rc;
+  int64_t dom;
+  if ((rc = dldb_write_domain(w, "default-domain", &dom, err, errlen))) return rc;
+  return dldb__tx_commit(w, err, errlen);
+}
+
 int dldb_writer_create(const char *path, const dldb_write_opts *opts, dldb_writer **out,
                        char *err, size_t errlen) {
   static const dldb_write_opts defaults = {0};
@@ -690,31 +717,27 @@ int dldb_writer_create(const char *path, const dldb_write_opts *opts, dldb_write
   umask(um);
   (void)fchmod(fd, 0666 & ~um);
   close(fd);
-  w->force = o->force;
-  w->origin = o->time_origin_ns;
-  w->min_rel = INT64_MAX;
-  w->batch_rows = o->batch_rows > 0 ? o->batch_rows : 100000;
-  if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-    rc = dldb__sqlerr(w, err, errlen, "dldb_writer_create: open");
-    goto out;
-  }
-  if ((rc = exec(w,
-                 "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; "
-                 /* page_size first: a cache_size in KiB becomes a number of pages
-                  * of the page size it meets (set after, 8 KiB pages doubled the
-                  * cache to 128 MiB, docs/performance.md) */
-                 "PRAGMA page_size=8192; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY",
-                 err, errlen, "dldb_writer_create: pragmas")))
-    goto out;
-  if ((rc = dldb__tx_begin(w, err, errlen))) goto out;
-  if ((rc = apply_schema(w, err, errlen))) goto out;
-  if ((rc = write_initial_meta(w, o, err, errlen))) goto out;
-  int64_t dom;
-  if ((rc = dldb_write_domain(w, "default-domain", &dom, err, errlen))) goto out;
-  if ((rc = dldb__tx_commit(w, err, errlen))) goto out;
+  rc = writer_init(w, o, w->tmp, err, errlen);
 out:
   if (rc) {
     if (w && w->tmp) unlink(w->tmp);
+    writer_free(w);
+    return rc;
+  }
+  *out = w;
+  return DL_OK;
+}
+
+int dldb_writer_create_mem(const dldb_write_opts *opts, dldb_writer **out, char *err,
+                           size_t errlen) {
+  static const dldb_write_opts defaults = {0};
+  *out = NULL;
+  dldb_writer *w = calloc(1, sizeof *w);
+  if (!w) return dl_err(err, errlen, DL_ENOMEM, "dldb_writer_create: out of memory");
+  dldb__ahead_reset(w);
+  batches_init(w);
+  int rc = writer_init(w, opts ? opts : &defaults, ":memory:", err, errlen);
+  if (rc) {
     writer_free(w);
     return rc;
   }
@@ -818,6 +841,10 @@ int dldb_writer_commit_ready(dldb_writer **pw, int (*ready)(void *ctx, const cha
   *pw = NULL;
   if (w->in_aggr) {
     rc = dl_err(err, errlen, DL_EINVAL, "dldb_writer_commit: an aggregation is still open");
+    goto out;
+  }
+  if (!w->path) {
+    rc = dl_err(err, errlen, DL_EINVAL, "dldb_writer_commit: an in-memory writer has no file");
     goto out;
   }
   if ((rc = dldb__tx_commit(w, err, errlen))) goto out;

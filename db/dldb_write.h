@@ -73,6 +73,14 @@ typedef struct dldb_write_opts {
 int dldb_writer_create(const char *path, const dldb_write_opts *opts, dldb_writer **out,
                        char *err, size_t errlen);
 
+/* A writer on a new in-memory database (SQLite's ":memory:") with the
+ * schema and initial rows of dldb_writer_create, for harnesses that feed
+ * an importer many small inputs (fuzz/): no file is made, nothing is ever
+ * published. Free it with dldb_writer_abort (dldb_writer_commit refuses it
+ * with DL_EINVAL); dldb_writer_reader is not available on it. */
+int dldb_writer_create_mem(const dldb_write_opts *opts, dldb_writer **out, char *err,
+                           size_t errlen);
+
 /* Opens an existing dldb written by this project for appending aggregations
  * (raw inserts are refused with DL_EINVAL). Fails with DL_EFORMAT for other
  * files and DL_EVERSION for another schema version. */

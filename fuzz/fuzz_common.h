@@ -3,8 +3,10 @@
  *
  * fuzz_tmpdir() is a private directory (on tmpfs when /dev/shm exists),
  * removed at exit; fuzz_file() writes the fuzzer's bytes to a file there
- * that the code under test opens by path. (Not a memfd: SQLite resolves
+ * that the code under test opens by path (the end-to-end harnesses; the
+ * others read the bytes in memory). (Not a memfd: SQLite resolves
  * /proc/self/fd/N to the memfd's name, which it then cannot open.)
+ * fuzz_one_line() checks that an error message is one line.
  */
 #ifndef DL_FUZZ_COMMON_H
 #define DL_FUZZ_COMMON_H
@@ -48,5 +50,14 @@ static inline int fuzz_file(const uint8_t *data, size_t size, const char *name, 
 }
 
 static inline void fuzz_unlink(const char *path) { unlink(path); }
+
+/* Aborts (a finding) unless err is one non-empty line, as every error of
+ * the libraries must be. */
+static inline void fuzz_one_line(const char *err) {
+  if (!err[0] || strchr(err, '\n')) {
+    fprintf(stderr, "error message is not one line: [%s]\n", err);
+    abort();
+  }
+}
 
 #endif

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # seed_corpus.sh HARNESS DIR [SHARED_DIR] - fills DIR with a seed corpus for
-# one harness (kineto, nsys, dldb, params): the small hand-written seeds of
+# one harness (kineto, nsys, dldb, params; kjson and kevents get kineto's
+# plain JSON, nsysscan and dldbread nsys's and dldb's seeds and also their
+# SQL text, which those harnesses build themselves): the small hand-written seeds of
 # fuzz/seeds/ (SQL text is built into SQLite files here) and, when
 # SHARED_DIR/traces exists, reduced copies of the real traces (decompressed
 # and cut to 64 KiB for JSON; SQLite files trimmed to a few rows per table,
@@ -30,6 +32,15 @@ trim_seed() { # DB OUT ROWS
 }
 
 case $h in
+kjson|kevents) # the Kineto seeds, plain JSON only (these read no gzip)
+  "$0" kineto "$dir" "$shared"
+  rm -f "$dir"/*.gz ;;
+nsysscan) # the Nsight seeds, and their SQL text (fuzz_sql.h builds it)
+  "$0" nsys "$dir" "$shared"
+  cp "$src"/seeds/nsys/*.sql "$dir"/ ;;
+dldbread) # the dldb seeds, and their SQL text
+  DL_FUZZ_DLPROF=${DL_FUZZ_DLPROF:-} "$0" dldb "$dir" "$shared"
+  cp "$src/../tests/server/mini.dldb.sql" "$dir"/ ;;
 kineto)
   cp "$src"/seeds/kineto/*.json "$dir"/
   if [[ -d $traces/kineto ]]; then
@@ -67,5 +78,5 @@ dldb)
   fi ;;
 params)
   cp "$src"/seeds/params/* "$dir"/ ;;
-*) echo "seed_corpus.sh: unknown harness '$h' (kineto, nsys, dldb, params)" >&2; exit 2 ;;
+*) echo "seed_corpus.sh: unknown harness '$h' (kineto, nsys, dldb, params, kjson, kevents, nsysscan, dldbread)" >&2; exit 2 ;;
 esac

@@ -71,4 +71,11 @@ typedef struct dli_opts {
 int dli_nsys_import(const char *path, const dli_opts *opts, dldb_writer *w, dli_stats *stats,
                     char *err, size_t errlen);
 
+/* dli_nsys_import of an export held in memory (size bytes at data,
+ * borrowed, never written), named name in errors (NULL: "<memory>"): SQLite
+ * reads it through sqlite3_deserialize, read-only and without a copy. For
+ * harnesses that feed the importer many small inputs (fuzz/). */
+int dli_nsys_import_mem(const void *data, size_t size, const char *name, const dli_opts *opts,
+                        dldb_writer *w, dli_stats *stats, char *err, size_t errlen);
+
 #endif

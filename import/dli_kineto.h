@@ -63,4 +63,12 @@ int dli_kineto_origin(const char *path, int64_t *origin_ns, char *err, size_t er
 int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
                       dli_kineto_stats *stats, char *err, size_t errlen);
 
+/* dli_kineto_import of one plain-JSON trace held in memory (size bytes at
+ * data, borrowed), named name in errors and notes (NULL: "<memory>"), for
+ * harnesses that feed the importer many small inputs (fuzz/): the same
+ * top-level walk, event decoding and records, on the calling thread (no
+ * file, no gzip, no second thread). The caller sets w's time origin. */
+int dli_kineto_import_mem(const void *data, size_t size, const char *name, const dli_opts *opts,
+                          dldb_writer *w, dli_kineto_stats *stats, char *err, size_t errlen);
+
 #endif

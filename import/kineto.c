@@ -94,6 +94,12 @@ typedef struct kimp {
   int64_t names_cut;         /* names longer than DLI_MAX_NAME_BYTES */
   char *text;                /* range text scratch */
   size_t text_cap;
+  /* dli_kineto_import_mem: the one input is these bytes, and events go to
+   * emit() on this thread through rec (no kpipe) */
+  const unsigned char *mem;
+  size_t mem_n, mem_at;
+  char *rec;
+  size_t rec_cap;
 } kimp;
 
 /* ---- Input ---------------------------------------------------------------- */
@@ -102,6 +108,15 @@ static long gz_read(void *ctx, void *buf, size_t len) {
   if (len > INT_MAX) len = INT_MAX;
   int n = gzread((gzFile)ctx, buf, (unsigned)len);
   return n < 0 ? -1 : n;
+}
+
+/* Reads k->mem (dli_kineto_import_mem). */
+static long mem_read(void *ctx, void *buf, size_t len) {
+  kimp *k = ctx;
+  size_t n = k->mem_n - k->mem_at < len ? k->mem_n - k->mem_at : len;
+  memcpy(buf, k->mem + k->mem_at, n);
+  k->mem_at += n;
+  return (long)n;
 }
 
 static int open_input(const char *path, gzFile *gz, kjson **j, char *err, size_t errlen) {
@@ -702,6 +717,8 @@ static int emit(kimp *k, const kev *e) {
 
 /* ---- Events through the pipeline: parsed here, written on kpipe's thread --- */
 
+static int write_event(void *ctx, const void *rec, size_t len);
+
 /* A record: the fixed part of the event, then its name, dims, thread name
  * and call stack, each with its NUL. */
 static int put_event(kimp *k, const kev *e) {
@@ -711,8 +728,19 @@ static int put_event(kimp *k, const kev *e) {
   size_t stack = e->stack ? strlen(e->stack) : 0;
   size_t len = KEV_FIXED + name + 1 + dims + 1 + mname + 1 + stack + 1;
   int rc = DL_OK;
-  char *r = kpipe_reserve(k->pipe, len, &rc);
-  if (!r) return rc;
+  char *r;
+  if (k->mem) { /* no second thread: the record is written at once */
+    if (len > k->rec_cap) {
+      char *p = realloc(k->rec, len);
+      if (!p) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+      k->rec = p;
+      k->rec_cap = len;
+    }
+    r = k->rec;
+  } else if (!(r = kpipe_reserve(k->pipe, len, &rc))) {
+    return rc;
+  }
+  char *rec = r;
   memcpy(r, e, KEV_FIXED);
   r += KEV_FIXED;
   memcpy(r, e->name ? e->name : "", name);
@@ -724,7 +752,7 @@ static int put_event(kimp *k, const kev *e) {
   r += mname + 1;
   memcpy(r, e->stack ? e->stack : "", stack);
   r[stack] = '\0';
-  return kpipe_commit(k->pipe, len);
+  return k->mem ? write_event(k, rec, len) : kpipe_commit(k->pipe, len);
 }
 
 /* kpipe's callback: the record back into an event, then emit(). */
@@ -930,7 +958,7 @@ static int write_gpus(kimp *k) {
  * gzip file), through dli_opts.progress. */
 static void file_progress(const kimp *k, gzFile gz, int64_t size, int end) {
   if (!k->opts || !k->opts->progress) return;
-  int64_t done = end ? size : (int64_t)gzoffset(gz);
+  int64_t done = end ? size : gz ? (int64_t)gzoffset(gz) : 0;
   if (done < 0) done = 0;
   k->opts->progress(k->opts->progress_ctx, "trace bytes", done, size);
 }
@@ -939,10 +967,12 @@ static void file_progress(const kimp *k, gzFile gz, int64_t size, int end) {
 static int import_file(kimp *k) {
   gzFile gz = NULL;
   kjson *j = NULL;
-  int rc = open_input(k->path, &gz, &j, k->err, k->errlen);
-  if (rc) return rc;
+  int rc = DL_OK;
+  if (k->mem && !(j = kjson_open(mem_read, k)))
+    return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+  if (!k->mem && (rc = open_input(k->path, &gz, &j, k->err, k->errlen))) return rc;
   struct stat sb;
-  int64_t size = stat(k->path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+  int64_t size = k->mem ? (int64_t)k->mem_n : stat(k->path, &sb) == 0 ? (int64_t)sb.st_size : 0;
   file_progress(k, gz, size, 0);
   int saw_events = 0, saw_dist = 0, truncated = 0, gen3 = 0;
   int64_t events_before = k->st->events;
@@ -993,7 +1023,7 @@ static int import_file(kimp *k) {
     if (events_now) {
       saw_events = 1;
       k->events_started = 1;
-      if (!k->pipe && (rc = kpipe_start(&k->pipe, write_event, k)) != DL_OK) {
+      if (!k->mem && !k->pipe && (rc = kpipe_start(&k->pipe, write_event, k)) != DL_OK) {
         rc = dl_err(k->err, k->errlen, rc, "%s: out of memory", k->path);
         goto out;
       }
@@ -1059,7 +1089,7 @@ out:
   }
   if (rc == DL_OK) file_progress(k, gz, size, 1);
   kjson_free(&j);
-  gzclose(gz);
+  if (gz) gzclose(gz);
   return rc;
 }
 
@@ -1067,67 +1097,62 @@ static void set_meta(kimp *k, const char *key, const char *value) {
   if (k->err[0] == '\0') dldb_write_meta(k->w, key, value, NULL, 0);
 }
 
-int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
-                      dli_kineto_stats *stats, char *err, size_t errlen) {
-  dli_kineto_stats local;
-  kimp k;
-  memset(&k, 0, sizeof k);
-  k.w = w;
-  k.opts = opts;
-  k.st = stats ? stats : &local;
-  memset(k.st, 0, sizeof *k.st);
-  k.err = err;
-  k.errlen = errlen;
-  if (err && errlen) err[0] = '\0';
+/* Imports path (a file or a directory of traces; with k->mem, the bytes
+ * named path) into k->w, set up by kimp_init. */
+static int import_all(kimp *k, const char *path) {
+  dldb_writer *w = k->w;
+  const dli_opts *opts = k->opts;
+  char *err = k->err;
+  size_t errlen = k->errlen;
   char **files = NULL;
   size_t nfiles = 0;
   char one[PATH_MAX];
   int rc;
-  if (is_dir(path)) {
+  if (!k->mem && is_dir(path)) {
     files = list_dir(path, &nfiles);
     if (nfiles == 0) {
       rc = dl_err(err, errlen, DL_ENOTFOUND, "%s: no *.json or *.json.gz traces in the directory",
                   path);
       goto out;
     }
-    k.multi = nfiles > 1;
+    k->multi = nfiles > 1;
   } else {
     snprintf(one, sizeof one, "%s", path);
     nfiles = 1;
   }
-  if ((rc = dldb_occ_writer_open(w, &k.occ, err, errlen))) goto out;
-  if (!(k.stacks = kstack_new())) {
+  if ((rc = dldb_occ_writer_open(w, &k->occ, err, errlen))) goto out;
+  if (!(k->stacks = kstack_new())) {
     rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", path);
     goto out;
   }
   char ranks[256] = "";
   size_t rl = 0;
   for (size_t i = 0; i < nfiles; i++) {
-    k.path = files ? files[i] : one;
-    k.file_index = (int)i;
-    k.rank = (int)i;
-    k.rank_known = 0;
-    k.events_started = 0;
-    k.ndev = k.nused = 0;
-    k.file_gpu_events = 0;
-    if ((rc = import_file(&k))) goto out;
-    k.st->files++;
-    k.st->ranks++;
-    int wrote = snprintf(ranks + rl, sizeof ranks - rl, "%s%d", rl ? "," : "", k.rank);
+    k->path = files ? files[i] : one;
+    k->file_index = (int)i;
+    k->rank = (int)i;
+    k->rank_known = 0;
+    k->events_started = 0;
+    k->ndev = k->nused = 0;
+    k->file_gpu_events = 0;
+    if ((rc = import_file(k))) goto out;
+    k->st->files++;
+    k->st->ranks++;
+    int wrote = snprintf(ranks + rl, sizeof ranks - rl, "%s%d", rl ? "," : "", k->rank);
     if (wrote > 0 && (size_t)wrote < sizeof ranks - rl) rl += (size_t)wrote;
   }
-  if (k.st->kernels + k.st->memcpys + k.st->memsets + k.st->ranges + k.st->api_calls == 0) {
+  if (k->st->kernels + k->st->memcpys + k->st->memsets + k->st->ranges + k->st->api_calls == 0) {
     rc = dl_err(err, errlen, DL_EFORMAT,
                 "%s: the profiler trace holds no ops, CUDA calls or GPU activity", path);
     goto out;
   }
-  if (k.st->kernels + k.st->memcpys + k.st->memsets == 0)
-    note(&k, "no GPU activity in the trace: CPU ops only");
-  if ((rc = kstack_write(k.stacks, w, &k.st->stacks, err, errlen))) goto out;
-  kstack_free(&k.stacks); /* its memory back before the analysis */
-  dldb_sysconfig sc = {.num_gpus = (int)k.st->gpus, .cpu_model = "",
-                       .driver_version = k.driver, .framework = "PyTorch",
-                       .cuda_version = k.cuda_runtime, .cudnn_version = "", .nsys_version = "",
+  if (k->st->kernels + k->st->memcpys + k->st->memsets == 0)
+    note(k, "no GPU activity in the trace: CPU ops only");
+  if ((rc = kstack_write(k->stacks, w, &k->st->stacks, err, errlen))) goto out;
+  kstack_free(&k->stacks); /* its memory back before the analysis */
+  dldb_sysconfig sc = {.num_gpus = (int)k->st->gpus, .cpu_model = "",
+                       .driver_version = k->driver, .framework = "PyTorch",
+                       .cuda_version = k->cuda_runtime, .cudnn_version = "", .nsys_version = "",
                        .dlprof_version = "v" DL_VERSION, .dlprof_build = "",
                        .profile_name = opts && opts->profile_name ? opts->profile_name : "",
                        .mode_string = opts && opts->mode ? opts->mode : "pytorch",
@@ -1135,30 +1160,62 @@ int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
   if ((rc = dldb_write_sysconfig(w, &sc, err, errlen))) goto out;
   char buf[64];
   if ((rc = dldb_write_meta(w, "source_format", "kineto-json", err, errlen))) goto out;
-  snprintf(buf, sizeof buf, "%d", k.st->generation);
-  set_meta(&k, "kineto_generation", buf);
-  set_meta(&k, "kineto_ranks", ranks);
-  snprintf(buf, sizeof buf, "%d", k.st->world_size);
-  set_meta(&k, "kineto_world_size", buf);
-  if (k.backend[0]) set_meta(&k, "kineto_backend", k.backend);
+  snprintf(buf, sizeof buf, "%d", k->st->generation);
+  set_meta(k, "kineto_generation", buf);
+  set_meta(k, "kineto_ranks", ranks);
+  snprintf(buf, sizeof buf, "%d", k->st->world_size);
+  set_meta(k, "kineto_world_size", buf);
+  if (k->backend[0]) set_meta(k, "kineto_backend", k->backend);
   /* not the driver's version (read_only_system_config.driver_version) */
-  if (k.cuda_driver[0]) set_meta(&k, "kineto_cuda_driver_version", k.cuda_driver);
-  if (k.base_ns) {
-    snprintf(buf, sizeof buf, "%lld", (long long)k.base_ns);
-    set_meta(&k, "kineto_base_time_ns", buf);
+  if (k->cuda_driver[0]) set_meta(k, "kineto_cuda_driver_version", k->cuda_driver);
+  if (k->base_ns) {
+    snprintf(buf, sizeof buf, "%lld", (long long)k->base_ns);
+    set_meta(k, "kineto_base_time_ns", buf);
   }
-  set_meta(&k, "kineto_notes", k.st->notes);
+  set_meta(k, "kineto_notes", k->st->notes);
   /* the origin is the earliest of each file's first events: a later event
    * may start before it */
   rc = dldb_writer_rebase(w, err, errlen);
 out:
-  dldb_occ_writer_close(&k.occ);
-  kstack_free(&k.stacks);
-  free(k.ev.name);
-  free(k.wev.name);
-  free(k.ev.stack);
-  free(k.wev.stack);
-  free(k.text);
+  dldb_occ_writer_close(&k->occ);
+  kstack_free(&k->stacks);
+  free(k->ev.name);
+  free(k->wev.name);
+  free(k->ev.stack);
+  free(k->wev.stack);
+  free(k->text);
+  free(k->rec);
   free_list(files, files ? nfiles : 0);
   return rc;
+}
+
+static void kimp_init(kimp *k, const dli_opts *opts, dldb_writer *w, dli_kineto_stats *stats,
+                      char *err, size_t errlen) {
+  memset(k, 0, sizeof *k);
+  k->w = w;
+  k->opts = opts;
+  k->st = stats;
+  memset(k->st, 0, sizeof *k->st);
+  k->err = err;
+  k->errlen = errlen;
+  if (err && errlen) err[0] = '\0';
+}
+
+int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,
+                      dli_kineto_stats *stats, char *err, size_t errlen) {
+  dli_kineto_stats local;
+  kimp k;
+  kimp_init(&k, opts, w, stats ? stats : &local, err, errlen);
+  return import_all(&k, path);
+}
+
+int dli_kineto_import_mem(const void *data, size_t size, const char *name, const dli_opts *opts,
+                          dldb_writer *w, dli_kineto_stats *stats, char *err, size_t errlen) {
+  static const unsigned char empty[1];
+  dli_kineto_stats local;
+  kimp k;
+  kimp_init(&k, opts, w, stats ? stats : &local, err, errlen);
+  k.mem = size ? data : empty;
+  k.mem_n = size;
+  return import_all(&k, name ? name : "<memory>");
 }

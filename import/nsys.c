@@ -9,6 +9,7 @@
  */
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,28 @@ typedef struct nsys {
   struct wrap_seen { int64_t key, short_id; } wrap[WRAP_SLOTS];
   char *err;
   size_t errlen;
+  const void *mem;  /* dli_nsys_import_mem: the export's bytes (path names them) */
+  size_t mem_n;
 } nsys;
+
+/* A read-only connection to the export: the file at x->path, or a copy-free
+ * in-memory database over x->mem. An error names the file. */
+static int open_export(nsys *x, sqlite3 **db) {
+  int rc;
+  if (!x->mem)
+    rc = sqlite3_open_v2(x->path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+  else if ((rc = sqlite3_open_v2(":memory:", db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                                 NULL)) == SQLITE_OK)
+    rc = sqlite3_deserialize(*db, "main", (unsigned char *)(uintptr_t)x->mem,
+                             (sqlite3_int64)x->mem_n, (sqlite3_int64)x->mem_n,
+                             SQLITE_DESERIALIZE_READONLY);
+  if (rc == SQLITE_OK) return DL_OK;
+  rc = dl_err(x->err, x->errlen, DL_EIO, "%s: cannot open: %s", x->path,
+              *db ? sqlite3_errmsg(*db) : "out of memory");
+  sqlite3_close(*db);
+  *db = NULL;
+  return rc;
+}
 
 /* The export encodes pid and tid in one integer (formats.md B.3). */
 static int64_t gpid(int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
@@ -454,13 +476,7 @@ static int load_domains(nsys *x, domain_map *m, int64_t seen) {
   sqlite3 *main_db = x->db, *db = NULL;
   int rc;
   m->complete = 1;
-  if (sqlite3_open_v2(x->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-      SQLITE_OK) {
-    rc = dl_err(x->err, x->errlen, DL_EIO, "%s: cannot open: %s", x->path,
-                db ? sqlite3_errmsg(db) : "out of memory");
-    sqlite3_close(db);
-    return rc;
-  }
+  if ((rc = open_export(x, &db)) != DL_OK) return rc;
   sqlite3_stmt *st = NULL;
   x->db = db; /* prepare_select probes the columns through x->db */
   rc = prepare_select(x, "NVTX_EVENTS", cols, "eventType = 75", &st);
@@ -884,65 +900,79 @@ static int has_activity(nsys *x) {
   return 0;
 }
 
-int dli_nsys_import(const char *path, const dli_opts *opts, dldb_writer *w, dli_stats *stats,
-                    char *err, size_t errlen) {
-  dli_stats local;
-  nsys x = {.path = path, .w = w, .st = stats ? stats : &local, .opts = opts, .err = err,
-            .errlen = errlen};
+/* The import of dli_nsys_import, x set up by it or dli_nsys_import_mem. */
+static int import_export(nsys *x) {
+  const char *path = x->path;
+  char *err = x->err;
+  size_t errlen = x->errlen;
+  dldb_writer *w = x->w;
   int rc;
-  memset(x.st, 0, sizeof *x.st);
-  if (!(x.cut = malloc(DLI_MAX_NAME_BYTES + 1))) {
+  memset(x->st, 0, sizeof *x->st);
+  if (!(x->cut = malloc(DLI_MAX_NAME_BYTES + 1))) {
     rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", path);
     goto out;
   }
-  if (sqlite3_open_v2(path, &x.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-      SQLITE_OK) {
-    rc = dl_err(err, errlen, DL_EIO, "%s: cannot open: %s", path,
-                x.db ? sqlite3_errmsg(x.db) : "out of memory");
-    goto out;
-  }
-  sqlite3_busy_timeout(x.db, 2000);
+  if ((rc = open_export(x, &x->db)) != DL_OK) goto out;
+  sqlite3_busy_timeout(x->db, 2000);
   /* A bigger page cache for the scans; the export is only read. */
-  sqlite3_exec(x.db, "PRAGMA cache_size=-16384", NULL, NULL, NULL);
+  sqlite3_exec(x->db, "PRAGMA cache_size=-16384", NULL, NULL, NULL);
   sqlite3_stmt *probe = NULL;
-  if (sqlite3_prepare_v2(x.db, "SELECT count(*) FROM sqlite_master", -1, &probe, NULL) !=
+  if (sqlite3_prepare_v2(x->db, "SELECT count(*) FROM sqlite_master", -1, &probe, NULL) !=
           SQLITE_OK ||
       sqlite3_step(probe) != SQLITE_ROW) {
     rc = dl_err(err, errlen, DL_ECORRUPT, "%s: not a readable SQLite file: %s", path,
-                sqlite3_errmsg(x.db));
+                sqlite3_errmsg(x->db));
     sqlite3_finalize(probe);
     goto out;
   }
   sqlite3_finalize(probe);
-  if (!has_table(&x, "StringIds")) {
+  if (!has_table(x, "StringIds")) {
     rc = dl_err(err, errlen, DL_EFORMAT, "%s: not an Nsight Systems export (no StringIds table)",
                 path);
     goto out;
   }
-  if (!has_activity(&x)) {
+  if (!has_activity(x)) {
     rc = dl_err(err, errlen, DL_EFORMAT,
                 "%s: the Nsight Systems export holds no CUDA or NVTX activity (no kernel, API, "
                 "memory or NVTX tables); profile with -t cuda,nvtx",
                 path);
     goto out;
   }
-  meta_value(&x, "EXPORT_PRODUCT_VERSION", x.st->product_version, sizeof x.st->product_version);
-  meta_value(&x, "EXPORT_SCHEMA_VERSION", x.st->schema_version, sizeof x.st->schema_version);
-  if ((rc = load_strings(&x)) != DL_OK || (rc = import_sysconfig(&x)) != DL_OK ||
-      (rc = import_gpus(&x)) != DL_OK || (rc = import_threads(&x)) != DL_OK ||
-      (rc = import_nvtx(&x)) != DL_OK || (rc = import_api(&x)) != DL_OK ||
-      (rc = import_kernels(&x)) != DL_OK || (rc = import_activities(&x)) != DL_OK ||
-      (rc = import_osrt(&x)) != DL_OK)
+  meta_value(x, "EXPORT_PRODUCT_VERSION", x->st->product_version, sizeof x->st->product_version);
+  meta_value(x, "EXPORT_SCHEMA_VERSION", x->st->schema_version, sizeof x->st->schema_version);
+  if ((rc = load_strings(x)) != DL_OK || (rc = import_sysconfig(x)) != DL_OK ||
+      (rc = import_gpus(x)) != DL_OK || (rc = import_threads(x)) != DL_OK ||
+      (rc = import_nvtx(x)) != DL_OK || (rc = import_api(x)) != DL_OK ||
+      (rc = import_kernels(x)) != DL_OK || (rc = import_activities(x)) != DL_OK ||
+      (rc = import_osrt(x)) != DL_OK)
     goto out;
   rc = dldb_write_meta(w, "source_format", "nsys-sqlite", err, errlen);
-  if (rc == DL_OK && x.st->product_version[0])
-    rc = dldb_write_meta(w, "source_nsys_version", x.st->product_version, err, errlen);
+  if (rc == DL_OK && x->st->product_version[0])
+    rc = dldb_write_meta(w, "source_nsys_version", x->st->product_version, err, errlen);
 out:
-  free(x.text);
-  free(x.off);
-  free(x.dl_id);
-  free(x.cut);
-  for (int i = 0; i < x.nseen; i++) free(x.seen[i].bits);
-  sqlite3_close(x.db);
+  free(x->text);
+  free(x->off);
+  free(x->dl_id);
+  free(x->cut);
+  for (int i = 0; i < x->nseen; i++) free(x->seen[i].bits);
+  sqlite3_close(x->db);
   return rc;
+}
+
+int dli_nsys_import(const char *path, const dli_opts *opts, dldb_writer *w, dli_stats *stats,
+                    char *err, size_t errlen) {
+  dli_stats local;
+  nsys x = {.path = path, .w = w, .st = stats ? stats : &local, .opts = opts, .err = err,
+            .errlen = errlen};
+  return import_export(&x);
+}
+
+int dli_nsys_import_mem(const void *data, size_t size, const char *name, const dli_opts *opts,
+                        dldb_writer *w, dli_stats *stats, char *err, size_t errlen) {
+  static const unsigned char empty[1];
+  dli_stats local;
+  nsys x = {.path = name ? name : "<memory>", .w = w, .st = stats ? stats : &local,
+            .opts = opts, .err = err, .errlen = errlen, .mem = size ? data : empty,
+            .mem_n = size};
+  return import_export(&x);
 }
