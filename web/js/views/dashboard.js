@@ -5,7 +5,7 @@
 import { get, getAll } from '../api.js';
 import * as router from '../router.js';
 import { h, replace, fmtInt, fmtTime, fmtNs, fmtPct, timeSpan, pctSpan, linkify, loading, note } from '../util.js';
-import { doughnut, setDoughnut, iterationChart, setIterations, iterMaxBars, COLORS } from '../charts.js';
+import { doughnut, setDoughnut, iterationChart, setIterations, iterMaxBars, COLORS, ITER_CATEGORIES } from '../charts.js';
 import { cell } from '../table.js';
 import { card, viewHeader, aggrLine, opColumns, iterSeries, barsNote, rangeControls, intParam, kvList, iterNames, iterLabel } from './common.js';
 
@@ -129,15 +129,9 @@ function kernelFoot(d, launches) {
   return [counts, details];
 }
 
-const RESOURCE_CATS = [
-  ['Using TC', 'tc_duration_pct', COLORS.tc],
-  ['Not using TC', 'non_tc_duration_pct', COLORS.nonTc],
-  ['Memory', 'memory_duration_pct', COLORS.memory],
-  ['Dataloader', 'dataloader_duration_pct', COLORS.dataloader],
-  ['I/O', 'io_duration_pct', COLORS.io],
-  ['CPU', 'cpu_duration_pct', COLORS.cpu],
-  ['Other', 'other_duration_pct', COLORS.other],
-];
+/** Resource categories: the iteration categories' labels and colours, with
+ * the keys of view_performance_summary's shares (`<key>_pct`). */
+const RESOURCE_CATS = ITER_CATEGORIES.map(([label, key, color]) => [label, `${key}_pct`, color]);
 
 /* The panels, in page order. Each row: id (the card's data-panel), row (the
  * grid row it sits in), card(ctx, more, id) building its card; needs: the views
