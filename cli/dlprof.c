@@ -27,6 +27,7 @@
 #include "dlp.h"
 #include "errline.h"
 #include "events.h"
+#include "findings.h"
 #include "meter.h"
 #include "nsysopts.h"
 #include "outdir.h"
@@ -325,8 +326,10 @@ static int file_sink(void *ctx, const char *buf, size_t len) {
 }
 
 /* One pipeline run on c->o.input: its events and progress on stderr (the
- * expert findings on stdout), its error as one line. Returns the exit status. */
-static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig) {
+ * expert findings on stdout: as the pipeline writes them, or gathered into
+ * *gathered when given), its error as one line. Returns the exit status. */
+static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig,
+                        dlprof_findings *gathered) {
   char err[4096] = "";
   dlprof_events ev = {.verbosity = c->verbosity, .meter = m, .sig = sig};
   dlp_pipeline *p = NULL;
@@ -336,8 +339,8 @@ static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig) {
   c->o.progress = dlprof_meter_cb;
   c->o.progress_ctx = m;
   if (c->verbosity >= DLPROF_V_NORMAL) {
-    c->o.findings = file_sink;
-    c->o.findings_ctx = stdout;
+    c->o.findings = gathered ? dlprof_findings_sink : file_sink;
+    c->o.findings_ctx = gathered ? (void *)gathered : (void *)stdout;
     c->o.iter_note = 1;
   }
   int rc = dlp_new(&p, err, sizeof err);
@@ -349,7 +352,9 @@ static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig) {
   return 1;
 }
 
-/* dlprof APP: record (cli/profile.c), then the pipeline on the result. */
+/* dlprof APP: record (cli/profile.c), then the pipeline on the result.
+ * dlprof exits with the application's status whatever was recorded (1
+ * when the application succeeded and dlprof itself failed). */
 static int profile(cli *c, int argc, char **argv, dlprof_meter *m, dlprof_sigclean *sig) {
   char live_db[PATH_MAX], err[4096];
   int app_status = 0;
@@ -358,11 +363,18 @@ static int profile(cli *c, int argc, char **argv, dlprof_meter *m, dlprof_sigcle
                             .verbose = c->verbosity >= DLPROF_V_NORMAL, .delay_s = c->delay_s,
                             .duration_s = c->duration_s, .profiler_range = c->profile_range};
   if (dlp_check_outputs(&c->o, NULL, err, sizeof err) != DL_OK) return fail("%s", err);
-  if (dlprof_profile_app(&po, argc, argv, live_db, sizeof live_db, &app_status))
-    return app_status ? app_status : 1;
+  int prc = dlprof_profile_app(&po, argc, argv, live_db, sizeof live_db, &app_status);
+  if (prc == DLPROF_PROFILE_EMPTY) return app_status;
+  if (prc != DLPROF_PROFILE_OK) return app_status ? app_status : 1;
   c->o.input = live_db;
   c->o.recorded = 1;
-  int rc = run_pipeline(c, m, sig);
+  if (!c->o.key_op && c->verbosity >= DLPROF_V_NORMAL)
+    fprintf(stderr, "dlprof: no key op was set: the whole recording is one iteration; to split "
+                    "it, aggregate again with dlprof --database=%s --key_op=NAME (NAME: the "
+                    "NVTX range that marks each step)\n", live_db);
+  dlprof_findings found = {0};
+  int rc = run_pipeline(c, m, sig, &found);
+  dlprof_findings_print(&found, stdout);
   return app_status ? app_status : rc;
 }
 
@@ -394,7 +406,7 @@ static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *
     return profile(&c, argc - app, argv + app, m, sig);
   }
   if (app < argc) return fail("unexpected argument '%s' with --database", argv[app]);
-  return run_pipeline(&c, m, sig);
+  return run_pipeline(&c, m, sig, NULL);
 }
 
 int main(int argc, char **argv) {

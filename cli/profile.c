@@ -14,6 +14,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "dldb_write.h"
 #include "dldb_write_live.h"
 #include "errline.h"
+#include "pttraces.h"
 
 static int is_file(const char *p) {
   struct stat sb;
@@ -100,15 +102,44 @@ static void forward(int sig) {
   if (child_pid > 0) kill((pid_t)child_pid, sig);
 }
 
-/* Starts argv with the collector's environment; returns its status. */
-static int run_app(const dlprof_profile_opts *o, char **argv, const char *lib,
-                   const char *store, int *status) {
+/* The child: the collector's environment, then exec. An exec failure's
+ * errno goes up the close-on-exec pipe fd. */
+static void exec_app(const dlprof_profile_opts *o, char **argv, const char *lib,
+                     const char *store, int fd) {
   char num[32];
+  setenv("CUDA_INJECTION64_PATH", lib, 1);
+  setenv("NVTX_INJECTION64_PATH", lib, 1);
+  setenv("DLPROF_COLLECTOR_STORE", store, 1);
+  snprintf(num, sizeof num, "%lld", (long long)o->delay_s * 1000);
+  setenv("DLPROF_COLLECTOR_DELAY_MS", num, 1);
+  snprintf(num, sizeof num, "%lld", (long long)o->duration_s * 1000);
+  setenv("DLPROF_COLLECTOR_DURATION_MS", num, 1);
+  /* the delay and duration count from the launch, not from the
+   * collector's start-up (the first NVTX or CUDA call) */
+  snprintf(num, sizeof num, "%lld", (long long)realtime_ns());
+  setenv("DLPROF_COLLECTOR_START_NS", num, 1);
+  if (o->profiler_range) setenv("DLPROF_COLLECTOR_RANGE", "cudaProfilerApi", 1);
+  else unsetenv("DLPROF_COLLECTOR_RANGE");
+  execvp(argv[0], argv);
+  int e = errno;
+  if (write(fd, &e, sizeof e) != (ssize_t)sizeof e) {
+  }
+  _exit(127);
+}
+
+/* Starts argv with the collector's environment and waits for it: 0 with
+ * its status (*status, *signaled), or 1 after one error line when it could
+ * not be started. */
+static int run_app(const dlprof_profile_opts *o, char **argv, const char *lib,
+                   const char *store, int *status, int *signaled) {
   const char *nvtx = getenv("NVTX_INJECTION64_PATH"), *cuda = getenv("CUDA_INJECTION64_PATH");
+  int fds[2], exec_errno = 0;
   if (nvtx && *nvtx && strcmp(nvtx, lib) != 0)
     fprintf(stderr, "dlprof: NVTX_INJECTION64_PATH was %s; replaced by the collector\n", nvtx);
   if (cuda && *cuda && strcmp(cuda, lib) != 0)
     fprintf(stderr, "dlprof: CUDA_INJECTION64_PATH was %s; replaced by the collector\n", cuda);
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return dlprof_error("cannot start %s: %s", argv[0], strerror(errno));
   struct sigaction sa, old_int, old_term, old_hup;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_IGN;
@@ -118,36 +149,36 @@ static int run_app(const dlprof_profile_opts *o, char **argv, const char *lib,
   sigaction(SIGHUP, &sa, &old_hup);
   fflush(NULL);
   pid_t pid = fork();
-  if (pid < 0) return dlprof_error("cannot start %s: %s", argv[0], strerror(errno));
   if (pid == 0) {
+    close(fds[0]);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
-    setenv("CUDA_INJECTION64_PATH", lib, 1);
-    setenv("NVTX_INJECTION64_PATH", lib, 1);
-    setenv("DLPROF_COLLECTOR_STORE", store, 1);
-    snprintf(num, sizeof num, "%lld", (long long)o->delay_s * 1000);
-    setenv("DLPROF_COLLECTOR_DELAY_MS", num, 1);
-    snprintf(num, sizeof num, "%lld", (long long)o->duration_s * 1000);
-    setenv("DLPROF_COLLECTOR_DURATION_MS", num, 1);
-    /* the delay and duration count from the launch, not from the
-     * collector's start-up (the first NVTX or CUDA call) */
-    snprintf(num, sizeof num, "%lld", (long long)realtime_ns());
-    setenv("DLPROF_COLLECTOR_START_NS", num, 1);
-    if (o->profiler_range) setenv("DLPROF_COLLECTOR_RANGE", "cudaProfilerApi", 1);
-    else unsetenv("DLPROF_COLLECTOR_RANGE");
-    execvp(argv[0], argv);
-    fprintf(stderr, "dlprof: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
+    exec_app(o, argv, lib, store, fds[1]);
   }
-  child_pid = pid;
+  int fork_errno = errno;
+  close(fds[1]);
+  if (pid > 0) {
+    child_pid = pid;
+    ssize_t n;
+    while ((n = read(fds[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+    }
+    if (n != (ssize_t)sizeof exec_errno) exec_errno = 0; /* closed by the exec: it runs */
+  }
+  close(fds[0]);
   int ws = 0;
-  while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+  while (pid > 0 && waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
   }
   child_pid = 0;
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   sigaction(SIGHUP, &old_hup, NULL);
+  if (pid < 0) return dlprof_error("cannot start %s: %s", argv[0], strerror(fork_errno));
+  if (exec_errno) {
+    *status = 127;
+    return dlprof_error("cannot run %s: %s", argv[0], strerror(exec_errno));
+  }
+  *signaled = WIFSIGNALED(ws);
   if (WIFEXITED(ws)) {
     *status = WEXITSTATUS(ws);
   } else if (WIFSIGNALED(ws)) {
@@ -158,11 +189,65 @@ static int run_app(const dlprof_profile_opts *o, char **argv, const char *lib,
   return 0;
 }
 
+/* Why nothing was recorded, by the options that narrow the recording. */
+static void nothing_reason(const dlprof_profile_opts *o, const char *app, char *out, size_t len) {
+  if (o->profiler_range)
+    snprintf(out, len, "with --nsys_profile_range=true only what happens between "
+             "cudaProfilerStart and cudaProfilerStop is recorded, and %s made no such calls on "
+             "a GPU", app);
+  else if (o->delay_s || o->duration_s)
+    snprintf(out, len, "%s made no NVTX ranges or CUDA calls in the window of --delay=%llds "
+             "--duration=%llds", app, (long long)o->delay_s, (long long)o->duration_s);
+  else
+    snprintf(out, len, "%s made no NVTX ranges and no CUDA calls", app);
+}
+
+/* The one line for an empty recording: why, the application's exit, where
+ * its own PyTorch profiler traces are. */
+static void say_nothing(const dlprof_profile_opts *o, const char *app, int status, int signaled,
+                        const dlprof_pttraces *pt) {
+  char why[512], exit_note[96] = "", traces[8400] = "";
+  nothing_reason(o, app, why, sizeof why);
+  if (status && !signaled) snprintf(exit_note, sizeof exit_note, "; %s exited with status %d",
+                                    app, status);
+  if (pt->files)
+    snprintf(traces, sizeof traces, "; the app wrote PyTorch profiler traces in %s: import them "
+             "with dlprof --database=%s", pt->where, pt->where);
+  fprintf(stderr, "dlprof: nothing was recorded: %s, so no dldb was written%s%s\n", why,
+          exit_note, traces);
+}
+
+/* What was recorded, on stderr (verbose), and what it lacks. */
+static void say_recorded(const dlprof_profile_opts *o, const dldb_live_counts *c,
+                         const dlprof_pttraces *pt) {
+  if (o->verbose)
+    fprintf(stderr,
+            "dlprof: recorded %lld NVTX ranges (%lld domains, %lld threads), %lld kernels, "
+            "%lld memcpys, %lld memsets, %lld CUDA API calls on %lld GPUs\n",
+            (long long)c->nvtx_ranges, (long long)c->domains, (long long)c->threads,
+            (long long)c->kernels, (long long)c->memcpys, (long long)c->memsets,
+            (long long)c->api_calls, (long long)c->gpus);
+  if (c->kernels + c->memcpys + c->memsets == 0)
+    fprintf(stderr, "dlprof: no GPU activity was recorded (no kernels, copies or memsets: "
+                    "there is no usable GPU, or the application did no GPU work); the profile "
+                    "holds CPU-side NVTX ranges only\n");
+  if (pt->files)
+    fprintf(stderr, "dlprof: the app also wrote PyTorch profiler traces in %s: import them with "
+                    "dlprof --database=%s\n", pt->where, pt->where);
+}
+
+/* The live store's files (SQLite's write-ahead log beside it). */
+static const char *const store_files[] = {"", "-wal", "-shm"};
+
+static int empty(const dldb_live_counts *c) {
+  return c->nvtx_ranges + c->kernels + c->memcpys + c->memsets == 0;
+}
+
 int dlprof_profile_app(const dlprof_profile_opts *o, int argc, char **argv, char *dldb_path,
                        size_t len, int *app_status) {
   char lib[PATH_MAX], store[PATH_MAX + 64], lock[PATH_MAX + 80], err[1024], cpu[256];
   struct stat sb;
-  int rc = 1, keep_store = 0;
+  int rc = DLPROF_PROFILE_FAILED, keep_store = 0, signaled = 0;
   *app_status = 0;
   if (argc < 1) return dlprof_error("no application to profile");
   if (stat(o->output_path, &sb) != 0 || !S_ISDIR(sb.st_mode))
@@ -180,49 +265,51 @@ int dlprof_profile_app(const dlprof_profile_opts *o, int argc, char **argv, char
   cpu_model(cpu, sizeof cpu);
   dldb_write_opts wo = {.producer = "dlprof " DL_VERSION " (collector)", .source = o->command,
                         .time_origin_ns = realtime_ns()};
-  dldb_sysconfig sc = {.num_gpus = 0, .cpu_model = cpu, .framework = "", .cuda_version = "13",
+  /* what the recording finds: no GPU and no CUDA version until the collector sees them */
+  dldb_sysconfig sc = {.num_gpus = 0, .cpu_model = cpu, .framework = "", .cuda_version = "",
                        .dlprof_version = DL_VERSION, .dlprof_build = "collector",
                        .profile_name = o->profile_name, .mode_string = o->mode,
                        .original_command = o->command};
   if (dldb_live_create(store, &wo, &sc, err, sizeof err) != DL_OK) return dlprof_error("%s", err);
   if (o->verbose) fprintf(stderr, "dlprof: profiling %s (collector %s)\n", argv[0], lib);
-  if (run_app(o, argv, lib, store, app_status)) goto out;
+  struct timespec started;
+  clock_gettime(CLOCK_REALTIME, &started);
+  if (run_app(o, argv, lib, store, app_status, &signaled)) goto out;
+  dlprof_pttraces pt;
+  dlprof_pttraces_find(".", started, &pt);
+  dldb_live_counts c;
+  /* an empty recording leaves no dldb (nor replaces one with --force=true) */
+  if (dldb_live_count(store, &c, err, sizeof err) == DL_OK && empty(&c)) {
+    say_nothing(o, argv[0], *app_status, signaled, &pt);
+    rc = DLPROF_PROFILE_EMPTY;
+    goto out;
+  }
   if (dldb_live_finish(store, dldb_path, o->force, err, sizeof err) != DL_OK) {
     dlprof_error("%s (the raw profile stays in %s)", err, store);
     keep_store = 1;
     goto out;
   }
-  dldb_live_counts c;
   if (dldb_live_count(dldb_path, &c, err, sizeof err) != DL_OK) {
     dlprof_error("%s", err);
     goto out;
   }
-  if (o->verbose)
-    fprintf(stderr,
-            "dlprof: recorded %lld NVTX ranges (%lld domains, %lld threads), %lld kernels, "
-            "%lld memcpys, %lld memsets, %lld CUDA API calls on %lld GPUs\n",
-            (long long)c.nvtx_ranges, (long long)c.domains, (long long)c.threads,
-            (long long)c.kernels, (long long)c.memcpys, (long long)c.memsets,
-            (long long)c.api_calls, (long long)c.gpus);
-  if (c.kernels + c.memcpys + c.memsets == 0)
-    fprintf(stderr, "dlprof: no GPU activity was recorded (no kernels, copies or memsets: "
-                    "there is no usable GPU, or the application did no GPU work); the profile "
-                    "holds CPU-side NVTX ranges only\n");
-  if (c.nvtx_ranges == 0 && c.kernels == 0) {
-    if (o->profiler_range)
-      dlprof_error("nothing was recorded: with --nsys_profile_range=true only what happens between "
-           "cudaProfilerStart and cudaProfilerStop is recorded, and the application made no "
-           "such calls on a GPU");
-    else if (o->delay_s || o->duration_s)
-      dlprof_error("nothing was recorded in the window of --delay=%llds --duration=%llds",
-           (long long)o->delay_s, (long long)o->duration_s);
-    else
-      dlprof_error("nothing was recorded: the application made no NVTX or CUDA calls");
+  if (empty(&c)) { /* the store could not be counted before the move */
+    say_nothing(o, argv[0], *app_status, signaled, &pt);
+    unlink(dldb_path);
+    rc = DLPROF_PROFILE_EMPTY;
     goto out;
   }
-  rc = 0;
+  say_recorded(o, &c, &pt);
+  if (*app_status && !signaled)
+    fprintf(stderr, "dlprof: %s exited with status %d; analysing what was recorded (dlprof "
+                    "exits with %d)\n", argv[0], *app_status, *app_status);
+  rc = DLPROF_PROFILE_OK;
 out:
   unlink(lock);
-  if (rc && !keep_store) unlink(store); /* finish moved it when it succeeded */
+  if (rc != DLPROF_PROFILE_OK && !keep_store) /* finish moved it when it succeeded */
+    for (size_t i = 0; i < sizeof store_files / sizeof *store_files; i++) {
+      snprintf(lock, sizeof lock, "%s%s", store, store_files[i]);
+      unlink(lock);
+    }
   return rc;
 }

@@ -23,8 +23,13 @@ typedef struct dlprof_profile_opts {
  * `<output_path>/<profile_name>_dldb.sqlite`, whose path goes to
  * dldb_path. *app_status receives the application's exit status (128 +
  * signal when killed; 127 when it could not be run). Prints what it did
- * and, when no GPU activity was recorded, says so. Returns 0 when a dldb
- * with raw records is ready, 1 after printing one "dlprof: ..." error. */
+ * and, when no GPU activity was recorded, says so; points at the PyTorch
+ * profiler traces the application wrote (pttraces.h). Returns
+ * DLPROF_PROFILE_OK when a dldb with raw records is ready,
+ * DLPROF_PROFILE_EMPTY when nothing was recorded (one line says why; no
+ * dldb is written and an existing one is kept), DLPROF_PROFILE_FAILED
+ * after one "dlprof: ..." error. */
+enum { DLPROF_PROFILE_OK = 0, DLPROF_PROFILE_FAILED = 1, DLPROF_PROFILE_EMPTY = 2 };
 int dlprof_profile_app(const dlprof_profile_opts *o, int argc, char **argv, char *dldb_path,
                        size_t len, int *app_status);
 

@@ -246,8 +246,9 @@ static int check_dldb(dldb *db, const tables_seen *t, char *err, size_t errlen) 
   if (rc) return rc;
   if (n_aggr == 0)
     return dl_err(err, errlen, DL_ENOTFOUND,
-                  "%s has no aggregations: it was initialized via DLPROF_init() but no "
-                  "aggregations were added; call DLPROF_aggregate()", path);
+                  "%s has no aggregations, so there is nothing to show: nothing was "
+                  "analysed in it (an empty recording, or an analysis that did not finish); "
+                  "dlprof --database=%s analyses the raw records it holds", path, path);
   rc = one_value(db, "SELECT max(aggr_id) FROM view_aggregations", "read view_aggregations", NULL,
                  0, &info->default_aggr_id, err, errlen);
   if (rc) return rc;

@@ -1,5 +1,5 @@
 /*
- * api_views.c - GET /api/v1/<view>: the 23 dldb views, generically.
+ * api_views.c - GET /api/v1/<view>: the dldb views of views.c, generically.
  *
  * Data flow: query string -> dlv_params (400 on anything wrong, no I/O) ->
  * catalog check (404 view_missing) -> this thread's dldb handle -> one
@@ -22,17 +22,23 @@
 #include "params.h"
 #include "routes.h"
 
-/* The dldb query for v with parameters p. */
+/* The dldb query for v with parameters p. A view whose aggregation is its
+ * aggregation_id column gets aggr_id as the first exact-match filter, its
+ * text in aggr_text (which the query borrows). */
 static void make_query(const dlv_view *v, const dlv_viewcat *vc, const dlv_params *p,
-                       dldb_query *q) {
+                       dldb_query *q, char *aggr_text, size_t aggr_len) {
   memset(q, 0, sizeof *q);
   q->view = v->sql_view;
   q->aggr_id = (v->scope & DLV_PER_AGGR) ? p->aggr_id : -1;
   q->domain = (v->scope & DLV_PER_DOMAIN) ? p->domain : NULL;
-  q->n_eq = p->n_eq;
-  for (int i = 0; i < p->n_eq; i++) {
-    q->eq[i].column = p->eq[i].column;
-    q->eq[i].value = p->eq[i].value;
+  if ((v->scope & DLV_PER_AGGREGATION_ID) && p->aggr_id >= 0) {
+    snprintf(aggr_text, aggr_len, "%lld", (long long)p->aggr_id);
+    q->eq[q->n_eq].column = "aggregation_id";
+    q->eq[q->n_eq++].value = aggr_text;
+  }
+  for (int i = 0; i < p->n_eq && q->n_eq < DLDB_MAX_EQ; i++) {
+    q->eq[q->n_eq].column = p->eq[i].column;
+    q->eq[q->n_eq++].value = p->eq[i].value;
   }
   q->filter = p->filter;
   memcpy(q->filter_cols, dlv_filter_columns, sizeof q->filter_cols);
@@ -205,13 +211,21 @@ int api_view(dlv_req *r) {
   }
   if (!vc->present) {
     status = dlv_send_error(r, 404, "view_missing",
-                            "this database has no %s, which %s needs (it was written by an older "
-                            "DLProf)", v->sql_view, v->feature);
+                            "this database has no %s, which %s needs (it was written by %s)",
+                            v->sql_view, v->feature,
+                            dlv_view_optional(v) ? "NVIDIA DLProf or an older dlprof"
+                                                 : "an older DLProf");
+    goto out;
+  }
+  if ((v->scope & DLV_PER_AGGREGATION_ID) && p.n_eq >= DLDB_MAX_EQ) {
+    status = dlv_send_error(r, 400, "bad_param", "at most %d column filters are allowed",
+                            DLDB_MAX_EQ - 1);
     goto out;
   }
   status = dlv_req_verify(r);
   if (status) goto out;
-  make_query(v, vc, &p, &q);
+  char aggr_text[24];
+  make_query(v, vc, &p, &q, aggr_text, sizeof aggr_text);
   if (v->shape == DLV_OBJECT) {
     q.offset = 0;
     q.limit = 1;

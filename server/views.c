@@ -5,6 +5,7 @@
 
 #define AD (DLV_PER_AGGR | DLV_PER_DOMAIN)
 #define A DLV_PER_AGGR
+#define AI DLV_PER_AGGREGATION_ID
 
 /* clang-format off */
 const dlv_view dlv_views[DLV_VIEW_COUNT] = {
@@ -47,6 +48,8 @@ const dlv_view dlv_views[DLV_VIEW_COUNT] = {
   {"dl_stats_nvtx",                "view_dl_stats_nvtx",                DLV_LIST,   AD, "row_idx",          0, {"row_idx", NULL},                         "the NVTX range table of the Statistics view"},
   {"dl_stats_nvtx_gpu_proj",       "view_dl_stats_nvtx_gpu_proj",       DLV_LIST,   AD, "row_idx",          0, {"row_idx", NULL},                         "the NVTX GPU projection table of the Statistics view"},
   {"dl_stats_api_ops",             "view_dl_stats_api_ops",             DLV_LIST,   AD, "total_time",       1, {"op_node_id", NULL},                      "the ops that called a CUDA API"},
+  /* per op total and self CPU time (ns), written by dlprof's analysis */
+  {"op_cpu_times",                 "view_op_cpu_times",                 DLV_LIST,   AI, "self_cpu_time",    1, {"op_id", NULL},                           "the Top CPU Ops panel"},
 };
 /* clang-format on */
 
@@ -62,4 +65,12 @@ const dlv_view *dlv_view_find(const char *name) {
   return NULL;
 }
 
-int dlv_view_optional(const dlv_view *v) { return strncmp(v->sql_view, "view_dl_", 8) == 0; }
+/* Our extensions named without the view_dl_ prefix. */
+static const char *const unprefixed_extensions[] = {"view_op_cpu_times"};
+
+int dlv_view_optional(const dlv_view *v) {
+  if (strncmp(v->sql_view, "view_dl_", 8) == 0) return 1;
+  for (size_t i = 0; i < sizeof unprefixed_extensions / sizeof *unprefixed_extensions; i++)
+    if (strcmp(v->sql_view, unprefixed_extensions[i]) == 0) return 1;
+  return 0;
+}

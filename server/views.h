@@ -1,5 +1,5 @@
 /*
- * views.h - the 23 dldb views the API serves, as one table.
+ * views.h - the dldb views the API serves (DLProf's 23 and ours), as one table.
  *
  * Each row says how GET /api/v1/<name> answers: one object or a paged list,
  * whether aggr_id / domain select rows, the default order and the columns
@@ -16,6 +16,7 @@ typedef enum dlv_shape { DLV_OBJECT = 1, DLV_LIST = 2 } dlv_shape;
 enum {
   DLV_PER_AGGR = 1,   /* aggr_id selects rows (the view has an aggr_id column) */
   DLV_PER_DOMAIN = 2, /* domain selects rows (the view has a domain_name column) */
+  DLV_PER_AGGREGATION_ID = 4, /* aggr_id selects rows of the view's aggregation_id column */
 };
 
 typedef struct dlv_view {
@@ -29,7 +30,7 @@ typedef struct dlv_view {
   const char *feature;    /* "the Group Ops view", for view_missing */
 } dlv_view;
 
-#define DLV_VIEW_COUNT 36 /* DLProf's 23 + our 13 view_dl_* (optional: dlv_view_optional) */
+#define DLV_VIEW_COUNT 37 /* DLProf's 23 + our 14 extensions (optional: dlv_view_optional) */
 
 /* The table, in docs/api.md order. */
 extern const dlv_view dlv_views[DLV_VIEW_COUNT];
@@ -37,7 +38,8 @@ extern const dlv_view dlv_views[DLV_VIEW_COUNT];
 /* Columns `filter` searches, where the view has them (docs/api.md). */
 extern const char *const dlv_filter_columns[DLDB_MAX_FILTER_COLS];
 
-/* 1 for our own view_dl_* extensions, which DLProf's files lack (not "missing"). */
+/* 1 for our own extensions (view_dl_*, view_op_cpu_times), which DLProf's
+ * files lack (not "missing"). */
 int dlv_view_optional(const dlv_view *v);
 
 /* The row for endpoint name, or NULL. */

@@ -180,7 +180,7 @@ test('dlprof APP: --output_path created; --domains aggregates each domain, repor
 test('dlprof APP: --nsys_options -c cudaProfilerApi maps to --nsys_profile_range', { skip: !APP && 'NVTX_TEST_APP not set' }, () => {
   withDir((dir) => {
     const r = dlprof(['--output_path=r', '--nsys_options=-c cudaProfilerApi', APP, 'single'], dir);
-    assert.equal(r.status, 1);
+    assert.equal(r.status, 0); // the application's
     assert.match(r.stderr, /with --nsys_profile_range=true only what happens between cudaProfilerStart/);
   });
 });

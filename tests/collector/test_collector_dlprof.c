@@ -111,16 +111,20 @@ static int test_delay_duration(void) {
 }
 
 /* --nsys_profile_range=true: only between cudaProfilerStart and Stop. An
- * NVTX-only application never calls them: nothing is recorded, and dlprof
- * says why. (The window logic itself: test_collector_window.) */
+ * NVTX-only application never calls them: nothing is recorded, dlprof says
+ * why, writes no dldb and exits with the application's status. (The window
+ * logic itself: test_collector_window.) */
 static int test_profile_range(void) {
-  char errp[4200];
+  char errp[4200], db[4300];
   int status = -1;
   snprintf(errp, sizeof errp, "%s/range.err", dir);
+  snprintf(db, sizeof db, "%s/range_dldb.sqlite", dir);
   char *extra[] = {"--nsys_profile_range=true", (char *)app, "single", NULL};
   ASSERT_OK(run_dlprof("range", extra, errp, &status));
-  ASSERT_EQ(status, 1);
+  ASSERT_EQ(status, 0);
   ASSERT_CONTAINS(slurp(errp), "cudaProfilerStart");
+  ASSERT_CONTAINS(slurp(errp), "no dldb was written");
+  ASSERT(access(db, F_OK) != 0);
   return 0;
 }
 

@@ -362,3 +362,43 @@ test('the other NVIDIA database (w_Relu) is served too', async (t) => {
     assert.equal(e.code, 0, e.stderr);
   }
 });
+
+// view_op_cpu_times (dlprof's analysis writes it; NVIDIA's files and older
+// dldbs lack it): served as op_cpu_times, aggr_id selecting the rows of its
+// aggregation_id column, by self CPU time descending unless asked otherwise;
+// an optional view, so its absence is no "missing" entry of /info.
+test('op_cpu_times: per aggregation through aggregation_id, self CPU time first; optional', async () => {
+  const db = makeMini(
+    'http-cpu.sqlite',
+    `CREATE TABLE cpu(aggregation_id INTEGER, op_id INTEGER, op_name TEXT, op_type TEXT, direction TEXT,
+       calls INTEGER, total_cpu_time INTEGER, self_cpu_time INTEGER);
+     INSERT INTO cpu VALUES (1, 0, 'a', 'A', 'fprop', 1, 900, 100), (1, 1, 'b', 'B', 'bprop', 2, 500, 400),
+       (2, 0, 'c', 'C', 'fprop', 3, 70, 60), (2, 1, 'd', 'D', 'fprop', 4, 80, 80), (2, 2, 'e', 'E', '', 5, 50, 10);
+     CREATE VIEW view_op_cpu_times AS SELECT * FROM cpu;`,
+  );
+  const s = await startViewer(db);
+  try {
+    const info = (await get(s, '/api/v1/info')).json;
+    assert.ok(info.views.includes('view_op_cpu_times'));
+    const def = (await get(s, '/api/v1/op_cpu_times')).json; // the newest aggregation: 2
+    assert.equal(def.total, 3);
+    assert.deepEqual(def.rows.map((r) => r.op_name), ['d', 'c', 'e']);
+    assert.equal(def.sort, 'self_cpu_time');
+    const one = (await get(s, '/api/v1/op_cpu_times?aggr_id=1&sort=total_cpu_time&order=asc')).json;
+    assert.deepEqual(one.rows.map((r) => [r.aggregation_id, r.op_name, r.self_cpu_time]), [[1, 'b', 400], [1, 'a', 100]]);
+    const top = (await get(s, '/api/v1/op_cpu_times?aggr_id=2&limit=1')).json;
+    assert.deepEqual([top.total, top.rows.length, top.rows[0].op_name], [3, 1, 'd']);
+    const filtered = (await get(s, '/api/v1/op_cpu_times?aggr_id=2&direction=fprop')).json;
+    assert.deepEqual(filtered.rows.map((r) => r.op_name), ['d', 'c']);
+    assert.equal((await get(s, '/api/v1/op_cpu_times?aggr_id=99')).res.status, 400);
+  } finally {
+    const e = await s.stop();
+    assert.equal(e.code, 0, e.stderr);
+  }
+  // without the view: 404 view_missing naming it, and no "missing" entry in /info
+  const r = await get(mini, '/api/v1/op_cpu_times');
+  assert.equal(r.res.status, 404);
+  assert.equal(r.json.error.code, 'view_missing');
+  assert.match(r.json.error.message, /view_op_cpu_times, which the Top CPU Ops panel needs/);
+  assert.ok(!(await get(mini, '/api/v1/info')).json.missing.some((m) => m.view === 'view_op_cpu_times'));
+});

@@ -39,6 +39,7 @@ const VIEW_DATA = {
   view_tc_utilization: ['tensor-core utilization data'],
   view_domain_model_gpu_utilization: ['GPU utilization data'],
   view_system_config: ['system configuration'],
+  view_op_cpu_times: ['per-op CPU times'],
 };
 
 // DLProf's report names (--reports) as the menu shows them.

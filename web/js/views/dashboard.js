@@ -1,6 +1,9 @@
 // dashboard.js - the DLProf Viewer dashboard (peers.md A.3): four doughnuts,
 // Performance Summary, Iteration Summary, Top 10 GPU Ops, System Config,
-// Expert Systems and Guidance.
+// Expert Systems and Guidance. A profile without GPU activity (no kernel,
+// memcpy or memset in the aggregation) gets the CPU layout instead: Top 10
+// CPU Ops by self CPU time and the iterations first, the GPU-only panels
+// and the Tensor Core guidance left out, and one line saying why.
 
 import { get, getAll } from '../api.js';
 import * as router from '../router.js';
@@ -129,12 +132,71 @@ function kernelFoot(d, launches) {
   return [counts, details];
 }
 
+/* The Top 10 CPU Ops table: view_op_cpu_times' rows, by self CPU time
+ * (an op's time less its nested ops', so the column adds up). */
+function cpuOpsTable(rows, ctx) {
+  if (!rows.length) return note('No ops in this aggregation.');
+  const cols = [
+    ['Self CPU Time', (r) => timeSpan(r.self_cpu_time), 'num', 'CPU time of the op less that of the ops nested in it'],
+    ['Total CPU Time', (r) => timeSpan(r.total_cpu_time), 'num', 'CPU time of the op, nested ops included'],
+    ['Calls', (r) => fmtInt(r.calls), 'num', null],
+    ['Op Name', (r) => r.op_name, 'name', null],
+    ctx.pytorch ? ['Direction', (r) => r.direction, null, null] : null,
+    ['Op Type', (r) => r.op_type, null, null],
+  ].filter(Boolean);
+  return h(
+    'div',
+    { class: 'table-scroll' },
+    h(
+      'table',
+      { class: 'data cpu-ops' },
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          cols.map(([label, , cls, tip]) => h('th', { class: cls === 'num' ? 'num' : null, scope: 'col', title: tip }, label)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        rows.map((r) =>
+          h(
+            'tr',
+            { dataset: { key: String(r.op_id) } },
+            cols.map(([, get1, cls]) => h('td', { class: cls }, get1(r))),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/* Whether the aggregation has GPU activity (a kernel, memcpy or memset):
+ * true where that cannot be read (a database without view_kernel_summary
+ * keeps the GPU layout). */
+function gpuActivity(ctx, base) {
+  if (!ctx.has('view_kernel_summary')) return Promise.resolve(true);
+  return get('kernel_summary', base, { quiet: true }).then(
+    (d) => Number(d.total_count) > 0 || Number(d.total_gpu_time) > 0,
+    () => true,
+  );
+}
+
 /** Resource categories: the iteration categories' labels and colours, with
  * the keys of view_performance_summary's shares (`<key>_pct`). */
 const RESOURCE_CATS = ITER_CATEGORIES.map(([label, key, color]) => [label, `${key}_pct`, color]);
 
+/** The line a profile without GPU activity shows under the heading. */
+const CPU_ONLY_NOTE =
+  'No GPU activity in this profile: the dashboard shows CPU time; the GPU panels (GPU utilization, kernels, Tensor Cores, Top 10 GPU Ops) and the Tensor Core guidance are left out.';
+
 /* The panels, in page order. Each row: id (the card's data-panel), row (the
- * grid row it sits in), card(ctx, more, id) building its card; needs: the views
+ * grid row it sits in; cpuRow: in a profile without GPU activity, where
+ * 0 leaves the panel out and a missing cpuRow keeps row), card(ctx, more, id)
+ * building its card; cpuOnly: shown only without GPU activity; needs: the views
  * it reads, a missing one replaces the panel's body with a note saying why
  * (what: the feature named there); when(ctx): shown only then; chart(c): its
  * chart, made once the views are there; wait: where the loading mark goes;
@@ -142,8 +204,21 @@ const RESOURCE_CATS = ITER_CATEGORIES.map(([label, key, color]) => [label, `${ke
  * update(c, env, route): redraws it for a new route. */
 const PANELS = [
   {
+    id: 'top-cpu-ops',
+    row: 1,
+    cpuOnly: true,
+    card: (ctx, more, id) =>
+      card('Top 10 CPU Ops', { id, cls: 'span-3', sub: h('span', { class: 'card-sub' }, 'by self CPU time'), tools: more('ops', 'All ops…') }),
+    needs: ['view_op_cpu_times'],
+    what: 'the Top 10 CPU Ops panel',
+    wait: 'body',
+    load: (env) => get('op_cpu_times', { aggr_id: env.base.aggr_id, sort: 'self_cpu_time', order: 'desc', limit: 10 }),
+    render: (c, d, env) => replace(c.body, cpuOpsTable(d.rows, env.ctx)),
+  },
+  {
     id: 'gpu-utilization',
     row: 1,
+    cpuRow: 0,
     card: (ctx, more, id) => doughnutCard(id, 'GPU Utilization', { more: ctx.numGpus > 1 ? more('gpus') : null }),
     needs: ['view_domain_model_gpu_utilization'],
     chart: (c) => doughnut(c.canvas, ['Using GPU', 'Idle GPU'], [COLORS.gpu, COLORS.idle], 'pct'),
@@ -159,6 +234,7 @@ const PANELS = [
   {
     id: 'resource-usage',
     row: 1,
+    cpuRow: 1,
     card: (ctx, more, id) => doughnutCard(id, 'Resource Usage Breakdown'),
     needs: ['view_resource_usage_breakdown'],
     chart: (c) =>
@@ -184,6 +260,7 @@ const PANELS = [
   {
     id: 'kernel-time',
     row: 1,
+    cpuRow: 0,
     card(ctx, more, id) {
       const c = doughnutCard(id, 'Kernel + Memory GPU Time', { more: more('kernels-by-iteration') });
       c.head.querySelector('.card-title').title = KERNEL_TIME_TIP;
@@ -211,6 +288,7 @@ const PANELS = [
   {
     id: 'tc-efficiency',
     row: 1,
+    cpuRow: 0,
     card: (ctx, more, id) => doughnutCard(id, 'Tensor Core Kernel Efficiency'),
     needs: ['view_tc_utilization'],
     chart: (c) => doughnut(c.canvas, ['Using TC', 'Not using TC'], [COLORS.tc, COLORS.nonTc], 'pct'),
@@ -239,12 +317,18 @@ const PANELS = [
     load: (env) => Promise.all([get('performance_summary', env.base), env.namesP]),
     render(c, [d], env) {
       const names = env.names;
+      const gpu = (item) => (env.cpuOnly ? null : item); // no GPU activity: no GPU figures
       replace(
         c.body,
         kvList([
           ['Wall Clock Time', timeSpan(d.wall_clock_time), 'Time spanned by the aggregated iterations', 'wall_clock_time'],
-          ['Tensor Core Kernel Efficiency', pctSpan(d.tc_utilization), 'Tensor Core kernel time / kernel time in Tensor Core eligible ops', 'tc_utilization'],
-          ['GPU Utilization', pctSpan(d.gpu_utilization), 'Share of the aggregated time the GPUs run kernels', 'gpu_utilization'],
+          gpu([
+            'Tensor Core Kernel Efficiency',
+            pctSpan(d.tc_utilization),
+            'Tensor Core kernel time / kernel time in Tensor Core eligible ops',
+            'tc_utilization',
+          ]),
+          gpu(['GPU Utilization', pctSpan(d.gpu_utilization), 'Share of the aggregated time the GPUs run kernels', 'gpu_utilization']),
           ['Total Iterations', fmtInt(d.total_iterations), 'Iterations found in the profile', 'total_iterations'],
           ['Profiled Iterations', fmtInt(d.profiled_iterations), 'Iterations in this aggregation', 'profiled_iterations'],
           ['Iteration Start', iterLabel(d.iter_start, names, fmtInt), null, 'iter_start'],
@@ -279,6 +363,7 @@ const PANELS = [
   {
     id: 'top10',
     row: 3,
+    cpuRow: 0,
     card: (ctx, more, id) => card('Top 10 GPU Ops', { id, cls: 'span-3', tools: more('ops', 'All ops…') }),
     needs: ['view_op_nodes'],
     wait: 'body',
@@ -331,6 +416,7 @@ const PANELS = [
   {
     id: 'system-config',
     row: 3,
+    cpuRow: 3,
     card: (ctx, more, id) => card('System Config', { id }),
     needs: [], // without view_system_config the page's own copy (ctx.sysconfig) may serve
     wait: 'body',
@@ -353,6 +439,9 @@ const PANELS = [
           [
             ['Profile Name', s.profile_name, null, 'profile_name'],
             ['GPU Count', s.num_gpus, null, 'num_gpus'],
+            env.cpuOnly
+              ? ['GPU Activity', 'none in this profile', 'No kernel, memcpy or memset was recorded in the aggregated iterations', 'gpu_activity']
+              : null,
             ['GPU Name(s)', names, null, 'gpu_names'],
             ['CPU Model', s.cpu_model, null, 'cpu_model'],
             ['GPU Driver', s.driver_version, null, 'driver_version'],
@@ -379,6 +468,7 @@ const PANELS = [
   {
     id: 'expert-systems',
     row: 4,
+    cpuRow: 3,
     card: (ctx, more, id) =>
       card('Expert Systems', {
         id,
@@ -420,6 +510,8 @@ const PANELS = [
         }
         return null;
       };
+      /* DLProf's text for a profile without a key op names an empty one */
+      const problem = (t) => String(t).replace('key op  not found', 'no key op was set (--key_op), so the whole profile is one iteration');
       replace(
         c.body,
         h(
@@ -443,7 +535,13 @@ const PANELS = [
               'tbody',
               null,
               d.rows.map((r) =>
-                h('tr', null, h('td', { class: 'problem' }, r.problem), h('td', null, linkify(r.recommendation)), h('td', { class: 'action' }, action(r))),
+                h(
+                  'tr',
+                  null,
+                  h('td', { class: 'problem' }, problem(r.problem)),
+                  h('td', null, linkify(r.recommendation)),
+                  h('td', { class: 'action' }, action(r)),
+                ),
               ),
             ),
           ),
@@ -454,6 +552,7 @@ const PANELS = [
   {
     id: 'guidance',
     row: 4,
+    cpuRow: 0,
     card: (ctx, more, id) => card('Guidance', { id }),
     needs: [],
     render(c) {
@@ -473,6 +572,7 @@ const PANELS = [
   {
     id: 'communication',
     row: 5,
+    cpuRow: 0,
     when: (ctx) => ctx.has('view_dl_communication'),
     card: (ctx, more, id) =>
       card('GPU Timeline and Communication', {
@@ -550,65 +650,94 @@ const PANELS = [
   },
 ];
 
+/* The panels shown and the row each sits in, for the layout (cpuOnly). */
+function layoutPanels(ctx, cpuOnly) {
+  return PANELS.filter((p) => (!p.when || p.when(ctx)) && (!p.cpuOnly || cpuOnly))
+    .map((p) => ({ p, row: cpuOnly && p.cpuRow !== undefined ? p.cpuRow : p.row }))
+    .filter((x) => x.row > 0);
+}
+
+/* Builds the panels into root and starts their requests. Returns the
+ * charts (to destroy), the updates (per route) and the settled Promise. */
+function buildPanels(root, ctx, env) {
+  const more = (view, text = 'More…') => h('a', { class: 'more-link', href: ctx.href(view) }, text);
+  const shown = layoutPanels(ctx, env.cpuOnly).map((x) => ({ ...x, c: x.p.card(ctx, more, x.p.id) }));
+  const rows = [...new Set(shown.map((x) => x.row))].sort((a, b) => a - b);
+  if (env.cpuOnly) root.append(note(CPU_ONLY_NOTE, 'note note-cpu-only'));
+  root.append(
+    ...rows.map((n) =>
+      h(
+        'div',
+        { class: 'grid grid-4' },
+        shown.filter((x) => x.row === n).map(({ c }) => c.el),
+      ),
+    ),
+  );
+
+  /* Each panel's request chain; when all have settled (and the charts'
+   * next frame is drawn) the page marks itself rendered, which tests and
+   * bench/dashboard_render.mjs wait for. */
+  const charts = [];
+  const pending = [];
+  const updates = [];
+  for (const { p, c } of shown) {
+    const miss = p.needs.length ? ctx.missing(p.needs, p.what || 'this panel') : null;
+    if (miss) {
+      replace(c.body, miss);
+      continue;
+    }
+    if (p.chart) charts.push((c.chart = p.chart(c)));
+    if (!p.load) {
+      p.render(c, null, env);
+      continue;
+    }
+    if (p.wait) c[p.wait].append(loading());
+    const done = p
+      .load(env)
+      .then((d) => p.render(c, d, env))
+      .catch((e) => failed(c.body, e));
+    pending.push(done);
+    if (p.update) updates.push((route) => done.then(() => p.update(c, env, route)));
+  }
+  return { charts, updates, settled: Promise.allSettled(pending) };
+}
+
 export default {
   id: 'dashboard',
   title: 'Dashboard',
   mount(root, ctx) {
     const route0 = router.current();
-    const env = { ctx, base: ctx.base(route0), names: new Map() }; // names: the trace's iteration names (ProfilerStep#N)
+    const env = { ctx, base: ctx.base(route0), names: new Map(), cpuOnly: false }; // names: the trace's iteration names (ProfilerStep#N)
     env.namesP = iterNames(ctx, env.base.aggr_id).then((n) => {
       env.names = n;
     });
     env.iterations = loadIterations(env);
-    const more = (view, text = 'More…') => h('a', { class: 'more-link', href: ctx.href(view) }, text);
-    const shown = PANELS.filter((p) => !p.when || p.when(ctx)).map((p) => ({ p, c: p.card(ctx, more, p.id) }));
-    const rows = [...new Set(shown.map(({ p }) => p.row))].map((n) =>
-      h(
-        'div',
-        { class: 'grid grid-4' },
-        shown.filter(({ p }) => p.row === n).map(({ c }) => c.el),
-      ),
-    );
-    root.append(viewHeader('Dashboard', aggrLine(ctx, route0)), ...rows);
-
-    /* Each panel's request chain; when all have settled (and the charts'
-     * next frame is drawn) the page marks itself rendered, which tests and
-     * bench/dashboard_render.mjs wait for. */
-    const charts = [];
-    const pending = [];
-    const updates = [];
-    for (const { p, c } of shown) {
-      const miss = p.needs.length ? ctx.missing(p.needs, p.what || 'this panel') : null;
-      if (miss) {
-        replace(c.body, miss);
-        continue;
-      }
-      if (p.chart) charts.push((c.chart = p.chart(c)));
-      if (!p.load) {
-        p.render(c, null, env);
-        continue;
-      }
-      if (p.wait) c[p.wait].append(loading());
-      const done = p
-        .load(env)
-        .then((d) => p.render(c, d, env))
-        .catch((e) => failed(c.body, e));
-      pending.push(done);
-      if (p.update) updates.push((route) => done.then(() => p.update(c, env, route)));
-    }
-    Promise.allSettled(pending).then(() =>
-      requestAnimationFrame(() => {
-        document.documentElement.dataset.rendered = 'dashboard';
-      }),
-    );
+    root.append(viewHeader('Dashboard', aggrLine(ctx, route0)));
+    let built = null;
+    let route = route0;
+    let gone = false;
+    gpuActivity(ctx, env.base).then((gpu) => {
+      if (gone) return;
+      env.cpuOnly = !gpu;
+      root.dataset.layout = gpu ? 'gpu' : 'cpu';
+      built = buildPanels(root, ctx, env);
+      for (const u of built.updates) u(route);
+      built.settled.then(() =>
+        requestAnimationFrame(() => {
+          if (!gone) document.documentElement.dataset.rendered = 'dashboard';
+        }),
+      );
+    });
 
     return {
-      update(route) {
-        for (const u of updates) u(route);
+      update(r) {
+        route = r;
+        if (built) for (const u of built.updates) u(r);
       },
       destroy() {
+        gone = true;
         delete document.documentElement.dataset.rendered;
-        for (const c of charts) c.destroy();
+        if (built) for (const c of built.charts) c.destroy();
       },
     };
   },

@@ -195,8 +195,22 @@ function tabsFor(ctx) {
   );
 }
 
-function tabOf(tabs, route) {
-  return tabs.find((t) => t.id === route.params.tab) || tabs[0];
+function tabOf(tabs, route, fallback) {
+  return tabs.find((t) => t.id === route.params.tab) || fallback || tabs[0];
+}
+
+/* The first of the tabs whose table has rows in the route's aggregation
+ * (the first tab when none has, or the counts cannot be read): a CPU-only
+ * profile opens on its NVTX ranges, not on an empty CUDA API table. */
+function firstWithRows(tabs, ctx, route) {
+  return Promise.all(
+    tabs.map((t) =>
+      get(t.endpoint, { ...ctx.base(route), limit: 1 }, { quiet: true }).then(
+        (d) => Number(d.total) > 0,
+        () => false,
+      ),
+    ),
+  ).then((has) => tabs[has.indexOf(true)] || tabs[0]);
 }
 
 /** A horizontal bar chart of a tab's top rows. */
@@ -411,44 +425,54 @@ export default {
       }
     };
 
+    let opening = null; // the tab shown without a tab parameter, once known
+    const openingP = firstWithRows(present, ctx, route0).then((t) => {
+      opening = t;
+    });
+    let destroyed = false;
+    const show = (r) => {
+      const t = tabOf(tabs, r, opening);
+      const active = present.includes(t) ? t : present[0];
+      for (const a of tabBar.children) {
+        const on = a.dataset.tab === active.id;
+        a.classList.toggle('active', on);
+        a.setAttribute('aria-selected', on ? 'true' : 'false');
+      }
+      const table = tableOf(active);
+      if (shown !== active.id) {
+        shown = active.id;
+        replace(tableBox, table.el);
+        const details = active.id === 'api' ? [apiOps] : active.id === 'kernels' || active.id === 'configs' ? [kernelOps, kernelIters] : [];
+        replace(
+          detailBox,
+          details.filter(Boolean).map((d) => d.el),
+        );
+      }
+      loadChart(active, r);
+      table.update(r);
+      const sel = r.params.sel;
+      const kname = r.params.kname || sel; // the short name the kernel details are of
+      if (active.id === 'api') {
+        apiOps.setTitle(sel ? ['Ops that called ', h('code', { class: 'id' }, sel)] : 'Ops that called it');
+        apiOps.update(r);
+      } else if (active.id === 'kernels' || active.id === 'configs') {
+        if (kernelOps) {
+          kernelOps.setTitle(sel ? ['Ops launching kernels named ', h('code', { class: 'id' }, kname)] : 'Ops launching it');
+          kernelOps.update(r);
+        }
+        if (kernelIters) {
+          kernelIters.setTitle(sel ? ['Launches of kernels named ', h('code', { class: 'id' }, kname), ' by iteration'] : 'Launches by iteration');
+          namesP.then(() => kernelIters.update(r));
+        }
+      }
+    };
     return {
       update(r) {
-        const t = tabOf(tabs, r);
-        const active = present.includes(t) ? t : present[0];
-        for (const a of tabBar.children) {
-          const on = a.dataset.tab === active.id;
-          a.classList.toggle('active', on);
-          a.setAttribute('aria-selected', on ? 'true' : 'false');
-        }
-        const table = tableOf(active);
-        if (shown !== active.id) {
-          shown = active.id;
-          replace(tableBox, table.el);
-          const details = active.id === 'api' ? [apiOps] : active.id === 'kernels' || active.id === 'configs' ? [kernelOps, kernelIters] : [];
-          replace(
-            detailBox,
-            details.filter(Boolean).map((d) => d.el),
-          );
-        }
-        loadChart(active, r);
-        table.update(r);
-        const sel = r.params.sel;
-        const kname = r.params.kname || sel; // the short name the kernel details are of
-        if (active.id === 'api') {
-          apiOps.setTitle(sel ? ['Ops that called ', h('code', { class: 'id' }, sel)] : 'Ops that called it');
-          apiOps.update(r);
-        } else if (active.id === 'kernels' || active.id === 'configs') {
-          if (kernelOps) {
-            kernelOps.setTitle(sel ? ['Ops launching kernels named ', h('code', { class: 'id' }, kname)] : 'Ops launching it');
-            kernelOps.update(r);
-          }
-          if (kernelIters) {
-            kernelIters.setTitle(sel ? ['Launches of kernels named ', h('code', { class: 'id' }, kname), ' by iteration'] : 'Launches by iteration');
-            namesP.then(() => kernelIters.update(r));
-          }
-        }
+        if (r.params.tab) show(r);
+        else openingP.then(() => !destroyed && show(router.current()));
       },
       destroy() {
+        destroyed = true;
         if (chart) chart.destroy();
       },
     };
