@@ -428,6 +428,7 @@ static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *
   m->tty = isatty(STDERR_FILENO);
   for (int i = 0; i < c.n_notes && c.verbosity >= DLPROF_V_MINIMAL; i++)
     fprintf(stderr, "dlprof: %s\n", c.notes[i]);
+  if (c.compare_to && !c.o.input) return fail("--compare_to needs --database (the new run)");
   char err[PATH_MAX + 256];
   if ((c.o.input || app < argc) && dlprof_outdir_make(c.o.output_path, err, sizeof err))
     return fail("%s", err);

@@ -225,6 +225,10 @@ test('errors: exit 1 with one line naming the file', () => {
     const r = dlprof(['--database=' + HTA, '--fail_threshold=5', '--output_path=' + dir]);
     assert.equal(r.status, 1);
     assert.match(r.stderr, /--fail_threshold needs --compare_to/);
+    const n = dlprof(['--compare_to=' + HTA, '--output_path=' + dir]);
+    assert.equal(n.status, 1);
+    assert.equal(n.stderr, 'dlprof: --compare_to needs --database (the new run)\n');
+    assert.equal(dlprof(['--compare_to=' + HTA, '--database=' + HTA, '--fail_threshold=-1']).status, 1);
   });
 });
 
