@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "dlp.h"
+#include "dlp_compare.h"
 #include "errline.h"
 #include "events.h"
 #include "findings.h"
@@ -33,6 +34,7 @@
 #include "outdir.h"
 #include "profile.h"
 #include "sigclean.h"
+#include "verdict.h"
 
 /* The options: the pipeline's (dlp_opts), and dlprof's own. */
 typedef struct cli {
@@ -41,6 +43,8 @@ typedef struct cli {
   int verbosity;     /* DLPROF_V_* */
   int64_t delay_s, duration_s; /* -y/--delay, -d/--duration (dlprof APP) */
   int profile_range;  /* --nsys_profile_range: only between cudaProfilerStart/Stop */
+  const char *compare_to; /* --compare_to: the base run (pipeline/dlp_compare.h) */
+  double fail_threshold;  /* --fail_threshold: percent; < 0: no gate */
   int n_notes;        /* what the accepted DLProf options that do nothing here say */
   char notes[8][1200];
   char command[4096];
@@ -94,6 +98,12 @@ static const char *const usage_text =
     "  --nsys_profile_range=true|false, --profile_range=true|false\n"
     "                          dlprof APP: record only between cudaProfilerStart and\n"
     "                          cudaProfilerStop (default: false)\n"
+    "  --compare_to=BASE       compare --database (the new run) with BASE (a dldb or\n"
+    "                          any input --database takes): PROFILE_NAME_compare.csv\n"
+    "                          (and .json) and a short verdict (docs/compare.md)\n"
+    "  --fail_threshold=PCT    with --compare_to: exit 3 when the new run's mean\n"
+    "                          iteration time is more than PCT %% above BASE's with\n"
+    "                          95%% confidence\n"
     "  -v, --verbosity=quiet|minimal|normal|detailed|diagnostic\n"
     "                          quiet: errors only; minimal: progress; normal: also counts\n"
     "                          and the expert findings (default); detailed, diagnostic:\n"
@@ -154,7 +164,7 @@ static int parse_formats(const char *v, int *csv, int *json) {
 typedef enum { O_DATABASE, O_MODE, O_KEY, O_ISTART, O_ISTOP, O_OUT, O_NAME, O_REPORTS,
                O_FORMATS, O_FORCE, O_VERB, O_HELP, O_VERSION, O_NSYS_RULES,
                O_DELAY, O_DURATION, O_PROFILE_RANGE, O_DUMP_MODEL, O_DETAILED, O_NSYS_OPTS,
-               O_NSYS_BASE, O_TB_DIR, O_DOMAINS } opt_id;
+               O_NSYS_BASE, O_TB_DIR, O_DOMAINS, O_COMPARE_TO, O_FAIL_THRESHOLD } opt_id;
 static const struct { const char *name; char short_name; opt_id id; int takes_value; } options[] = {
     {"database", 0, O_DATABASE, 1},    {"nsys_database", 0, O_DATABASE, 1},
     {"mode", 'm', O_MODE, 1},          {"key_op", 0, O_KEY, 1},
@@ -171,6 +181,7 @@ static const struct { const char *name; char short_name; opt_id id; int takes_va
     {"nsys_options", 0, O_NSYS_OPTS, 1},     {"nsys_opts", 0, O_NSYS_OPTS, 1},
     {"nsys_base_name", 0, O_NSYS_BASE, 1},   {"tb_dir", 0, O_TB_DIR, 1},
     {"domains", 0, O_DOMAINS, 1},
+    {"compare_to", 0, O_COMPARE_TO, 1},      {"fail_threshold", 0, O_FAIL_THRESHOLD, 1},
 };
 
 /* --domains=A,B: at most 8 names, none empty, each under 256 bytes. */
@@ -273,6 +284,14 @@ static int apply(cli *c, opt_id id, const char *name, const char *v) {
   case O_DETAILED:
   case O_NSYS_BASE:
   case O_TB_DIR: return apply_accepted(c, id, name, v);
+  case O_COMPARE_TO: c->compare_to = v; return 0;
+  case O_FAIL_THRESHOLD: {
+    char *end;
+    errno = 0;
+    c->fail_threshold = strtod(v, &end);
+    return errno || end == v || *end || !(c->fail_threshold >= 0 && c->fail_threshold < 1e9)
+               ? fail("--%s: expected a percentage >= 0, got '%s'", name, v) : 0;
+  }
   case O_FORCE:
     return parse_bool(v, &c->o.force) ? fail("--%s: expected true or false, got '%s'", name, v) : 0;
   case O_VERB:
@@ -352,6 +371,32 @@ static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig,
   return 1;
 }
 
+/* --compare_to: the comparison (pipeline/dlp_compare.h), its verdict on
+ * stdout (cli/verdict.c), and the gate's exit status: 3 when the run is
+ * slower than --fail_threshold allows, else 0; 1 on an error. */
+static int run_compare(cli *c, dlprof_meter *m, dlprof_sigclean *sig) {
+  char err[4096] = "";
+  dlprof_events ev = {.verbosity = c->verbosity, .meter = m, .sig = sig};
+  dlp_compare_result *res = calloc(1, sizeof *res);
+  if (!res) return fail("out of memory");
+  c->o.command = c->command;
+  c->o.event = dlprof_event_cb;
+  c->o.event_ctx = &ev;
+  c->o.progress = dlprof_meter_cb;
+  c->o.progress_ctx = m;
+  int rc = dlp_compare(&c->o, c->compare_to, res, err, sizeof err);
+  dlprof_meter_end(m);
+  int status = 1;
+  if (rc != DL_OK) {
+    dlprof_error("%s", dlp_plain(err));
+  } else {
+    status = c->fail_threshold >= 0 && dlp_compare_regressed(res, c->fail_threshold) ? 3 : 0;
+    if (c->verbosity >= DLPROF_V_MINIMAL) dlprof_verdict(stdout, res, c->fail_threshold);
+  }
+  free(res);
+  return status;
+}
+
 /* dlprof APP: record (cli/profile.c), then the pipeline on the result.
  * dlprof exits with the application's status whatever was recorded (1
  * when the application succeeded and dlprof itself failed). */
@@ -379,7 +424,7 @@ static int profile(cli *c, int argc, char **argv, dlprof_meter *m, dlprof_sigcle
 }
 
 static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *sig) {
-  cli c = {.verbosity = DLPROF_V_NORMAL};
+  cli c = {.verbosity = DLPROF_V_NORMAL, .fail_threshold = -1};
   int app = argc;
   size_t n = 0;
   dlp_opts_init(&c.o);
@@ -395,6 +440,7 @@ static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *
   m->tty = isatty(STDERR_FILENO);
   for (int i = 0; i < c.n_notes && c.verbosity >= DLPROF_V_MINIMAL; i++)
     fprintf(stderr, "dlprof: %s\n", c.notes[i]);
+  if (c.compare_to && !c.o.input) return fail("--compare_to needs --database (the new run)");
   char err[PATH_MAX + 256];
   if ((c.o.input || app < argc) && dlprof_outdir_make(c.o.output_path, err, sizeof err))
     return fail("%s", err);
@@ -406,6 +452,8 @@ static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *
     return profile(&c, argc - app, argv + app, m, sig);
   }
   if (app < argc) return fail("unexpected argument '%s' with --database", argv[app]);
+  if (c.compare_to) return run_compare(&c, m, sig);
+  if (c.fail_threshold >= 0) return fail("--fail_threshold needs --compare_to");
   return run_pipeline(&c, m, sig, NULL);
 }
 
