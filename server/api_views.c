@@ -54,14 +54,15 @@ static int db_failed(dlv_req *r, const char *err) {
   return dlv_send_error(r, 500, "db_error", "%s", err);
 }
 
-/* The normalised request: equal keys give equal answers. gen: the file's
- * (r->gen), so that an answer a request started before the file was
- * replaced puts in the cache is never served from the new file. */
-static const char *cache_key(const dlv_view *v, const dldb_query *q, unsigned gen,
+/* The normalised request: equal keys give equal answers. scope: what the
+ * rows are read from, e.g. the run's gen (r->gen), so that an answer a
+ * request started before the file was replaced puts in the cache is never
+ * served from the new file. */
+static const char *cache_key(const dlv_view *v, const dldb_query *q, const char *scope,
                              dlv_cache_key *k) {
   int order[DLDB_MAX_EQ];
   dlv_cache_key_init(k, v->name);
-  dlv_cache_key_int(k, "gen", gen);
+  dlv_cache_key_add(k, "scope", scope);
   dlv_cache_key_int(k, "aggr_id", q->aggr_id);
   if (q->domain) dlv_cache_key_add(k, "domain", q->domain);
   /* exact-match filters in column order: their order does not change the rows */
@@ -102,7 +103,7 @@ static int first_row(void *ctx, const dldb_row *row) {
   return 1;
 }
 
-static int send_object(dlv_req *r, dldb *db, dldb_query *q, const dlv_params *p,
+static int send_object(dlv_req *r, dldb *db, const dldb_query *q, const dlv_params *p,
                        const char *key) {
   char err[512];
   dlv_jbuf b = {0};
@@ -170,9 +171,10 @@ static int send_list(dlv_req *r, dldb *db, const dldb_query *q, const dldb_query
 }
 
 /* The whole list as CSV, streamed. */
-static int send_csv(dlv_req *r, dldb *db, dldb_query *q, const dlv_viewcat *vc) {
+static int send_csv(dlv_req *r, const dlv_view *v, dldb *db, dldb_query *q,
+                    const dlv_viewcat *vc) {
   char err[512], filename[96];
-  snprintf(filename, sizeof filename, "%s.csv", r->view->name);
+  snprintf(filename, sizeof filename, "%s.csv", v->name);
   dlv_stream out = {.req = r, .content_type = "text/csv; charset=utf-8",
                     .filename = filename};
   dlv_csv *csv = malloc(sizeof *csv); /* its 32 KiB buffer stays off the thread stack */
@@ -196,13 +198,44 @@ static int send_csv(dlv_req *r, dldb *db, dldb_query *q, const dlv_viewcat *vc) 
   return status;
 }
 
+int dlv_answer_query(dlv_req *r, const dlv_answer *a) {
+  const dlv_view *v = a->view;
+  dldb *db = a->db;
+  dldb_query q;
+  char aggr_text[24];
+  make_query(v, a->vc, a->p, &q, aggr_text, sizeof aggr_text);
+  if (v->shape == DLV_OBJECT) {
+    q.offset = 0;
+    q.limit = 1;
+  }
+  dlv_cache_key k;
+  const char *key = a->p->csv || !a->scope ? NULL : cache_key(v, &q, a->scope, &k);
+  const dlv_cache_entry *hit = dlv_cache_get(r->cache, key);
+  if (hit) {
+    int status = dlv_send_json_text(r, 200, hit->body, hit->len);
+    dlv_cache_release(r->cache, hit);
+    return status;
+  }
+  if (!db) {
+    int status = dlv_req_db(r, &db);
+    if (status) return status;
+  }
+  dldb_query run = q; /* the same rows, perhaps read in a cheaper order */
+  sort_by_row_idx(v, &run);
+  if (a->lock) a->lock(a->lock_ctx);
+  int status;
+  if (v->shape == DLV_OBJECT) status = send_object(r, db, &q, a->p, key);
+  else if (a->p->csv) status = send_csv(r, v, db, &run, a->vc);
+  else status = send_list(r, db, &run, &q, key);
+  if (a->lock) a->unlock(a->lock_ctx);
+  return status;
+}
+
 int api_view(dlv_req *r) {
   const dlv_view *v = r->view;
   const dlv_viewcat *vc = dlv_catalog_view(r->cat, v);
   dlv_params p;
   char msg[256];
-  dldb *db = NULL;
-  dldb_query q;
   int status;
   if (dlv_params_parse(r->query, r->cat, v, DLV_ACCEPT_SCOPE | DLV_ACCEPT_LIST, &p, msg,
                        sizeof msg) != DL_OK) {
@@ -224,27 +257,10 @@ int api_view(dlv_req *r) {
   }
   status = dlv_req_verify(r);
   if (status) goto out;
-  char aggr_text[24];
-  make_query(v, vc, &p, &q, aggr_text, sizeof aggr_text);
-  if (v->shape == DLV_OBJECT) {
-    q.offset = 0;
-    q.limit = 1;
-  }
-  dlv_cache_key k;
-  const char *key = p.csv ? NULL : cache_key(v, &q, r->gen, &k);
-  const dlv_cache_entry *hit = dlv_cache_get(r->cache, key);
-  if (hit) {
-    status = dlv_send_json_text(r, 200, hit->body, hit->len);
-    dlv_cache_release(r->cache, hit);
-    goto out;
-  }
-  status = dlv_req_db(r, &db);
-  if (status) goto out;
-  dldb_query run = q; /* the same rows, perhaps read in a cheaper order */
-  sort_by_row_idx(v, &run);
-  if (v->shape == DLV_OBJECT) status = send_object(r, db, &q, &p, key);
-  else if (p.csv) status = send_csv(r, db, &run, vc);
-  else status = send_list(r, db, &run, &q, key);
+  char scope[24];
+  snprintf(scope, sizeof scope, "gen %u", r->gen);
+  dlv_answer a = {.view = v, .vc = vc, .p = &p, .scope = scope};
+  status = dlv_answer_query(r, &a);
 out:
   dlv_params_free(&p);
   return status;

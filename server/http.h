@@ -22,7 +22,9 @@
 
 #include "cache.h"
 #include "catalog.h"
+#include "compares.h"
 #include "dldb.h"
+#include "runs.h"
 #include "views.h"
 
 /* One request, for the time of one handler call. Borrows everything. */
@@ -34,8 +36,11 @@ typedef struct dlv_req {
   int head;                  /* 1 for HEAD */
   /* Pinned by server.c when the request starts, after its one check of the
    * file (a replacement it can serve is served from this request on). */
-  const dlv_catalog *cat;    /* the served file's catalog */
-  unsigned gen;              /* how many times the file was replaced: in cache keys */
+  dlv_runs *runs;            /* every served file (runs.h) */
+  dlv_compares *compares;    /* the cached comparisons (compares.h) */
+  int run;                   /* the pinned run's index; -1: none (the route reads none) */
+  const dlv_catalog *cat;    /* the pinned run's catalog */
+  unsigned gen;              /* the run's generation (unique per opening): in cache keys */
   dlv_cache *cache;          /* the answer cache; NULL: disabled */
   int verified;              /* 1: the file is the one served; 0: db_err says why */
   dldb *db;                  /* this thread's handle on it (API paths); NULL: db_err says why */

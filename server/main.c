@@ -1,11 +1,14 @@
 /*
- * main.c - dlprofviewer: serve one dldb as a web page and a JSON API.
+ * main.c - dlprofviewer: serve dldbs as a web page and a JSON API.
  *
  *   dlprofviewer [-b|--bind ADDR] [-p|--port PORT] [--token T | --no-token]
- *                [--cache-mb MB] [--version] [-h|--help] DLDB
+ *                [--cache-mb MB] [--version] [-h|--help] DLDB|DIR...
  *
- * Opens and validates the database (dldb_open_ro), reads its catalog,
- * starts the server, prints exactly one line to stdout,
+ * One database: opens and validates it (dldb_open_ro) and reads its
+ * catalog before it serves, as it always did. Several, or a folder (every
+ * dldb under it, new ones found when the runs list is asked for): each is
+ * opened on first use (runs.h), so start-up costs a scan of the folders.
+ * Then it starts the server, prints exactly one line to stdout,
  * "dlprofviewer running at http://HOST:PORT/" (with "?token=T" when a token
  * is required: always for a non-loopback bind unless --no-token, and with
  * --token), and serves until SIGINT or SIGTERM. Bound to 0.0.0.0, HOST is
@@ -23,18 +26,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "assets.h"
 #include "auth.h"
 #include "catalog.h"
 #include "dldb.h"
+#include "runs.h"
 #include "server.h"
 
 static const char USAGE[] =
     "usage: dlprofviewer [-b|--bind ADDR] [-p|--port PORT] [--token T | --no-token]\n"
     "                    [--cache-mb MB] [--version] [-h|--help] DLDB\n"
-    "Serves a dldb (written by dlprof or by NVIDIA DLProf 1.x) as a web page.\n"
+    "       dlprofviewer [OPTIONS] DLDB... | DIR...\n"
+    "Serves dldbs (written by dlprof or by NVIDIA DLProf 1.x) as a web page: one\n"
+    "database, several, or every dldb under a folder (new ones appear without a\n"
+    "restart), each with its dashboard, and any two compared.\n"
     "  -b, --bind ADDR  IPv4 address to listen on (default 127.0.0.1); use 0.0.0.0\n"
     "                   to serve to the entire local network\n"
     "  -p, --port PORT  TCP port (default 8000; 0 picks a free port)\n"
@@ -52,7 +60,8 @@ typedef struct options {
   const char *bind;   /* as given, e.g. "localhost" */
   char bind_ip[64];   /* what the server listens on */
   int port;
-  const char *path;
+  char *const *paths; /* the databases and folders given */
+  int npaths;
   const char *token;  /* --token */
   int no_token;       /* --no-token */
   long cache_mb;
@@ -118,9 +127,13 @@ static int parse_args(int argc, char **argv, options *o) {
     }
   }
   if (o->token && o->no_token) return usage_error("give --token or --no-token, not both");
-  if (optind != argc - 1)
-    return usage_error("%s", optind == argc ? "no database given" : "give exactly one database");
-  o->path = argv[optind];
+  if (optind == argc) return usage_error("no database given");
+  o->paths = argv + optind;
+  o->npaths = argc - optind;
+  for (int i = 0; i < o->npaths; i++)
+    for (int k = 0; k < i; k++)
+      if (strcmp(o->paths[i], o->paths[k]) == 0)
+        return usage_error("%s is given twice; give each database or folder once", o->paths[i]);
   struct in_addr a;
   const char *ip = strcmp(o->bind, "localhost") == 0 ? "127.0.0.1" : o->bind;
   if (strchr(ip, ':'))
@@ -147,11 +160,27 @@ static int request_timeout_ms(void) {
   return v && *v && !*end && ms >= 100 && ms <= 600000 ? (int)ms : 0;
 }
 
+/* 1 when one path was given and it is not a folder: it is opened and
+ * validated before the server starts. */
+static int single_file(const options *o) {
+  struct stat st;
+  return o->npaths == 1 && stat(o->paths[0], &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+/* Opens the first run as a request would, to refuse a bad file at start,
+ * and copies its info. */
+static int open_first(dlv_runs *runs, dldb_info *info, char *err, size_t errlen) {
+  dlv_run_pin pin;
+  int rc = dlv_runs_pin(runs, 0, &pin, err, errlen);
+  if (rc == DL_OK) *info = pin.cat->info;
+  dlv_runs_unpin(runs, &pin);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   options o;
   char err[1024], host[256], token[DLV_TOKEN_MAX + 1] = "";
-  dldb *db = NULL;
-  dlv_catalog *cat = NULL;
+  dlv_runs *runs = NULL;
   dlv_server *srv = NULL;
   int status = parse_args(argc, argv, &o);
   if (status >= 0) return status;
@@ -173,8 +202,10 @@ int main(int argc, char **argv) {
   mallopt(M_ARENA_MAX, 4);
   status = 1;
   dldb_global_init(); /* before SQLite is used: no global mutex per allocation */
-  if (dldb_open_ro(o.path, &db, NULL, err, sizeof err) != DL_OK ||
-      dlv_catalog_load(db, &cat, err, sizeof err) != DL_OK) {
+  dldb_info info;
+  int one = 0;
+  if (dlv_runs_new((const char *const *)o.paths, o.npaths, &runs, err, sizeof err) != DL_OK ||
+      (one = single_file(&o)) < 0 || (one && open_first(runs, &info, err, sizeof err) != DL_OK)) {
     fprintf(stderr, "dlprofviewer: %s\n", err);
     goto out;
   }
@@ -191,26 +222,29 @@ int main(int argc, char **argv) {
   dlv_config cfg = {.bind = o.bind_ip, .port = o.port, .token = token[0] ? token : NULL,
                     .cache_bytes = (size_t)o.cache_mb << 20,
                     .request_timeout_ms = request_timeout_ms()};
-  const dldb_info info = *dldb_get_info(db); /* the server owns db from here on */
-  if (dlv_server_start(&cfg, db, cat, &srv, err, sizeof err) != DL_OK) {
+  if (dlv_server_start(&cfg, runs, &srv, err, sizeof err) != DL_OK) {
     fprintf(stderr, "dlprofviewer: %s\n", err);
     mg_exit_library();
     goto out;
   }
-  db = NULL;
-  cat = NULL;
+  runs = NULL; /* the server's from here on */
   display_host(&o, host, sizeof host);
   printf("dlprofviewer running at http://%s:%d/%s%s\n", host, dlv_server_port(srv),
          token[0] ? "?token=" : "", token);
   fflush(stdout);
-  fprintf(stderr, "dlprofviewer: serving %s (%s, dldb %s, aggregation %lld, domain %s); "
-                  "Ctrl+C stops\n", o.path,
-          info.producer == DLDB_PRODUCER_DLPROF ? "dlprof" : "NVIDIA DLProf",
-          info.current_version, (long long)info.default_aggr_id, info.default_domain);
-  if (!info.integrity_checked)
+  if (one)
+    fprintf(stderr, "dlprofviewer: serving %s (%s, dldb %s, aggregation %lld, domain %s); "
+                    "Ctrl+C stops\n", o.paths[0],
+            info.producer == DLDB_PRODUCER_DLPROF ? "dlprof" : "NVIDIA DLProf",
+            info.current_version, (long long)info.default_aggr_id, info.default_domain);
+  else
+    fprintf(stderr, "dlprofviewer: serving the dldbs of %d path%s (%s%s); each is opened on first "
+                    "use; Ctrl+C stops\n", o.npaths, o.npaths == 1 ? "" : "s", o.paths[0],
+            o.npaths > 1 ? ", ..." : "");
+  if (one && !info.integrity_checked)
     fprintf(stderr, "dlprofviewer: %s is over %lld MB: not every page was checked at start (only "
                     "its header); damage, if any, shows as an error where a view reads it\n",
-            o.path, (long long)(DLDB_QUICK_CHECK_MAX_BYTES >> 20));
+            o.paths[0], (long long)(DLDB_QUICK_CHECK_MAX_BYTES >> 20));
   if (o.no_token && !dlv_addr_is_loopback(o.bind_ip))
     fprintf(stderr, "dlprofviewer: warning: --no-token: anyone who can reach %s:%d can read this "
                     "profile\n", o.bind_ip, dlv_server_port(srv));
@@ -221,7 +255,6 @@ int main(int argc, char **argv) {
   mg_exit_library();
   status = 0;
 out:
-  dlv_catalog_free(&cat);
-  dldb_close(&db);
+  dlv_runs_free(&runs);
   return status;
 }

@@ -70,6 +70,7 @@ static int one_param(const char *name, const char *value, const dlv_catalog *cat
                      int *order_given, char *msg, size_t msglen) {
   int scope = (accept & DLV_ACCEPT_SCOPE) != 0, list = (accept & DLV_ACCEPT_LIST) != 0;
   if (strcmp(name, "token") == 0) return DL_OK; /* reserved for access tokens */
+  if (strcmp(name, "run") == 0 || strcmp(name, "base") == 0) return DL_OK; /* the runs read */
   if (scope && strcmp(name, "aggr_id") == 0) {
     if (parse_int(value, &p->aggr_id) != 0)
       return bad(msg, msglen, "aggr_id must be an integer");
@@ -142,15 +143,15 @@ static int one_param(const char *name, const char *value, const dlv_catalog *cat
   return DL_OK;
 }
 
-int dlv_params_parse(const char *query, const dlv_catalog *cat, const dlv_view *view,
-                     unsigned accept, dlv_params *p, char *msg, size_t msglen) {
-  static const dlv_viewcat no_columns = {0};
-  const dlv_viewcat *vc = view ? dlv_catalog_view(cat, view) : &no_columns;
+/* dlv_params_parse with the view's columns vc; cat NULL: no aggr_id or
+ * domain (accept without DLV_ACCEPT_SCOPE). */
+static int parse(const char *query, const dlv_catalog *cat, const dlv_view *view,
+                 const dlv_viewcat *vc, unsigned accept, dlv_params *p, char *msg, size_t msglen) {
   seen names = {.n = 0};
   int order_given = 0;
   memset(p, 0, sizeof *p);
-  p->aggr_id = cat->info.default_aggr_id;
-  p->domain = cat->info.default_domain;
+  p->aggr_id = cat ? cat->info.default_aggr_id : -1;
+  p->domain = cat ? cat->info.default_domain : NULL;
   p->limit = DLV_LIMIT_DEFAULT;
   if (view && dlv_viewcat_column(vc, view->sort ? view->sort : "") >= 0) {
     p->sort = view->sort;
@@ -176,6 +177,34 @@ int dlv_params_parse(const char *query, const dlv_catalog *cat, const dlv_view *
     if (rc) return rc;
   }
   return DL_OK;
+}
+
+int dlv_params_parse(const char *query, const dlv_catalog *cat, const dlv_view *view,
+                     unsigned accept, dlv_params *p, char *msg, size_t msglen) {
+  static const dlv_viewcat no_columns = {0};
+  const dlv_viewcat *vc = view ? dlv_catalog_view(cat, view) : &no_columns;
+  return parse(query, cat, view, vc, accept, p, msg, msglen);
+}
+
+int dlv_params_parse_cols(const char *query, const dlv_viewcat *vc, const dlv_view *view,
+                          unsigned accept, dlv_params *p, char *msg, size_t msglen) {
+  return parse(query, NULL, view, vc, accept & ~(unsigned)DLV_ACCEPT_SCOPE, p, msg, msglen);
+}
+
+int dlv_query_value(const char *query, const char *name, char *out, size_t outlen) {
+  size_t nlen = strlen(name);
+  for (const char *s = query ? query : ""; *s;) {
+    size_t len = strcspn(s, "&");
+    if (len > nlen && strncmp(s, name, nlen) == 0 && s[nlen] == '=') {
+      size_t vlen = len - nlen - 1;
+      if (vlen >= outlen) return -1;
+      memcpy(out, s + nlen + 1, vlen);
+      out[vlen] = '\0';
+      return dlv_url_decode(out) == 0 ? 1 : -1;
+    }
+    s += len + (s[len] == '&');
+  }
+  return 0;
 }
 
 void dlv_params_free(dlv_params *p) {

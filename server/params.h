@@ -23,7 +23,8 @@
 #define DLV_LIMIT_MAX 1000
 #define DLV_FILTER_MAX 256   /* bytes */
 
-/* What an endpoint accepts besides `token`. */
+/* What an endpoint accepts besides `token`, `run` (the run it reads,
+ * server.c) and `base` (a comparison's base run, api_compare.c). */
 enum {
   DLV_ACCEPT_SCOPE = 1, /* aggr_id, domain */
   DLV_ACCEPT_LIST = 2,  /* offset, limit, sort, order, filter, format, <column>=<value> */
@@ -54,7 +55,16 @@ typedef struct dlv_params {
 int dlv_params_parse(const char *query, const dlv_catalog *cat, const dlv_view *view,
                      unsigned accept, dlv_params *p, char *msg, size_t msglen);
 
+/* dlv_params_parse for a list or object whose columns are vc (not a
+ * database view: a comparison's table), without aggr_id and domain. */
+int dlv_params_parse_cols(const char *query, const dlv_viewcat *vc, const dlv_view *view,
+                          unsigned accept, dlv_params *p, char *msg, size_t msglen);
+
 void dlv_params_free(dlv_params *p);
+
+/* The decoded value of parameter name in query into out (outlen bytes):
+ * 1 when given, 0 when not, -1 when malformed or too long. */
+int dlv_query_value(const char *query, const char *name, char *out, size_t outlen);
 
 /* Decodes %XX and '+' of a query-string component in place. Returns 0, or -1
  * for a malformed escape or an encoded NUL. */

@@ -12,16 +12,38 @@
 
 /* clang-format off */
 const dlv_route dlv_routes[] = {
-  /* path                 match        handler */
-  {"/api/v1/health",      DLV_EXACT,   api_health},
-  {"/api/v1/version",     DLV_EXACT,   api_version},
-  {"/api/v1/info",        DLV_EXACT,   api_info},
-  {"/api/v1/reports",     DLV_EXACT,   api_reports},
-  {"/api/v1/reports/",    DLV_PREFIX,  api_report_file},
-  {"/api/v1/",            DLV_VIEW,    api_view},
-  {NULL,                  0,           NULL},
+  /* path                           match       handler          run */
+  {"/api/v1/health",                DLV_EXACT,  api_health,      1},
+  {"/api/v1/version",               DLV_EXACT,  api_version,     1},
+  {"/api/v1/info",                  DLV_EXACT,  api_info,        1},
+  {"/api/v1/reports",               DLV_EXACT,  api_reports,     1},
+  {"/api/v1/reports/",              DLV_PREFIX, api_report_file, 1},
+  {"/api/v1/runs",                  DLV_EXACT,  api_runs,        0},
+  {"/api/v1/dl_compare_kernels",    DLV_EXACT,  api_compare,     0},
+  {"/api/v1/dl_compare_ops",        DLV_EXACT,  api_compare,     0},
+  {"/api/v1/dl_compare_summary",    DLV_EXACT,  api_compare,     0},
+  {"/api/v1/dl_compare_iterations", DLV_EXACT,  api_compare,     0},
+  {"/api/v1/",                      DLV_VIEW,   api_view,        1},
+  {NULL,                            0,          NULL,            0},
 };
 /* clang-format on */
+
+/* The row that answers path, or NULL. */
+static const dlv_route *find(const char *path) {
+  for (const dlv_route *rt = dlv_routes; rt->path; rt++) {
+    size_t n = strlen(rt->path);
+    if (rt->match == DLV_EXACT && strcmp(path, rt->path) == 0) return rt;
+    if (strncmp(path, rt->path, n) != 0) continue;
+    if (rt->match == DLV_PREFIX && path[n]) return rt;
+    if (rt->match == DLV_VIEW && dlv_view_find(path + n)) return rt;
+  }
+  return NULL;
+}
+
+int dlv_route_needs_run(const char *path) {
+  const dlv_route *rt = find(path);
+  return rt && rt->run;
+}
 
 int dlv_route_api(dlv_req *r) {
   for (const dlv_route *rt = dlv_routes; rt->path; rt++) {

@@ -9,6 +9,7 @@
 #define DLV_ROUTES_H
 
 #include "http.h"
+#include "params.h"
 
 typedef int (*dlv_handler)(dlv_req *r);
 
@@ -22,6 +23,7 @@ typedef struct dlv_route {
   const char *path;
   dlv_match match;
   dlv_handler handler;
+  int run;                /* 1: reads one run (the request's `run`), pinned before */
 } dlv_route;
 
 /* The table, terminated by a row with path NULL. */
@@ -31,7 +33,28 @@ extern const dlv_route dlv_routes[];
  * matches, else 404 not_found. Returns the status sent. */
 int dlv_route_api(dlv_req *r);
 
+/* 1 when the route that answers path reads one run. */
+int dlv_route_needs_run(const char *path);
+
+/* One query of a view endpoint, answered from the answer cache or db. */
+typedef struct dlv_answer {
+  const dlv_view *view;       /* shape, default order and tie-break columns */
+  const dlv_viewcat *vc;      /* its columns */
+  const dlv_params *p;        /* the parsed request */
+  const char *scope;          /* in the cache key: what the rows come from; NULL: not cached */
+  dldb *db;                   /* NULL: the request's handle (dlv_req_db) */
+  void (*lock)(void *ctx);    /* around the use of db; NULL: none */
+  void (*unlock)(void *ctx);
+  void *lock_ctx;
+} dlv_answer;
+
+/* Answers a (the list page, the object or the CSV download). Returns the
+ * status sent. */
+int dlv_answer_query(dlv_req *r, const dlv_answer *a);
+
 int api_health(dlv_req *r);
+int api_runs(dlv_req *r);
+int api_compare(dlv_req *r);
 int api_version(dlv_req *r);
 int api_info(dlv_req *r);
 int api_view(dlv_req *r);

@@ -25,26 +25,13 @@
 
 #include "assets.h"
 #include "auth.h"
+#include "params.h"
 #include "routes.h"
 
 struct dlv_server {
   struct mg_context *ctx;
-  /* The file served: its validated handle and catalog, owned. A file
-   * replaced by another dldb (a new aggregation renamed over it) is opened
-   * anew: db and cat change under the write lock, gen counts the changes;
-   * requests read them under the read lock. A replaced catalog stays (in
-   * old_cats) until the server stops: requests started before hold it. */
-  pthread_rwlock_t lock;
-  dldb *db;
-  dlv_catalog *cat;
-  unsigned gen;
-  dlv_catalog **old_cats;
-  size_t nold;
-  /* the last replacement it could not serve (not opened again), and why */
-  int bad;
-  dev_t bad_dev;
-  ino_t bad_ino;
-  char bad_err[512];
+  dlv_runs *runs;         /* owned: the served files (runs.h) */
+  dlv_compares *compares; /* owned: the cached comparisons (compares.h) */
   int port;
   char *token;            /* owned; NULL: no token required */
   char cookie[64];        /* the token cookie's name */
@@ -80,11 +67,18 @@ static void keepalive_turn(struct mg_connection *conn) {
   mg_set_user_connection_data(conn, (void *)(uintptr_t)(first << 8 | n));
 }
 
-/* Per worker thread: its own connection, opened on first use, and the
- * server's gen it was opened in (another: the file was replaced). */
+/* Per worker thread: its own connections, opened on first use, on the
+ * DLV_THREAD_DBS runs it read last; each with the run's gen it was opened
+ * in (another: the run was reopened or its file replaced). */
+#define DLV_THREAD_DBS 4
 typedef struct dlv_thread {
-  dldb *db;
-  unsigned gen;
+  struct {
+    int run;
+    unsigned gen;
+    dldb *db;
+    uint64_t used;
+  } h[DLV_THREAD_DBS];
+  uint64_t tick;
 } dlv_thread;
 
 static void *init_thread(const struct mg_context *ctx, int thread_type) {
@@ -97,7 +91,7 @@ static void exit_thread(const struct mg_context *ctx, int thread_type, void *p) 
   (void)thread_type;
   dlv_thread *t = p;
   if (!t) return;
-  dldb_close(&t->db);
+  for (int i = 0; i < DLV_THREAD_DBS; i++) dldb_close(&t->h[i].db);
   free(t);
 }
 
@@ -107,93 +101,66 @@ static int log_message(const struct mg_connection *conn, const char *message) {
   return 1;
 }
 
-/* The file served, checked: DL_OK, or DL_ENOTFOUND (removed) or DL_EIO
- * (replaced) with err set. */
-static int verify(dlv_server *s, char *err, size_t errlen) {
-  pthread_rwlock_rdlock(&s->lock);
-  int rc = dldb_verify_file(s->db, err, errlen);
-  pthread_rwlock_unlock(&s->lock);
-  return rc;
+/* This thread's handle on the pinned run: the one it has, or a new one in
+ * the slot used least recently. NULL with err set when it cannot open one. */
+static dldb *thread_db(dlv_server *s, dlv_thread *t, const dlv_run_pin *pin, char *err,
+                       size_t errlen) {
+  int slot = 0;
+  for (int i = 0; i < DLV_THREAD_DBS; i++) {
+    if (t->h[i].db && t->h[i].run == pin->index && t->h[i].gen == pin->gen) {
+      t->h[i].used = ++t->tick;
+      return t->h[i].db;
+    }
+    if (!t->h[i].db || (t->h[slot].db && t->h[i].used < t->h[slot].used)) slot = i;
+  }
+  dldb_close(&t->h[slot].db);
+  if (dlv_runs_open_again(s->runs, pin, &t->h[slot].db, err, errlen) != DL_OK) return NULL;
+  t->h[slot].run = pin->index;
+  t->h[slot].gen = pin->gen;
+  t->h[slot].used = ++t->tick;
+  return t->h[slot].db;
 }
 
-/* The file was replaced: serves the new one when it is a dldb this viewer
- * can serve (dlprof's re-aggregation renames a new copy over it). DL_OK, or
- * an error with err saying why the new file is not served. */
-static int reload(dlv_server *s, char *err, size_t errlen) {
-  char why[400];
-  dldb *db = NULL;
-  dlv_catalog *cat = NULL;
-  struct stat st = {0};
-  pthread_rwlock_wrlock(&s->lock);
-  int rc = dldb_verify_file(s->db, err, errlen); /* another request may have reloaded it */
-  int known = 0; /* the replacement it could not serve before */
-  if (rc == DL_EIO && stat(dldb_path(s->db), &st) != 0)
-    rc = dldb_verify_file(s->db, err, errlen); /* removed since: says so */
-  if (rc == DL_EIO) {
-    known = s->bad && st.st_dev == s->bad_dev && st.st_ino == s->bad_ino;
-    if (known) snprintf(err, errlen, "%s", s->bad_err);
-  }
-  if (rc == DL_EIO && !known) {
-    dlv_catalog **old = realloc(s->old_cats, (s->nold + 1) * sizeof *old);
-    if (old) s->old_cats = old;
-    if (!old)
-      rc = dl_err(err, errlen, DL_ENOMEM, "out of memory");
-    else if ((rc = dldb_open_ro(dldb_path(s->db), &db, NULL, why, sizeof why)) != DL_OK ||
-             (rc = dlv_catalog_load(db, &cat, why, sizeof why)) != DL_OK)
-      dl_err(err, errlen, rc, "the database %s was replaced by a file dlprofviewer cannot serve (%s)",
-             dldb_path(s->db), why);
-    if (rc != DL_OK && rc != DL_ENOMEM) {
-      s->bad = 1;
-      s->bad_dev = st.st_dev;
-      s->bad_ino = st.st_ino;
-      snprintf(s->bad_err, sizeof s->bad_err, "%s", err);
-    }
-    if (rc == DL_OK) {
-      s->old_cats[s->nold++] = s->cat;
-      dldb_close(&s->db);
-      s->db = db;
-      s->cat = cat;
-      s->gen++;
-      db = NULL;
-      fprintf(stderr, "dlprofviewer: %s was replaced: serving the new file (aggregation %lld)\n",
-              dldb_path(s->db), (long long)dldb_get_info(s->db)->default_aggr_id);
-    }
-  }
-  pthread_rwlock_unlock(&s->lock);
-  dldb_close(&db);
-  return rc;
-}
-
-/* Pins the served file's state into r when the request starts: one check
- * of the file (a stat), serving its replacement when there is one it can
- * serve (so that the request's parameters are checked against the file it
- * will read); then the catalog, gen and cache, and for API paths this
- * thread's handle, opened on first use and again after a replacement. A
- * failed check or open leaves r->db NULL and the reason in r->db_err, which
- * the handlers that read the file answer with. A failed check empties the
- * answer cache. */
-static void pin(dlv_server *s, dlv_req *r, int api) {
+/* Pins the run a request reads (its `run` parameter, else the first) into
+ * r: one check of the file (a stat), serving its replacement when there is
+ * one it can serve (so that the request's parameters are checked against
+ * the file it will read); then the catalog, gen and this thread's handle,
+ * opened on first use and again after a replacement. A failed check or
+ * open leaves r->db NULL and the reason in r->db_err, which the handlers
+ * that read the file answer with; a failed check empties the answer cache.
+ * Returns 0, or the status of the error it sent: 404 for an unknown run,
+ * 400 for a malformed one, 500 when the run was never servable. */
+static int pin(dlv_server *s, dlv_req *r, dlv_run_pin *p) {
   dlv_thread *t = mg_get_thread_pointer(r->conn);
-  int rc = verify(s, r->db_err, sizeof r->db_err);
-  if (rc != DL_OK) {
-    if (rc == DL_EIO) rc = reload(s, r->db_err, sizeof r->db_err);
-    dlv_cache_clear(s->cache); /* answers of the replaced or removed file */
-    if (rc == DL_OK) r->db_err[0] = '\0';
-  }
+  char id[64];
+  int given = dlv_query_value(r->query, "run", id, sizeof id);
+  if (given < 0) return dlv_send_error(r, 400, "bad_param", "run: malformed value");
+  int i = dlv_runs_find(s->runs, given ? id : NULL);
+  if (i < 0 && given)
+    return dlv_send_error(r, 404, "run_not_found", "no run '%.64s' is served (see /api/v1/runs)",
+                          id);
+  if (i < 0) return dlv_send_error(r, 404, "run_not_found", "no database is served yet");
+  int rc = dlv_runs_pin(s->runs, i, p, r->db_err, sizeof r->db_err);
+  if (p->changed) dlv_cache_clear(s->cache); /* answers of the replaced or removed file */
+  if (!p->cat) return dlv_send_error(r, 500, "db_error", "%s", r->db_err);
   r->verified = rc == DL_OK;
-  r->cache = s->cache;
-  pthread_rwlock_rdlock(&s->lock);
-  r->cat = s->cat;
-  r->gen = s->gen;
-  if (api && r->verified && !t)
+  r->cat = p->cat;
+  r->gen = p->gen;
+  r->run = i;
+  if (r->verified && !t)
     snprintf(r->db_err, sizeof r->db_err, "no database connection on this thread");
-  if (api && r->verified && t) {
-    if (t->db && t->gen != s->gen) dldb_close(&t->db); /* the replaced file's */
-    rc = t->db ? DL_OK : dldb_open_again(s->db, &t->db, r->db_err, sizeof r->db_err);
-    t->gen = s->gen;
-    r->db = rc == DL_OK ? t->db : NULL;
-  }
-  pthread_rwlock_unlock(&s->lock);
+  else if (r->verified)
+    r->db = thread_db(s, t, p, r->db_err, sizeof r->db_err);
+  return 0;
+}
+
+/* An API request: pins its run where the route reads one, then answers. */
+static int serve_api(dlv_server *s, dlv_req *r) {
+  dlv_run_pin p = {.index = -1};
+  int status = dlv_route_needs_run(r->path) ? pin(s, r, &p) : 0;
+  if (!status) status = dlv_route_api(r);
+  dlv_runs_unpin(s->runs, &p);
+  return status;
 }
 
 static int handle_request(struct mg_connection *conn, void *cbdata) {
@@ -204,6 +171,10 @@ static int handle_request(struct mg_connection *conn, void *cbdata) {
   char path[DLV_MAX_REQUEST_BYTES];
   int bad_path = dlv_path_decode(raw ? raw : "", path, sizeof path);
   dlv_req r = {
+      .runs = s->runs,
+      .compares = s->compares,
+      .cache = s->cache,
+      .run = -1,
       .conn = conn,
       .ri = ri,
       .path = bad_path ? "" : path,
@@ -217,7 +188,6 @@ static int handle_request(struct mg_connection *conn, void *cbdata) {
              s->token);
     r.set_cookie = cookie;
   }
-  pin(s, &r, api);
   int status;
   keepalive_turn(conn);
   if (s->token && !dlv_auth_query_ok(r.query, s->token) &&
@@ -239,7 +209,7 @@ static int handle_request(struct mg_connection *conn, void *cbdata) {
     mg_disable_keep_alive(conn);
     status = dlv_send_error(&r, 413, "body_not_allowed", "a GET or HEAD request has no body");
   } else if (api)
-    status = dlv_route_api(&r);
+    status = serve_api(s, &r);
   else
     status = dlv_serve_asset(&r);
   if (status >= 500)
@@ -278,7 +248,7 @@ static int probe_port(const char *bind_addr, int port, char *err, size_t errlen)
   return rc;
 }
 
-int dlv_server_start(const dlv_config *cfg, dldb *db, dlv_catalog *cat, dlv_server **out,
+int dlv_server_start(const dlv_config *cfg, dlv_runs *runs, dlv_server **out,
                      char *err, size_t errlen) {
   char ports[64], threads[16], reqsize[16], reqtimeout[16], katimeout[16];
   *out = NULL;
@@ -286,16 +256,12 @@ int dlv_server_start(const dlv_config *cfg, dldb *db, dlv_catalog *cat, dlv_serv
   if (rc) return rc;
   dlv_server *s = calloc(1, sizeof *s);
   if (!s) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
-  if (pthread_rwlock_init(&s->lock, NULL) != 0) {
-    free(s);
-    return dl_err(err, errlen, DL_ENOMEM, "out of memory");
-  }
   if (cfg->token && !(s->token = strdup(cfg->token))) {
-    pthread_rwlock_destroy(&s->lock);
     free(s);
     return dl_err(err, errlen, DL_ENOMEM, "out of memory");
   }
   s->cache = dlv_cache_new(cfg->cache_bytes);
+  s->compares = dlv_compares_new(DLV_COMPARES_MAX);
   clock_gettime(CLOCK_MONOTONIC, &started);
   snprintf(ports, sizeof ports, "%s:%d", cfg->bind, cfg->port);
   snprintf(threads, sizeof threads, "%d", DLV_THREADS);
@@ -336,13 +302,12 @@ int dlv_server_start(const dlv_config *cfg, dldb *db, dlv_catalog *cat, dlv_serv
     rc = dl_err(err, errlen, DL_EIO, "cannot listen on %s: %s", ports,
                 text[0] ? text : "the web server did not start");
     dlv_cache_free(&s->cache);
+    dlv_compares_free(&s->compares);
     free(s->token);
-    pthread_rwlock_destroy(&s->lock);
     free(s);
     return rc;
   }
-  s->db = db; /* owned from here on */
-  s->cat = cat;
+  s->runs = runs; /* owned from here on */
   mg_set_request_handler(s->ctx, "/", handle_request, s);
   struct mg_server_port sp[4];
   int n = mg_get_server_ports(s->ctx, 4, sp);
@@ -359,11 +324,8 @@ void dlv_server_stop(dlv_server **ps) {
   dlv_server *s = *ps;
   mg_stop(s->ctx);
   dlv_cache_free(&s->cache);
-  for (size_t i = 0; i < s->nold; i++) dlv_catalog_free(&s->old_cats[i]);
-  free(s->old_cats);
-  dlv_catalog_free(&s->cat);
-  dldb_close(&s->db);
-  pthread_rwlock_destroy(&s->lock);
+  dlv_compares_free(&s->compares);
+  dlv_runs_free(&s->runs);
   free(s->token);
   free(s);
   *ps = NULL;

@@ -11,11 +11,16 @@
  * thread opens its own read-only connection on first use (dldb_open_again:
  * the file was validated at start) and closes it when the thread ends.
  *
- * When a request starts, the handler checks the file once (one stat) and
- * pins what the request reads into its dlv_req (http.h): the catalog, the
- * generation, the answer cache, this thread's connection, the outcome of
- * the check and the token cookie to set. The files below (http, assets,
- * routes, api_*) read the request and never call back into this one.
+ * The files served are runs (runs.h): the files given and every dldb under
+ * the folders given, opened lazily. When an API request that reads a run
+ * starts (its `run` parameter, else the first run), the handler pins that
+ * run and checks its file once (one stat), and puts into its dlv_req
+ * (http.h) what the request reads: the run's catalog and generation, the
+ * answer cache, this thread's connection on the run (each thread keeps a
+ * few, the ones it used last), the outcome of the check and the token
+ * cookie to set. An unknown run answers 404 run_not_found. The files below
+ * (http, assets, routes, api_*) read the request and never call back into
+ * this one.
  *
  * Slow and greedy clients: civetweb 1.15 gives each connection a worker
  * thread while it is open, so a request's headers must arrive within
@@ -26,23 +31,23 @@
  * connections waiting in the queue take turns with busy ones.
  *
  * Answers of view endpoints are kept in a bounded cache (cache.h), emptied
- * when dldb_verify_file finds the file replaced or removed. A file replaced
- * by another that dlprofviewer can serve (dlprof's re-aggregation renames
- * the new file over the old) is served from the next request on, with its
- * own catalog (its aggregations); each thread reopens its connection. A
- * replacement it cannot serve (not a dldb, damaged) answers 500 db_error
- * saying why, and is not opened again until the file changes once more.
+ * when a run's file is found replaced or removed. A file replaced by
+ * another that dlprofviewer can serve (dlprof's re-aggregation renames the
+ * new file over the old) is served from the next request on, with its own
+ * catalog; each thread reopens its connection. A replacement it cannot
+ * serve (not a dldb, damaged) answers 500 db_error saying why, and is not
+ * opened again until the file changes once more. Comparisons of two runs
+ * are kept in their own small cache (compares.h).
  *
- * Ownership: dlv_server_start takes db and cat when it succeeds (the
- * caller keeps them when it fails) and returns a new server; stop and free
- * it, them included, with dlv_server_stop.
+ * Ownership: dlv_server_start takes runs when it succeeds (the caller keeps
+ * them when it fails) and returns a new server; stop and free it, the runs
+ * included, with dlv_server_stop.
  */
 #ifndef DLV_SERVER_H
 #define DLV_SERVER_H
 
-#include "catalog.h"
-#include "dldb.h"
 #include "http.h"
+#include "runs.h"
 
 typedef struct dlv_server dlv_server;
 
@@ -54,6 +59,7 @@ typedef struct dlv_server dlv_server;
 #define DLV_KEEPALIVE_MAX_REQUESTS 100   /* then Connection: close */
 #define DLV_KEEPALIVE_MAX_MS 50          /* held this long: Connection: close */
 #define DLV_CACHE_MB_DEFAULT 24          /* answer cache cap */
+#define DLV_COMPARES_MAX 4               /* comparisons kept */
 
 typedef struct dlv_config {
   const char *bind;   /* IPv4 address, e.g. "127.0.0.1" */
@@ -65,8 +71,8 @@ typedef struct dlv_config {
 
 /* Starts listening. DL_EEXIST when the address is in use (err says
  * "cannot listen on ADDR:PORT: address already in use"), DL_EIO otherwise. */
-int dlv_server_start(const dlv_config *cfg, dldb *db, dlv_catalog *cat, dlv_server **out,
-                     char *err, size_t errlen);
+int dlv_server_start(const dlv_config *cfg, dlv_runs *runs, dlv_server **out, char *err,
+                     size_t errlen);
 
 /* The port it listens on (the chosen one for port 0). */
 int dlv_server_port(const dlv_server *s);

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { work, noRelu, nsysExport, runToExit, startViewer, makeMini } from './viewer.mjs';
 
@@ -28,7 +28,14 @@ test('a missing file is refused and not created', async () => {
   assert.equal(existsSync(p), false);
 });
 
-test('a directory is refused', () => refuses(work, 'is a directory'));
+test('a directory is served as a folder of runs, even without a dldb yet', async () => {
+  const dir = join(work, 'startup-empty-folder');
+  mkdirSync(dir, { recursive: true });
+  const v = await startViewer(dir);
+  const e = await v.stop();
+  assert.equal(e.code, 0, e.stderr);
+  assert.match(e.stderr, /serving the dldbs of 1 path/);
+});
 
 test('a file that is not SQLite is refused', async () => {
   const p = join(work, 'startup-text.sqlite');
