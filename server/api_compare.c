@@ -80,7 +80,9 @@ int api_compare(dlv_req *r) {
     status = dlv_send_error(r, 400, "bad_param", "%s", msg);
   } else {
     snprintf(scope, sizeof scope, "compare %u", e->id);
-    dlv_answer a = {.view = v, .vc = &e->cols[t], .p = &p, .scope = e->id ? scope : NULL,
+    dlv_view own = *v; /* without a sort, the table's order alone (no tie-break order) */
+    if (!p.sort) own.tiebreak[0] = NULL;
+    dlv_answer a = {.view = &own, .vc = &e->cols[t], .p = &p, .scope = e->id ? scope : NULL,
                     .db = e->db, .lock = lock, .unlock = unlock, .lock_ctx = e};
     status = dlv_answer_query(r, &a);
   }
