@@ -76,5 +76,6 @@ int api_runs(dlv_req *r) {
   free(m);
   cJSON_AddItemToObject(root, "total", dlv_json_int(total));
   cJSON_AddStringToObject(root, "default_run", first_id);
+  cJSON_AddBoolToObject(root, "multi", dlv_runs_multi(r->runs));
   return dlv_send_json(r, 200, root);
 }

@@ -51,6 +51,7 @@ struct dlv_runs {
   int n, cap;
   scandir_ent *dirs;
   int ndirs, capdirs;
+  int multi;               /* several paths or a folder were given */
   int open_count;
   uint64_t tick;
   unsigned gens;
@@ -235,11 +236,12 @@ int dlv_runs_new(const char *const *paths, int n, dlv_runs **out, char *err, siz
     while (len > 1 && path[len - 1] == '/') path[--len] = '\0';
     if (stat(path, &st) != 0)
       rc = dl_err(err, errlen, DL_ENOTFOUND, "%s: no such file or folder", paths[i]);
-    else if (S_ISDIR(st.st_mode))
-      rc = add_dir(rs, path, "");
-    else
+    else if (S_ISDIR(st.st_mode) && (rc = add_dir(rs, path, "")) == DL_OK)
+      rescan_locked(rs); /* its runs come before those of the paths after it */
+    else if (!S_ISDIR(st.st_mode))
       rc = add_run(rs, path, paths[i], 1);
   }
+  rs->multi = n > 1 || rs->ndirs > 0;
   if (rc == DL_OK) rescan_locked(rs);
   if (rc == DL_ENOMEM) dl_err(err, errlen, rc, "out of memory");
   if (rc != DL_OK) {
@@ -293,6 +295,8 @@ int dlv_runs_count(dlv_runs *rs) {
   pthread_mutex_unlock(&rs->lock);
   return n;
 }
+
+int dlv_runs_multi(dlv_runs *rs) { return rs->multi; }
 
 int dlv_runs_find(dlv_runs *rs, const char *id) {
   int found = -1;

@@ -80,6 +80,10 @@ void dlv_runs_free(dlv_runs **rs);
 /* Reads again the folders whose modification time changed. */
 void dlv_runs_rescan(dlv_runs *rs);
 
+/* 1 when several paths or a folder are served (the page then shows the
+ * runs page and puts run= in its links), 0 for one file. */
+int dlv_runs_multi(dlv_runs *rs);
+
 /* How many runs (gone ones included: indexes are stable). */
 int dlv_runs_count(dlv_runs *rs);
 

@@ -20,9 +20,22 @@ export class ApiError extends Error {
   }
 }
 
+// The run (a served database, GET /api/v1/runs) the page shows: added as
+// run=<id> to every request that names none. null: the server's first run.
+let currentRun = null;
+
+/** Sets the run every request reads (null: the server's default). */
+export function setRun(id) {
+  currentRun = id || null;
+}
+
+/** Endpoints that read no one run: they take no run=, or their own. */
+const RUNLESS = /^(runs|dl_compare_)/;
+
 /** The URL of an endpoint with query parameters (null/undefined/'' dropped). */
 export function apiUrl(path, params) {
   const q = new URLSearchParams();
+  if (currentRun && !RUNLESS.test(path) && !(params && 'run' in params)) q.set('run', currentRun);
   for (const [k, v] of Object.entries(params || {})) {
     if (v === null || v === undefined || v === '') continue;
     q.set(k, String(v));

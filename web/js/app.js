@@ -1,10 +1,14 @@
 // app.js - start-up, the header (aggregation, domain, reports), the view
 // menu and routing between views.
 //
-// Start-up reads GET /api/v1/info (views present, defaults, aggregations,
-// domains, mode, GPU count), then renders the view named by the URL hash.
+// Start-up reads GET /api/v1/runs (the databases served). Each run's views
+// read GET /api/v1/info of that run first (views present, defaults,
+// aggregations, domains, mode, GPU count), then the view named by the URL
+// hash is rendered. The hash's `run` names the run (absent: the server's
+// first); when several are served every link carries it. The runs page and
+// the comparison of two runs belong to no one run.
 
-import { get, getAll, apiUrl, showError, clearErrors } from './api.js';
+import { get, getAll, apiUrl, showError, clearErrors, setRun } from './api.js';
 import * as router from './router.js';
 import { h, replace, note } from './util.js';
 import dashboard from './views/dashboard.js';
@@ -16,8 +20,12 @@ import kernelsByOp from './views/kernels_by_op.js';
 import iterations from './views/iterations.js';
 import gpus from './views/gpus.js';
 import statistics from './views/statistics.js';
+import runsPage from './views/runs.js';
+import comparePage from './views/compare.js';
 
 const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, statistics];
+// Pages of no one run.
+const PAGES = [runsPage, comparePage];
 
 // What each view of the database holds, for "missing view" notes, and the
 // DLProf release that introduced it where that is known (docs peers.md A.8).
@@ -68,6 +76,10 @@ const REPORT_LABELS = {
 const isAmdGpu = (name) => /^AMD |radeon|instinct/i.test(String(name || ''));
 
 const ctx = {
+  runs: [], // GET /api/v1/runs' rows
+  multi: false, // several runs or a folder are served: links carry run=
+  defaultRun: null,
+  runId: null, // the run whose info is loaded (null: the server's first)
   info: null,
   version: null,
   sysconfig: null,
@@ -124,10 +136,22 @@ const ctx = {
       `which ${feature} needs.${since ? ` DLProf writes it from version ${since} on.` : ''}`;
     return h('div', { class: 'note note-missing', dataset: { missing: gone.join(' ') } }, text);
   },
-  /** A link to a view keeping aggr_id and domain of the current route. */
+  /** A link to a view keeping run, aggr_id and domain of the current route. */
   href(view, params = {}) {
     const cur = router.current();
-    return router.href(view, { aggr_id: cur.params.aggr_id, domain: cur.params.domain, ...params });
+    return router.href(view, { run: cur.params.run, aggr_id: cur.params.aggr_id, domain: cur.params.domain, ...params });
+  },
+  /** The runs list's row of a run id, or null. */
+  runRow(id) {
+    return this.runs.find((r) => r.run === id) || null;
+  },
+  /** Reads the runs list again (the server rescans its folders). */
+  async reloadRuns() {
+    const runs = await get('runs', null, { quiet: true });
+    this.runs = runs.rows || [];
+    this.multi = !!runs.multi;
+    this.defaultRun = runs.default_run || null;
+    return this.runs;
   },
 };
 
@@ -136,6 +160,22 @@ const main = () => document.getElementById('main');
 
 function renderNav(route) {
   const nav = document.getElementById('nav');
+  const runs = ctx.multi
+    ? h(
+        'a',
+        {
+          href: '#/runs',
+          class: ['nav-item', 'nav-runs', route.view === 'runs' ? 'active' : null],
+          'aria-current': route.view === 'runs' ? 'page' : null,
+          dataset: { view: 'runs' },
+        },
+        'Runs',
+      )
+    : null;
+  if (PAGES.some((p) => p.id === route.view)) {
+    replace(nav, runs);
+    return;
+  }
   const items = VIEWS.filter((v) => !v.visible || v.visible(ctx)).map((v) => {
     const miss = v.needs && v.needs.some((n) => !ctx.has(n));
     return h(
@@ -150,7 +190,7 @@ function renderNav(route) {
       v.title,
     );
   });
-  replace(nav, items);
+  replace(nav, runs, items);
 }
 
 function renderSelectors(route) {
@@ -220,19 +260,56 @@ async function renderReports(route) {
 
 function mountKey(route) {
   const b = ctx.base(route);
-  return `${route.view}|${b.aggr_id}|${b.domain}`;
+  return `${ctx.runId}|${route.view}|${b.aggr_id}|${b.domain}`;
 }
 
+/** Shows a page of no one run (the runs page, a comparison). */
+function renderPage(page, route) {
+  renderNav(route);
+  for (const id of ['aggr-wrap', 'domain-wrap', 'reports-menu']) document.getElementById(id).hidden = true;
+  document.getElementById('db-name').textContent = '';
+  const key = `page|${page.id}`;
+  if (!active || active.key !== key) {
+    if (active && active.inst.destroy) active.inst.destroy();
+    clearErrors();
+    const box = replace(main(), h('div', { class: 'view', dataset: { view: page.id } }));
+    document.title = `${page.title} · dlprofviewer`;
+    active = { key, inst: page.mount(box.firstChild, ctx) };
+    window.scrollTo(0, 0);
+  }
+  if (active.inst.update) active.inst.update(route);
+}
+
+let loading = null; // the run being loaded: {id, promise}
+
 function render(route) {
-  const view = VIEWS.find((v) => v.id === route.view && (!v.visible || v.visible(ctx)));
-  if (!view) {
-    router.go('dashboard', { aggr_id: route.params.aggr_id, domain: route.params.domain }, { replace: true });
+  const page = PAGES.find((p) => p.id === route.view);
+  if (page) {
+    renderPage(page, route);
     return;
   }
-  // Fill in aggr_id and domain so that every URL is complete when copied.
+  const want = route.params.run || null;
+  if (!ctx.info || want !== ctx.runId) {
+    if (!loading || loading.id !== want) {
+      const l = { id: want };
+      l.promise = loadRun(want).then((ok) => {
+        if (loading === l) loading = null;
+        if (ok) render(router.current());
+      });
+      loading = l;
+    }
+    return;
+  }
+  const view = VIEWS.find((v) => v.id === route.view && (!v.visible || v.visible(ctx)));
+  if (!view) {
+    router.go('dashboard', { run: route.params.run, aggr_id: route.params.aggr_id, domain: route.params.domain }, { replace: true });
+    return;
+  }
+  // Fill in run (when several are served), aggr_id and domain so that every URL is complete when copied.
   const b = ctx.base(route);
-  if (!route.params.aggr_id || !route.params.domain) {
-    router.go(route.view, { ...route.params, aggr_id: b.aggr_id, domain: b.domain }, { replace: true });
+  const run = route.params.run || (ctx.multi ? ctx.defaultRun : null);
+  if (!route.params.aggr_id || !route.params.domain || (run && !route.params.run)) {
+    router.go(route.view, { ...route.params, run, aggr_id: b.aggr_id, domain: b.domain }, { replace: true });
     return;
   }
   renderNav(route);
@@ -261,11 +338,11 @@ function wireSelectors() {
   document.getElementById('aggr-select').addEventListener('change', (ev) => {
     const r = router.current();
     // A new aggregation: keep the view, drop selections that may not exist there.
-    router.go(r.view, { aggr_id: ev.target.value, domain: r.params.domain });
+    router.go(r.view, { run: r.params.run, aggr_id: ev.target.value, domain: r.params.domain });
   });
   document.getElementById('domain-select').addEventListener('change', (ev) => {
     const r = router.current();
-    router.go(r.view, { aggr_id: r.params.aggr_id, domain: ev.target.value });
+    router.go(r.view, { run: r.params.run, aggr_id: r.params.aggr_id, domain: ev.target.value });
   });
   // Close open menus on outside clicks.
   document.addEventListener('click', (ev) => {
@@ -273,26 +350,49 @@ function wireSelectors() {
   });
 }
 
-async function start() {
-  wireSelectors();
+/**
+ * Loads run id (null: the server's first): its info, version, system
+ * config, reports and GPU names. False (and the reason shown) when it
+ * cannot be shown.
+ */
+async function loadRun(id) {
+  setRun(id);
+  if (active && active.inst.destroy) active.inst.destroy();
+  active = null;
+  ctx.info = null;
+  ctx.runId = id;
+  replace(main(), h('div', { class: 'loading boot', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Loading profile…'));
+  let info;
   try {
-    ctx.info = await get('info');
+    info = await get('info');
   } catch (e) {
-    replace(main(), h('div', { class: 'fatal' }, h('h1', null, 'The profile cannot be shown'), h('p', null, e.message)));
-    return;
+    if (ctx.runId !== id) return false;
+    const back = ctx.multi || e.code === 'run_not_found' ? h('p', null, h('a', { href: '#/runs' }, 'See the runs served')) : null;
+    replace(main(), h('div', { class: 'fatal' }, h('h1', null, 'The profile cannot be shown'), h('p', null, e.message), back));
+    renderNav({ view: 'runs', params: {} });
+    return false;
   }
-  document.getElementById('db-name').textContent = ctx.info.database || '';
   const [version, sysconfig, reports, gpus] = await Promise.all([
     get('version', null, { quiet: true }).catch(() => null),
-    ctx.has('view_system_config') ? get('system_config', null, { quiet: true }).catch(() => null) : null,
+    info.views.includes('view_system_config') ? get('system_config', null, { quiet: true }).catch(() => null) : null,
     get('reports', null, { quiet: true }).catch(() => null),
-    ctx.has('view_gpu_names') ? getAll('gpu_names', {}, { quiet: true }).catch(() => null) : null,
+    info.views.includes('view_gpu_names') ? getAll('gpu_names', {}, { quiet: true }).catch(() => null) : null,
   ]);
+  if (ctx.runId !== id) return false; // another run was asked for meanwhile
+  ctx.info = info;
   ctx.gpuNames = gpus && gpus.rows ? gpus.rows.map((r) => r.gpu_name) : [];
   ctx.version = version;
   ctx.sysconfig = sysconfig;
   ctx.reports = (reports && reports.reports) || [];
-  if (sysconfig && sysconfig.profile_name) document.getElementById('db-name').textContent = `${sysconfig.profile_name} · ${ctx.info.database || ''}`;
+  const row = ctx.runRow(id || ctx.defaultRun);
+  const name = ctx.multi && row ? row.name : info.database || '';
+  document.getElementById('db-name').textContent = sysconfig && sysconfig.profile_name ? `${sysconfig.profile_name} · ${name}` : name;
+  return true;
+}
+
+async function start() {
+  wireSelectors();
+  await ctx.reloadRuns().catch(() => null);
   router.onChange(render);
   render(router.current());
 }

@@ -22,9 +22,9 @@ export function parse(hash) {
   return { view, params };
 }
 
-const FIRST = ['aggr_id', 'domain'];
+const FIRST = ['run', 'aggr_id', 'domain'];
 
-/** Builds '#/view?…' with aggr_id and domain first; drops null/'' values. */
+/** Builds '#/view?…' with run, aggr_id and domain first; drops null/'' values. */
 export function href(view, params) {
   const q = new URLSearchParams();
   const keys = Object.keys(params || {});
