@@ -3,8 +3,9 @@
 #
 #   entrypoint.sh DLDB [OPTIONS...]   serve a database: dlprofviewer --bind 0.0.0.0
 #   entrypoint.sh -OPTION... DLDB     the same, options first (entrypoint.sh --help)
-#   entrypoint.sh DIR                 serve every *dldb*.sqlite in DIR, one dlprofviewer
-#                                     each, on consecutive ports from DLPROFVIEWER_PORT
+#   entrypoint.sh DIR [OPTIONS...]    serve every dldb under DIR (new ones appear without a
+#                                     restart) with one dlprofviewer on DLPROFVIEWER_PORT:
+#                                     a runs page, each run's dashboard, any two compared
 #   entrypoint.sh COMMAND [ARGS...]   anything else is exec'd: dlprof python train.py
 #
 # A database is an existing regular file, or a name ending in .sqlite or .db
@@ -13,7 +14,7 @@
 #
 # Environment:
 #   DLPROFVIEWER_BIND       address to listen on (0.0.0.0)
-#   DLPROFVIEWER_PORT       port (8000; 0 picks a free one); a folder uses PORT, PORT+1, ...
+#   DLPROFVIEWER_PORT       port (8000; 0 picks a free one)
 #   DLPROFVIEWER_TOKEN      the access token, when dlprofviewer has --token (random otherwise)
 #   DLPROFVIEWER_USER       the user the viewer runs as when started as root (dlprof)
 #   DLPROFVIEWER_STATE_DIR  where the ports and the token go for docker/healthcheck.sh
@@ -38,7 +39,7 @@ state=${DLPROFVIEWER_STATE_DIR:-/tmp/dlprofviewer}
 usage() {
   cat <<'USAGE'
 usage: docker run IMAGE DLDB [dlprofviewer options]   serve a dldb on 0.0.0.0:8000
-       docker run IMAGE DIR                           serve every *dldb*.sqlite in DIR (ports 8000, 8001, ...)
+       docker run IMAGE DIR [dlprofviewer options]    serve every dldb under DIR on 0.0.0.0:8000
        docker run IMAGE COMMAND [ARGS...]             run a command, e.g. dlprof python train.py
 See docker/README.md.
 USAGE
@@ -83,40 +84,16 @@ check_readable() {
   fi
 }
 
-serve_folder() { # DIR [OPTIONS...]
-  local dir=$1 db i=0 pid rc status=0
+serve_folder() { # DIR [OPTIONS...]: one viewer, every dldb under DIR
+  local dir=$1
   shift
-  local dbs=() pids=() ports=()
-  while IFS= read -r -d '' db; do dbs+=("$db"); done \
-    < <(find "$dir" -maxdepth 1 -type f -name '*dldb*.sqlite' -print0 | sort -z)
-  ((${#dbs[@]})) || die "no *dldb*.sqlite in $dir"
+  check_readable "$dir"
   viewer_opts "$@"
-  local first=$port
-  for db in "${dbs[@]}"; do
-    ((first == 0)) && port=0 || port=$((first + i))
-    ports+=("$port")
-    i=$((i + 1))
-  done
-  write_state "${ports[@]}"
-  i=0
-  for db in "${dbs[@]}"; do
-    check_readable "$db"
-    opts[3]=${ports[i]}
-    echo "dlprof-entrypoint: serving $db on port ${ports[i]}" >&2
-    "${drop[@]}" dlprofviewer "${opts[@]}" "$@" "$db" &
-    pids+=($!)
-    i=$((i + 1))
-  done
-  trap 'kill -TERM "${pids[@]}" 2>/dev/null || true' TERM INT
-  for pid in "${pids[@]}"; do
-    while :; do
-      rc=0
-      wait "$pid" || rc=$?
-      kill -0 "$pid" 2>/dev/null || break # else a signal interrupted the wait
-    done
-    ((rc == 0)) || status=$rc
-  done
-  exit "$status"
+  write_state "$port"
+  if [[ -n $token ]]; then
+    echo "dlprof-entrypoint: from the host, open http://localhost:$port/?token=$token#/runs (with docker run -p $port:$port)" >&2
+  fi
+  exec "${drop[@]}" dlprofviewer "${opts[@]}" "$@" "$dir"
 }
 
 serve() { # DLDB-or-options...

@@ -1,7 +1,8 @@
 /*
  * api_meta.c - GET /api/v1/health, /version and /info: what the page needs
  * before it asks for views. version and info read the catalog (built at
- * start); health and info's aggregation rows read the database.
+ * start); health and info's aggregation rows read the database. health
+ * answers ok without a run when a served folder holds no dldb yet.
  */
 #include <stdio.h>
 
@@ -25,6 +26,12 @@ static const char *producer_name(dldb_producer p) {
 int api_health(dlv_req *r) {
   dldb *db;
   char err[512];
+  if (!r->cat) { /* a folder without a dldb yet: the server answers */
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "status", "ok");
+    cJSON_AddItemToObject(root, "runs", dlv_json_int(0));
+    return dlv_send_json(r, 200, root);
+  }
   int status = check_params(r, 0);
   if (!status) status = dlv_req_db(r, &db);
   if (status) return status;

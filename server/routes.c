@@ -13,7 +13,7 @@
 /* clang-format off */
 const dlv_route dlv_routes[] = {
   /* path                           match       handler          run */
-  {"/api/v1/health",                DLV_EXACT,  api_health,      1},
+  {"/api/v1/health",                DLV_EXACT,  api_health,      2},
   {"/api/v1/version",               DLV_EXACT,  api_version,     1},
   {"/api/v1/info",                  DLV_EXACT,  api_info,        1},
   {"/api/v1/reports",               DLV_EXACT,  api_reports,     1},
@@ -42,7 +42,7 @@ static const dlv_route *find(const char *path) {
 
 int dlv_route_needs_run(const char *path) {
   const dlv_route *rt = find(path);
-  return rt && rt->run;
+  return rt ? rt->run : 0;
 }
 
 int dlv_route_api(dlv_req *r) {

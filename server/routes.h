@@ -23,7 +23,8 @@ typedef struct dlv_route {
   const char *path;
   dlv_match match;
   dlv_handler handler;
-  int run;                /* 1: reads one run (the request's `run`), pinned before */
+  int run;                /* 1: reads one run (the request's `run`), pinned before;
+                             2: the same when a run is served, else none (r->cat NULL) */
 } dlv_route;
 
 /* The table, terminated by a row with path NULL. */
@@ -33,7 +34,7 @@ extern const dlv_route dlv_routes[];
  * matches, else 404 not_found. Returns the status sent. */
 int dlv_route_api(dlv_req *r);
 
-/* 1 when the route that answers path reads one run. */
+/* The run column of the route that answers path (0 when none does). */
 int dlv_route_needs_run(const char *path);
 
 /* One query of a view endpoint, answered from the answer cache or db. */

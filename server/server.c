@@ -129,13 +129,15 @@ static dldb *thread_db(dlv_server *s, dlv_thread *t, const dlv_run_pin *pin, cha
  * open leaves r->db NULL and the reason in r->db_err, which the handlers
  * that read the file answer with; a failed check empties the answer cache.
  * Returns 0, or the status of the error it sent: 404 for an unknown run,
- * 400 for a malformed one, 500 when the run was never servable. */
-static int pin(dlv_server *s, dlv_req *r, dlv_run_pin *p) {
+ * 400 for a malformed one, 500 when the run was never servable. optional:
+ * no run served and none asked for is no error (r->cat stays NULL). */
+static int pin(dlv_server *s, dlv_req *r, dlv_run_pin *p, int optional) {
   dlv_thread *t = mg_get_thread_pointer(r->conn);
   char id[64];
   int given = dlv_query_value(r->query, "run", id, sizeof id);
   if (given < 0) return dlv_send_error(r, 400, "bad_param", "run: malformed value");
   int i = dlv_runs_find(s->runs, given ? id : NULL);
+  if (i < 0 && !given && optional) return 0; /* no run served yet: r->cat stays NULL */
   if (i < 0 && given)
     return dlv_send_error(r, 404, "run_not_found", "no run '%.64s' is served (see /api/v1/runs)",
                           id);
@@ -157,7 +159,8 @@ static int pin(dlv_server *s, dlv_req *r, dlv_run_pin *p) {
 /* An API request: pins its run where the route reads one, then answers. */
 static int serve_api(dlv_server *s, dlv_req *r) {
   dlv_run_pin p = {.index = -1};
-  int status = dlv_route_needs_run(r->path) ? pin(s, r, &p) : 0;
+  int needs = dlv_route_needs_run(r->path);
+  int status = needs ? pin(s, r, &p, needs == 2) : 0;
   if (!status) status = dlv_route_api(r);
   dlv_runs_unpin(s->runs, &p);
   return status;

@@ -4,7 +4,8 @@
 # its exit status); the base image's entrypoint chained first; a database
 # (dlprofviewer --bind 0.0.0.0 on DLPROFVIEWER_PORT, exec'd, healthy per
 # docker/healthcheck.sh, stops on SIGTERM); a missing database; a folder of
-# databases (one viewer each); as root, the drop to DLPROFVIEWER_USER.
+# databases (one viewer for all, its runs listed, a file added later
+# listed too); as root, the drop to DLPROFVIEWER_USER.
 # Environment: DLPROF, DLPROFVIEWER, DLSAMPLE, WORK.
 # shellcheck disable=SC2015,SC2016  # A && B || fail on purpose; $$ for the child
 set -euo pipefail
@@ -45,7 +46,7 @@ note "DLPROF_BASE_ENTRYPOINT ran first"
 
 "$DLSAMPLE" --iterations 5 --force "$work/dbs/a_dldb.sqlite" >/dev/null
 cp "$work/dbs/a_dldb.sqlite" "$work/dbs/b_dldb.sqlite"
-echo "not a dldb" >"$work/dbs/nsys_profile.sqlite" # skipped by the folder mode
+echo "not a dldb" >"$work/dbs/nsys_profile.sqlite" # not listed by the folder mode
 
 # 4. a database: dlprofviewer on 0.0.0.0:$DLPROFVIEWER_PORT, exec'd
 port=$(free_port)
@@ -69,23 +70,27 @@ DLPROFVIEWER_PORT=0 "$entry" "$work/nope.sqlite" >/dev/null 2>"$work/nope.err" |
 "$entry" --help | grep -q 'usage: dlprofviewer' || fail "options go to dlprofviewer"
 note "missing database: dlprofviewer's error, exit 1; options first reach dlprofviewer"
 
-# 6. a folder: one viewer per *dldb*.sqlite
+# 6. a folder: one viewer on DLPROFVIEWER_PORT serves every dldb under it
 rm -rf "$DLPROFVIEWER_STATE_DIR"
-DLPROFVIEWER_PORT=0 "$entry" "$work/dbs" >"$work/dir.out" 2>"$work/dir.err" & pid=$!
-urls=$(wait_url "$work/dir.out" 30 2) || { cat "$work/dir.err"; fail "folder: fewer than 2 viewers"; }
-for u in $urls; do
-  code=$(http_get "$(url_port "$u")" "/api/v1/health$(url_query "$u")" "$work/h.json")
-  [[ $code == 200 ]] || fail "folder: $u health HTTP $code"
-done
+port=$(free_port)
+DLPROFVIEWER_PORT=$port "$entry" "$work/dbs" >"$work/dir.out" 2>"$work/dir.err" & pid=$!
+url=$(wait_url "$work/dir.out" 30) || { cat "$work/dir.err"; fail "folder: no URL from the viewer"; }
+[[ $(url_port "$url") == "$port" ]] || fail "folder: viewer on $url, not port $port"
+[[ $(readlink "/proc/$pid/exe") == "$(readlink -f "$DLPROFVIEWER")" ]] || fail "folder: the viewer was not exec'd"
+code=$(http_get "$port" "/api/v1/runs$(url_query "$url")" "$work/runs.json")
+[[ $code == 200 ]] || fail "folder: runs HTTP $code"
+runs=$(grep -o '"path":"[^"]*"' "$work/runs.json" | tr '\n' ' ')
+[[ $runs == '"path":"a_dldb.sqlite" "path":"b_dldb.sqlite" ' ]] || fail "folder: runs $runs"
+cp "$work/dbs/a_dldb.sqlite" "$work/dbs/c_dldb.sqlite"
+http_get "$port" "/api/v1/runs$(url_query "$url")" "$work/runs.json" >/dev/null
+grep -q '"path":"c_dldb.sqlite"' "$work/runs.json" || fail "folder: a dldb copied in is not listed"
+"$health" || fail "folder: docker/healthcheck.sh failed"
 sleep 0.5
-[[ $(grep -c 'running at' "$work/dir.out") == 2 ]] || fail "folder: not exactly 2 viewers"
-grep -q 'serving .*/a_dldb.sqlite' "$work/dir.err" && grep -q 'serving .*/b_dldb.sqlite' "$work/dir.err" ||
-  fail "folder: $(cat "$work/dir.err")"
-kids=$(pgrep -P "$pid" | tr '\n' ' ')
+[[ $(grep -c 'running at' "$work/dir.out") == 1 ]] || fail "folder: not exactly 1 viewer"
 stop "$pid"; rc=$STOP_RC
 [[ $rc == 0 ]] || fail "folder: exit status $rc after SIGTERM"
-for k in $kids; do kill -0 "$k" 2>/dev/null && fail "folder: viewer $k still runs"; done
-note "folder: a and b served ($(tr "\n" " " <<<"$urls")), nsys_profile.sqlite skipped, all stopped with 0"
+rm -f "$work/dbs/c_dldb.sqlite"
+note "folder: one viewer on $port lists a and b (nsys_profile.sqlite not), then c copied in; stopped with 0"
 
 # 7. as root: the viewer drops to DLPROFVIEWER_USER
 if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null &&

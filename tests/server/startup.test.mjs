@@ -32,6 +32,12 @@ test('a directory is served as a folder of runs, even without a dldb yet', async
   const dir = join(work, 'startup-empty-folder');
   mkdirSync(dir, { recursive: true });
   const v = await startViewer(dir);
+  const health = await fetch(`${v.url}api/v1/health`);
+  assert.equal(health.status, 200);
+  assert.deepEqual(await health.json(), { status: 'ok', runs: 0 });
+  const info = await fetch(`${v.url}api/v1/info`);
+  assert.equal(info.status, 404);
+  assert.equal((await info.json()).error.code, 'run_not_found');
   const e = await v.stop();
   assert.equal(e.code, 0, e.stderr);
   assert.match(e.stderr, /serving the dldbs of 1 path/);
