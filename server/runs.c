@@ -21,7 +21,8 @@ typedef struct run {
   int given;               /* named on the command line (not found in a folder) */
   /* open state */
   dldb *db;                /* NULL: closed */
-  dlv_catalog *cat;
+  dlv_catalog *cat;        /* kept when db is closed: reused while the file is unchanged */
+  struct stat open_st;     /* the file's version cat and gen describe */
   unsigned gen;
   int pins;
   uint64_t used;           /* tick of the last pin */
@@ -328,6 +329,13 @@ int dlv_runs_file(dlv_runs *rs, int i, char *path, size_t pathlen, char *name, s
   return DL_OK;
 }
 
+/* Closes r's handle, keeping its catalog and gen for a reopening of the
+ * same file version. */
+static void close_db(dlv_runs *rs, run *r) {
+  if (r->db) rs->open_count--;
+  dldb_close(&r->db);
+}
+
 /* Closes the least recently used unpinned runs beyond DLV_RUNS_OPEN_MAX. */
 static void evict(dlv_runs *rs) {
   while (rs->open_count > DLV_RUNS_OPEN_MAX) {
@@ -337,7 +345,7 @@ static void evict(dlv_runs *rs) {
       if (r->db && !r->pins && (!lru || r->used < lru->used)) lru = r;
     }
     if (!lru) return; /* every open run is pinned */
-    close_run(rs, lru);
+    close_db(rs, lru);
   }
 }
 
@@ -370,6 +378,7 @@ static int open_file(run *r, dldb **db, dlv_catalog **cat, const char *what, cha
     return rc;
   }
   r->bad = 0;
+  r->open_st = st;
   return DL_OK;
 }
 
@@ -393,22 +402,41 @@ static int reload(dlv_runs *rs, run *r, char *err, size_t errlen) {
   return DL_OK;
 }
 
-/* Pins r with the lock held. */
+/* Opens run r, closed: its file opened and checked, with a new catalog and
+ * gen (the old catalog stays for the requests that hold it). */
+static int reopen(dlv_runs *rs, run *r, char *err, size_t errlen) {
+  dldb *db = NULL;
+  dlv_catalog *cat = NULL;
+  dlv_catalog **old = realloc(r->old_cats, (r->nold + 1) * sizeof *old);
+  if (!old) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
+  r->old_cats = old;
+  int rc = open_file(r, &db, &cat, NULL, err, errlen);
+  if (rc != DL_OK) return rc;
+  if (r->cat) r->old_cats[r->nold++] = r->cat;
+  r->db = db;
+  r->cat = cat;
+  r->gen = ++rs->gens;
+  rs->open_count++;
+  evict(rs);
+  return DL_OK;
+}
+
+/* Pins r with the lock held. A closed run whose file is the version its
+ * catalog describes (one stat) is not opened: each thread opens its own
+ * handle on that version (dlv_runs_open_again), and answers of its gen
+ * stay in the cache. Another version is opened and checked anew. */
 static int pin_locked(dlv_runs *rs, run *r, dlv_run_pin *pin, char *err, size_t errlen) {
   int rc = DL_OK;
+  struct stat st;
   r->pins++;
   r->used = ++rs->tick;
-  if (!r->db) {
-    rc = open_file(r, &r->db, &r->cat, NULL, err, errlen);
-    if (rc == DL_OK) {
-      r->gen = ++rs->gens;
-      rs->open_count++;
-      evict(rs);
-    }
-  } else {
+  if (r->db) {
     rc = dldb_verify_file(r->db, err, errlen);
     if (rc != DL_OK) pin->changed = 1;
     if (rc == DL_EIO) rc = reload(rs, r, err, errlen);
+  } else if (!r->cat || stat(r->path, &st) != 0 || !same_file(&st, &r->open_st)) {
+    pin->changed = r->cat != NULL;
+    rc = reopen(rs, r, err, errlen);
   }
   pin->cat = r->cat;
   pin->gen = r->gen;
@@ -446,9 +474,11 @@ int dlv_runs_open_again(dlv_runs *rs, const dlv_run_pin *pin, dldb **out, char *
                         size_t errlen) {
   pthread_mutex_lock(&rs->lock);
   run *r = rs->v[pin->index];
-  int rc = r->db && r->gen == pin->gen
-               ? dldb_open_again(r->db, out, err, errlen)
-               : dl_err(err, errlen, DL_EIO, "the database %s changed during the request", r->path);
+  /* closed: the version its catalog describes, checked when it was opened */
+  int rc = r->gen != pin->gen ? dl_err(err, errlen, DL_EIO, "the database %s changed during the "
+                                       "request", r->path)
+           : r->db ? dldb_open_again(r->db, out, err, errlen)
+                   : dldb_open_ro_written(r->path, out, NULL, err, errlen);
   pthread_mutex_unlock(&rs->lock);
   return rc;
 }
@@ -477,52 +507,67 @@ static int on_aggregation(void *ctx, const dldb_row *row) {
   return 1;
 }
 
-/* Fills m from r's open handle (the lock held). */
-static void read_meta(run *r, dlv_run_meta *m) {
-  const dlv_catalog *cat = r->cat;
+static int on_sysconfig(void *ctx, const dldb_row *row) {
+  dlv_run_meta *m = ctx;
+  int c = col(row, "num_gpus");
+  if (c >= 0) m->num_gpus = dldb_row_int(row, c);
+  return 1;
+}
+
+/* Fills m from the file at path, opened for this alone: without the quick
+ * check (it reads every page; the run's first use does it), so that a
+ * folder of many dldbs is listed fast. */
+static void read_meta(const char *path, dlv_run_meta *m) {
+  dldb *db = NULL;
+  dldb_info info;
   char aggr[24], err[256];
+  m->ok = dldb_open_ro_written(path, &db, &info, m->error, sizeof m->error) == DL_OK;
+  if (!m->ok) return;
   snprintf(m->producer, sizeof m->producer, "%s",
-           cat->info.producer == DLDB_PRODUCER_DLPROF ? "dlprof" : "nvidia-dlprof");
-  snprintf(m->key_op, sizeof m->key_op, "%s", cat->info.default_key_op);
-  m->num_gpus = cat->num_gpus;
-  snprintf(aggr, sizeof aggr, "%lld", (long long)cat->info.default_aggr_id);
+           info.producer == DLDB_PRODUCER_DLPROF ? "dlprof" : "nvidia-dlprof");
+  snprintf(m->key_op, sizeof m->key_op, "%s", info.default_key_op);
+  snprintf(aggr, sizeof aggr, "%lld", (long long)info.default_aggr_id);
   dldb_query q = {.view = "view_aggregations", .aggr_id = -1, .n_eq = 1, .limit = 1};
   q.eq[0].column = "aggr_id";
   q.eq[0].value = aggr;
-  dldb_query_rows(r->db, &q, on_aggregation, m, err, sizeof err);
-  if (dldb_has_view(r->db, "view_performance_summary")) {
-    dldb_query s = {.view = "view_performance_summary", .aggr_id = cat->info.default_aggr_id,
-                    .domain = cat->info.default_domain, .limit = 1};
-    dldb_query_rows(r->db, &s, on_summary, m, err, sizeof err);
+  dldb_query_rows(db, &q, on_aggregation, m, err, sizeof err);
+  if (dldb_has_view(db, "view_system_config")) {
+    dldb_query c = {.view = "view_system_config", .aggr_id = -1, .limit = 1};
+    dldb_query_rows(db, &c, on_sysconfig, m, err, sizeof err);
   }
+  if (dldb_has_view(db, "view_performance_summary")) {
+    dldb_query ps = {.view = "view_performance_summary", .aggr_id = info.default_aggr_id,
+                     .domain = info.default_domain, .limit = 1};
+    dldb_query_rows(db, &ps, on_summary, m, err, sizeof err);
+  }
+  dldb_close(&db);
 }
 
 int dlv_runs_meta(dlv_runs *rs, int i, dlv_run_meta *m) {
   struct stat st;
+  char path[4096];
   pthread_mutex_lock(&rs->lock);
   run *r = rs->v[i];
   int present = !r->gone && stat(r->path, &st) == 0;
-  if (present && !(r->meta_ok && same_file(&st, &r->meta_st))) {
-    dlv_run_pin pin = {.index = i};
-    dlv_run_meta *nm = &r->meta;
-    memset(nm, 0, sizeof *nm);
-    int rc = pin_locked(rs, r, &pin, nm->error, sizeof nm->error);
-    nm->ok = rc == DL_OK && r->db;
-    if (nm->ok) read_meta(r, nm);
-    r->pins--;
-    evict(rs);
+  int fresh = present && r->meta_ok && same_file(&st, &r->meta_st);
+  snprintf(path, sizeof path, "%s", r->path);
+  pthread_mutex_unlock(&rs->lock);
+  if (!present) return 0;
+  memset(m, 0, sizeof *m);
+  if (!fresh) read_meta(path, m); /* outside the lock: requests go on meanwhile */
+  pthread_mutex_lock(&rs->lock);
+  if (!fresh) {
+    r->meta = *m;
     r->meta_ok = 1;
     r->meta_st = st;
   }
-  if (present) {
-    *m = r->meta;
-    snprintf(m->id, sizeof m->id, "%s", r->id);
-    m->given = r->given;
-    snprintf(m->name, sizeof m->name, "%s", r->display);
-    snprintf(m->path, sizeof m->path, "%s", r->name);
-    m->file_bytes = (int64_t)st.st_size;
-    m->mtime_s = (int64_t)st.st_mtim.tv_sec;
-  }
+  *m = r->meta;
+  snprintf(m->id, sizeof m->id, "%s", r->id);
+  m->given = r->given;
+  snprintf(m->name, sizeof m->name, "%s", r->display);
+  snprintf(m->path, sizeof m->path, "%s", r->name);
+  m->file_bytes = (int64_t)st.st_size;
+  m->mtime_s = (int64_t)st.st_mtim.tv_sec;
   pthread_mutex_unlock(&rs->lock);
-  return present;
+  return 1;
 }

@@ -18,7 +18,11 @@
  * (one stat): a file replaced by another dldb is served from then on, a
  * replacement it cannot serve answers the reason until the file changes
  * again. A pinned run is never closed; at most DLV_RUNS_OPEN_MAX unpinned
- * runs stay open, the least recently used closed first. The catalog a pin
+ * runs stay open, the least recently used closed first. A closed run keeps
+ * its catalog (a few KB) and generation: while its file is unchanged (one
+ * stat) requests read it through their threads' own handles, opened
+ * without the checks it passed (no quick check), and the answers of that
+ * generation stay good; a changed file is opened and checked anew. The catalog a pin
  * returns stays valid until dlv_runs_unpin.
  *
  * Thread safety: one mutex guards the table; every function takes it.
@@ -106,13 +110,15 @@ int dlv_runs_file(dlv_runs *rs, int i, char *path, size_t pathlen, char *name, s
 int dlv_runs_pin(dlv_runs *rs, int i, dlv_run_pin *pin, char *err, size_t errlen);
 void dlv_runs_unpin(dlv_runs *rs, dlv_run_pin *pin);
 
-/* A new handle on pinned run pin->index for one thread (dldb_open_again),
- * when the run is still at pin->gen. */
+/* A new handle on pinned run pin->index for one thread (dldb_open_again,
+ * or of a closed run dldb_open_ro_written), when the run is still at
+ * pin->gen. */
 int dlv_runs_open_again(dlv_runs *rs, const dlv_run_pin *pin, dldb **out, char *err,
                         size_t errlen);
 
-/* The runs list's row of run i: read once per version of its file (opening
- * it as a pin does). 1 with *m filled, 0 when the run is gone. */
+/* The runs list's row of run i: read once per version of its file, from a
+ * handle of its own opened without the quick check (the run's first use
+ * makes it), outside the lock. 1 with *m filled, 0 when the run is gone. */
 int dlv_runs_meta(dlv_runs *rs, int i, dlv_run_meta *m);
 
 #endif

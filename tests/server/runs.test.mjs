@@ -8,7 +8,7 @@
 // Run: node tests/server/runs.test.mjs; exits 77 without ../shared.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { noRelu, wRelu, requireFile, startViewer, sql, work } from './viewer.mjs';
 
@@ -233,5 +233,36 @@ test('several files on the command line; one file alone is listed as given', asy
     assert.equal((await get(one, `/api/v1/info?run=${r.json.rows[0].run}`)).json.database, 'dlprof_dldb.sqlite');
   } finally {
     assert.equal((await one.stop()).code, 0);
+  }
+});
+
+test('more runs than stay open: each answers again, and one replaced while closed is read anew', async () => {
+  const many = join(work, 'runs-many');
+  rmSync(many, { recursive: true, force: true });
+  mkdirSync(many);
+  for (let i = 0; i < 12; i++) copyFileSync(noRelu, join(many, `r${String(i).padStart(2, '0')}.sqlite`));
+  const m = await startViewer(many);
+  try {
+    const rows = (await get(m, '/api/v1/runs')).json.rows;
+    assert.equal(rows.length, 12);
+    const wall = (f) => sql(f, 'SELECT wall_clock_time FROM view_performance_summary')[0].wall_clock_time;
+    for (let pass = 0; pass < 2; pass++) {
+      for (const r of rows) {
+        const s = await get(m, `/api/v1/performance_summary?run=${r.run}`);
+        assert.equal(s.res.status, 200, s.text);
+        assert.equal(s.json.wall_clock_time, wall(noRelu));
+        assert.equal((await get(m, `/api/v1/info?run=${r.run}`)).json.database, r.path);
+      }
+    }
+    // r00 was closed (the least recently used of 12); its file is replaced by w_Relu's
+    copyFileSync(wRelu, join(many, 'new.tmp'));
+    renameSync(join(many, 'new.tmp'), join(many, 'r00.sqlite'));
+    const s = await get(m, `/api/v1/performance_summary?run=${rows[0].run}`);
+    assert.equal(s.res.status, 200, s.text);
+    assert.equal(s.json.wall_clock_time, wall(wRelu));
+    const k = await get(m, `/api/v1/kernel_summaries?run=${rows[0].run}&limit=1`);
+    assert.equal(k.json.total, sql(wRelu, 'SELECT count(*) AS n FROM view_kernel_summaries')[0].n);
+  } finally {
+    assert.equal((await m.stop()).code, 0);
   }
 });

@@ -3,6 +3,7 @@
 // comparison picked on the runs page (summary, notes on what differs, the
 // chart of both runs' iterations, the kernel and op tables), a comparison
 // opened from its URL, a bad run id, and a folder that gains a file.
+// The bare URL opens the runs page.
 //
 // The folder holds copies of NVIDIA's no_relu and w_Relu dldbs and two
 // dldbs our dlprof (DLPROF) writes from the ResNet-50 Kineto traces with 4
@@ -75,6 +76,9 @@ const names = (page) => page.locator('.runs-table tbody tr td[data-col="name"]')
 
 test('the runs page lists every dldb of the folder, searches and sorts', async () => {
   assert.deepEqual(Object.keys(runs).sort(), ['made/v100_dldb.sqlite', 'made/workers4_dldb.sqlite', 'nvidia/no_relu.sqlite', 'nvidia/w_relu.sqlite']);
+  const home = await open(''); // the bare URL of a folder opens the runs page
+  assert.equal(new URL(home.url()).hash, '#/runs');
+  await home.close();
   const page = await open('#/runs');
   await page.waitForSelector('.runs-table tbody tr[data-run]');
   assert.deepEqual(await names(page), ['made/v100_dldb', 'made/workers4_dldb', 'nvidia/no_relu', 'nvidia/w_relu']);

@@ -283,6 +283,11 @@ function renderPage(page, route) {
 let loading = null; // the run being loaded: {id, promise}
 
 function render(route) {
+  // Several runs served: the bare URL opens the runs page.
+  if (ctx.multi && !location.hash.replace(/^#\/?/, '')) {
+    router.go('runs', {}, { replace: true });
+    return;
+  }
   const page = PAGES.find((p) => p.id === route.view);
   if (page) {
     renderPage(page, route);
