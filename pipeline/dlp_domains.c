@@ -53,7 +53,8 @@ typedef struct found {
 static int found_domain(void *ctx, int64_t id, const char *name, int has_ranges) {
   found *f = ctx;
   (void)id; /* rows come in id order */
-  if (!f->any) snprintf(f->lowest, sizeof f->lowest, "%s", name);
+  if (!f->any && strlen(name) < sizeof f->lowest) /* else "": the dldb's default */
+    snprintf(f->lowest, sizeof f->lowest, "%s", name);
   f->any = 1;
   if (!strcmp(name, "default-domain")) {
     f->has_default = 1;
