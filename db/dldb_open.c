@@ -227,21 +227,25 @@ static int bound_value(dldb *db, const char *sql, const char *text, int64_t num,
 
 /* A file of several domains: dlprof aggregates each domain on its own, so
  * the newest aggregation need not be the default domain's. The default
- * domain is "default-domain" where the file has it, else that of the
+ * domain is "default-domain" where it has aggregations, else that of the
  * oldest aggregation (the one dlprof made first); the default aggregation
  * the newest of that domain, with its key op. What the file does not say
  * (no view_performance_summary, no rows) is left as it was. */
 static void default_of_domains(dldb *db) {
+  static const char *const newest =
+      "SELECT max(aggr_id) FROM view_performance_summary WHERE domain_name = ?1";
   dldb_info *info = &db->info;
+  int64_t aggr = 0;
   if (!dldb_has_view(db, "view_performance_summary")) return;
-  int64_t n = 0, aggr = 0;
-  if (bound_value(db, "SELECT count(*) FROM view_domains WHERE domain_name = ?1",
-                  "default-domain", 0, NULL, 0, &n) == 0 && n == 0)
-    (void)bound_value(db, "SELECT domain_name FROM view_performance_summary ORDER BY aggr_id "
-                      "LIMIT 1", NULL, 0, info->default_domain, sizeof info->default_domain, NULL);
-  if (bound_value(db, "SELECT max(aggr_id) FROM view_performance_summary WHERE domain_name = ?1",
-                  info->default_domain, 0, NULL, 0, &aggr) != 0 || aggr == info->default_aggr_id)
-    return;
+  if (bound_value(db, newest, "default-domain", 0, NULL, 0, &aggr) != 0) {
+    char d[sizeof info->default_domain] = "";
+    if (bound_value(db, "SELECT domain_name FROM view_performance_summary ORDER BY aggr_id "
+                    "LIMIT 1", NULL, 0, d, sizeof d, NULL) != 0 ||
+        bound_value(db, newest, d, 0, NULL, 0, &aggr) != 0)
+      return;
+    snprintf(info->default_domain, sizeof info->default_domain, "%s", d);
+  }
+  if (aggr == info->default_aggr_id) return;
   info->default_aggr_id = aggr;
   info->default_key_op[0] = '\0';
   (void)bound_value(db, "SELECT coalesce(key_node_name, '') FROM view_aggregations WHERE aggr_id = ?1",

@@ -9,6 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { RELU_EXPORT, sql, sql1, sqlWrite, dlprofDldb, viewersOn, watchedPage, settled } from './helpers.mjs';
@@ -31,7 +32,12 @@ function twoDomainExport(dir) {
 }
 
 before(async () => {
-  ({ dbs, servers, browser, stop } = await viewersOn('domains', (d) => ({ two: dlprofDldb(twoDomainExport(d), d, 'two') })));
+  ({ dbs, servers, browser, stop } = await viewersOn('domains', (d) => {
+    const exp = twoDomainExport(d);
+    const only = spawnSync(process.env.DLPROF, [`--database=${exp}`, '--domains=my-domain', '--profile_name=only', '-v', 'quiet'], { cwd: d, encoding: 'utf8' });
+    if (only.status !== 0) throw new Error(`dlprof --domains=my-domain failed: ${only.stderr}`);
+    return { two: dlprofDldb(exp, d, 'two'), only: path.join(d, 'only_dldb.sqlite') };
+  }));
 });
 
 after(async () => {
@@ -111,6 +117,21 @@ test('two domains: a link with a domain and no aggregation opens that domain\'s 
   assert.match(page.url(), /#\/ops\?aggr_id=2&domain=my-domain&filter=custom-$/);
   assert.deepEqual(await keys(page), opIds(2, 'custom-%'));
   assert.equal(await page.locator('#domain-select').inputValue(), 'my-domain');
+  assert.deepEqual(page.problems, [], page.problems.join('\n'));
+  await page.close();
+});
+
+test('only the custom domain aggregated: the page opens on it, no menu for the domain without rows', async () => {
+  // both domains are in the file (view_domains), only my-domain has an aggregation
+  assert.deepEqual(sql(dbs.only, 'SELECT domain_name AS d FROM view_domains ORDER BY d').map((r) => r.d), ['default-domain', 'my-domain']);
+  const page = await watchedPage(browser.context);
+  await page.goto(`${servers.only.url}/#/ops?filter=custom-`);
+  await settled(page);
+  assert.match(page.url(), /#\/ops\?aggr_id=1&domain=my-domain&filter=custom-$/);
+  assert.equal(await page.locator('#domain-wrap').isHidden(), true);
+  const ids = sql(dbs.only, "SELECT op_node_id AS id FROM view_op_nodes WHERE op_node_name LIKE 'custom-%' ORDER BY gpu_time DESC, op_node_id").map((r) => r.id);
+  assert.equal(ids.length, 2);
+  assert.deepEqual(await keys(page), ids);
   assert.deepEqual(page.problems, [], page.problems.join('\n'));
   await page.close();
 });
