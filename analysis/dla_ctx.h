@@ -176,6 +176,7 @@ typedef struct dla_ctx {
   double gpu_util[DLA_MAX_GPUS];
   int64_t gpu_busy[DLA_MAX_GPUS], gpu_kernels[DLA_MAX_GPUS];
   struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
+  struct dla_ranks *ranks;   /* dla_ranks.c: per-rank rows and collectives (owned) */
   size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
 } dla_ctx;
 
