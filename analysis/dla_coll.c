@@ -87,7 +87,7 @@ static int name_row(const cev *v, size_t n, const int32_t *rank, size_t nrank, s
     off[r + 1] += off[r];
   }
   if (inst == 0 || inst == SIZE_MAX) return 0;
-  int64_t skew_sum = 0, skew_max = 0;
+  int64_t skew_sum = 0, skew_max = 0, transfer = 0;
   for (size_t j = 0; j < inst; j++) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t who = 0;
@@ -97,6 +97,7 @@ static int name_row(const cev *v, size_t n, const int32_t *rank, size_t nrank, s
       if (s > hi) hi = s, who = r;
     }
     skew_sum += hi - lo;
+    transfer += v[off[who] + j].dur;
     if (hi - lo > skew_max) skew_max = hi - lo;
     if (hi > lo) last[who]++;
   }
@@ -108,7 +109,8 @@ static int name_row(const cev *v, size_t n, const int32_t *rank, size_t nrank, s
                                   .avg_ns = time / (int64_t)n,
                                   .skew_avg_ns = skew_sum / (int64_t)inst,
                                   .skew_max_ns = skew_max, .last_rank = rank[best],
-                                  .last_rank_count = last[best], .bytes = -1};
+                                  .last_rank_count = last[best], .transfer_ns = transfer,
+                                  .bytes = -1};
   return 1;
 }
 

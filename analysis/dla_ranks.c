@@ -122,19 +122,35 @@ static int straggler(dldb_dl_rank_row *r, size_t n, dla_facts *f) {
       v -= median(r, n, cause_field[k], own);
       if (v > f->straggler_cause_ns) f->straggler_cause_ns = v, f->straggler_cause = (int)k;
     }
-    f->unexplained_comm_pct = 100.0 * (double)r[s].exposed_comm_ns / (double)r[s].wall_ns;
-    f->unexplained_comm_device = r[s].device_id;
   }
   free(own);
   free(scratch);
   return DL_OK;
 }
 
-/* The collective of the largest start skew past the thresholds. */
+/* The exposed communication no rank waits in: at most the collectives'
+ * transfer time (each instance's time on the rank that started last), on
+ * the GPU of the most exposed communication. */
+static void unexplained(const struct dla_ranks *x, dla_facts *f) {
+  int64_t transfer = 0;
+  size_t most = 0;
+  for (size_t i = 0; i < x->ncoll; i++) transfer += x->coll[i].transfer_ns;
+  for (size_t i = 1; i < x->n; i++)
+    if (x->rows[i].exposed_comm_ns > x->rows[most].exposed_comm_ns) most = i;
+  const dldb_dl_rank_row *r = &x->rows[most];
+  int64_t left = r->exposed_comm_ns < transfer ? r->exposed_comm_ns : transfer;
+  f->unexplained_known = 1;
+  f->unexplained_comm_device = r->device_id;
+  f->unexplained_comm_pct = r->wall_ns > 0 ? 100.0 * (double)left / (double)r->wall_ns : 0.0;
+}
+
+/* The collective of the largest start skew past the thresholds, but for
+ * those the straggler starts last (its finding says so). */
 static void skew_facts(dla_ctx *c, const struct dla_ranks *x, dla_facts *f) {
   const dldb_dl_collective_row *best = NULL;
   for (size_t i = 0; i < x->ncoll; i++) {
     const dldb_dl_collective_row *r = &x->coll[i];
+    if (f->straggler_excess_ns > 0 && r->last_rank == f->straggler_rank) continue;
     if (r->skew_avg_ns < DLA_SKEW_MIN_NS ||
         100.0 * (double)r->skew_avg_ns < DLA_SKEW_PCT * (double)r->avg_ns)
       continue;
@@ -195,6 +211,7 @@ int dla__ranks_run(dla_ctx *c, dla_facts *f) {
     }
     if (rc == DL_OK) rc = dla__coll_match(c, dev, rank, x->n, &x->coll, &x->ncoll);
     if (rc == DL_OK) skew_facts(c, x, f);
+    if (rc == DL_OK && x->ncoll > 0) unexplained(x, f);
   }
   free(dev);
   free(rank);

@@ -346,20 +346,20 @@ static size_t rule_nsys_gpu_time_util(const dla_facts *f, dla_finding *o, size_t
 /* Kineto traces (dla_comm.c): exposed communication, and no GPU activity at all. */
 #define DLA_EXPOSED_COMM_PCT 10.0 /* NCCL time not overlapped with compute, % of step time */
 
-/* With a straggler, the other ranks' exposed communication is mostly
- * waiting for it (rule_straggler says so): only what is left once the
- * waiting is taken out counts here. */
+/* Across ranks, exposed communication is partly waiting for a later rank
+ * (a straggler, skew: their rules say so): only what no rank waits in
+ * counts here (dla_ranks.c). */
 static size_t rule_exposed_comm(const dla_facts *f, dla_finding *o, size_t cap) {
-  int straggler = f->straggler_excess_ns > 0;
-  double pct = straggler ? f->unexplained_comm_pct : f->exposed_comm_pct;
-  int32_t dev = straggler ? f->unexplained_comm_device : f->exposed_comm_device;
+  int ranked = f->n_ranks >= 2 && f->unexplained_known;
+  double pct = ranked ? f->unexplained_comm_pct : f->exposed_comm_pct;
+  int32_t dev = ranked ? f->unexplained_comm_device : f->exposed_comm_device;
   if (cap == 0 || dev < 0 || f->exposed_comm_device < 0 || pct <= DLA_EXPOSED_COMM_PCT)
     return 0;
   snprintf(o->problem, sizeof o->problem,
            "Communication is exposed: on GPU %d, %.1f%% of the step time is spent in NCCL "
            "kernels that do not overlap with computation (rule fires above %.0f%%)%s",
            dev, pct, DLA_EXPOSED_COMM_PCT,
-           straggler ? ", not counting the waiting for the straggler" : "");
+           ranked ? ", not counting the waiting for later ranks" : "");
   snprintf(o->recommendation, sizeof o->recommendation,
            "Overlap communication with computation (DistributedDataParallel bucket_cap_mb, "
            "no_sync with gradient accumulation), or reduce it: larger batch per GPU, gradient "

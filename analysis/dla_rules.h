@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DLA_MAX_GPUS 64
+#define DLA_MAX_GPUS 1024 /* the GPUs (ranks) one aggregation tells apart */
 
 /* What the rules read; filled by the facts phase (dla_facts.c). */
 typedef struct dla_facts {
@@ -67,10 +67,13 @@ typedef struct dla_facts {
   int64_t straggler_median_ns; /* the median rank's own time */
   int64_t straggler_lost_ns;   /* the other ranks' waiting, summed */
   int64_t rank_iterations;     /* aggregated iterations the figures span */
-  double unexplained_comm_pct; /* with a straggler: exposed communication less waiting, max over
-                                  ranks, % of wall (what exposed_comm_pct would be without it) */
+  double unexplained_comm_pct; /* exposed communication no rank waits in (at most the
+                                  collectives' transfer time), % of wall, on the GPU of
+                                  the most exposed communication */
   int32_t unexplained_comm_device;
-  char skew_kernel[160];       /* the collective of the largest start skew; "" none */
+  int unexplained_known;       /* 1: collectives were matched across ranks */
+  char skew_kernel[160];       /* the collective of the largest start skew not started last
+                                  by the straggler; "" none */
   int64_t skew_avg_ns, skew_max_ns, skew_instances, skew_last_count, skew_dur_avg_ns;
   int32_t skew_last_rank;
   int64_t skew_ranks;

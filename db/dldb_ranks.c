@@ -84,17 +84,17 @@ int dldb_aggr_dl_collectives(dldb_writer *w, int64_t aggr_id, const dldb_dl_coll
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db,
                          "INSERT INTO aggr_dl_collectives VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                         "?9, ?10, ?11)",
+                         "?9, ?10, ?11, ?12)",
                          -1, &st, NULL) != SQLITE_OK)
     return sqlerr(w, err, errlen, fn);
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < n; i++) {
     const int64_t v[] = {aggr_id,        r[i].kernel_name_id, r[i].ranks,     r[i].instances,
                          r[i].time_ns,   r[i].avg_ns,         r[i].skew_avg_ns, r[i].skew_max_ns,
-                         r[i].last_rank, r[i].last_rank_count};
+                         r[i].last_rank, r[i].last_rank_count, r[i].transfer_ns};
     for (int j = 0; j < (int)(sizeof v / sizeof v[0]); j++) sqlite3_bind_int64(st, j + 1, v[j]);
-    if (r[i].bytes >= 0) sqlite3_bind_int64(st, 11, r[i].bytes);
-    else sqlite3_bind_null(st, 11);
+    if (r[i].bytes >= 0) sqlite3_bind_int64(st, 12, r[i].bytes);
+    else sqlite3_bind_null(st, 12);
     if (sqlite3_step(st) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
     sqlite3_reset(st);
   }

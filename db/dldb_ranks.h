@@ -46,6 +46,7 @@ typedef struct dldb_dl_collective_row {
   int64_t ranks, instances, time_ns, avg_ns, skew_avg_ns, skew_max_ns;
   int32_t last_rank;
   int64_t last_rank_count;
+  int64_t transfer_ns; /* summed over instances: the last starter's time in it */
   int64_t bytes; /* < 0: unknown (NULL) */
 } dldb_dl_collective_row;
 

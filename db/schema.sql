@@ -1111,6 +1111,8 @@ CREATE TABLE aggr_dl_collectives (
   skew_max_ns       INTEGER NOT NULL,
   last_rank         INTEGER NOT NULL,
   last_rank_count   INTEGER NOT NULL,
+  transfer_ns       INTEGER NOT NULL,   -- summed over instances: the time of the rank
+                                        -- that started last (no waiting in it)
   bytes             INTEGER,
   PRIMARY KEY (aggr_id, kernel_name_id)
 ) WITHOUT ROWID;
@@ -1144,7 +1146,8 @@ JOIN strings s ON s.id = d.name_id;
 CREATE VIEW view_dl_collectives AS
 SELECT x.aggr_id AS aggr_id, s.value AS domain_name, n.value AS kernel_name, x.ranks,
        x.instances, x.time_ns AS total_time, x.avg_ns AS avg, x.skew_avg_ns AS start_skew_avg,
-       x.skew_max_ns AS start_skew_max, x.last_rank, x.last_rank_count, x.bytes
+       x.skew_max_ns AS start_skew_max, x.last_rank, x.last_rank_count,
+       x.transfer_ns AS transfer_time, x.bytes
 FROM aggr_dl_collectives x
 JOIN strings n ON n.id = x.kernel_name_id
 JOIN aggregations a ON a.aggr_id = x.aggr_id
