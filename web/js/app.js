@@ -16,8 +16,9 @@ import kernelsByOp from './views/kernels_by_op.js';
 import iterations from './views/iterations.js';
 import gpus from './views/gpus.js';
 import statistics from './views/statistics.js';
+import ranks from './views/ranks.js';
 
-const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, statistics];
+const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, ranks, statistics];
 
 // What each view of the database holds, for "missing view" notes, and the
 // DLProf release that introduced it where that is known (docs peers.md A.8).
