@@ -108,7 +108,7 @@ typedef struct dla_kcfg {
   int32_t long_id, short_id; /* strings ids */
   int32_t grid[3], block[3];
   uint32_t blocks;           /* grid x * y * z, at most UINT32_MAX (0: unknown) */
-  int16_t device;
+  int32_t device;            /* a folder of ranks' ids reach rank x 100 + device */
   int8_t tc;                 /* its long name uses tensor cores (dla_tc_uses) */
 } dla_kcfg;
 
