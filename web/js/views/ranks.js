@@ -42,18 +42,37 @@ export function spread(rows) {
 export function outliersFirst(rows, st) {
   const scale = st.iter_avg.median || 1;
   const score = (r) => Math.max(...COLS.map((c) => Math.abs((Number(r[c.key]) || 0) - st[c.key].median) / scale));
-  return rows.map((r) => ({ r, s: score(r) })).sort((a, b) => b.s - a.s || a.r.rank - b.r.rank).map((x) => x.r);
+  return rows
+    .map((r) => ({ r, s: score(r) }))
+    .sort((a, b) => b.s - a.s || a.r.rank - b.r.rank)
+    .map((x) => x.r);
 }
 
 function summaryTable(st) {
   return h(
     'table',
     { class: 'data-table', id: 'ranks-spread' },
-    h('thead', null, h('tr', null, h('th', null, ''), COLS.map((c) => h('th', null, c.label)))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', null, ''),
+        COLS.map((c) => h('th', null, c.label)),
+      ),
+    ),
     h(
       'tbody',
       null,
-      ['median', 'min', 'max'].map((k) => h('tr', null, h('th', null, k), COLS.map((c) => h('td', { class: 'num' }, fmtTime(st[c.key][k]))))),
+      ['median', 'min', 'max'].map((k) =>
+        h(
+          'tr',
+          null,
+          h('th', null, k),
+          COLS.map((c) => h('td', { class: 'num' }, fmtTime(st[c.key][k]))),
+        ),
+      ),
     ),
   );
 }
@@ -63,7 +82,17 @@ function rankTable(rows, st, ctx, route) {
   return h(
     'table',
     { class: 'data-table', id: 'ranks-table' },
-    h('thead', null, h('tr', null, h('th', null, 'Rank'), h('th', null, 'GPU'), COLS.map((c) => h('th', null, c.label)))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', null, 'Rank'),
+        h('th', null, 'GPU'),
+        COLS.map((c) => h('th', null, c.label)),
+      ),
+    ),
     h(
       'tbody',
       null,
@@ -111,7 +140,14 @@ export default {
     const heatCard = card('Exposed communication per rank and iteration', { id: 'ranks-heatmap' });
     const collCard = card('Collectives', { id: 'ranks-collectives' });
     const canvas = h('canvas', { role: 'img', 'aria-label': 'Exposed communication share, rank by iteration', id: 'ranks-heat' });
-    heatCard.body.append(h('p', { class: 'note' }, 'Rows: ranks in the order of the table; columns: iterations; darker: more of the iteration spent in exposed communication (waiting or transfer).'), canvas);
+    heatCard.body.append(
+      h(
+        'p',
+        { class: 'note' },
+        'Rows: ranks in the order of the table; columns: iterations; darker: more of the iteration spent in exposed communication (waiting or transfer).',
+      ),
+      canvas,
+    );
     root.append(viewHeader('Ranks', aggrLine(ctx, route0)), spreadCard.el, tableCard.el, heatCard.el, collCard.el);
     const base = ctx.base(route0);
     Promise.all([
@@ -141,7 +177,15 @@ export default {
             ? h(
                 'table',
                 { class: 'data-table', id: 'ranks-colls' },
-                h('thead', null, h('tr', null, ['Kernel', 'Ranks', 'Instances', 'Avg', 'Start skew (avg)', 'Start skew (max)', 'Last rank', 'Transfer'].map((t) => h('th', null, t)))),
+                h(
+                  'thead',
+                  null,
+                  h(
+                    'tr',
+                    null,
+                    ['Kernel', 'Ranks', 'Instances', 'Avg', 'Start skew (avg)', 'Start skew (max)', 'Last rank', 'Transfer'].map((t) => h('th', null, t)),
+                  ),
+                ),
                 h(
                   'tbody',
                   null,
