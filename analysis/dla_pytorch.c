@@ -17,7 +17,10 @@
  *     the bprop instance of the node of the outermost forward range with
  *     seq M (same name and type, direction bprop);
  *   - any other range is an instance of the node named by its text, nested
- *     ones included (kernels go to the innermost);
+ *     ones included (kernels go to the innermost), and an emit_nvtx range
+ *     inside one that is a framework op of a PyTorch profiler trace (an
+ *     autograd node, the optimizer's step or zero_grad: key_op_spans) is
+ *     its sub-op, as inside an emit_nvtx instance;
  *   - scope markers, model_config marks and autograd evaluate_function
  *     wrappers are transparent: they are no op;
  *   - so are the spans of a key op that is one iteration per span
@@ -303,9 +306,6 @@ static int pending_add(pending_seqs *q, size_t nr, int64_t seq) {
   return DL_OK;
 }
 
-/* An emit_nvtx range i (r) with parent instance pinst: an instance unless
- * inside a DLProf marker or another emit_nvtx instance; a backward one
- * waits in q for its forward op. */
 /* Framework ops of a PyTorch profiler trace that own what runs inside
  * them, as their aten:: calls do: autograd nodes (XBackward0,
  * AccumulateGrad, with no seq in the autograd profiler's format) and the
@@ -315,8 +315,9 @@ static int framework_text(const char *text) {
          strncmp(text, "Optimizer.", 10) == 0;
 }
 
-/* Whether a range inside instance pinst (-1: none) is its sub-op: inside
- * an emit_nvtx instance, or, in a PyTorch profiler trace, a framework op. */
+/* Whether an emit_nvtx range inside instance pinst (-1: none) is its
+ * sub-op: inside an emit_nvtx instance, or, in a PyTorch profiler trace, a
+ * framework op. */
 static int owned_by(const builder *b, int32_t pinst) {
   const dla_ctx *c = b->c;
   if (pinst < 0) return 0;
@@ -325,6 +326,9 @@ static int owned_by(const builder *b, int32_t pinst) {
          c->ops[c->r[pinst].op].framework;
 }
 
+/* An emit_nvtx range i (r) with parent instance pinst: an instance unless
+ * inside a DLProf marker or owned by its parent (owned_by); a backward one
+ * waits in q for its forward op. */
 static int emit_range(builder *b, dla_range *r, size_t i, const char *text, int32_t pinst,
                       pending_seqs *q) {
   dla_ctx *c = b->c;
@@ -375,7 +379,7 @@ static int range_role(builder *b, dla_range *r, size_t i, const char *text, cons
   case DLA_TEXT_EMIT_NVTX:
     return emit_range(b, r, i, text, pinst, q);
   default:
-    if (r->in_dlprof || (b->step_key && owned_by(b, pinst))) return DL_OK;
+    if (r->in_dlprof) return DL_OK;
     r->role = DLA_ROLE_INST;
     r->inst = (int32_t)i;
     int rc = op_of_text(b, r->name_id, text, 0, &r->op);

@@ -1192,8 +1192,8 @@ static void group_note(kimp *k, const char *path, char **files, size_t n) {
     procs++;
   }
   k->multi = procs > 1;
-  note(k, "%s: %zu files as %zu process%s (rank%s): %s", path, n, procs, procs > 1 ? "es" : "",
-       procs > 1 ? "s" : "", line);
+  note(k, "%s: %zu file%s as %zu process%s (rank%s): %s", path, n, n > 1 ? "s" : "", procs,
+       procs > 1 ? "es" : "", procs > 1 ? "s" : "", line);
 }
 
 /* A later cycle of a process: its times move to start where the cycle
