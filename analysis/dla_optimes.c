@@ -8,7 +8,8 @@
  * takes its time (clipped to its parent's) from the nearest instance
  * around it; an instance's self time is final when it leaves the stack.
  * Sub-ops (an aten:: call's own calls) and markers are not instances: their
- * time stays their instance's.
+ * time stays their instance's. A CUDA call outside every instance is one
+ * call of its own op.
  */
 #include <stdlib.h>
 
@@ -20,11 +21,26 @@ typedef struct open_range {
   int64_t self;    /* r's self time so far, when r is a counted instance */
 } open_range;
 
-/* Whether instance i is counted: it starts inside an aggregated
- * iteration's span. */
-static int counted(const dla_ctx *c, const dla_range *r, int32_t *hint) {
-  int32_t it = dla__iter_near(c, r->start, hint);
-  return dla__in_aggr(c, it) && r->start >= c->bound[it] && r->start < dla__iter_end(c, it);
+/* Whether what starts at t is counted: inside an aggregated iteration's
+ * span. */
+static int counted(const dla_ctx *c, int64_t t, int32_t *hint) {
+  int32_t it = dla__iter_near(c, t, hint);
+  return dla__in_aggr(c, it) && t >= c->bound[it] && t < dla__iter_end(c, it);
+}
+
+/* The CUDA calls outside every op instance, each an instance of its own
+ * unassociated_<api> op: nothing nests in them, so all of a call is self. */
+static void own_calls(dla_ctx *c) {
+  int32_t hint = 0;
+  for (size_t j = 0; j < c->nown; j++) {
+    const dla_api *a = &c->a[c->own[j].call];
+    int32_t op = c->own[j].op;
+    if (op < 0 || !counted(c, a->start, &hint)) continue;
+    int64_t d = dla__api_dur(c, a);
+    c->op_total[op] += d;
+    c->op_self[op] += d;
+    c->op_calls[op]++;
+  }
 }
 
 static void close_top(dla_ctx *c, const open_range *o) {
@@ -51,7 +67,7 @@ int dla__optimes(dla_ctx *c) {
     while (sp && !dla__nests(c, &c->r[st[sp - 1].r], r)) close_top(c, &st[--sp]);
     int32_t below = sp ? st[sp - 1].inst : -1;
     open_range o = {.r = (int32_t)i, .inst = below, .self = 0};
-    if (r->inst == (int32_t)i && r->op >= 0 && c->niter > 0 && counted(c, r, &hint)) {
+    if (r->inst == (int32_t)i && r->op >= 0 && c->niter > 0 && counted(c, r->start, &hint)) {
       int64_t t = r->end - r->start;
       c->op_total[r->op] += t;
       c->op_calls[r->op]++;
@@ -71,5 +87,6 @@ int dla__optimes(dla_ctx *c) {
   }
   while (sp) close_top(c, &st[--sp]);
   free(st);
+  if (c->niter > 0) own_calls(c);
   return DL_OK;
 }
