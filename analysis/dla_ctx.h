@@ -329,13 +329,14 @@ static inline int64_t dla__iter_dur(const dla_ctx *c, int64_t i) {
   return dla__iter_end(c, i) - c->bound[i];
 }
 /* Whether range r nests in parent p (same thread, ranges' order): p
- * contains it, or ends at most c->nest_tol before it after r started
- * inside p (a rounded clock); ranges that merely touch or overlap are
+ * contains it, or, on a rounded clock, r starts inside p or where it ends
+ * and ends at most c->nest_tol after it (a child's start and end both
+ * rounded up); otherwise ranges that merely touch or overlap are
  * siblings. */
 static inline int dla__nests(const dla_ctx *c, const dla_range *p, const dla_range *r) {
   if (p->end < r->start) return 0;
   if (r->end <= p->end) return 1;
-  return r->start < p->end && r->end - p->end <= c->nest_tol;
+  return p->end > p->start && r->end - p->end <= c->nest_tol;
 }
 
 /* The iteration containing t (clamped to [0, niter-1]). */

@@ -16,6 +16,7 @@ imported with `dlprof --database`; then, from the trace itself:
     plugin's device time);
   - the ops' self CPU time (view_op_cpu_times) sums to at most the time of
     the aggregated iterations times the threads with ops;
+  - events of unknown kinds are counted and said;
   - no op exists only because a child ends 1 us after its parent: the trace
     with such overruns made (the last child of each op ends 1 us after it)
     or removed (clipped to the parent) gives the same ops and calls.
@@ -248,6 +249,15 @@ def real(dlprof_bin, work):
           "the optimizer's step and zero_grad are ops of their own")
     nested = {"aten::convolution_backward", "aten::add_", "aten::max_pool2d_with_indices"}
     check(not names & nested, f"nested framework calls belong to their op (got {names & nested})")
+    # events of kinds it does not know are counted and said, not dropped silently
+    odd = os.path.join(work, "odd.json")
+    ev = load(files[0])
+    ev += [{"name": "mystery", "ph": "X", "cat": "no_such_kind", "ts": 1, "dur": 1, "tid": 1,
+            "pid": 1}] * 2 + [{"name": "bare", "ph": "X", "ts": 1, "dur": 1, "tid": 1, "pid": 7}]
+    save(odd, ev, files[0])
+    _, err = dlprof(dlprof_bin, odd, os.path.join(work, "odd"))
+    check("odd.json: 3 events of unknown kinds ignored" in err,
+          "events of unknown kinds are counted and said on stderr")
     if os.path.exists(legacy):
         db, err = dlprof(dlprof_bin, legacy, os.path.join(work, "legacy"))
         con = sqlite3.connect(db)
