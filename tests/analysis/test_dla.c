@@ -1933,6 +1933,26 @@ static int test_op_cpu_times(void) {
   return 0;
 }
 
+/* The cut-off last step against the median of the two steps before it: the
+ * mean of the two (5.5 ms), not the upper one (6 ms). */
+static int test_cut_step_median(void) {
+  char path[1024];
+  static const trange steps[] = {
+      {"ProfilerStep#1", 0, 6000000},
+      {"ProfilerStep#2", 6000000, 11000000},
+      {"ProfilerStep#3", 11000000, 11010000},
+  };
+  snprintf(path, sizeof path, "%s/cut_median.sqlite", work_dir);
+  ASSERT_OK(build_ranges(path, steps, 3, "ProfilerStep#", 1));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_expert_systems WHERE problem LIKE "
+                      "'The last iteration (2, ProfilerStep#3) was cut short%against a median "
+                      "of 5.500 ms%'"), 1);
+  sqlite3_close(db);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_dla WORK_DIR\n");
@@ -1956,5 +1976,6 @@ int main(int argc, char **argv) {
   RUN(test_pytorch_nodes);
   RUN(test_rules);
   RUN(test_op_cpu_times);
+  RUN(test_cut_step_median);
   TEST_DONE();
 }
