@@ -273,13 +273,9 @@ static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, 
   int first = 1;
   sb_add(&q->sql, mode == Q_ROWS ? "SELECT * FROM " : "SELECT count(*) FROM ");
   sb_ident(&q->sql, in->view);
-  /* the aggregation's column: aggr_id, or aggregation_id (view_op_cpu_times) */
-  const char *aggr_col = col_index(v, "aggr_id") >= 0          ? "aggr_id"
-                         : col_index(v, "aggregation_id") >= 0 ? "aggregation_id"
-                                                               : NULL;
-  if (in->aggr_id >= 0 && aggr_col) {
+  if (in->aggr_id >= 0 && col_index(v, "aggr_id") >= 0) {
     sb_where(q, &first);
-    sb_add(&q->sql, "%s = ?%d", aggr_col, q->nb + 1);
+    sb_add(&q->sql, "aggr_id = ?%d", q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
   }
   if (in->domain && col_index(v, "domain_name") >= 0) {

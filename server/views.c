@@ -37,7 +37,6 @@ const dlv_view dlv_views[DLV_VIEW_COUNT] = {
   {"dl_gpu_efficiency",            "view_dl_gpu_efficiency",            DLV_LIST,   AD, "device_id",        0, {"device_id", NULL},                       "est. SM efficiency and occupancy per GPU"},
   {"dl_iteration_efficiency",      "view_dl_iteration_efficiency",      DLV_LIST,   AD, "iter_value",       0, {"device_id", NULL},                       "est. SM efficiency per iteration"},
   {"dl_iteration_names",           "view_dl_iteration_names",           DLV_LIST,   A,  "iter_value",       0, {NULL},                                    "iteration names (ProfilerStep#N of PyTorch profiler traces)"},
-  {"op_cpu_times",                 "view_op_cpu_times",                 DLV_LIST,   A,  "self_cpu_time",    1, {"op_id", NULL},                           "CPU time per op: total and self (schema 6 or newer)"},
   {"dl_kernel_efficiency",         "view_dl_kernel_efficiency",         DLV_LIST,   AD, "gpu_time",         1, {"kernel_name", NULL},                     "est. SM efficiency and occupancy per kernel"},
   /* nsys-stats-style statistics, in nsys stats' order (row_idx) */
   {"dl_stats_cuda_api",            "view_dl_stats_cuda_api",            DLV_LIST,   AD, "row_idx",          0, {"row_idx", NULL},                         "the CUDA API table of the Statistics view"},
@@ -63,6 +62,4 @@ const dlv_view *dlv_view_find(const char *name) {
   return NULL;
 }
 
-int dlv_view_optional(const dlv_view *v) {
-  return strncmp(v->sql_view, "view_dl_", 8) == 0 || strcmp(v->sql_view, "view_op_cpu_times") == 0;
-}
+int dlv_view_optional(const dlv_view *v) { return strncmp(v->sql_view, "view_dl_", 8) == 0; }

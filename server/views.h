@@ -29,8 +29,7 @@ typedef struct dlv_view {
   const char *feature;    /* "the Group Ops view", for view_missing */
 } dlv_view;
 
-#define DLV_VIEW_COUNT 37 /* DLProf's 23 + our 13 view_dl_* and view_op_cpu_times (optional:
-                            dlv_view_optional) */
+#define DLV_VIEW_COUNT 36 /* DLProf's 23 + our 13 view_dl_* (optional: dlv_view_optional) */
 
 /* The table, in docs/api.md order. */
 extern const dlv_view dlv_views[DLV_VIEW_COUNT];
@@ -38,8 +37,7 @@ extern const dlv_view dlv_views[DLV_VIEW_COUNT];
 /* Columns `filter` searches, where the view has them (docs/api.md). */
 extern const char *const dlv_filter_columns[DLDB_MAX_FILTER_COLS];
 
-/* 1 for our own extensions (view_dl_*, view_op_cpu_times), which DLProf's files and
- * ours before them lack (not "missing"). */
+/* 1 for our own view_dl_* extensions, which DLProf's files lack (not "missing"). */
 int dlv_view_optional(const dlv_view *v);
 
 /* The row for endpoint name, or NULL. */
