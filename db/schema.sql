@@ -797,7 +797,8 @@ JOIN strings n ON n.id = x.name_id;
 -- durations, self_cpu_time the part of them outside the op instances nested
 -- directly in them (an op's own nested calls, an aten:: call's, belong to
 -- it and are no op instances). Self times of one thread never overlap: sums
--- over ops use them. One row per op of the aggregation (aggr_ops).
+-- over ops use them. One row per op of the aggregation; op_id is the op's
+-- aggr_ops.op_idx (dense per aggregation).
 CREATE TABLE aggr_dl_op_cpu_times (
   aggr_id        INTEGER NOT NULL,
   op_idx         INTEGER NOT NULL,
@@ -808,7 +809,7 @@ CREATE TABLE aggr_dl_op_cpu_times (
 ) WITHOUT ROWID;
 
 CREATE VIEW view_op_cpu_times AS
-SELECT x.aggr_id AS aggregation_id, o.op_node_id AS op_id, o.op_node_name AS op_name,
+SELECT x.aggr_id AS aggregation_id, x.op_idx AS op_id, o.op_node_name AS op_name,
        o.op_node_type AS op_type, o.direction, x.calls, x.total_cpu_time, x.self_cpu_time
 FROM aggr_dl_op_cpu_times x
 JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx;
