@@ -172,8 +172,13 @@ def overrun_variants(events):
         evs.sort(key=lambda e: (e["ts"], -e["dur"]))
         stack, last_child = [], {}
         for e in evs:
-            while stack and not (e["ts"] < stack[-1]["ts"] + stack[-1]["dur"] and
-                                 e["ts"] + e["dur"] <= stack[-1]["ts"] + stack[-1]["dur"] + 1):
+            # nested as docs/dldb.md says: starts inside its parent or where it
+            # ends, and ends at most 1 us after it
+            while stack:
+                p = stack[-1]
+                p_end, e_end = p["ts"] + p["dur"], e["ts"] + e["dur"]
+                if e["ts"] <= p_end and (e_end <= p_end or (p["dur"] > 0 and e_end <= p_end + 1)):
+                    break
                 stack.pop()
             if stack:
                 p = stack[-1]
