@@ -17,6 +17,7 @@
 #include "dla_loads.h"
 #include "dla_nodeid.h"
 #include "dla_ranges.h"
+#include "dla_shapes.h"
 #include "dla_tuning.h"
 #include "dla_write.h"
 
@@ -49,6 +50,7 @@ static int ph_accumulate(dla_run *r) { return dla__accum_run(&r->c, &r->s); }
 static int ph_node_ids(dla_run *r) { return dla__nodeid_assign(&r->c); }
 static int ph_sweep(dla_run *r) { return dla__sweep(&r->c); }
 static int ph_timeline(dla_run *r) { return dla__comm_compute(&r->c); }
+static int ph_shapes(dla_run *r) { return dla__shapes_run(&r->c); }
 
 static int ph_facts(dla_run *r) {
   return dla__facts_fill(&r->c, &r->cut, r->s.kernel_gpu, &r->f, &r->durations);
@@ -81,6 +83,7 @@ static const struct {
     {"op node ids", ph_node_ids},    /* dla_nodeid.c */
     {"time sweep", ph_sweep},        /* dla_sweep.c */
     {"GPU timeline", ph_timeline},   /* dla_comm.c */
+    {"op shapes", ph_shapes},        /* dla_shapes.c, dla_perfmodel.c, dla_peaks.c */
     {"facts", ph_facts},             /* dla_facts.c, dla_nsysfacts.c */
     {"rules", ph_rules},             /* dla_rules.c */
     {"write", ph_write},             /* dla_write.c */
@@ -110,6 +113,7 @@ int dla__aggregate_tuned(dldb_writer *w, const dla_opts *opts, const dla_tuning 
   free(r->durations);
   dla__accum_free(&r->s);
   dla__comm_free(c);
+  dla__shapes_free(c);
   dla__ctx_free(c);
   return rc;
 }

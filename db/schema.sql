@@ -1057,3 +1057,48 @@ FROM aggr_ops o
 JOIN aggregations a ON a.aggr_id = o.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
+
+-- ---- dl extensions: op shapes and perf models ----
+-- One row per op node and input shapes and types (the PyTorch profiler's
+-- "Input Dims", emit_nvtx's "sizes", DLProf's op markers): the instances in
+-- the aggregated iterations, their GPU time (kernels and memory operations
+-- they launched), and the perf model of one call (FLOPs, bytes moved;
+-- docs/dldb.md "Op shapes and perf models"). NULL: no model, or no peaks
+-- known for the GPU.
+CREATE TABLE aggr_dl_op_shapes (
+  aggr_id               INTEGER NOT NULL,
+  row_idx               INTEGER NOT NULL,  -- first seen first
+  op_idx                INTEGER NOT NULL,
+  input_dims            TEXT NOT NULL,     -- as recorded: '[[788, 768], [768, 768], [768]]'
+  input_types           TEXT NOT NULL,     -- the inputs' data type as recorded
+  model                 TEXT NOT NULL,     -- 'GEMM', 'convolution', ..., 'no model'
+  calls                 INTEGER NOT NULL,
+  gpu_time              INTEGER NOT NULL,  -- ns, all calls
+  device_id             INTEGER,
+  flops                 REAL,              -- per call
+  bytes                 REAL,              -- per call
+  tflops_per_s          REAL,
+  tb_per_s              REAL,
+  arithmetic_intensity  REAL,              -- FLOP per byte
+  peak_tflops_per_s     REAL,              -- the GPU's dense peak for this data type
+  peak_tb_per_s         REAL,
+  roofline_tflops_per_s REAL,              -- min(peak, intensity * bandwidth)
+  pct_of_roofline       REAL,
+  bound                 TEXT,              -- 'compute', 'memory', 'unknown GPU'
+  gpu_name              TEXT,              -- the GPU the peaks are of
+  PRIMARY KEY (aggr_id, row_idx)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_op_shapes AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_id, o.op_node_name,
+       o.op_node_type, o.direction, x.input_dims, x.input_types, x.model, x.calls,
+       x.flops, x.bytes, x.gpu_time,
+       CASE WHEN x.calls > 0 THEN x.gpu_time / x.calls END AS gpu_time_avg,
+       x.tflops_per_s, x.tb_per_s, x.arithmetic_intensity, x.peak_tflops_per_s,
+       x.peak_tb_per_s, x.roofline_tflops_per_s, x.pct_of_roofline, x.bound, x.device_id,
+       x.gpu_name, x.row_idx
+FROM aggr_dl_op_shapes x
+JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;

@@ -6,16 +6,22 @@
  * (FLOPs of GEMM, attention and convolution within 1 %, GEMM bytes within
  * 1 %, elementwise and normalization bytes within 5 %).
  *
- * Usage: test_perfmodel SHARED_DIR (the TraceLens part is skipped, 77,
- * naming the path, when the traces are absent).
+ * Then dlprof on those traces and on w_Relu (NVIDIA DLProf op markers):
+ * view_dl_op_shapes against TraceLens (same calls, FLOPs within 1 % or
+ * bytes within 5 %, TFLOP/s within 5 %) and against hand computations.
+ *
+ * Usage: test_perfmodel SHARED_DIR DLPROF WORK_DIR (the trace parts are
+ * skipped, 77, naming the path, when the traces are absent).
  */
 #include <math.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
 
 #include "dla_peaks.h"
 #include "dla_perfmodel.h"
 #include "test.h"
 
-static const char *shared_dir;
+static const char *shared_dir, *dlprof_bin, *work_dir;
 
 static int model(const char *name, const char *dims, const char *dtype, const char *cc,
                  dla_pm_result *r) {
@@ -137,28 +143,29 @@ static char *slurp(const char *path) {
   return b;
 }
 
-enum { C_NAME, C_DIMS, C_TYPES, C_CONCRETE, C_GFLOPS, C_MB, NCOLS };
+enum { C_NAME, C_DIMS, C_TYPES, C_CONCRETE, C_GFLOPS, C_MB, C_TFLOPS, C_COUNT, NCOLS };
 static const char *const col_names[NCOLS] = {"name", "Input Dims_first", "Input type_first",
                                             "Concrete Inputs_first", "GFLOPS_first",
-                                            "Data Moved (MB)_first"};
+                                            "Data Moved (MB)_first", "TFLOPS/s_mean",
+                                            "name_count"};
 #define FIELD_CAP 8192
 #define MAX_FIELDS 64
 
-/* The first quoted item of a Python list repr: "['c10::BFloat16', ...]". */
-static void first_type(const char *types, char *out, size_t cap) {
-  out[0] = '\0';
-  const char *a = strchr(types, '\'');
-  const char *b = a ? strchr(a + 1, '\'') : NULL;
-  if (a && b && (size_t)(b - a) < cap) snprintf(out, cap, "%.*s", (int)(b - a - 1), a + 1);
-}
+/* A TraceLens row: the columns of col_names. */
+typedef struct tl_row {
+  const char *f[NCOLS];
+  double flops, bytes, tflops; /* FLOPs and bytes per call (MiB converted), TFLOP/s mean */
+  int64_t count;
+} tl_row;
 
-/* Checks every row of one table; *rows counts them. */
-static int check_table(const char *dir, const char *table, double flops_tol, double bytes_tol,
-                       int *rows) {
+/* Calls fn with every row of dir/table (a missing table has none); fn's
+ * nonzero return ends it and is returned. *rows counts them. */
+static int each_row(const char *dir, const char *table, int (*fn)(void *, const tl_row *),
+                    void *ctx, int *rows) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, table);
   char *text = slurp(path);
-  if (!text) return 0; /* the trace has no such table */
+  if (!text) return 0;
   static char f[MAX_FIELDS][FIELD_CAP];
   int col[NCOLS], nf = 0, rc = 0, more;
   const char *p = text;
@@ -176,50 +183,203 @@ static int check_table(const char *dir, const char *table, double flops_tol, dou
     nf = 0;
     do more = csv_field(&p, f[nf < MAX_FIELDS - 1 ? nf++ : nf], FIELD_CAP); while (more == 1);
     if (nf < NCOLS) break;
-    char dtype[64];
-    first_type(f[col[C_TYPES]], dtype, sizeof dtype);
-    dla_pm_result r;
-    int fam = model(f[col[C_NAME]], f[col[C_DIMS]], dtype, f[col[C_CONCRETE]], &r);
-    double want_flops = atof(f[col[C_GFLOPS]]) * 1e9;
-    double want_bytes = atof(f[col[C_MB]]) * 1048576.0; /* TraceLens's MB are MiB */
-    double ef = want_flops > 0 ? fabs(r.flops - want_flops) / want_flops : fabs(r.flops);
-    double eb = want_bytes > 0 ? fabs(r.bytes - want_bytes) / want_bytes : fabs(r.bytes);
-    printf("%-10s %-45s %-40.40s flops %.6g/%.6g (%.3f%%) bytes %.6g/%.6g (%.3f%%)\n",
-           table, f[col[C_NAME]], f[col[C_DIMS]], r.flops, want_flops, 100 * ef, r.bytes,
-           want_bytes, 100 * eb);
-    if (fam == DLA_PM_NONE || ef > flops_tol || eb > bytes_tol) {
-      fprintf(stderr, "%s: %s %s: off\n", path, f[col[C_NAME]], f[col[C_DIMS]]);
-      rc = 1;
-    }
+    tl_row r;
+    for (int c = 0; c < NCOLS; c++) r.f[c] = f[col[c]];
+    r.flops = atof(f[col[C_GFLOPS]]) * 1e9;
+    r.bytes = atof(f[col[C_MB]]) * 1048576.0; /* TraceLens's MB are MiB */
+    r.tflops = atof(f[col[C_TFLOPS]]);
+    r.count = atoll(f[col[C_COUNT]]);
+    rc = fn(ctx, &r);
+    if (rc) fprintf(stderr, "%s: %s %s: off\n", path, r.f[C_NAME], r.f[C_DIMS]);
     (*rows)++;
   }
   free(text);
   return rc;
 }
 
+/* The first quoted item of a Python list repr: "['c10::BFloat16', ...]". */
+static void first_type(const char *types, char *out, size_t cap) {
+  out[0] = '\0';
+  const char *a = strchr(types, '\'');
+  const char *b = a ? strchr(a + 1, '\'') : NULL;
+  if (a && b && (size_t)(b - a) < cap) snprintf(out, cap, "%.*s", (int)(b - a - 1), a + 1);
+}
+
+static double rel(double got, double want) {
+  return want != 0 ? fabs(got - want) / fabs(want) : fabs(got);
+}
+
+typedef struct tol { const char *table; double ftol, btol; } tol;
+
+/* The model of a TraceLens row against its FLOPs and bytes. */
+static int check_model(void *ctx, const tl_row *t) {
+  const tol *tl = ctx;
+  char dtype[64];
+  first_type(t->f[C_TYPES], dtype, sizeof dtype);
+  dla_pm_result r;
+  int fam = model(t->f[C_NAME], t->f[C_DIMS], dtype, t->f[C_CONCRETE], &r);
+  printf("%-22s %-45s %-40.40s flops %.6g/%.6g bytes %.6g/%.6g\n", tl->table, t->f[C_NAME],
+         t->f[C_DIMS], r.flops, t->flops, r.bytes, t->bytes);
+  return fam == DLA_PM_NONE || rel(r.flops, t->flops) > tl->ftol ||
+         rel(r.bytes, t->bytes) > tl->btol;
+}
+
+static const char *const traces[] = {"Falconsai_nsfw_image_detection__1016002",
+                                     "gaunernst_bert-small-uncased__1016001"};
+/* table, FLOPs tolerance, bytes tolerance (1.0: not checked) */
+static const tol tables[] = {
+    {"GEMM.csv", 0.01, 0.01},          {"SDPA_fwd.csv", 0.01, 0.01},
+    {"CONV_fwd.csv", 0.01, 0.01},      {"BinaryElementwise.csv", 1.0, 0.05},
+    {"Normalization.csv", 1.0, 0.05},
+};
+
+static void csv_dir(size_t t, char *dir, size_t cap) {
+  snprintf(dir, cap, "%s/traces/kineto/tracelens_h100/%s_perf_report_csvs", shared_dir,
+           traces[t]);
+}
+
 static int test_tracelens(void) {
-  static const char *const traces[] = {"Falconsai_nsfw_image_detection__1016002",
-                                       "gaunernst_bert-small-uncased__1016001"};
-  /* table, FLOPs tolerance, bytes tolerance (1.0: not checked) */
-  static const struct { const char *table; double ftol, btol; } tables[] = {
-      {"GEMM.csv", 0.01, 0.01},          {"SDPA_fwd.csv", 0.01, 0.01},
-      {"CONV_fwd.csv", 0.01, 0.01},      {"BinaryElementwise.csv", 1.0, 0.05},
-      {"Normalization.csv", 1.0, 0.05},
-  };
   int rows = 0;
   for (size_t t = 0; t < 2; t++) {
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/traces/kineto/tracelens_h100/%s_perf_report_csvs", shared_dir,
-             traces[t]);
+    csv_dir(t, dir, sizeof dir);
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-      ASSERT_OK(check_table(dir, tables[i].table, tables[i].ftol, tables[i].btol, &rows));
+      ASSERT_OK(each_row(dir, tables[i].table, check_model, (void *)&tables[i], &rows));
   }
   ASSERT(rows >= 20); /* both traces' tables were read */
   return 0;
 }
 
+/* ---- view_dl_op_shapes of dlprof's run on the traces ------------------- */
+
+/* Runs dlprof on trace into WORK/name; the dldb's path into db. */
+static int run_dlprof(const char *trace, const char *name, char *db, size_t cap) {
+  char dir[1200], cmd[4096];
+  snprintf(dir, sizeof dir, "%s/%s", work_dir, name);
+  snprintf(db, cap, "%s/dlprof_dldb.sqlite", dir);
+  snprintf(cmd, sizeof cmd, "'%s' --database='%s' --output_path='%s' --force=true >/dev/null 2>&1",
+           dlprof_bin, trace, dir);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+typedef struct view_ctx {
+  sqlite3 *db;
+  const char *model; /* the family our row must have */
+  int by_flops;      /* match on FLOPs (1 %) and check TFLOP/s; else on bytes (5 %) */
+} view_ctx;
+
+/* A TraceLens row has its row in view_dl_op_shapes: same family and calls,
+ * FLOPs within 1 % (or bytes within 5 %), TFLOP/s within 5 %. */
+static int check_view(void *ctx, const tl_row *t) {
+  const view_ctx *v = ctx;
+  /* TraceLens models ops nested in others too; ours are the op nodes (the
+   * outermost ops): the bias add_ inside Falconsai's convolution has no
+   * row of its own (native_layer_norm, inside layer_norm, matches its row) */
+  if (strcmp(t->f[C_NAME], "aten::add_") == 0 &&
+      strcmp(t->f[C_DIMS], "[[4, 768, 14, 14], [1, 768, 1, 1], []]") == 0)
+    return 0;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(v->db,
+                         "SELECT op_node_name, input_dims, flops, bytes, tflops_per_s "
+                         "FROM view_dl_op_shapes WHERE model = ?1 AND calls = ?2",
+                         -1, &st, NULL) != SQLITE_OK)
+    return 1;
+  sqlite3_bind_text(st, 1, v->model, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, t->count);
+  /* the closest row: FLOPs (or bytes) nearest TraceLens's */
+  double best = INFINITY, best_tf = NAN;
+  char name[256] = "", dims[256] = "";
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    double e = v->by_flops ? rel(sqlite3_column_double(st, 2), t->flops)
+                           : rel(sqlite3_column_double(st, 3), t->bytes);
+    if (e >= best) continue;
+    best = e;
+    best_tf = sqlite3_column_double(st, 4);
+    snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(st, 0));
+    snprintf(dims, sizeof dims, "%s", (const char *)sqlite3_column_text(st, 1));
+  }
+  int found = best <= (v->by_flops ? 0.01 : 0.05) && rel(best_tf, t->tflops) <= 0.05;
+  printf("%-40s %-40.40s calls %lld off by %.3f %%, TFLOP/s %.4g/%.4g%s\n", name, dims,
+         (long long)t->count, 100 * best, best_tf, t->tflops, found ? "" : " (off)");
+  sqlite3_finalize(st);
+  return !found;
+}
+
+static int test_view_tracelens(void) {
+  static const struct { const char *table, *model; int by_flops; } checks[] = {
+      {"GEMM.csv", "GEMM", 1}, {"SDPA_fwd.csv", "attention", 1},
+      {"BinaryElementwise.csv", "elementwise", 0}, {"Normalization.csv", "normalization", 0},
+  };
+  int rows = 0;
+  for (size_t t = 0; t < 2; t++) {
+    char trace[1200], db[1300], dir[1024];
+    snprintf(trace, sizeof trace, "%s/traces/kineto/tracelens_h100/%s.json.gz", shared_dir,
+             traces[t]);
+    ASSERT_OK(run_dlprof(trace, traces[t], db, sizeof db));
+    view_ctx v = {.db = NULL};
+    ASSERT_EQ(sqlite3_open_v2(db, &v.db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    csv_dir(t, dir, sizeof dir);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof checks / sizeof checks[0]; i++) {
+      v.model = checks[i].model;
+      v.by_flops = checks[i].by_flops;
+      rc = each_row(dir, checks[i].table, check_view, &v, &rows);
+    }
+    sqlite3_close(v.db);
+    ASSERT_OK(rc);
+  }
+  ASSERT(rows >= 17);
+  return 0;
+}
+
+/* w_Relu: NVIDIA DLProf's op markers give the convolutions and linear
+ * layers their shapes; FLOPs by hand: conv 2*N*K*P*Q*C*R*S, linear
+ * 2*M*N*K + M*N. */
+static int test_view_w_relu(void) {
+  char trace[1200], db[1300];
+  snprintf(trace, sizeof trace, "%s/traces/dlprof/w_Relu/nsys_profile.sqlite", shared_dir);
+  ASSERT_OK(run_dlprof(trace, "w_Relu", db, sizeof db));
+  sqlite3 *h = NULL;
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  static const struct { const char *type, *dims; double flops; } want[] = {
+      {"conv2d", "[[32, 3, 32, 32], [6, 3, 3, 3], [6]]", 2.0 * 32 * 6 * 30 * 30 * 3 * 3 * 3},
+      {"conv2d", "[[32, 6, 15, 15], [16, 6, 5, 5], [16]]", 2.0 * 32 * 16 * 11 * 11 * 6 * 5 * 5},
+      {"linear", "[[32, 400], [120, 400], [120]]", 2.0 * 32 * 120 * 400 + 32 * 120},
+      {"linear", "[[32, 120], [84, 120], [84]]", 2.0 * 32 * 84 * 120 + 32 * 84},
+      {"linear", "[[32, 84], [10, 84], [10]]", 2.0 * 32 * 10 * 84 + 32 * 10},
+  };
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < sizeof want / sizeof want[0]; i++) {
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(h,
+                       "SELECT flops, input_types, bound FROM view_dl_op_shapes "
+                       "WHERE op_node_type = ?1 AND input_dims = ?2",
+                       -1, &st, NULL);
+    sqlite3_bind_text(st, 1, want[i].type, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, want[i].dims, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+      fprintf(stderr, "w_Relu: no row %s %s\n", want[i].type, want[i].dims);
+      rc = 1;
+    } else if (sqlite3_column_double(st, 0) != want[i].flops ||
+               strcmp((const char *)sqlite3_column_text(st, 1), "float32") != 0 ||
+               strcmp((const char *)sqlite3_column_text(st, 2), "unknown GPU") != 0) {
+      fprintf(stderr, "w_Relu: %s %s: %.9g FLOPs, %s, %s\n", want[i].type, want[i].dims,
+              sqlite3_column_double(st, 0), sqlite3_column_text(st, 1),
+              sqlite3_column_text(st, 2)); /* an RTX 2070 SUPER: not in the peaks */
+      rc = 1;
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  ASSERT_OK(rc);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   shared_dir = argc > 1 ? argv[1] : "";
+  dlprof_bin = argc > 2 ? argv[2] : "dlprof";
+  work_dir = argc > 3 ? argv[3] : ".";
   RUN(test_parse);
   RUN(test_models);
   RUN(test_peaks);
@@ -231,6 +391,8 @@ int main(int argc, char **argv) {
   if (f) {
     fclose(f);
     RUN(test_tracelens);
+    RUN(test_view_tracelens);
+    RUN(test_view_w_relu);
     TEST_DONE();
   }
   if (test__failed) TEST_DONE();
