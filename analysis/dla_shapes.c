@@ -142,8 +142,9 @@ static int32_t row_for(dla_ctx *c, dl_smap *by_key, int32_t op, const inst_text 
   memset(r, 0, sizeof *r);
   r->op = op;
   r->device = -1;
-  if (!(r->dims = strdup(t->dims)) || !(r->key = strdup(key))) {
+  if (!(r->dims = strdup(t->dims)) || !(r->key = strdup(key)) || !(r->name = strdup(t->name))) {
     free(r->dims);
+    free(r->key);
     return -1;
   }
   snprintf(r->dtype, sizeof r->dtype, "%s", t->dtype[0] ? t->dtype : c->ops[op].data_type);
@@ -155,6 +156,7 @@ static int32_t row_for(dla_ctx *c, dl_smap *by_key, int32_t op, const inst_text 
   if (dl_smap_put(by_key, r->key, (int64_t)s->n)) {
     free(r->dims);
     free(r->key);
+    free(r->name);
     return -1;
   }
   return (int32_t)s->n++;
@@ -191,6 +193,7 @@ static void sum_gpu_time(dla_ctx *c, const int32_t *row_of) {
       continue;
     dla_shape_row *r = &c->shapes->v[row_of[inst]];
     r->gpu_time += dla__kern_dur(c, k);
+    if (dla__kern_tc(c, k)) r->tc_gpu_time += dla__kern_dur(c, k);
     if (r->device < 0) r->device = dla__kern_device(c, k);
   }
   for (size_t i = 0; i < c->nm; i++) {
@@ -244,6 +247,7 @@ static void rate(dla_shape_row *r, const dla_peak *p) {
     return;
   }
   r->gpu_name = p->name;
+  r->peak = p;
   r->peak_tflops = pf / 1e12;
   r->peak_tb_per_s = pb / 1e12;
   double roof = fmin(pf, r->intensity * pb);
@@ -297,8 +301,61 @@ void dla__shapes_free(dla_ctx *c) {
   for (size_t i = 0; i < c->shapes->n; i++) {
     free(c->shapes->v[i].dims);
     free(c->shapes->v[i].key);
+    free(c->shapes->v[i].name);
   }
   free(c->shapes->v);
   free(c->shapes);
   c->shapes = NULL;
+}
+
+/* The Tensor Core fact of row r, 0; -1 when it has none. */
+static int tc_fact(const dla_shape_row *r, double niter, dla_tc_fact *t) {
+  if ((r->pm.family != DLA_PM_GEMM && r->pm.family != DLA_PM_CONV) || !r->peak ||
+      r->gpu_time <= 0 || r->tc_gpu_time > 0)
+    return -1;
+  memset(t, 0, sizeof *t);
+  int bpe = dla_pm_bpe(r->dtype);
+  if (bpe == 4 && strcmp(r->dtype, "int") != 0) {
+    t->reason = DLA_TC_FP32;
+    int tf32 = dla_peak_flops(r->peak, "float32", 1) > 0;
+    t->fix_type = tf32 ? "TF32" : "FP16 (AMP)";
+    t->peak_tc = dla_peak_flops(r->peak, tf32 ? "float32" : "float16", 1);
+  } else if (bpe == 2 && (r->pm.m % 8 || r->pm.n % 8 || r->pm.k % 8)) {
+    t->reason = DLA_TC_ALIGN;
+    t->fix_type = r->dtype;
+    t->peak_tc = dla_peak_flops(r->peak, r->dtype, 1);
+  } else {
+    return -1;
+  }
+  t->peak_now = dla_peak_flops(r->peak, r->dtype, 0);
+  if (t->peak_tc <= 0 || t->peak_now <= 0) return -1;
+  t->op_name = r->name;
+  t->dims = r->dims;
+  t->dtype = r->dtype;
+  t->gpu_name = r->peak->name;
+  t->m = r->pm.m;
+  t->n = r->pm.n;
+  t->k = r->pm.k;
+  t->calls_per_iter = (double)r->calls / niter;
+  t->gpu_ns_per_iter = (double)r->gpu_time / niter;
+  t->flops = r->pm.flops;
+  t->bytes = r->pm.bytes;
+  t->mem_bw = dla_peak_bytes_per_s(r->peak);
+  return 0;
+}
+
+void dla__shapes_facts(const dla_ctx *c, dla_facts *f) {
+  f->n_tc = 0;
+  if (!c->shapes) return;
+  double niter = c->iter_stop >= c->iter_start ? (double)(c->iter_stop - c->iter_start + 1) : 1;
+  for (size_t i = 0; i < c->shapes->n; i++) {
+    dla_tc_fact t;
+    if (tc_fact(&c->shapes->v[i], niter, &t)) continue;
+    int k = f->n_tc < DLA_MAX_TC_FACTS ? f->n_tc++ : DLA_MAX_TC_FACTS - 1;
+    if (k == DLA_MAX_TC_FACTS - 1 && f->tc[k].gpu_ns_per_iter >= t.gpu_ns_per_iter &&
+        f->n_tc == DLA_MAX_TC_FACTS)
+      continue; /* full, and smaller than the smallest kept */
+    while (k > 0 && f->tc[k - 1].gpu_ns_per_iter < t.gpu_ns_per_iter) f->tc[k] = f->tc[k - 1], k--;
+    f->tc[k] = t;
+  }
 }

@@ -17,14 +17,17 @@
 
 #include "dla_ctx.h"
 #include "dla_perfmodel.h"
+#include "dla_rules.h"
 
 /* One op and input shapes. */
 typedef struct dla_shape_row {
   int32_t op;                  /* index into c->ops */
   char *dims;                  /* the input dims as recorded (owned) */
   char *key;                   /* op, dims and dtype: the grouping key (owned) */
+  char *name;                  /* the op's name in the text ("aten::linear") (owned) */
   char dtype[32];              /* the inputs' type as recorded ("": unknown) */
   int64_t calls, gpu_time;     /* instances in the aggregated iterations; ns, all calls */
+  int64_t tc_gpu_time;         /* ns of it in Tensor Core kernels */
   int32_t device;              /* the GPU of its kernels (-1: none seen) */
   dla_pm_result pm;            /* the model of one call */
   /* with a model and GPU time: achieved and the GPU's limits (NaN: unknown) */
@@ -32,6 +35,7 @@ typedef struct dla_shape_row {
   double peak_tflops, peak_tb_per_s, roofline_tflops_per_s, pct_of_roofline;
   const char *bound;           /* "compute", "memory", "unknown GPU"; NULL: no model */
   const char *gpu_name;        /* the peaks' GPU name (static), NULL: unknown GPU */
+  const struct dla_peak *peak; /* its GPU's peaks (static), NULL: unknown GPU */
 } dla_shape_row;
 
 typedef struct dla_shapes {
@@ -45,5 +49,9 @@ int dla__shapes_run(dla_ctx *c);
  * table). */
 int dla__shapes_write(dla_ctx *c, int64_t aggr_id);
 void dla__shapes_free(dla_ctx *c);
+/* The GEMMs and convolutions that ran no Tensor Core kernel on a GPU of
+ * known peaks, most GPU time first, into f->tc (the Tensor Core rule's
+ * facts); f borrows the rows' strings. */
+void dla__shapes_facts(const dla_ctx *c, dla_facts *f);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "dla_peaks.h"
 #include "dla_perfmodel.h"
+#include "dla_rules_tc.h"
 #include "test.h"
 
 static const char *shared_dir, *dlprof_bin, *work_dir;
@@ -99,6 +100,63 @@ static int test_peaks(void) {
   ASSERT_NOT_NULL(dla_peak_find("NVIDIA A100-SXM4-40GB", 80));
   ASSERT_NOT_NULL(dla_peak_find("AMD Instinct MI300X", -1));
   ASSERT_NULL(dla_peak_find("Imaginary GPU 9000", 99));
+  return 0;
+}
+
+/* The Tensor Core rule on hand-made facts: the time saved by hand. */
+static int test_tc_rule(void) {
+  static dla_facts f;
+  memset(&f, 0, sizeof f);
+  static const int64_t iters[2] = {10000000, 10000000}; /* 10 ms steps */
+  f.iter_durations = iters;
+  f.n_iter_durations = 2;
+  dla_tc_fact a = {.op_name = "aten::linear", .dims = "[[4000, 1000], [1000, 1000], [1000]]",
+                   .dtype = "float32", .fix_type = "TF32", .gpu_name = "H100 SXM5",
+                   .reason = DLA_TC_FP32, .m = 4000, .n = 1000, .k = 1000,
+                   .calls_per_iter = 2, .gpu_ns_per_iter = 1e6, .flops = 8.004e9,
+                   .bytes = 2.4e7, .peak_now = 67e12, .peak_tc = 494.7e12, .mem_bw = 3.35e12};
+  /* on Tensor Cores: 1 ms * 67 / 494.7 = 135.436 us; its bytes: 2 * 24 MB at 3.35 TB/s =
+   * 14.328 us; saved 1000 - 135.436 = 864.564 us */
+  ASSERT_NEAR(dla_tc_saved_ns(&a), 1e6 - 1e6 * 67.0 / 494.7, 1e-6);
+  ASSERT_NEAR(dla_tc_saved_ns(&a), 864564.4, 0.1);
+  /* bfloat16 with K = 1001: memory-bound fix (its bytes take longer than its math) */
+  dla_tc_fact b = a;
+  b.op_name = "aten::mm";
+  b.dtype = "bfloat16";
+  b.fix_type = "bfloat16";
+  b.reason = DLA_TC_ALIGN;
+  b.k = 1001;
+  b.gpu_ns_per_iter = 400e3;
+  b.peak_now = 67e12;
+  b.peak_tc = 989.4e12;
+  b.bytes = 5e8; /* 2 * 500 MB at 3.35 TB/s = 298.507 us > 400 us * 67 / 989.4 */
+  ASSERT_NEAR(dla_tc_saved_ns(&b), 400e3 - 2 * 5e8 / 3.35e12 * 1e9, 1e-3);
+  /* too small: 50 us of a 10 ms step (0.5 % < 1 %) saves less than the threshold */
+  dla_tc_fact c = a;
+  c.op_name = "aten::bmm";
+  c.gpu_ns_per_iter = 50e3;
+  f.tc[0] = c;
+  f.tc[1] = b;
+  f.tc[2] = a;
+  f.n_tc = 3;
+  dla_finding out[4];
+  memset(out, 0, sizeof out);
+  size_t n = dla__rule_tensor_core_shapes(&f, out, 4);
+  ASSERT_EQ(n, 2);
+  /* the largest saving first */
+  ASSERT_CONTAINS(out[0].problem, "aten::linear");
+  ASSERT_CONTAINS(out[0].problem, "save an estimated 864.6 us per iteration");
+  ASSERT_CONTAINS(out[0].problem, "1000.0 us per iteration at 16.01 TFLOP/s");
+  ASSERT_CONTAINS(out[0].recommendation, "allow_tf32");
+  ASSERT_CONTAINS(out[1].problem, "aten::mm");
+  ASSERT_CONTAINS(out[1].problem, "save an estimated 101.5 us per iteration");
+  ASSERT_CONTAINS(out[1].recommendation, "4000 x 1000 x 1008");
+  /* through the rule table too */
+  dla_finding all[64];
+  size_t na = dla_rules_run(&f, all, 64), seen = 0;
+  for (size_t i = 0; i < na; i++)
+    seen += strcmp(all[i].rule_id, "tensor_core_shapes_detector") == 0;
+  ASSERT_EQ(seen, 2);
   return 0;
 }
 
@@ -383,6 +441,7 @@ int main(int argc, char **argv) {
   RUN(test_parse);
   RUN(test_models);
   RUN(test_peaks);
+  RUN(test_tc_rule);
   char probe[1024];
   snprintf(probe, sizeof probe,
            "%s/traces/kineto/tracelens_h100/gaunernst_bert-small-uncased__1016001_perf_report_csvs/GEMM.csv",
