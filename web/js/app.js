@@ -16,8 +16,9 @@ import kernelsByOp from './views/kernels_by_op.js';
 import iterations from './views/iterations.js';
 import gpus from './views/gpus.js';
 import statistics from './views/statistics.js';
+import roofline from './views/roofline.js';
 
-const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, statistics];
+const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, statistics, roofline];
 
 // What each view of the database holds, for "missing view" notes, and the
 // DLProf release that introduced it where that is known (docs peers.md A.8).
@@ -40,6 +41,7 @@ const VIEW_DATA = {
   view_domain_model_gpu_utilization: ['GPU utilization data'],
   view_system_config: ['system configuration'],
   view_op_cpu_times: ['per-op CPU times'],
+  view_dl_op_shapes: ['op shapes and perf models'],
 };
 
 // DLProf's report names (--reports) as the menu shows them.
