@@ -162,6 +162,33 @@ static int32_t row_for(dla_ctx *c, dl_smap *by_key, int32_t op, const inst_text 
   return (int32_t)s->n++;
 }
 
+/* Adds each modelled instance's FLOPs to its iteration. */
+static int sum_iter_flops(dla_ctx *c, const int32_t *row_of) {
+  dla_shapes *s = c->shapes;
+  if (c->niter <= 0 || c->iter_stop < c->iter_start) return DL_OK;
+  s->n_iter_flops = c->iter_stop - c->iter_start + 1;
+  if (!(s->iter_flops = calloc((size_t)s->n_iter_flops, sizeof *s->iter_flops))) return DL_ENOMEM;
+  for (size_t i = 0; i < c->nr; i++) {
+    if (row_of[i] < 0 || s->v[row_of[i]].pm.family == DLA_PM_NONE) continue;
+    int64_t it = dla__iter_of(c, c->r[i].start) - c->iter_start;
+    if (it >= 0 && it < s->n_iter_flops) s->iter_flops[it] += s->v[row_of[i]].pm.flops;
+  }
+  return DL_OK;
+}
+
+/* The peak model FLOP utilization is measured against: that of the data
+ * type (and Tensor Core use) of the rows with the most FLOPs, NaN when
+ * their GPU is unknown. */
+static double mfu_peak(const dla_shapes *s) {
+  const dla_shape_row *top = NULL;
+  for (size_t i = 0; i < s->n; i++) {
+    const dla_shape_row *r = &s->v[i];
+    if (r->pm.family == DLA_PM_NONE) continue;
+    if (!top || r->pm.flops * (double)r->calls > top->pm.flops * (double)top->calls) top = r;
+  }
+  return top && !isnan(top->peak_tflops) ? top->peak_tflops : NAN;
+}
+
 /* Instances to rows: row_of[i] for range i (-1: no shapes). */
 static int group_instances(dla_ctx *c, int32_t *row_of) {
   dl_smap by_key;
@@ -262,16 +289,19 @@ static void rate(dla_shape_row *r, const dla_peak *p) {
 
 int dla__shapes_run(dla_ctx *c) {
   if (!(c->shapes = calloc(1, sizeof *c->shapes))) return DL_ENOMEM;
+  c->shapes->mfu_peak_tflops = NAN;
   if (c->nr == 0) return DL_OK;
   int32_t *row_of = malloc(c->nr * sizeof *row_of);
   if (!row_of) return DL_ENOMEM;
   int rc = group_instances(c, row_of);
   if (rc == DL_OK) sum_gpu_time(c, row_of);
+  if (rc == DL_OK) rc = sum_iter_flops(c, row_of);
   free(row_of);
   gpu_names gn = {.n = 0};
   if (rc == DL_OK) rc = dldb_scan_gpus(c->w, note_gpu, &gn, c->err, c->errlen);
   for (size_t i = 0; rc == DL_OK && i < c->shapes->n; i++)
     rate(&c->shapes->v[i], peak_of(&gn, c->shapes->v[i].device));
+  c->shapes->mfu_peak_tflops = mfu_peak(c->shapes);
   return rc;
 }
 
@@ -293,6 +323,10 @@ int dla__shapes_write(dla_ctx *c, int64_t aggr_id) {
   }
   int rc = dldb_aggr_dl_op_shapes(c->w, aggr_id, w, c->shapes->n, c->err, c->errlen);
   free(w);
+  if (rc == DL_OK && c->shapes->iter_flops)
+    rc = dldb_aggr_dl_iter_flops(c->w, aggr_id, c->iter_start, c->shapes->iter_flops,
+                                 (size_t)c->shapes->n_iter_flops, c->shapes->mfu_peak_tflops,
+                                 c->err, c->errlen);
   return rc;
 }
 
@@ -304,6 +338,7 @@ void dla__shapes_free(dla_ctx *c) {
     free(c->shapes->v[i].name);
   }
   free(c->shapes->v);
+  free(c->shapes->iter_flops);
   free(c->shapes);
   c->shapes = NULL;
 }

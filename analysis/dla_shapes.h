@@ -41,6 +41,11 @@ typedef struct dla_shape_row {
 typedef struct dla_shapes {
   dla_shape_row *v;
   size_t n, cap;
+  /* model FLOPs per aggregated iteration (iter_flops[i - c->iter_start]), and the peak
+   * they are measured against: the dense peak of the rows with the most FLOPs' type */
+  double *iter_flops;
+  int64_t n_iter_flops;
+  double mfu_peak_tflops;      /* NaN: unknown GPU */
 } dla_shapes;
 
 /* Fills c->shapes (calls, kernels and memory operations still loaded). */

@@ -29,6 +29,12 @@ typedef struct dldb_dl_op_shape_row {
 /* 1 if the file has aggr_dl_op_shapes (schema written by this version). */
 int dldb_dl_has_op_shapes(dldb_writer *w);
 
+/* Model FLOPs of iterations first_iter, first_iter + 1, ... (n of them),
+ * and the peak (TFLOP/s, NaN: unknown) model FLOP utilization divides by. */
+int dldb_aggr_dl_iter_flops(dldb_writer *w, int64_t aggr_id, int64_t first_iter,
+                            const double *flops, size_t n, double peak_tflops, char *err,
+                            size_t errlen);
+
 int dldb_aggr_dl_op_shapes(dldb_writer *w, int64_t aggr_id, const dldb_dl_op_shape_row *r,
                            size_t n, char *err, size_t errlen);
 

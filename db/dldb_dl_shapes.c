@@ -54,3 +54,25 @@ int dldb_aggr_dl_op_shapes(dldb_writer *w, int64_t aggr_id, const dldb_dl_op_sha
   sqlite3_finalize(st);
   return rc;
 }
+
+int dldb_aggr_dl_iter_flops(dldb_writer *w, int64_t aggr_id, int64_t first_iter,
+                            const double *flops, size_t n, double peak_tflops, char *err,
+                            size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(w->db, "INSERT INTO aggr_dl_iter_flops VALUES (?1, ?2, ?3, ?4)", -1, &st,
+                         NULL) != SQLITE_OK)
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_iter_flops: %s", sqlite3_errmsg(w->db));
+  int rc = DL_OK;
+  for (size_t i = 0; rc == DL_OK && i < n; i++) {
+    sqlite3_bind_int64(st, 1, aggr_id);
+    sqlite3_bind_int64(st, 2, first_iter + (int64_t)i);
+    sqlite3_bind_double(st, 3, flops[i]);
+    bind_real(st, 4, peak_tflops);
+    int s = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (s != SQLITE_DONE)
+      rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_iter_flops: %s", sqlite3_errmsg(w->db));
+  }
+  sqlite3_finalize(st);
+  return rc;
+}

@@ -1102,3 +1102,46 @@ JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx
 JOIN aggregations a ON a.aggr_id = x.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
+
+-- Model FLOPs per aggregated iteration (the modelled op instances that
+-- start in it) and the dense peak model FLOP utilization divides by: that
+-- of the data type of the rows with the most FLOPs (NULL: unknown GPU).
+CREATE TABLE aggr_dl_iter_flops (
+  aggr_id           INTEGER NOT NULL,
+  iter_value        INTEGER NOT NULL,
+  flops             REAL NOT NULL,
+  peak_tflops_per_s REAL,
+  PRIMARY KEY (aggr_id, iter_value)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_iteration_flops AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.iter_value,
+       i.stop_time - i.start_time AS duration, x.flops,
+       CASE WHEN i.stop_time > i.start_time
+            THEN x.flops / (i.stop_time - i.start_time) / 1000.0 END AS tflops_per_s,
+       x.peak_tflops_per_s,
+       CASE WHEN i.stop_time > i.start_time AND x.peak_tflops_per_s > 0
+            THEN 100.0 * x.flops / (i.stop_time - i.start_time) / 1000.0 / x.peak_tflops_per_s
+            END AS mfu_pct
+FROM aggr_dl_iter_flops x
+JOIN aggr_iterations i ON i.aggr_id = x.aggr_id AND i.iter_value = x.iter_value
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- Totals per op type of the modelled rows of view_dl_op_shapes.
+CREATE VIEW view_dl_op_type_flops AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_type, x.model,
+       SUM(x.calls) AS calls, SUM(x.flops * x.calls) AS flops, SUM(x.bytes * x.calls) AS bytes,
+       SUM(x.gpu_time) AS gpu_time,
+       CASE WHEN SUM(x.gpu_time) > 0 THEN SUM(x.flops * x.calls) / SUM(x.gpu_time) / 1000.0 END
+         AS tflops_per_s,
+       CASE WHEN SUM(x.gpu_time) > 0 THEN SUM(x.bytes * x.calls) / SUM(x.gpu_time) / 1000.0 END
+         AS tb_per_s
+FROM aggr_dl_op_shapes x
+JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.flops IS NOT NULL
+GROUP BY x.aggr_id, o.op_node_type, x.model;

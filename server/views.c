@@ -39,6 +39,8 @@ const dlv_view dlv_views[DLV_VIEW_COUNT] = {
   {"dl_iteration_efficiency",      "view_dl_iteration_efficiency",      DLV_LIST,   AD, "iter_value",       0, {"device_id", NULL},                       "est. SM efficiency per iteration"},
   {"dl_iteration_names",           "view_dl_iteration_names",           DLV_LIST,   A,  "iter_value",       0, {NULL},                                    "iteration names (ProfilerStep#N of PyTorch profiler traces)"},
   {"dl_op_shapes",                 "view_dl_op_shapes",                 DLV_LIST,   AD, "gpu_time",         1, {"op_node_id", "row_idx", NULL},           "FLOPs, bytes and roofline per op and input shapes"},
+  {"dl_iteration_flops",           "view_dl_iteration_flops",           DLV_LIST,   AD, "iter_value",       0, {NULL},                                    "model FLOPs and FLOP utilization per iteration"},
+  {"dl_op_type_flops",             "view_dl_op_type_flops",             DLV_LIST,   AD, "gpu_time",         1, {"op_node_type", "model", NULL},           "model FLOPs and bytes per op type"},
   {"dl_kernel_efficiency",         "view_dl_kernel_efficiency",         DLV_LIST,   AD, "gpu_time",         1, {"kernel_name", NULL},                     "est. SM efficiency and occupancy per kernel"},
   /* nsys-stats-style statistics, in nsys stats' order (row_idx) */
   {"dl_stats_cuda_api",            "view_dl_stats_cuda_api",            DLV_LIST,   AD, "row_idx",          0, {"row_idx", NULL},                         "the CUDA API table of the Statistics view"},

@@ -391,6 +391,47 @@ static int test_view_tracelens(void) {
   return 0;
 }
 
+static double q1(sqlite3 *h, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  double v = NAN;
+  if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_type(st, 0) != SQLITE_NULL)
+    v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* The bert trace (one iteration): its model FLOPs are the rows' FLOPs *
+ * calls, per op type too; FLOP utilization = FLOPs / duration / the H100's
+ * bfloat16 peak (989.4 TFLOP/s, the type of the most FLOPs). */
+static int test_view_flops(void) {
+  char trace[1200], db[1300];
+  snprintf(trace, sizeof trace, "%s/traces/kineto/tracelens_h100/%s.json.gz", shared_dir,
+           traces[1]);
+  ASSERT_OK(run_dlprof(trace, "bert_flops", db, sizeof db));
+  sqlite3 *h = NULL;
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  double rows = q1(h, "SELECT sum(flops * calls) FROM view_dl_op_shapes WHERE flops IS NOT NULL");
+  double gemm = q1(h, "SELECT sum(flops * calls) FROM view_dl_op_shapes WHERE model = 'GEMM'");
+  double iters = q1(h, "SELECT sum(flops) FROM view_dl_iteration_flops");
+  double types = q1(h, "SELECT sum(flops) FROM view_dl_op_type_flops");
+  double linear = q1(h, "SELECT flops FROM view_dl_op_type_flops WHERE op_node_type = 'linear'");
+  double dur = q1(h, "SELECT duration FROM view_dl_iteration_flops WHERE iter_value = 0");
+  double peak = q1(h, "SELECT peak_tflops_per_s FROM view_dl_iteration_flops WHERE iter_value = 0");
+  double mfu = q1(h, "SELECT mfu_pct FROM view_dl_iteration_flops WHERE iter_value = 0");
+  double n = q1(h, "SELECT count(*) FROM view_dl_iteration_flops");
+  sqlite3_close(h);
+  ASSERT_EQ(n, 1);
+  ASSERT(rows > 8e9); /* 26 linear layers, 4 attentions, ... */
+  ASSERT_NEAR(iters, rows, rows * 1e-12);
+  ASSERT_NEAR(types, rows, rows * 1e-12);
+  ASSERT_NEAR(linear, gemm, gemm * 1e-12);
+  ASSERT_NEAR(peak, 989.4, 1e-9);
+  ASSERT(dur > 0);
+  ASSERT_NEAR(mfu, 100.0 * rows / dur / 1e3 / 989.4, 1e-9);
+  return 0;
+}
+
 /* w_Relu: NVIDIA DLProf's op markers give the convolutions and linear
  * layers their shapes; FLOPs by hand: conv 2*N*K*P*Q*C*R*S, linear
  * 2*M*N*K + M*N. */
@@ -452,6 +493,7 @@ int main(int argc, char **argv) {
     RUN(test_tracelens);
     RUN(test_view_tracelens);
     RUN(test_view_w_relu);
+    RUN(test_view_flops);
     TEST_DONE();
   }
   if (test__failed) TEST_DONE();
