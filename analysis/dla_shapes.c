@@ -189,23 +189,45 @@ static double mfu_peak(const dla_shapes *s) {
   return top && !isnan(top->peak_tflops) ? top->peak_tflops : NAN;
 }
 
+/* A small direct-mapped cache of (op, name id) -> row: instances of one
+ * op with one text share a row, and their text is read once while it
+ * stays in the cache; texts unique per instance (emit_nvtx's seq) cost no
+ * more memory than the cache. */
+#define SEEN_SLOTS 4096
+typedef struct seen_slot {
+  uint64_t key;                /* (op, name id) + 1; 0: empty */
+  int32_t row;                 /* -1: no shapes */
+} seen_slot;
+
 /* Instances to rows: row_of[i] for range i (-1: no shapes). */
 static int group_instances(dla_ctx *c, int32_t *row_of) {
   dl_smap by_key;
   dl_smap_init(&by_key);
   int rc = DL_OK;
   inst_text *t = malloc(sizeof *t);
-  if (!t) return DL_ENOMEM;
+  seen_slot *seen = calloc(SEEN_SLOTS, sizeof *seen);
+  if (!t || !seen) rc = DL_ENOMEM;
   for (size_t i = 0; rc == DL_OK && i < c->nr; i++) {
     const dla_range *r = &c->r[i];
     row_of[i] = -1;
     if (r->role != DLA_ROLE_INST || r->op < 0 || !dla__in_window(c, r->start)) continue;
-    if (read_text(dldb_writer_string(c->w, r->name_id), t)) continue;
-    int32_t row = row_for(c, &by_key, r->op, t);
-    if (row < 0) rc = DL_ENOMEM;
-    else c->shapes->v[row].calls++, row_of[i] = row;
+    uint64_t key = ((uint64_t)(uint32_t)r->op << 32 | (uint32_t)r->name_id) + 1;
+    seen_slot *slot = &seen[(key * 0x9E3779B97F4A7C15ull) >> 52]; /* 12 bits: SEEN_SLOTS */
+    int32_t row = -1;
+    if (slot->key == key) {
+      row = slot->row;
+    } else {
+      if (!read_text(dldb_writer_string(c->w, r->name_id), t) &&
+          (row = row_for(c, &by_key, r->op, t)) < 0) {
+        rc = DL_ENOMEM;
+        break;
+      }
+      *slot = (seen_slot){.key = key, .row = row};
+    }
+    if (row >= 0) c->shapes->v[row].calls++, row_of[i] = row;
   }
   free(t);
+  free(seen);
   dl_smap_free(&by_key);
   return rc;
 }
@@ -269,7 +291,8 @@ static void rate(dla_shape_row *r, const dla_peak *p) {
   double pf = dla_peak_flops(p, r->dtype, r->pm.tensor_core_math);
   double pb = dla_peak_bytes_per_s(p);
   if (!p || pf <= 0 || pb <= 0 || isnan(r->intensity)) {
-    r->bound = "unknown GPU";
+    /* no peaks for the GPU, or none for the data type (unknown: no bytes either) */
+    r->bound = p ? "unknown type" : "unknown GPU";
     r->gpu_name = p ? p->name : NULL;
     return;
   }
@@ -291,6 +314,7 @@ int dla__shapes_run(dla_ctx *c) {
   if (!(c->shapes = calloc(1, sizeof *c->shapes))) return DL_ENOMEM;
   c->shapes->mfu_peak_tflops = NAN;
   if (c->nr == 0) return DL_OK;
+  dla__progress(c, "op shapes and perf models", 0, 1);
   int32_t *row_of = malloc(c->nr * sizeof *row_of);
   if (!row_of) return DL_ENOMEM;
   int rc = group_instances(c, row_of);
@@ -302,6 +326,7 @@ int dla__shapes_run(dla_ctx *c) {
   for (size_t i = 0; rc == DL_OK && i < c->shapes->n; i++)
     rate(&c->shapes->v[i], peak_of(&gn, c->shapes->v[i].device));
   c->shapes->mfu_peak_tflops = mfu_peak(c->shapes);
+  if (rc == DL_OK) dla__progress(c, "op shapes and perf models", 1, 1);
   return rc;
 }
 

@@ -33,7 +33,8 @@ typedef struct dla_shape_row {
   /* with a model and GPU time: achieved and the GPU's limits (NaN: unknown) */
   double tflops_per_s, tb_per_s, intensity; /* FLOP per byte */
   double peak_tflops, peak_tb_per_s, roofline_tflops_per_s, pct_of_roofline;
-  const char *bound;           /* "compute", "memory", "unknown GPU"; NULL: no model */
+  const char *bound;           /* "compute", "memory", "unknown GPU", "unknown type"; NULL: no
+                                * model */
   const char *gpu_name;        /* the peaks' GPU name (static), NULL: unknown GPU */
   const struct dla_peak *peak; /* its GPU's peaks (static), NULL: unknown GPU */
 } dla_shape_row;

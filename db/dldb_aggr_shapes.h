@@ -22,7 +22,7 @@ typedef struct dldb_dl_op_shape_row {
   double flops, bytes;               /* per call */
   double tflops_per_s, tb_per_s, intensity; /* achieved; intensity: FLOP per byte */
   double peak_tflops, peak_tb_per_s, roofline_tflops_per_s, pct_of_roofline;
-  const char *bound;                 /* "compute", "memory", "unknown GPU" */
+  const char *bound;                 /* "compute", "memory", "unknown GPU", "unknown type" */
   const char *gpu_name;              /* the GPU the peaks are of */
 } dldb_dl_op_shape_row;
 

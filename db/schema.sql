@@ -1084,7 +1084,7 @@ CREATE TABLE aggr_dl_op_shapes (
   peak_tb_per_s         REAL,
   roofline_tflops_per_s REAL,              -- min(peak, intensity * bandwidth)
   pct_of_roofline       REAL,
-  bound                 TEXT,              -- 'compute', 'memory', 'unknown GPU'
+  bound                 TEXT,              -- 'compute', 'memory', 'unknown GPU', 'unknown type'
   gpu_name              TEXT,              -- the GPU the peaks are of
   PRIMARY KEY (aggr_id, row_idx)
 ) WITHOUT ROWID;
