@@ -33,6 +33,7 @@
 
 #define MAX_DEVS 64
 #define DIMS_CAP 1024
+#define CONCRETE_CAP 256
 #define TYPES_CAP 64
 
 enum cat { C_NONE, C_OP, C_ANNOT, C_GPU_ANNOT, C_RUNTIME, C_DRIVER, C_KERNEL, C_MEMCPY,
@@ -64,6 +65,7 @@ typedef struct kev {
   char *stack;             /* "Call stack" (with_stack=True), stack_len bytes and a NUL */
   size_t stack_len, stack_cap;
   char dims[DIMS_CAP];
+  char concrete[CONCRETE_CAP]; /* "Concrete Inputs": kept in the text of convolutions only */
   char mname[256];
 } kev;
 
@@ -520,7 +522,7 @@ static int set_stack(kev *e, const char *s, size_t n) {
 /* The "args" members read; the others are skipped. */
 enum {
   A_NONE, A_CORR, A_DEVICE, A_STREAM, A_CONTEXT, A_REGS, A_SMEM, A_BYTES, A_BPSM, A_OCC,
-  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK
+  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK, A_CONCRETE
 };
 
 static int arg_id(const char *key) {
@@ -534,6 +536,7 @@ static int arg_id(const char *key) {
       {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
       {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
       {"name", A_NAME},                {"Call stack", A_STACK},
+      {"Concrete Inputs", A_CONCRETE},
   };
   for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* first bytes first: cheap */
     if (args[i].key[0] == key[0] && strcmp(args[i].key, key) == 0) return args[i].id;
@@ -567,6 +570,7 @@ static kj_tok read_args(kimp *k, kjson *j) {
     case A_FWD: e->fwd_ok = read_int(j, t, &e->fwd_tid); break;
     case A_DIMS: t = kjson_render(j, t, e->dims, sizeof e->dims); break;
     case A_TYPES: t = read_types(j, t, e->dtype, sizeof e->dtype); break;
+    case A_CONCRETE: t = kjson_render(j, t, e->concrete, sizeof e->concrete); break;
     case A_NAME:
       if (t == KJ_STR) snprintf(e->mname, sizeof e->mname, "%s", kjson_text(j));
       break;
@@ -585,7 +589,7 @@ static void ev_reset(kev *e) {
   e->name_len = e->stack_len = 0;
   if (e->name) e->name[0] = '\0';
   if (e->stack) e->stack[0] = '\0';
-  e->dims[0] = e->mname[0] = '\0';
+  e->dims[0] = e->concrete[0] = e->mname[0] = '\0';
   e->bpsm = e->occ = NAN;
 }
 
@@ -631,7 +635,7 @@ static char *put_int(char *p, int64_t v) {
 }
 
 static int range_text(kimp *k, const kev *e) {
-  size_t need = e->name_len + sizeof e->dims + 128;
+  size_t need = e->name_len + sizeof e->dims + sizeof e->concrete + 144;
   if (need > k->text_cap) {
     char *p = realloc(k->text, need);
     if (!p) return -1;
@@ -639,7 +643,8 @@ static int range_text(kimp *k, const kev *e) {
     k->text_cap = need;
   }
   /* need covers every part: the name, dims (bounded by its array), two
-   * numbers of at most 20 digits, dtype (< 32) and the labels */
+   * numbers of at most 20 digits, dtype (< 32), concrete inputs (bounded) and the
+   * labels */
   char *p = k->text;
   p = put_text(p, e->name ? e->name : "", e->name ? e->name_len : 0);
   if (e->seq_ok && e->seq >= 0) p = put_int(put_text(p, ", seq = ", 8), e->seq);
@@ -647,6 +652,9 @@ static int range_text(kimp *k, const kev *e) {
   if (e->dims[0] && strcmp(e->dims, "[]") != 0)
     p = put_text(put_text(p, ", sizes = ", 10), e->dims, strlen(e->dims));
   if (e->dtype[0]) p = put_text(put_text(p, ", dtype = ", 10), e->dtype, strlen(e->dtype));
+  /* a convolution's model needs its strides, padding, dilation and groups */
+  if (e->concrete[0] && e->name && strstr(e->name, "conv"))
+    p = put_text(put_text(p, ", concrete = ", 13), e->concrete, strlen(e->concrete));
   *p = '\0';
   return 0;
 }
@@ -791,14 +799,14 @@ static int emit(kimp *k, const kev *e) {
 
 static int write_event(void *ctx, const void *rec, size_t len);
 
-/* A record: the fixed part of the event, then its name, dims, thread name
- * and call stack, each with its NUL. */
+/* A record: the fixed part of the event, then its name, dims, concrete
+ * inputs, thread name and call stack, each with its NUL. */
 static int put_event(kimp *k, const kev *e) {
   /* names are C strings from here on (as the writer stores them): a "\u0000"
    * inside one ends it */
   size_t name = e->name ? strlen(e->name) : 0, dims = strlen(e->dims), mname = strlen(e->mname);
-  size_t stack = e->stack ? strlen(e->stack) : 0;
-  size_t len = KEV_FIXED + name + 1 + dims + 1 + mname + 1 + stack + 1;
+  size_t stack = e->stack ? strlen(e->stack) : 0, conc = strlen(e->concrete);
+  size_t len = KEV_FIXED + name + 1 + dims + 1 + conc + 1 + mname + 1 + stack + 1;
   int rc = DL_OK;
   char *r;
   if (k->mem) { /* no second thread: the record is written at once */
@@ -820,6 +828,8 @@ static int put_event(kimp *k, const kev *e) {
   r += name + 1;
   memcpy(r, e->dims, dims + 1);
   r += dims + 1;
+  memcpy(r, e->concrete, conc + 1);
+  r += conc + 1;
   memcpy(r, e->mname, mname + 1);
   r += mname + 1;
   memcpy(r, e->stack ? e->stack : "", stack);
@@ -839,7 +849,10 @@ static int write_event(void *ctx, const void *rec, size_t len) {
   if (set_name(e, r, n)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
   r += n + 1;
   n = strlen(r);
-  memcpy(e->dims, r, n + 1); /* both fit: they were copied from a kev */
+  memcpy(e->dims, r, n + 1); /* these fit: they were copied from a kev */
+  r += n + 1;
+  n = strlen(r);
+  memcpy(e->concrete, r, n + 1);
   r += n + 1;
   n = strlen(r);
   memcpy(e->mname, r, n + 1);
