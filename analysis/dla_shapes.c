@@ -42,10 +42,13 @@ static int copy_list(const char *p, char *out, size_t cap) {
 }
 
 /* emit_nvtx and the PyTorch profiler import: "name, seq = 1, sizes =
- * [[...]], dtype = float32". 0, or -1 without sizes. */
+ * [[...]], dtype = float32" and, for a convolution, ", concrete = [...]"
+ * (its concrete inputs). 0, or -1 without sizes. */
 static int read_sizes_text(const char *text, inst_text *t) {
   const char *s = strstr(text, ", sizes = [");
   if (!s || copy_list(s + 10, t->dims, sizeof t->dims)) return -1;
+  const char *cc = strstr(s, ", concrete = [");
+  if (cc && copy_list(cc + 13, t->concrete, sizeof t->concrete)) t->concrete[0] = '\0';
   const char *comma = strstr(text, ", ");
   snprintf(t->name, sizeof t->name, "%.*s", (int)(comma - text), text);
   const char *d = strstr(s, ", dtype = ");
