@@ -12,6 +12,7 @@
  * Thresholds: the DLA_* constants in dla_rules.h, documented in docs/dldb.md.
  */
 #include "dla_rules.h"
+#include "dla_rules_perf.h"
 #include "dla_rules_tc.h"
 
 #include <math.h>
@@ -460,6 +461,9 @@ static const struct {
     {"no_gpu_activity_detector", rule_no_gpu_activity},
     {"cut_last_step_detector", rule_cut_last_step},
     {"tensor_core_shapes_detector", dla__rule_tensor_core_shapes},
+    {"unfused_attention_detector", dla__rule_unfused_attention},
+    {"elementwise_fusion_detector", dla__rule_elementwise_fusion},
+    {"small_gemm_detector", dla__rule_small_gemms},
 };
 
 size_t dla_rules_count(void) { return sizeof rules / sizeof rules[0]; }
