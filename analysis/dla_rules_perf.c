@@ -74,6 +74,7 @@ static void attn_describe(const dla_attn_fact *a, double saved, dla_finding *o) 
            "scores then stay "
            "on chip",
            (long long)a->nq, (long long)a->nkv);
+  snprintf(o->js_function, sizeof o->js_function, "ShowOpShapes");
 }
 
 size_t dla__rule_unfused_attention(const dla_facts *f, dla_finding *o, size_t cap) {
@@ -106,6 +107,7 @@ static void fuse_describe(const dla_fuse_fact *u, double saved, dla_finding *o) 
            "Fuse the chain into one kernel: torch.compile the module that runs "
            "it (or a fused "
            "op of the framework, e.g. a fused bias and activation)");
+  snprintf(o->js_function, sizeof o->js_function, "ShowOpShapes");
 }
 
 size_t dla__rule_elementwise_fusion(const dla_facts *f, dla_finding *o, size_t cap) {
@@ -138,6 +140,7 @@ static void small_describe(const dla_small_gemm_fact *g, double saved, dla_findi
            "Batch these calls: stack the inputs and run one torch.bmm (or a "
            "grouped GEMM), or "
            "give each call more work (a larger batch, wider layers)");
+  snprintf(o->js_function, sizeof o->js_function, "ShowOpShapes");
 }
 
 size_t dla__rule_small_gemms(const dla_facts *f, dla_finding *o, size_t cap) {

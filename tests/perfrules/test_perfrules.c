@@ -58,6 +58,7 @@ static int test_attn_saved(void) {
                                   "80.0 us of it in the two products");
   ASSERT_CONTAINS(out[0].problem, "save an estimated 50.0 us per iteration");
   ASSERT_CONTAINS(out[0].recommendation, "scaled_dot_product_attention");
+  ASSERT_STR_EQ(out[0].js_function, "ShowOpShapes");
   return 0;
 }
 
@@ -95,6 +96,7 @@ static int test_fuse_saved(void) {
   ASSERT_CONTAINS(out[0].problem, "67.11 MB less moved per chain");
   ASSERT_CONTAINS(out[1].problem, "an estimated 15.0 us per iteration saved");
   ASSERT_CONTAINS(out[0].recommendation, "torch.compile");
+  ASSERT_STR_EQ(out[1].js_function, "ShowOpShapes");
   return 0;
 }
 
@@ -125,6 +127,7 @@ static int test_small_gemm_saved(void) {
   ASSERT_EQ(dla__rule_small_gemms(&f, out, 2), 1);
   ASSERT_CONTAINS(out[0].problem, "1 output tiles of 128 x 128 for 132 SMs");
   ASSERT_CONTAINS(out[0].problem, "an estimated 49.9 us per iteration would be saved");
+  ASSERT_STR_EQ(out[0].js_function, "ShowOpShapes");
   /* through the rule table */
   dla_finding all[64];
   size_t na = dla_rules_run(&f, all, 64), seen = 0;
