@@ -6,7 +6,9 @@
 // point (and on a table row) opens that op in Ops and Kernels. On a
 // generated job of two ranks on two GPUs (an H100 and an A100), one
 // roofline per GPU: a selector lists both, the GPU of the most GPU time
-// first, and each shows its own rows under its own roof. On NVIDIA's
+// first, and each shows its own rows under its own roof. A perf finding
+// (a small GEMM of the H100 trace) links from the dashboard to the page.
+// On NVIDIA's
 // no_relu database (no such view) the menu has no Roofline entry. No console
 // errors anywhere.
 
@@ -172,6 +174,19 @@ test('a click on a point opens its op in Ops and Kernels', async () => {
   const selected = page.locator('section[data-table="ops"] tbody tr.selected');
   assert.equal(await selected.count(), 1, 'one op row is selected');
   assert.ok((await selected.textContent()).includes(at.name), `the selected row is ${at.name}`);
+  noProblems(page);
+});
+
+test('a perf finding on the dashboard links to the Roofline page', async () => {
+  const fns = sql(dbs.h100, `SELECT javascript_function FROM view_expert_systems WHERE instr(problem, 'too small to fill the GPU')`);
+  assert.deepEqual(fns, [{ javascript_function: 'ShowOpShapes' }]);
+  const page = await open('h100', '');
+  const link = page.locator('a.btn-action', { hasText: 'Show roofline' });
+  assert.equal(await link.count(), 1);
+  await link.click();
+  await page.waitForURL((u) => u.hash.startsWith('#/roofline'));
+  await settled(page);
+  assert.equal(await page.locator('[data-panel="roofline-chart"] canvas').count(), 1);
   noProblems(page);
 });
 
