@@ -68,13 +68,11 @@ static inst *list_insts(const dla_ctx *c, const int32_t *row_of, size_t *n) {
     m += r->role == DLA_ROLE_INST && r->op >= 0 && dla__in_window(c, r->start);
   }
   inst *v = malloc((m ? m : 1) * sizeof *v);
-  if (!v)
-    return NULL;
+  if (!v) return NULL;
   *n = 0;
   for (size_t i = 0; i < c->nr; i++) {
     const dla_range *r = &c->r[i];
-    if (r->role != DLA_ROLE_INST || r->op < 0 || !dla__in_window(c, r->start))
-      continue;
+    if (r->role != DLA_ROLE_INST || r->op < 0 || !dla__in_window(c, r->start)) continue;
     v[(*n)++] = (inst){.row = row_of[i], .th = dla__range_th(r)};
   }
   return v;
@@ -83,8 +81,7 @@ static inst *list_insts(const dla_ctx *c, const int32_t *row_of, size_t *n) {
 /* An op allowed between a product and softmax: elementwise on the scores
  * (scale, mask, dropout), or one without a model or shapes (a view). */
 static int attn_between(const dla_shape_row *r, double elems) {
-  if (!r || r->pm.family == DLA_PM_NONE)
-    return 1;
+  if (!r || r->pm.family == DLA_PM_NONE) return 1;
   return r->pm.family == DLA_PM_ELEMWISE && r->pm.out_elems == elems;
 }
 
@@ -99,8 +96,7 @@ static int attn_at(const walk *w, size_t p, size_t *a, size_t *b) {
   const dla_shape_row *g1 = NULL, *g2 = NULL;
   for (size_t k = 1; k <= DLA_ATTN_MAX_BETWEEN + 1 && k <= p && !g1; k++) {
     const dla_shape_row *r = row_at(w, p - k);
-    if (w->v[p - k].th != w->v[p].th || w->used[p - k])
-      return -1;
+    if (w->v[p - k].th != w->v[p].th || w->used[p - k]) return -1;
     if (is_family(r, DLA_PM_GEMM) && r->pm.out_elems == e)
       g1 = r, *a = p - k;
     else if (!attn_between(r, e))
@@ -108,8 +104,7 @@ static int attn_at(const walk *w, size_t p, size_t *a, size_t *b) {
   }
   for (size_t k = 1; g1 && k <= DLA_ATTN_MAX_BETWEEN + 1 && p + k < w->n && !g2; k++) {
     const dla_shape_row *r = row_at(w, p + k);
-    if (w->v[p + k].th != w->v[p].th)
-      return -1;
+    if (w->v[p + k].th != w->v[p].th) return -1;
     if (is_family(r, DLA_PM_GEMM) && r->pm.batch == g1->pm.batch && r->pm.m == g1->pm.m &&
         r->pm.k == g1->pm.n)
       g2 = r, *b = p + k;
@@ -121,15 +116,13 @@ static int attn_at(const walk *w, size_t p, size_t *a, size_t *b) {
 
 static void note_attn(walk *w, size_t a, size_t p, size_t b) {
   double ns = 0;
-  for (size_t i = a; i <= b; i++)
-    ns += call_ns(row_at(w, i)), w->used[i] = 1;
+  for (size_t i = a; i <= b; i++) ns += call_ns(row_at(w, i)), w->used[i] = 1;
   int k = 0;
   while (k < w->n_attn && (w->attn[k].g1 != w->v[a].row || w->attn[k].s != w->v[p].row ||
                            w->attn[k].g2 != w->v[b].row))
     k++;
   if (k == w->n_attn) {
-    if (k == ATTN_CANDS)
-      return;
+    if (k == ATTN_CANDS) return;
     w->attn[w->n_attn++] = (attn_cand){
         .g1 = w->v[a].row, .s = w->v[p].row, .g2 = w->v[b].row, .n_ops = (int)(b - a + 1)};
   }
@@ -145,8 +138,7 @@ static int fuse_link(const dla_shape_row *r, const dla_shape_row *first) {
 
 static uint64_t fuse_key(const int32_t *rows, int n) {
   uint64_t h = 1469598103934665603ull;
-  for (int i = 0; i < n; i++)
-    h = (h ^ (uint32_t)rows[i]) * 1099511628211ull;
+  for (int i = 0; i < n; i++) h = (h ^ (uint32_t)rows[i]) * 1099511628211ull;
   return h;
 }
 
@@ -156,12 +148,10 @@ static int note_fuse(walk *w, const int32_t *rows, int n) {
   int64_t k = dl_map_get(&w->fuse_by_key, key);
   if (k >= 0) { /* a hash collision of two chains counts the first only */
     fuse_cand *f = &w->fuse[k];
-    if (f->n == n && memcmp(f->rows, rows, (size_t)n * sizeof *rows) == 0)
-      f->count++;
+    if (f->n == n && memcmp(f->rows, rows, (size_t)n * sizeof *rows) == 0) f->count++;
     return 0;
   }
-  if (DLA_GROW(w->fuse, w->n_fuse, w->cap_fuse))
-    return -1;
+  if (DLA_GROW(w->fuse, w->n_fuse, w->cap_fuse)) return -1;
   fuse_cand *f = &w->fuse[w->n_fuse];
   memcpy(f->rows, rows, (size_t)n * sizeof *rows);
   f->n = n;
@@ -182,8 +172,7 @@ static int walk_fuse(walk *w) {
     while (q < w->n && n < DLA_FUSE_MAX_OPS && !w->used[q] && w->v[q].th == w->v[p].th &&
            fuse_link(row_at(w, q), first))
       rows[n++] = w->v[q++].row;
-    if (n >= 2 && note_fuse(w, rows, n))
-      return -1;
+    if (n >= 2 && note_fuse(w, rows, n)) return -1;
     p = q;
   }
   return 0;
@@ -195,12 +184,10 @@ static int walk_fuse(walk *w) {
  * ones moved down (the smallest dropped when full); -1 when it saves
  * nothing or less than every kept one. */
 static int keep_slot(double *saved, void *facts, size_t size, int *n, double s) {
-  if (s <= 0)
-    return -1;
+  if (s <= 0) return -1;
   int k = *n;
   if (k == DLA_MAX_PERF_FACTS) {
-    if (saved[k - 1] >= s)
-      return -1;
+    if (saved[k - 1] >= s) return -1;
     k--;
   } else {
     (*n)++;
@@ -221,8 +208,7 @@ static void attn_facts(const walk *w, double niter, dla_shapes *s) {
     const attn_cand *c = &w->attn[i];
     const dla_shape_row *g1 = &s->v[c->g1], *sm = &s->v[c->s], *g2 = &s->v[c->g2];
     int bpe = dla_pm_bpe(sm->dtype);
-    if (!sm->peak || bpe <= 0)
-      continue;
+    if (!sm->peak || bpe <= 0) continue;
     dla_attn_fact a = {.qk_name = g1->name,
                        .pv_name = g2->name,
                        .dims = sm->dims,
@@ -242,8 +228,7 @@ static void attn_facts(const walk *w, double niter, dla_shapes *s) {
                    ((double)a.nq * (double)(a.d + a.dv) + (double)a.nkv * (double)(a.d + a.dv)) *
                    bpe;
     int k = keep_slot(saved, s->attn, sizeof *s->attn, &s->n_attn, dla_attn_saved_ns(&a));
-    if (k >= 0)
-      s->attn[k] = a;
+    if (k >= 0) s->attn[k] = a;
   }
 }
 
@@ -252,8 +237,7 @@ static void fuse_ops_text(const dla_shapes *s, const fuse_cand *c, char *out, si
   out[0] = '\0';
   for (int i = 0; i < c->n && n < cap; i++) {
     int m = snprintf(out + n, cap - n, "%s%s", i ? " -> " : "", s->v[c->rows[i]].name);
-    if (m < 0 || (size_t)m >= cap - n)
-      break;
+    if (m < 0 || (size_t)m >= cap - n) break;
     n += (size_t)m;
   }
 }
@@ -265,8 +249,7 @@ static void fuse_facts(const walk *w, double niter, dla_shapes *s) {
     const fuse_cand *c = &w->fuse[i];
     const dla_shape_row *first = &s->v[c->rows[0]];
     int bpe = dla_pm_bpe(first->dtype);
-    if (!first->peak || bpe <= 0)
-      continue;
+    if (!first->peak || bpe <= 0) continue;
     dla_fuse_fact u = {.dims = first->dims,
                        .dtype = first->dtype,
                        .gpu_name = first->peak->name,
@@ -275,11 +258,9 @@ static void fuse_facts(const walk *w, double niter, dla_shapes *s) {
                        .elems = first->pm.out_elems,
                        .per_iter = (double)c->count / niter,
                        .mem_bw = dla_peak_bytes_per_s(first->peak)};
-    for (int k = 0; k < c->n; k++)
-      u.chain_ns += call_ns(&s->v[c->rows[k]]);
+    for (int k = 0; k < c->n; k++) u.chain_ns += call_ns(&s->v[c->rows[k]]);
     int k = keep_slot(saved, s->fuse, sizeof *s->fuse, &s->n_fuse, dla_fuse_saved_ns(&u));
-    if (k < 0)
-      continue;
+    if (k < 0) continue;
     s->fuse[k] = u;
     fuse_ops_text(s, c, s->fuse[k].ops, sizeof s->fuse[k].ops);
   }
@@ -287,8 +268,7 @@ static void fuse_facts(const walk *w, double niter, dla_shapes *s) {
 
 int dla__perffacts_chains(dla_ctx *c, const int32_t *row_of) {
   walk *w = calloc(1, sizeof *w);
-  if (!w)
-    return DL_ENOMEM;
+  if (!w) return DL_ENOMEM;
   w->s = c->shapes;
   dl_map_init(&w->fuse_by_key);
   int rc = DL_OK;
@@ -298,8 +278,7 @@ int dla__perffacts_chains(dla_ctx *c, const int32_t *row_of) {
   }
   for (size_t p = 0; p < w->n; p++) {
     size_t a, b;
-    if (attn_at(w, p, &a, &b) == 0)
-      note_attn(w, a, p, b);
+    if (attn_at(w, p, &a, &b) == 0) note_attn(w, a, p, b);
   }
   if (walk_fuse(w)) {
     rc = DL_ENOMEM;
@@ -328,8 +307,7 @@ void dla__perffacts_small_gemms(const dla_ctx *c, double niter, dla_facts *f) {
     int64_t t = DLA_GEMM_TILE;
     int64_t tiles = r->pm.batch * ((r->pm.m + t - 1) / t) * ((r->pm.n + t - 1) / t);
     double per_iter = (double)r->calls / niter;
-    if (tiles >= r->sms || per_iter < 2)
-      continue;
+    if (tiles >= r->sms || per_iter < 2) continue;
     dla_small_gemm_fact g = {.op_name = r->name,
                              .dims = r->dims,
                              .dtype = r->dtype,
@@ -349,7 +327,6 @@ void dla__perffacts_small_gemms(const dla_ctx *c, double niter, dla_facts *f) {
                              .pct_of_roofline = r->pct_of_roofline};
     int k = keep_slot(saved, f->small_gemm, sizeof *f->small_gemm, &f->n_small_gemm,
                       dla_small_gemm_saved_ns(&g));
-    if (k >= 0)
-      f->small_gemm[k] = g;
+    if (k >= 0) f->small_gemm[k] = g;
   }
 }

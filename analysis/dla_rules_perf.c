@@ -6,23 +6,20 @@
 #include <stdio.h>
 
 double dla_attn_saved_ns(const dla_attn_fact *a) {
-  if (a->per_iter <= 0 || a->chain_ns <= 0)
-    return 0;
+  if (a->per_iter <= 0 || a->chain_ns <= 0) return 0;
   double mem = a->mem_bw > 0 ? a->sdpa_bytes / a->mem_bw * 1e9 : 0;
   double fused = fmax(a->gemm_ns, mem);
   return fused < a->chain_ns ? a->per_iter * (a->chain_ns - fused) : 0;
 }
 
 double dla_fuse_saved_ns(const dla_fuse_fact *u) {
-  if (u->per_iter <= 0 || u->mem_bw <= 0 || u->n_ops < 2)
-    return 0;
+  if (u->per_iter <= 0 || u->mem_bw <= 0 || u->n_ops < 2) return 0;
   double ns = 2.0 * (u->n_ops - 1) * u->elems * u->bpe / u->mem_bw * 1e9;
   return u->per_iter * fmin(ns, u->chain_ns);
 }
 
 double dla_small_gemm_saved_ns(const dla_small_gemm_fact *g) {
-  if (g->peak_flops <= 0 || g->mem_bw <= 0 || g->gpu_ns_per_iter <= 0)
-    return 0;
+  if (g->peak_flops <= 0 || g->mem_bw <= 0 || g->gpu_ns_per_iter <= 0) return 0;
   double roof = fmax(g->flops / g->peak_flops, g->bytes / g->mem_bw) * 1e9;
   double batched = g->calls_per_iter * roof / (DLA_SMALL_GEMM_BATCHED_PCT / 100.0);
   return batched < g->gpu_ns_per_iter ? g->gpu_ns_per_iter - batched : 0;
@@ -31,8 +28,7 @@ double dla_small_gemm_saved_ns(const dla_small_gemm_fact *g) {
 /* The mean aggregated iteration (ns), 0 when unknown. */
 static double mean_iter(const dla_facts *f) {
   double t = 0;
-  for (int64_t i = 0; i < f->n_iter_durations; i++)
-    t += (double)f->iter_durations[i];
+  for (int64_t i = 0; i < f->n_iter_durations; i++) t += (double)f->iter_durations[i];
   return f->n_iter_durations > 0 ? t / (double)f->n_iter_durations : 0;
 }
 
@@ -42,11 +38,9 @@ static int rank_saved(const double *saved, int n, const dla_facts *f, int *order
   double iter = mean_iter(f);
   int m = 0;
   for (int i = 0; i < n; i++) {
-    if (saved[i] <= 0 || (iter > 0 && 100.0 * saved[i] / iter < DLA_TC_MIN_SAVED_PCT))
-      continue;
+    if (saved[i] <= 0 || (iter > 0 && 100.0 * saved[i] / iter < DLA_TC_MIN_SAVED_PCT)) continue;
     int k = m++;
-    while (k > 0 && saved[order[k - 1]] < saved[i])
-      order[k] = order[k - 1], k--;
+    while (k > 0 && saved[order[k - 1]] < saved[i]) order[k] = order[k - 1], k--;
     order[k] = i;
   }
   return m < DLA_PERF_MAX_FINDINGS ? m : DLA_PERF_MAX_FINDINGS;
@@ -81,8 +75,7 @@ size_t dla__rule_unfused_attention(const dla_facts *f, dla_finding *o, size_t ca
   double saved[DLA_MAX_PERF_FACTS];
   int order[DLA_MAX_PERF_FACTS],
       n = f->n_attn < DLA_MAX_PERF_FACTS ? f->n_attn : DLA_MAX_PERF_FACTS;
-  for (int i = 0; i < n; i++)
-    saved[i] = dla_attn_saved_ns(&f->attn[i]);
+  for (int i = 0; i < n; i++) saved[i] = dla_attn_saved_ns(&f->attn[i]);
   int m = rank_saved(saved, n, f, order);
   size_t k = 0;
   for (int i = 0; i < m && k < cap; i++)
@@ -114,8 +107,7 @@ size_t dla__rule_elementwise_fusion(const dla_facts *f, dla_finding *o, size_t c
   double saved[DLA_MAX_PERF_FACTS];
   int order[DLA_MAX_PERF_FACTS],
       n = f->n_fuse < DLA_MAX_PERF_FACTS ? f->n_fuse : DLA_MAX_PERF_FACTS;
-  for (int i = 0; i < n; i++)
-    saved[i] = dla_fuse_saved_ns(&f->fuse[i]);
+  for (int i = 0; i < n; i++) saved[i] = dla_fuse_saved_ns(&f->fuse[i]);
   int m = rank_saved(saved, n, f, order);
   size_t k = 0;
   for (int i = 0; i < m && k < cap; i++)
@@ -147,8 +139,7 @@ size_t dla__rule_small_gemms(const dla_facts *f, dla_finding *o, size_t cap) {
   double saved[DLA_MAX_PERF_FACTS];
   int order[DLA_MAX_PERF_FACTS],
       n = f->n_small_gemm < DLA_MAX_PERF_FACTS ? f->n_small_gemm : DLA_MAX_PERF_FACTS;
-  for (int i = 0; i < n; i++)
-    saved[i] = dla_small_gemm_saved_ns(&f->small_gemm[i]);
+  for (int i = 0; i < n; i++) saved[i] = dla_small_gemm_saved_ns(&f->small_gemm[i]);
   int m = rank_saved(saved, n, f, order);
   size_t k = 0;
   for (int i = 0; i < m && k < cap; i++)

@@ -19,8 +19,8 @@
 
 static const char *dlprof_bin, *work_dir;
 
-#define H100_BW 3.35e12     /* bytes/s: the H100 SXM5 row of dla_peaks.c */
-#define H100_BF16 989.4e12  /* FLOP/s, bfloat16 on Tensor Cores */
+#define H100_BW 3.35e12    /* bytes/s: the H100 SXM5 row of dla_peaks.c */
+#define H100_BF16 989.4e12 /* FLOP/s, bfloat16 on Tensor Cores */
 
 static const int64_t one_ms[1] = {1000000};
 
@@ -29,11 +29,22 @@ static int test_attn_saved(void) {
    * 65 us, its products 40 us; a fused kernel moves Q, K, V and the output
    * (8 * 4 * 256 * 64 * 2 bytes = 1 MiB, 0.313 us at 3.35 TB/s), so it
    * takes the products' 40 us: 25 us saved per occurrence */
-  dla_attn_fact a = {.qk_name = "aten::matmul", .pv_name = "aten::matmul",
-                     .dims = "[[2, 4, 256, 256], [], []]", .dtype = "bfloat16",
-                     .gpu_name = "H100 SXM5", .batch = 8, .nq = 256, .nkv = 256, .d = 64,
-                     .dv = 64, .n_ops = 4, .per_iter = 2, .chain_ns = 65e3, .gemm_ns = 40e3,
-                     .sdpa_bytes = 8.0 * 4 * 256 * 64 * 2, .mem_bw = H100_BW};
+  dla_attn_fact a = {.qk_name = "aten::matmul",
+                     .pv_name = "aten::matmul",
+                     .dims = "[[2, 4, 256, 256], [], []]",
+                     .dtype = "bfloat16",
+                     .gpu_name = "H100 SXM5",
+                     .batch = 8,
+                     .nq = 256,
+                     .nkv = 256,
+                     .d = 64,
+                     .dv = 64,
+                     .n_ops = 4,
+                     .per_iter = 2,
+                     .chain_ns = 65e3,
+                     .gemm_ns = 40e3,
+                     .sdpa_bytes = 8.0 * 4 * 256 * 64 * 2,
+                     .mem_bw = H100_BW};
   ASSERT_NEAR(dla_attn_saved_ns(&a), 2 * 25e3, 1e-9);
   /* bytes that take longer than the products: the fused kernel is
    * memory-bound, 200 MB at 3.35 TB/s = 59.701 us > 40 us: 5.299 us saved */
@@ -48,7 +59,7 @@ static int test_attn_saved(void) {
   memset(&f, 0, sizeof f);
   f.iter_durations = one_ms;
   f.n_iter_durations = 1;
-  f.attn[0] = b;  /* saves nothing: no finding */
+  f.attn[0] = b; /* saves nothing: no finding */
   f.attn[1] = a;
   f.n_attn = 2;
   dla_finding out[4];
@@ -66,9 +77,16 @@ static int test_fuse_saved(void) {
   /* three bfloat16 ops on 8388608 elements: two intermediates written and
    * read back, 2 * 2 * 8388608 * 2 = 67108864 bytes, 20.0325 us at
    * 3.35 TB/s (the chain takes 34 us) */
-  dla_fuse_fact u = {.ops = "aten::mul -> aten::add -> aten::relu", .dims = "[[8192, 1024]]",
-                     .dtype = "bfloat16", .gpu_name = "H100 SXM5", .n_ops = 3, .bpe = 2,
-                     .elems = 8388608, .per_iter = 1, .chain_ns = 34e3, .mem_bw = H100_BW};
+  dla_fuse_fact u = {.ops = "aten::mul -> aten::add -> aten::relu",
+                     .dims = "[[8192, 1024]]",
+                     .dtype = "bfloat16",
+                     .gpu_name = "H100 SXM5",
+                     .n_ops = 3,
+                     .bpe = 2,
+                     .elems = 8388608,
+                     .per_iter = 1,
+                     .chain_ns = 34e3,
+                     .mem_bw = H100_BW};
   ASSERT_NEAR(dla_fuse_saved_ns(&u), 67108864 / H100_BW * 1e9, 1e-6);
   ASSERT_NEAR(dla_fuse_saved_ns(&u), 20032.5, 0.1);
   dla_fuse_fact v = u;
@@ -104,11 +122,23 @@ static int test_small_gemm_saved(void) {
   /* mm 64 x 64 x 64 bfloat16, 10 calls of 5 us: 524288 FLOPs and 24576
    * bytes per call; memory-bound (7.336 ns a call at 3.35 TB/s, 0.530 ns of
    * math); batched at 50 % of the roofline: 10 * 7.336 / 0.5 = 146.7 ns */
-  dla_small_gemm_fact g = {.op_name = "aten::mm", .dims = "[[64, 64], [64, 64]]",
-                           .dtype = "bfloat16", .gpu_name = "H100 SXM5", .m = 64, .n = 64,
-                           .k = 64, .batch = 1, .tiles = 1, .sms = 132, .calls_per_iter = 10,
-                           .gpu_ns_per_iter = 50e3, .flops = 524288, .bytes = 24576,
-                           .peak_flops = H100_BF16, .mem_bw = H100_BW, .pct_of_roofline = 0.15};
+  dla_small_gemm_fact g = {.op_name = "aten::mm",
+                           .dims = "[[64, 64], [64, 64]]",
+                           .dtype = "bfloat16",
+                           .gpu_name = "H100 SXM5",
+                           .m = 64,
+                           .n = 64,
+                           .k = 64,
+                           .batch = 1,
+                           .tiles = 1,
+                           .sms = 132,
+                           .calls_per_iter = 10,
+                           .gpu_ns_per_iter = 50e3,
+                           .flops = 524288,
+                           .bytes = 24576,
+                           .peak_flops = H100_BF16,
+                           .mem_bw = H100_BW,
+                           .pct_of_roofline = 0.15};
   double batched = 10 * 24576 / H100_BW * 1e9 / 0.5;
   ASSERT_NEAR(dla_small_gemm_saved_ns(&g), 50e3 - batched, 1e-6);
   ASSERT_NEAR(dla_small_gemm_saved_ns(&g), 49853.3, 0.1);
@@ -196,8 +226,8 @@ static int write_trace(const char *path) {
 static void finding(sqlite3 *h, const char *needle, char *out, size_t cap) {
   sqlite3_stmt *st = NULL;
   out[0] = '\0';
-  if (sqlite3_prepare_v2(h, "SELECT problem FROM view_expert_systems WHERE instr(problem, ?1)",
-                         -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(h, "SELECT problem FROM view_expert_systems WHERE instr(problem, ?1)", -1,
+                         &st, NULL) != SQLITE_OK)
     return;
   sqlite3_bind_text(st, 1, needle, -1, SQLITE_STATIC);
   if (sqlite3_step(st) == SQLITE_ROW)
@@ -208,8 +238,8 @@ static void finding(sqlite3 *h, const char *needle, char *out, size_t cap) {
 static int count_findings(sqlite3 *h, const char *needle) {
   sqlite3_stmt *st = NULL;
   int n = -1;
-  if (sqlite3_prepare_v2(h, "SELECT count(*) FROM view_expert_systems WHERE instr(problem, ?1)",
-                         -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(h, "SELECT count(*) FROM view_expert_systems WHERE instr(problem, ?1)", -1,
+                         &st, NULL) != SQLITE_OK)
     return -1;
   sqlite3_bind_text(st, 1, needle, -1, SQLITE_STATIC);
   if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int(st, 0);
