@@ -13,6 +13,7 @@
  */
 #include "dla_ranks.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,31 @@ static void skew_facts(dla_ctx *c, const struct dla_ranks *x, dla_facts *f) {
   f->skew_ranks = best->ranks;
 }
 
+/* The collective of the most transfer time whose bus bandwidth is below
+ * DLA_BUSBW_PCT of its GPU's link, among those of DLA_BUSBW_MIN_BYTES per
+ * instance or more (smaller messages are bound by latency, not bandwidth). */
+static void bandwidth_facts(dla_ctx *c, const struct dla_ranks *x, dla_facts *f) {
+  const dldb_dl_collective_row *best = NULL;
+  for (size_t i = 0; i < x->ncoll; i++) {
+    const dldb_dl_collective_row *r = &x->coll[i];
+    if (r->bytes < 0 || r->instances <= 0 || isnan(r->bus_bw_bps) || isnan(r->link_bw_bps) ||
+        r->bytes / r->instances < DLA_BUSBW_MIN_BYTES ||
+        100.0 * r->bus_bw_bps >= DLA_BUSBW_PCT * r->link_bw_bps)
+      continue;
+    if (!best || r->transfer_ns > best->transfer_ns) best = r;
+  }
+  if (!best) return;
+  const char *name = dldb_writer_string(c->w, best->kernel_name_id);
+  snprintf(f->bw_kernel, sizeof f->bw_kernel, "%s", name ? name : "?");
+  f->bw_collective = best->collective;
+  f->bw_instances = best->instances;
+  f->bw_ranks = best->group_size > 0 ? best->group_size : best->ranks;
+  f->bw_avg_bytes = best->bytes / best->instances;
+  f->bw_bus_bps = best->bus_bw_bps;
+  f->bw_alg_bps = best->alg_bw_bps;
+  f->bw_link_bps = best->link_bw_bps;
+}
+
 /* The rows of the ranked GPUs of the timeline. */
 static int rank_rows(dla_ctx *c, const rank_list *l, struct dla_ranks *x) {
   size_t ng = 0;
@@ -183,31 +209,37 @@ static int rank_rows(dla_ctx *c, const rank_list *l, struct dla_ranks *x) {
   return DL_OK;
 }
 
+/* The collectives of the ranks' devices (one rank too: their sizes and
+ * bandwidths). */
+static int collectives(dla_ctx *c, struct dla_ranks *x) {
+  int32_t *dev = malloc(x->n * sizeof *dev), *rank = malloc(x->n * sizeof *rank);
+  int rc = dev && rank ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < x->n; i++) {
+    dev[i] = x->rows[i].device_id;
+    rank[i] = x->rows[i].rank;
+  }
+  if (rc == DL_OK) rc = dla__coll_match(c, dev, rank, x->n, &x->coll, &x->ncoll);
+  free(dev);
+  free(rank);
+  return rc;
+}
+
 int dla__ranks_run(dla_ctx *c, dla_facts *f) {
   rank_list l = {0};
   struct dla_ranks *x = calloc(1, sizeof *x);
-  int32_t *dev = NULL, *rank = NULL;
   c->ranks = x;
   if (!x) return DL_ENOMEM;
   int rc = dldb_scan_gpu_ranks(c->w, load_rank, &l, c->err, c->errlen);
   if (rc == DL_OK) rc = rank_rows(c, &l, x);
+  if (rc == DL_OK && x->n >= 1) rc = collectives(c, x);
   if (rc == DL_OK && x->n >= 2) {
     f->n_ranks = (int)x->n;
     f->rank_iterations = x->rows[0].iterations;
     rc = straggler(x->rows, x->n, f);
-    dev = malloc(x->n * sizeof *dev);
-    rank = malloc(x->n * sizeof *rank);
-    if (rc == DL_OK && (!dev || !rank)) rc = DL_ENOMEM;
-    for (size_t i = 0; rc == DL_OK && i < x->n; i++) {
-      dev[i] = x->rows[i].device_id;
-      rank[i] = x->rows[i].rank;
-    }
-    if (rc == DL_OK) rc = dla__coll_match(c, dev, rank, x->n, &x->coll, &x->ncoll);
     if (rc == DL_OK) skew_facts(c, x, f);
     if (rc == DL_OK && x->ncoll > 0) unexplained(x, f);
+    if (rc == DL_OK) bandwidth_facts(c, x, f);
   }
-  free(dev);
-  free(rank);
   free(l.v);
   return rc;
 }

@@ -58,12 +58,25 @@ rg_expect rg_expected(const rg_params *p, int r) {
                      .iter_ns = t.len * 1000};
 }
 
-static void kernel(FILE *f, const char *name, int dev, int64_t ts, int64_t dur, int64_t corr) {
+/* extra: more "args" members (",\"k\":v..."), "" none. */
+static void kernel(FILE *f, const char *name, int dev, int64_t ts, int64_t dur, int64_t corr,
+                   const char *extra) {
   fprintf(f,
           ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":%d,\"tid\":7,\"ts\":%lld,"
           "\"dur\":%lld,\"args\":{\"device\":%d,\"stream\":7,\"correlation\":%lld,"
-          "\"grid\":[132,1,1],\"block\":[256,1,1]}}",
-          name, dev, (long long)ts, (long long)dur, dev, (long long)corr);
+          "\"grid\":[132,1,1],\"block\":[256,1,1]%s}}",
+          name, dev, (long long)ts, (long long)dur, dev, (long long)corr, extra);
+}
+
+/* The NCCL arguments the profiler records on a collective's kernel: an
+ * all-gather's input is its output's share of one rank. */
+static void coll_args(char *out, size_t n, const char *coll, int64_t bytes, int ranks,
+                      int gather) {
+  int64_t elems = bytes / 4;
+  snprintf(out, n,
+           ",\"Collective name\":\"%s\",\"In msg nelems\":%lld,\"Out msg nelems\":%lld,"
+           "\"Group size\":%d,\"dtype\":\"Float\"",
+           coll, (long long)(gather ? elems / ranks : elems), (long long)elems, ranks);
 }
 
 static void launch(FILE *f, int pid, int64_t ts, int64_t corr) {
@@ -98,6 +111,9 @@ static int write_rank(const rg_params *p, const char *dir, int r) {
           dev, r, p->ranks, pid);
   rg_iter t = iter_of(p, r);
   int64_t corr = 1;
+  char ar[256], ag[256];
+  coll_args(ar, sizeof ar, "allreduce", p->allreduce_bytes, p->ranks, 0);
+  coll_args(ag, sizeof ag, "all_gather", p->allgather_bytes, p->ranks, 1);
   for (int i = 0; i < p->iters; i++) {
     int64_t s = T0_US + (int64_t)i * t.len;
     fprintf(f,
@@ -105,13 +121,13 @@ static int write_rank(const rg_params *p, const char *dir, int r) {
             "\"pid\":%d,\"tid\":1,\"ts\":%lld,\"dur\":%lld,\"args\":{}}",
             i, pid, (long long)s, (long long)t.len);
     launch(f, pid, s + 1, corr);
-    kernel(f, K_COMPUTE, dev, s + t.ar_start - compute_of(p, r), compute_of(p, r), corr++);
+    kernel(f, K_COMPUTE, dev, s + t.ar_start - compute_of(p, r), compute_of(p, r), corr++, "");
     comms_op(f, pid, s + 3, "allreduce", p->allreduce_bytes, p->ranks);
     launch(f, pid, s + 4, corr);
-    kernel(f, K_ALLREDUCE, dev, s + t.ar_start, t.ar_end - t.ar_start, corr++);
+    kernel(f, K_ALLREDUCE, dev, s + t.ar_start, t.ar_end - t.ar_start, corr++, ar);
     comms_op(f, pid, s + 6, "all_gather", p->allgather_bytes, p->ranks);
     launch(f, pid, s + 7, corr);
-    kernel(f, K_ALLGATHER, dev, s + t.ag_start, t.ag_end - t.ag_start, corr++);
+    kernel(f, K_ALLGATHER, dev, s + t.ag_start, t.ag_end - t.ag_start, corr++, ag);
   }
   fprintf(f, "\n]}\n");
   return fclose(f) == 0 ? 0 : -1;

@@ -3,7 +3,8 @@
  * data-parallel job: one rank-R.pt.trace.json per rank, each iteration a
  * compute kernel, an all-reduce and an all-gather, with a planted
  * straggler (extra compute on one rank), planted skew (one rank starts its
- * all-gather late after idling) and known collective sizes. Every rank
+ * all-gather late after idling) and known collective sizes (the NCCL
+ * arguments the profiler records on each collective's kernel). Every rank
  * waits in each collective for the last to arrive, so the figures each
  * rank must show are known exactly (rg_expect).
  */
@@ -20,7 +21,7 @@ typedef struct rg_params {
   int skew_rank;             /* -1: none */
   int64_t skew_us;           /* its idle time before the all-gather */
   int64_t allreduce_us, allgather_us; /* transfer time once all arrived */
-  int64_t allreduce_bytes, allgather_bytes;
+  int64_t allreduce_bytes, allgather_bytes; /* multiples of 4 x ranks (float elements) */
 } rg_params;
 
 /* What rank r must show over all iterations, ns. */
