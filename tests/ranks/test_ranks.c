@@ -289,6 +289,65 @@ static int test_exposed_no_straggler(void) {
   return 0;
 }
 
+/* The rows of query sql as one text (rows joined by newlines). */
+static void q_rows(const char *db, const char *sql, char *out, size_t n) {
+  char wrapped[1024];
+  snprintf(wrapped, sizeof wrapped, "SELECT group_concat(r, char(10)) FROM (%s)", sql);
+  q_text(db, wrapped, out, n);
+}
+
+/* Per-rank dldbs, each imported from its rank's trace alone, merged by
+ * dlprof --database=DIR: the same per-rank figures, collectives and
+ * findings as the folder of traces imported at once. */
+static int test_merge_rank_dldbs(void) {
+  rg_params p;
+  rg_defaults(&p);
+  char job[1100], all[1200], merged[1200], dldbs[1100], trace[1300], one[1200], link[1300];
+  ASSERT_OK(generate(&p, job, sizeof job));
+  ASSERT_OK(run(job, all, sizeof all));
+  snprintf(dldbs, sizeof dldbs, "%s/dldbs%d", work, ++case_no);
+  mkdir(dldbs, 0755);
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(trace, sizeof trace, "%s/rank-%d.pt.trace.json", job, r);
+    ASSERT_OK(run(trace, one, sizeof one));
+    snprintf(link, sizeof link, "%s/rank-%d.sqlite", dldbs, r);
+    unlink(link);
+    ASSERT_OK(symlink(one, link));
+  }
+  ASSERT_OK(run(dldbs, merged, sizeof merged));
+  static const char *const queries[] = {
+      "SELECT rank || '|' || device_id || '|' || local_device || '|' || gpu_name || '|' || "
+      "world_size || '|' || iterations || '|' || iter_avg || '|' || wall_clock_time || '|' || "
+      "compute_time || '|' || communication_time || '|' || exposed_communication_time || '|' || "
+      "idle_time || '|' || dataloader_time || '|' || wait_time AS r FROM view_dl_ranks "
+      "ORDER BY rank",
+      "SELECT rank || '|' || iter_value || '|' || duration || '|' || kernel_busy_time || '|' || "
+      "communication_time || '|' || exposed_communication_time AS r "
+      "FROM view_dl_rank_iterations ORDER BY rank, iter_value",
+      "SELECT kernel_name || '|' || ranks || '|' || instances || '|' || total_time || '|' || "
+      "start_skew_avg || '|' || start_skew_max || '|' || last_rank || '|' || transfer_time || "
+      "'|' || bytes || '|' || bus_bandwidth AS r FROM view_dl_collectives ORDER BY kernel_name",
+      "SELECT rule_id || '|' || problem AS r FROM aggr_findings ORDER BY rule_id",
+  };
+  static char a[65536], b[65536];
+  for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
+    q_rows(all, queries[i], a, sizeof a);
+    q_rows(merged, queries[i], b, sizeof b);
+    ASSERT(a[0] != '\0');
+    ASSERT_STR_EQ(b, a);
+  }
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks"), p.ranks);
+  q_text(merged, "SELECT problem FROM aggr_findings WHERE rule_id = 'straggler_detector'", a,
+         sizeof a);
+  ASSERT_CONTAINS(a, "rank 3 is a straggler");
+  /* a rank in two of the dldbs (the merged one beside its sources) is refused */
+  snprintf(link, sizeof link, "%s/merged.sqlite", dldbs);
+  unlink(link);
+  ASSERT_OK(symlink(merged, link));
+  ASSERT(run(dldbs, one, sizeof one) != 0);
+  return 0;
+}
+
 static int test_hta_sampled_ranks(void) {
   char dir[1100], src[1200], dst[1200], db[1200];
   snprintf(dir, sizeof dir, "%s/hta_sampled", work);
@@ -377,6 +436,7 @@ int main(int argc, char **argv) {
   RUN(test_job_1024);
   RUN(test_exposed_no_straggler);
   RUN(test_bandwidth_at_link);
+  RUN(test_merge_rank_dldbs);
   char hta[1100];
   snprintf(hta, sizeof hta, "%s/traces/kineto/hta", shared);
   struct stat sb;
