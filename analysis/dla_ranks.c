@@ -21,6 +21,7 @@
 
 #include "dla_coll.h"
 #include "dla_internal.h"
+#include "dla_rankhost.h"
 #include "dldb_ranks.h"
 
 struct dla_ranks {
@@ -77,10 +78,14 @@ static int64_t median(const dldb_dl_rank_row *r, size_t n, size_t off, int64_t *
 
 static int64_t own_time(const dldb_dl_rank_row *r) { return r->wall_ns - r->exposed_comm_ns; }
 
-/* The parts a straggler's excess can come from (DLA_CAUSE_* order). */
-static const size_t cause_field[] = {offsetof(dldb_dl_rank_row, computation_ns),
-                                     offsetof(dldb_dl_rank_row, idle_ns),
-                                     offsetof(dldb_dl_rank_row, dataloader_ns)};
+/* The parts a straggler's excess can come from, in the order a tie goes
+ * (data loading before the GPU idle time it causes). */
+static const struct {
+  int cause;
+  size_t field;
+} causes[] = {{DLA_CAUSE_COMPUTE, offsetof(dldb_dl_rank_row, computation_ns)},
+              {DLA_CAUSE_DATALOADER, offsetof(dldb_dl_rank_row, dataloader_ns)},
+              {DLA_CAUSE_IDLE, offsetof(dldb_dl_rank_row, idle_ns)}};
 
 /* Waiting per rank, and the straggler facts. */
 static int straggler(dldb_dl_rank_row *r, size_t n, dla_facts *f) {
@@ -110,11 +115,11 @@ static int straggler(dldb_dl_rank_row *r, size_t n, dla_facts *f) {
     f->straggler_median_ns = med;
     f->straggler_lost_ns = lost;
     f->straggler_cause_ns = INT64_MIN;
-    for (size_t k = 0; k < sizeof cause_field / sizeof cause_field[0]; k++) {
+    for (size_t k = 0; k < sizeof causes / sizeof causes[0]; k++) {
       int64_t v;
-      memcpy(&v, (const char *)&r[s] + cause_field[k], sizeof v);
-      v -= median(r, n, cause_field[k], own);
-      if (v > f->straggler_cause_ns) f->straggler_cause_ns = v, f->straggler_cause = (int)k;
+      memcpy(&v, (const char *)&r[s] + causes[k].field, sizeof v);
+      v -= median(r, n, causes[k].field, own);
+      if (v > f->straggler_cause_ns) f->straggler_cause_ns = v, f->straggler_cause = causes[k].cause;
     }
   }
   free(own);
@@ -206,7 +211,8 @@ static int rank_rows(dla_ctx *c, const rank_list *l, struct dla_ranks *x) {
         .dataloader_ns = ng == 1 ? c->cat_total[DLA_CAT_DATALOADER] : 0};
   }
   dla__qsort(x->rows, x->n, sizeof *x->rows, cmp_row);
-  return DL_OK;
+  /* several ranks: each one's own steps and data loading, from its process */
+  return x->n >= 2 ? dla__rank_host(c, x->rows, x->n) : DL_OK;
 }
 
 /* The collectives of the ranks' devices (one rank too: their sizes and

@@ -17,17 +17,26 @@ void rg_defaults(rg_params *p) {
   *p = (rg_params){.ranks = 8, .iters = 6, .compute_us = 20000, .straggler = 3,
                    .straggler_us = 6000, .skew_rank = 5, .skew_us = 1500,
                    .allreduce_us = 2000, .allgather_us = 500,
-                   .allreduce_bytes = 100 << 20, .allgather_bytes = 8 << 20};
+                   .allreduce_bytes = 100 << 20, .allgather_bytes = 8 << 20,
+                   .loader_rank = -1, .tail_rank = -1};
 }
 
 static int64_t compute_of(const rg_params *p, int r) {
   return p->compute_us + (r == p->straggler ? p->straggler_us : 0);
 }
 
+/* Data loading before the compute kernel. */
+static int64_t loader_of(const rg_params *p, int r) {
+  return r == p->loader_rank ? p->loader_us : 0;
+}
+
+/* When rank r arrives at the all-reduce. */
+static int64_t arrival(const rg_params *p, int r) { return loader_of(p, r) + compute_of(p, r); }
+
 static int64_t max_compute(const rg_params *p) {
   int64_t m = 0;
   for (int r = 0; r < p->ranks; r++)
-    if (compute_of(p, r) > m) m = compute_of(p, r);
+    if (arrival(p, r) > m) m = arrival(p, r);
   return m;
 }
 
@@ -39,12 +48,12 @@ typedef struct rg_iter {
 static rg_iter iter_of(const rg_params *p, int r) {
   rg_iter t;
   int64_t all_arrived = max_compute(p);
-  t.ar_start = compute_of(p, r);
+  t.ar_start = arrival(p, r);
   t.ar_end = all_arrived + p->allreduce_us;
   int64_t skew = p->skew_rank >= 0 && p->skew_rank < p->ranks ? p->skew_us : 0;
   t.ag_start = t.ar_end + (r == p->skew_rank ? p->skew_us : 0);
   t.ag_end = t.ar_end + skew + p->allgather_us;
-  t.len = t.ag_end + TAIL_US;
+  t.len = t.ag_end + TAIL_US + (r == p->tail_rank ? p->tail_us : 0);
   return t;
 }
 
@@ -55,7 +64,7 @@ rg_expect rg_expected(const rg_params *p, int r) {
   return (rg_expect){.compute_ns = compute_of(p, r) * 1000 * n, .comm_ns = comm * 1000 * n,
                      .exposed_ns = comm * 1000 * n,
                      .idle_ns = (t.len - compute_of(p, r) - comm) * 1000 * n,
-                     .iter_ns = t.len * 1000};
+                     .iter_ns = t.len * 1000, .loader_ns = loader_of(p, r) * 1000 * n};
 }
 
 /* extra: more "args" members (",\"k\":v..."), "" none. */
@@ -120,13 +129,20 @@ static int write_rank(const rg_params *p, const char *dir, int r) {
             ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\","
             "\"pid\":%d,\"tid\":1,\"ts\":%lld,\"dur\":%lld,\"args\":{}}",
             i, pid, (long long)s, (long long)t.len);
-    launch(f, pid, s + 1, corr);
+    if (loader_of(p, r))
+      fprintf(f,
+              ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#"
+              "_SingleProcessDataLoaderIter.__next__\",\"pid\":%d,\"tid\":1,\"ts\":%lld,"
+              "\"dur\":%lld,\"args\":{}}",
+              pid, (long long)s, (long long)loader_of(p, r));
+    launch(f, pid, s + 1 + loader_of(p, r), corr);
     kernel(f, K_COMPUTE, dev, s + t.ar_start - compute_of(p, r), compute_of(p, r), corr++, "");
-    comms_op(f, pid, s + 3, "allreduce", p->allreduce_bytes, p->ranks);
-    launch(f, pid, s + 4, corr);
+    int64_t l = loader_of(p, r); /* the host's calls follow its data loading */
+    comms_op(f, pid, s + 3 + l, "allreduce", p->allreduce_bytes, p->ranks);
+    launch(f, pid, s + 4 + l, corr);
     kernel(f, K_ALLREDUCE, dev, s + t.ar_start, t.ar_end - t.ar_start, corr++, ar);
-    comms_op(f, pid, s + 6, "all_gather", p->allgather_bytes, p->ranks);
-    launch(f, pid, s + 7, corr);
+    comms_op(f, pid, s + 6 + l, "all_gather", p->allgather_bytes, p->ranks);
+    launch(f, pid, s + 7 + l, corr);
     kernel(f, K_ALLGATHER, dev, s + t.ag_start, t.ag_end - t.ag_start, corr++, ag);
   }
   fprintf(f, "\n]}\n");

@@ -289,6 +289,47 @@ static int test_exposed_no_straggler(void) {
   return 0;
 }
 
+/* A rank that loads data before its compute is the straggler, for its
+ * data loading, which its row shows (its process's DataLoader op). */
+static int test_rank_data_loading(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.straggler = -1;
+  p.loader_rank = 2;
+  p.loader_us = 5000;
+  char dir[1100], db[1200], sql[256], txt[1024];
+  ASSERT_OK(generate(&p, dir, sizeof dir));
+  ASSERT_OK(run(dir, db, sizeof db));
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(sql, sizeof sql, "SELECT dataloader_time FROM view_dl_ranks WHERE rank = %d", r);
+    ASSERT_EQ(q_int(db, sql), rg_expected(&p, r).loader_ns);
+  }
+  ASSERT_EQ(rg_expected(&p, 2).loader_ns, 5000 * 1000 * p.iters);
+  q_text(db, "SELECT problem FROM aggr_findings WHERE rule_id = 'straggler_detector'", txt,
+         sizeof txt);
+  ASSERT_CONTAINS(txt, "rank 2 is a straggler: its data loading is 5.000 ms per iteration");
+  return 0;
+}
+
+/* Each rank's iteration time is its own steps': a rank whose steps are
+ * longer shows it. */
+static int test_rank_iter_avg(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.straggler = p.skew_rank = -1;
+  p.tail_rank = 4;
+  p.tail_us = 3000;
+  char dir[1100], db[1200], sql[256];
+  ASSERT_OK(generate(&p, dir, sizeof dir));
+  ASSERT_OK(run(dir, db, sizeof db));
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(sql, sizeof sql, "SELECT iter_avg FROM view_dl_ranks WHERE rank = %d", r);
+    ASSERT_EQ(q_int(db, sql), rg_expected(&p, r).iter_ns);
+  }
+  ASSERT_EQ(rg_expected(&p, 4).iter_ns - rg_expected(&p, 0).iter_ns, 3000 * 1000);
+  return 0;
+}
+
 /* The rows of query sql as one text (rows joined by newlines). */
 static void q_rows(const char *db, const char *sql, char *out, size_t n) {
   char wrapped[1024];
@@ -437,6 +478,8 @@ int main(int argc, char **argv) {
   RUN(test_exposed_no_straggler);
   RUN(test_bandwidth_at_link);
   RUN(test_merge_rank_dldbs);
+  RUN(test_rank_data_loading);
+  RUN(test_rank_iter_avg);
   char hta[1100];
   snprintf(hta, sizeof hta, "%s/traces/kineto/hta", shared);
   struct stat sb;
