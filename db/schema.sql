@@ -1131,6 +1131,9 @@ CREATE TABLE aggr_dl_ranks (
   wait_ns          INTEGER NOT NULL,
   PRIMARY KEY (aggr_id, rank, device_id)
 ) WITHOUT ROWID;
+-- view_dl_rank_iterations joins a rank's iterations by device: without
+-- this, each iteration row scans every rank of its aggregation.
+CREATE INDEX aggr_dl_ranks_device ON aggr_dl_ranks(aggr_id, device_id);
 
 -- Per aggregation and collective kernel name: NCCL kernels matched across
 -- ranks by their order on each rank (every rank of a communicator issues
