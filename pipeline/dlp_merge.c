@@ -15,8 +15,16 @@
 #include "dli_kineto.h"
 #include "dlp_internal.h"
 
-/* Kineto dldbs: one iteration per ProfilerStep#N unless --key_op says otherwise. */
-#define MERGE_KEY_OP "ProfilerStep#"
+/* Without --key_op: the first dldb's own key op (its newest aggregation's:
+ * a Kineto dldb's ProfilerStep#), else the mode's ("": dla's default). */
+static void own_key_op(dlp_pipeline *p, const char *first) {
+  dldb *db = NULL;
+  dldb_info info;
+  p->dldb_key_op[0] = '\0';
+  if (dldb_open_ro_written(first, &db, &info, NULL, 0) == DL_OK)
+    snprintf(p->dldb_key_op, sizeof p->dldb_key_op, "%s", info.default_key_op);
+  dldb_close(&db);
+}
 
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -92,6 +100,7 @@ int dlp_step_merge(dlp_pipeline *p) {
   dldb_write_opts wo = {.force = o->force, .producer = "dlprof " DL_VERSION,
                         .source = o->input, .time_origin_ns = origin};
   if (rc == DL_OK) rc = dldb_writer_create(p->dldb, &wo, &p->w, p->err, p->errlen);
+  if (rc == DL_OK) own_key_op(p, v[0]);
   for (size_t i = 0; rc == DL_OK && i < n; i++) {
     if (o->progress) o->progress(o->progress_ctx, "merging dldbs", (int64_t)i, (int64_t)n);
     rc = dldb_merge_add(p->w, v[i], (int)i, p->err, p->errlen);
@@ -99,7 +108,8 @@ int dlp_step_merge(dlp_pipeline *p) {
   free_list(v, n);
   if (rc == DL_OK) rc = dldb_merge_command(p->w, o->command, p->err, p->errlen);
   if (rc != DL_OK) return rc;
-  p->key_op = o->key_op && *o->key_op ? o->key_op : MERGE_KEY_OP;
-  dlp_emit(p, &(dlp_event){.kind = DLP_EV_AGGREGATING_KEY, .text = p->key_op});
+  p->key_op = o->key_op && *o->key_op ? o->key_op : p->dldb_key_op[0] ? p->dldb_key_op : NULL;
+  if (p->key_op) dlp_emit(p, &(dlp_event){.kind = DLP_EV_AGGREGATING_KEY, .text = p->key_op});
+  else dlp_emit(p, &(dlp_event){.kind = DLP_EV_AGGREGATING});
   return DL_OK;
 }
