@@ -140,6 +140,11 @@ typedef struct dla_facts {
   int64_t skew_avg_ns, skew_max_ns, skew_instances, skew_last_count, skew_dur_avg_ns;
   int32_t skew_last_rank;
   int64_t skew_ranks;
+  char bw_kernel[160];         /* the collective of the most transfer time whose bus
+                                  bandwidth is far below its link's; "" none */
+  const char *bw_collective;   /* its kind ("allreduce"; static), NULL unknown */
+  int64_t bw_instances, bw_ranks, bw_avg_bytes;
+  double bw_alg_bps, bw_bus_bps, bw_link_bps; /* bytes/s */
   /* GEMMs and convolutions without Tensor Cores, most GPU time first (dla_shapes.c) */
   dla_tc_fact tc[DLA_MAX_TC_FACTS];
   int n_tc;
@@ -194,6 +199,8 @@ typedef struct dla_finding {
                                           wall: a straggler */
 #define DLA_SKEW_PCT 20.0              /* a collective's mean start skew, % of its mean time */
 #define DLA_SKEW_MIN_NS 50000LL        /* ... and at least this (50 us) */
+#define DLA_BUSBW_PCT 25.0             /* a collective's bus bandwidth, % of its GPU's link */
+#define DLA_BUSBW_MIN_BYTES (1LL << 20) /* ... for messages of at least this (1 MiB) */
 
 /* Runs every rule in table order; writes up to cap findings to out and
  * returns how many were written. */

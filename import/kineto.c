@@ -60,6 +60,9 @@ typedef struct kev {
   int32_t grid[3], block[3];
   double bpsm, occ;
   char dtype[16];
+  int64_t coll_in, coll_out, coll_group; /* an NCCL kernel's "In/Out msg nelems", "Group size" */
+  int coll_args;                         /* which of them were read (COLL_* bits) */
+  char coll_name[24], coll_dtype[24];    /* its "Collective name" and "dtype" */
   char *name;              /* name_len bytes and a NUL */
   size_t name_len, name_cap;
   char *stack;             /* "Call stack" (with_stack=True), stack_len bytes and a NUL */
@@ -522,8 +525,10 @@ static int set_stack(kev *e, const char *s, size_t n) {
 /* The "args" members read; the others are skipped. */
 enum {
   A_NONE, A_CORR, A_DEVICE, A_STREAM, A_CONTEXT, A_REGS, A_SMEM, A_BYTES, A_BPSM, A_OCC,
-  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK, A_CONCRETE
+  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK, A_CONCRETE,
+  A_COLL_NAME, A_COLL_IN, A_COLL_OUT, A_COLL_GROUP, A_COLL_DTYPE
 };
+enum { COLL_IN = 1, COLL_OUT = 2, COLL_GROUP = 4, COLL_NAME = 8, COLL_DTYPE = 16 };
 
 static int arg_id(const char *key) {
   static const struct { const char *key; int id; } args[] = {
@@ -536,7 +541,9 @@ static int arg_id(const char *key) {
       {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
       {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
       {"name", A_NAME},                {"Call stack", A_STACK},
-      {"Concrete Inputs", A_CONCRETE},
+      {"Concrete Inputs", A_CONCRETE}, {"Collective name", A_COLL_NAME},
+      {"In msg nelems", A_COLL_IN},    {"Out msg nelems", A_COLL_OUT},
+      {"Group size", A_COLL_GROUP},    {"dtype", A_COLL_DTYPE},
   };
   for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* first bytes first: cheap */
     if (args[i].key[0] == key[0] && strcmp(args[i].key, key) == 0) return args[i].id;
@@ -577,6 +584,18 @@ static kj_tok read_args(kimp *k, kjson *j) {
     case A_STACK:
       /* optional: a stack that finds no memory is left out */
       if (t == KJ_STR) (void)set_stack(e, kjson_text(j), kjson_len(j));
+      break;
+    case A_COLL_IN: if (read_int(j, t, &e->coll_in)) e->coll_args |= COLL_IN; break;
+    case A_COLL_OUT: if (read_int(j, t, &e->coll_out)) e->coll_args |= COLL_OUT; break;
+    case A_COLL_GROUP: if (read_int(j, t, &e->coll_group)) e->coll_args |= COLL_GROUP; break;
+    case A_COLL_NAME:
+    case A_COLL_DTYPE:
+      if (t == KJ_STR) {
+        int nm = id == A_COLL_NAME;
+        if (nm) snprintf(e->coll_name, sizeof e->coll_name, "%s", kjson_text(j));
+        else snprintf(e->coll_dtype, sizeof e->coll_dtype, "%s", kjson_text(j));
+        e->coll_args |= nm ? COLL_NAME : COLL_DTYPE;
+      }
       break;
     default: break;
     }
@@ -683,6 +702,31 @@ static void memcpy_kinds(const char *name, int *copy, int *src, int *dst) {
   }
 }
 
+/* The bytes of n elements of a PyTorch dtype as NCCL's arguments name it
+ * (c10's ScalarType names), -1: unknown. */
+static int64_t coll_bytes(const char *dtype, int64_t n) {
+  static const struct { const char *name; int size; } sizes[] = {
+      {"Float", 4}, {"BFloat16", 2}, {"Half", 2}, {"Double", 8}, {"Int", 4}, {"Long", 8},
+      {"Short", 2}, {"Char", 1}, {"Byte", 1}, {"Bool", 1}, {"Float8_e4m3fn", 1},
+      {"Float8_e5m2", 1}, {"ComplexFloat", 8}, {"ComplexDouble", 16}, {"ComplexHalf", 4},
+  };
+  for (size_t i = 0; n >= 0 && n <= INT64_MAX / 16 && i < sizeof sizes / sizeof sizes[0]; i++)
+    if (strcmp(dtype, sizes[i].name) == 0) return n * sizes[i].size;
+  return -1;
+}
+
+/* The collective arguments of the kernel just written (dldb_ranks.h). */
+static int emit_coll(kimp *k, const kev *e) {
+  dldb_kernel_coll c = {
+      .collective = e->coll_args & COLL_NAME ? e->coll_name : NULL,
+      .dtype = e->coll_args & COLL_DTYPE ? e->coll_dtype : NULL,
+      .in_bytes = e->coll_args & COLL_IN ? coll_bytes(e->coll_dtype, e->coll_in) : -1,
+      .out_bytes = e->coll_args & COLL_OUT ? coll_bytes(e->coll_dtype, e->coll_out) : -1,
+      .group_size = e->coll_args & COLL_GROUP && e->coll_group > 0 && e->coll_group <= INT32_MAX
+                        ? (int32_t)e->coll_group : 0};
+  return dldb_write_kernel_coll(k->w, &c, k->err, k->errlen);
+}
+
 static int emit(kimp *k, const kev *e) {
   const char *name = e->name ? e->name : "";
   if (e->cat_capital && e->cat != C_OTHER && e->cat != C_TRACE) k->st->generation = 1;
@@ -755,6 +799,7 @@ static int emit(kimp *k, const kev *e) {
       memcpy(kr.grid, e->grid, sizeof kr.grid);
       memcpy(kr.block, e->block, sizeof kr.block);
       int rc = dldb_write_kernel(k->w, &kr, k->err, k->errlen);
+      if (rc == DL_OK && e->coll_args) rc = emit_coll(k, e);
       if (rc) return rc;
       k->st->kernels++;
       if (strcasestr(name, "nccl")) k->st->nccl_kernels++;
