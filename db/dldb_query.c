@@ -233,7 +233,12 @@ typedef struct plan {
   const char *range_col, *range_op;
   int64_t range_value;
   int64_t offset;
+  const char *indexed; /* a column: states the condition of its partial index */
 } plan;
+
+/* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
+ * its text: SQLite uses the index only for a query that states it. */
+#define DLDB__TIME_INDEX_COND " > -4611686018427387904"
 
 typedef struct built {
   sbuf sql;
@@ -338,6 +343,11 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     int rc = bind_value(q, f->types[c], f->names[c], in->eq[i].value ? in->eq[i].value : "", err,
                         errlen);
     if (rc) return rc;
+  }
+  if (pl && pl->indexed) {
+    sb_where(q, &first);
+    sb_ident(&q->sql, pl->indexed);
+    sb_add(&q->sql, DLDB__TIME_INDEX_COND);
   }
   if (pl && pl->range_op) {
     sb_where(q, &first);
@@ -484,6 +494,7 @@ static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   if (!k) return;
   if (!filtered && evaluates(db, in, k->keys, 0)) {
     pl->from = k->keys;
+    pl->indexed = in->n_eq == 0 ? k->order : NULL; /* else the key of the column filter */
   } else if (evaluates(db, in, k->calls, filtered)) {
     pl->from = k->calls;
     *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
@@ -567,26 +578,29 @@ out:
   return rc;
 }
 
-/* How to read a deep page of in in its keys' order: the rows from the
- * sort value v of the row at the offset on (v's index entries counted, not
- * its rows joined), skipping the rows before it that share v. 1 with *pl
+/* How to read a deep page of in (of the whole aggregation) in its keys'
+ * order: the rows from the sort value v of the row at the offset on (the
+ * index entries before it counted, not its rows joined), skipping the rows
+ * before it that share v. 1 with *pl
  * set, 0 when in is not such a page, 2 when the offset is past the rows, or
  * a negative DL_E*. */
 static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t errlen) {
   const keyview *k = keyview_of(in->view);
+  /* a column filter (an iteration, say) has the rows in another index: read
+   * them the plain way */
   if (!k || !in->sort || strcmp(in->sort, k->order) != 0 || in->offset < SEEK_MIN_OFFSET ||
-      (in->filter && *in->filter) || !evaluates(db, in, k->keys, 0))
+      in->n_eq > 0 || (in->filter && *in->filter) || !evaluates(db, in, k->keys, 0))
     return 0;
   int64_t v = 0, before = 0;
-  plan seek = {.from = k->keys, .offset = in->offset};
+  plan seek = {.from = k->keys, .offset = in->offset, .indexed = k->order};
   int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
   if (rc <= 0) return rc < 0 ? rc : 2;
   plan count = {.from = k->keys, .range_col = k->order, .range_op = in->desc ? ">" : "<",
-                .range_value = v, .offset = -1};
+                .range_value = v, .offset = -1, .indexed = k->order};
   rc = one_int64(db, in, Q_COUNT_TOTAL, &count, &before, err, errlen);
   if (rc < 0) return rc;
   *pl = (plan){.range_col = k->order, .range_op = in->desc ? "<=" : ">=", .range_value = v,
-               .offset = in->offset - before};
+               .offset = in->offset - before, .indexed = k->order};
   return 1;
 }
 
@@ -596,6 +610,10 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   plan pl = {.offset = -1};
   int rc = seek_plan(db, in, &pl, err, errlen);
   if (rc < 0 || rc == 2) return rc < 0 ? rc : DL_OK;
+  const keyview *k = keyview_of(in->view);
+  if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 && in->n_eq == 0 &&
+      evaluates(db, in, k->keys, 0))
+    pl.indexed = k->order; /* the aggregation's rows in launch order, from the index */
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
