@@ -233,12 +233,14 @@ typedef struct plan {
   const char *range_col, *range_op;
   int64_t range_value;
   int64_t offset;
-  const char *indexed; /* a column: states the condition of its partial index */
+  int indexed;         /* 1: states the condition of the partial time index */
 } plan;
 
 /* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
- * its text: SQLite uses the index only for a query that states it. */
-#define DLDB__TIME_INDEX_COND " > -4611686018427387904"
+ * its text (a condition on aggr_id, so that a range on the time column is
+ * the index's bound): SQLite uses the index only for a query that states
+ * it. */
+#define DLDB__TIME_INDEX_COND "\"aggr_id\" > -1"
 
 typedef struct built {
   sbuf sql;
@@ -346,7 +348,6 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
   }
   if (pl && pl->indexed) {
     sb_where(q, &first);
-    sb_ident(&q->sql, pl->indexed);
     sb_add(&q->sql, DLDB__TIME_INDEX_COND);
   }
   if (pl && pl->range_op) {
@@ -494,7 +495,7 @@ static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   if (!k) return;
   if (!filtered && evaluates(db, in, k->keys, 0)) {
     pl->from = k->keys;
-    pl->indexed = in->n_eq == 0 ? k->order : NULL; /* else the key of the column filter */
+    pl->indexed = in->n_eq == 0; /* else the key of the column filter */
   } else if (evaluates(db, in, k->calls, filtered)) {
     pl->from = k->calls;
     *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
@@ -592,15 +593,15 @@ static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t
       in->n_eq > 0 || (in->filter && *in->filter) || !evaluates(db, in, k->keys, 0))
     return 0;
   int64_t v = 0, before = 0;
-  plan seek = {.from = k->keys, .offset = in->offset, .indexed = k->order};
+  plan seek = {.from = k->keys, .offset = in->offset, .indexed = 1};
   int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
   if (rc <= 0) return rc < 0 ? rc : 2;
   plan count = {.from = k->keys, .range_col = k->order, .range_op = in->desc ? ">" : "<",
-                .range_value = v, .offset = -1, .indexed = k->order};
+                .range_value = v, .offset = -1, .indexed = 1};
   rc = one_int64(db, in, Q_COUNT_TOTAL, &count, &before, err, errlen);
   if (rc < 0) return rc;
   *pl = (plan){.range_col = k->order, .range_op = in->desc ? "<=" : ">=", .range_value = v,
-               .offset = in->offset - before, .indexed = k->order};
+               .offset = in->offset - before, .indexed = 1};
   return 1;
 }
 
@@ -613,7 +614,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   const keyview *k = keyview_of(in->view);
   if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 && in->n_eq == 0 &&
       evaluates(db, in, k->keys, 0))
-    pl.indexed = k->order; /* the aggregation's rows in launch order, from the index */
+    pl.indexed = 1; /* the aggregation's rows in launch order, from the index */
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);

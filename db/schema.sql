@@ -375,12 +375,12 @@ CREATE TABLE aggr_kernels (
 -- In launch order (the kernel lists' default order, kernel_timestamp): a
 -- page of an aggregation's kernels in that order reads its rows, not the
 -- whole aggregation, and a deep page is found by counting index entries
--- (view_dl_kernel_times). Partial, on a condition every launch meets (146
--- years before the profile's start): only a query that states it uses the
--- index (db/dldb_query.c does), so the views' plans, and the order of a
--- view read without ORDER BY, stay as they were.
+-- (view_dl_kernel_times). Partial, on a condition every row meets
+-- (aggregation ids start at 1): only a query that states it uses the index
+-- (db/dldb_query.c does), so the views' plans, and the order of a view read
+-- without ORDER BY, stay as they were.
 CREATE INDEX aggr_kernels_by_time ON aggr_kernels(aggr_id, api_start_ns)
-  WHERE api_start_ns > -4611686018427387904;
+  WHERE aggr_id > -1;
 
 -- Per (aggregation, iteration, op): kernel counts and times.
 CREATE TABLE aggr_iter_ops (
