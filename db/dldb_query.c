@@ -596,10 +596,18 @@ static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t
   plan seek = {.from = k->keys, .offset = in->offset, .indexed = 1};
   int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
   if (rc <= 0) return rc < 0 ? rc : 2;
+  /* the rows before v: the offset itself when v is the only row of its
+   * value (launch times are, as a rule: an index seek), else counted */
+  int64_t at_v = 0;
+  plan same = {.from = k->keys, .range_col = k->order, .range_op = "=", .range_value = v,
+               .offset = -1, .indexed = 1};
+  rc = one_int64(db, in, Q_COUNT_TOTAL, &same, &at_v, err, errlen);
+  if (rc < 0) return rc;
   plan count = {.from = k->keys, .range_col = k->order, .range_op = in->desc ? ">" : "<",
                 .range_value = v, .offset = -1, .indexed = 1};
-  rc = one_int64(db, in, Q_COUNT_TOTAL, &count, &before, err, errlen);
-  if (rc < 0) return rc;
+  before = in->offset;
+  if (at_v != 1 && (rc = one_int64(db, in, Q_COUNT_TOTAL, &count, &before, err, errlen)) < 0)
+    return rc;
   *pl = (plan){.range_col = k->order, .range_op = in->desc ? "<=" : ">=", .range_value = v,
                .offset = in->offset - before, .indexed = 1};
   return 1;
