@@ -10,18 +10,22 @@
 #     (cold: the run's answers not cached, its handles closed by the runs
 #     used since) and at once again (warm: a reload of the page); against
 #     the same on a viewer serving that one database alone, started afresh
-#     for each of 10 loads, so that its first load is cold too.
+#     for each of 10 loads, so that its first load is cold too. ROUNDS
+#     rounds, each a fresh folder viewer and 10 fresh single ones, which
+#     goes first alternating; each round's medians give a ratio, and the
+#     ratio quoted is the median of the rounds'.
 # Prints the figures, the machine and the commit; docs/performance.md
 # quotes them with this command.
-# Usage: bench/viewer_runs.sh BUILD_DIR [N] [DB]
+# Usage: bench/viewer_runs.sh BUILD_DIR [N] [DB] [ROUNDS]   (ROUNDS: 5)
 #   BUILD_DIR holds server/dlprofviewer (Release: cmake -S . -B build/rel
 #   -DCMAKE_BUILD_TYPE=Release -DDL_TESTS=OFF && cmake --build build/rel
 #   --target dlprofviewer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:?usage: bench/viewer_runs.sh BUILD_DIR [N] [DB]}
+build=${1:?usage: bench/viewer_runs.sh BUILD_DIR [N] [DB] [ROUNDS]}
 n=${2:-100}
 db=${3:-../shared/traces/dlprof/no_relu/dlprof_dldb.sqlite}
+rounds=${4:-5}
 viewer=$build/server/dlprofviewer
 [[ -x $viewer ]] || { echo "no $viewer: build dlprofviewer in $build first" >&2; exit 1; }
 [[ -f $db ]] || { echo "no database $db" >&2; exit 1; }
@@ -31,10 +35,11 @@ for i in $(seq -w 1 "$n"); do cp "$db" "$work/run_$i.sqlite"; done
 echo "folder: $n copies of $db ($(du -sh "$work" | cut -f1))"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uptime | sed 's/.*load average/load average/')"
 echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- server web || echo ' (with local changes)')"
-python3 - "$viewer" "$work" "$db" <<'EOF'
+python3 - "$viewer" "$work" "$db" "$rounds" <<'EOF'
 import http.client, json, os, statistics, subprocess, sys, time
 
 viewer, folder, single = sys.argv[1:4]
+rounds = int(sys.argv[4])
 
 # What the page asks for when it opens a run's dashboard (web/js/app.js,
 # web/js/views/dashboard.js), in order.
@@ -100,25 +105,46 @@ t_first = time.perf_counter() - t0
 t0 = time.perf_counter()
 get(conn, "runs")
 t_again = time.perf_counter() - t0
-print(f"/api/v1/runs: first {ms(t_first)} ({len(runs)} rows, each file opened once), again {ms(t_again)}")
-cold, warm = [], []
-for r in runs:
-    cold.append(dashboard(conn, r["run"]))
-    warm.append(dashboard(conn, r["run"]))
 stop(p)
-print(f"dashboard endpoints ({len(DASHBOARD)} requests) of each run in the folder, cold: {summary(cold)}")
-print(f"  the same at once again (warm): {summary(warm)}")
+print(f"/api/v1/runs: first {ms(t_first)} ({len(runs)} rows, each file opened once), again {ms(t_again)}")
 
-alone, alone_warm = [], []
-for _ in range(10):
-    p, conn, _, _ = start([single])
-    alone.append(dashboard(conn, None))
-    alone_warm.append(dashboard(conn, None))
+def folder_round():
+    """Every run of a fresh folder viewer, cold then warm: the medians."""
+    p, conn, _, _ = start([folder])
+    cold, warm = [], []
+    for r in runs:
+        cold.append(dashboard(conn, r["run"]))
+        warm.append(dashboard(conn, r["run"]))
     stop(p)
-print(f"dashboard endpoints of one database served alone, cold (10 fresh viewers): {summary(alone)}")
-print(f"  the same, warm: {summary(alone_warm)}")
-print(f"folder / alone (medians): cold {statistics.median(cold) / statistics.median(alone):.2f}, "
-      f"warm {statistics.median(warm) / statistics.median(alone_warm):.2f}")
+    return statistics.median(cold), statistics.median(warm)
+
+def alone_round():
+    """The one database on 10 fresh viewers, cold then warm: the medians."""
+    cold, warm = [], []
+    for _ in range(10):
+        p, conn, _, _ = start([single])
+        cold.append(dashboard(conn, None))
+        warm.append(dashboard(conn, None))
+        stop(p)
+    return statistics.median(cold), statistics.median(warm)
+
+# Rounds alternate which side goes first, so that the machine's load moves
+# both alike; each round gives a ratio, and the figures are their medians.
+fc, fw, ac, aw, rc, rw = [], [], [], [], [], []
+for k in range(rounds):
+    sides = (folder_round, alone_round) if k % 2 == 0 else (alone_round, folder_round)
+    res = {f: f() for f in sides}
+    (c1, w1), (c2, w2) = res[folder_round], res[alone_round]
+    fc.append(c1); fw.append(w1); ac.append(c2); aw.append(w2)
+    rc.append(c1 / c2); rw.append(w1 / w2)
+    print(f"round {k + 1}: folder cold {ms(c1)}, alone cold {ms(c2)} ({c1 / c2:.2f}); "
+          f"folder warm {ms(w1)}, alone warm {ms(w2)} ({w1 / w2:.2f})")
+print(f"dashboard endpoints ({len(DASHBOARD)} requests), medians of {rounds} rounds:")
+print(f"  a run of the folder, cold: {summary(fc)}; one database alone, cold: {summary(ac)}")
+print(f"  a run of the folder, warm: {summary(fw)}; one database alone, warm: {summary(aw)}")
+print(f"folder / alone (median of the rounds' ratios): cold {statistics.median(rc):.2f} "
+      f"(from {min(rc):.2f} to {max(rc):.2f}), warm {statistics.median(rw):.2f} "
+      f"(from {min(rw):.2f} to {max(rw):.2f})")
 ok = statistics.median(health) < 2.0
 print(f"start under 2 s: {'yes' if ok else 'NO'}")
 sys.exit(0 if ok else 1)

@@ -217,8 +217,30 @@ typedef struct bound {
   const char *s;
 } bound;
 
-enum { MAX_BOUND = 4 + DLDB_MAX_EQ };
-enum { Q_ROWS, Q_COUNT_TOTAL, Q_COUNT_FILTERED };
+enum { MAX_BOUND = 6 + DLDB_MAX_EQ };
+/* What a built statement selects: the rows; count(*) without or with the
+ * filter; the sum of `calls` without or with it (a view whose rows each
+ * stand for `calls` rows of the queried view); the sort column of the row
+ * at the offset (the seek of a deep page). */
+enum { Q_ROWS, Q_COUNT_TOTAL, Q_COUNT_FILTERED, Q_SUM_TOTAL, Q_SUM_FILTERED, Q_SEEK };
+
+/* Where a statement reads and what it adds to the query's conditions: from
+ * (NULL: the queried view) has the queried view's constrained columns; with
+ * range_op, "range_col range_op range_value" is one more condition; offset
+ * >= 0 replaces the query's. */
+typedef struct plan {
+  const char *from;
+  const char *range_col, *range_op;
+  int64_t range_value;
+  int64_t offset;
+  int indexed;         /* 1: states the condition of the partial time index */
+} plan;
+
+/* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
+ * its text (a condition on aggr_id, so that a range on the time column is
+ * the index's bound): SQLite uses the index only for a query that states
+ * it. */
+#define DLDB__TIME_INDEX_COND "\"aggr_id\" > -1"
 
 typedef struct built {
   sbuf sql;
@@ -257,45 +279,84 @@ static void sb_where(built *q, int *first) {
   *first = 0;
 }
 
-static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, size_t errlen) {
-  dldb__viewcols *v = NULL;
+static int cols_err(dldb *db, const char *view, int n, char *err, size_t errlen) {
+  if (n == DL_ENOTFOUND) return dl_err(err, errlen, DL_ENOTFOUND, "%s has no %s", db->path, view);
+  return dl_err(err, errlen, n, "%s: cannot read the columns of %s", db->path, view);
+}
+
+/* The columns of views a and b (b NULL: a's) into *va and *vb, read once
+ * per handle. Both are read before either is looked up: reading one may
+ * move the handle's entries. */
+static int view_cols(dldb *db, const char *a, const char *b, dldb__viewcols **va,
+                     dldb__viewcols **vb, char *err, size_t errlen) {
+  int n = dldb_view_columns(db, a, NULL, NULL);
+  if (n < 0) return cols_err(db, a, n, err, errlen);
+  if (b && (n = dldb_view_columns(db, b, NULL, NULL)) < 0) return cols_err(db, b, n, err, errlen);
+  *va = find_view(db, a);
+  *vb = b ? find_view(db, b) : *va;
+  return DL_OK;
+}
+
+static void sb_head(built *q, int mode, const char *sort) {
+  if (mode == Q_ROWS) sb_add(&q->sql, "SELECT * FROM ");
+  else if (mode == Q_SUM_TOTAL || mode == Q_SUM_FILTERED)
+    sb_add(&q->sql, "SELECT coalesce(sum(\"calls\"), 0) FROM ");
+  else if (mode == Q_SEEK) {
+    sb_add(&q->sql, "SELECT ");
+    sb_ident(&q->sql, sort);
+    sb_add(&q->sql, " FROM ");
+  } else sb_add(&q->sql, "SELECT count(*) FROM ");
+}
+
+static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built *q, char *err,
+                 size_t errlen) {
   memset(q, 0, sizeof *q);
-  int n = dldb_view_columns(db, in->view, NULL, NULL);
-  if (n < 0)
-    return n == DL_ENOTFOUND ? dl_err(err, errlen, DL_ENOTFOUND, "%s has no %s", db->path, in->view)
-                             : dl_err(err, errlen, n, "%s: cannot read the columns of %s",
-                                      db->path, in->view);
-  v = find_view(db, in->view);
+  /* v: the columns of the queried view, which pick the filter's columns;
+   * f: those of the view read (pl->from), which has every column used */
+  dldb__viewcols *v = NULL, *f = NULL;
+  int vrc = view_cols(db, in->view, pl ? pl->from : NULL, &v, &f, err, errlen);
+  if (vrc) return vrc;
   if (in->n_eq > 0) {
-    int rc = ensure_types(db, v, err, errlen);
+    int rc = ensure_types(db, f, err, errlen);
     if (rc) return rc;
   }
   int first = 1;
-  sb_add(&q->sql, mode == Q_ROWS ? "SELECT * FROM " : "SELECT count(*) FROM ");
-  sb_ident(&q->sql, in->view);
-  if (in->aggr_id >= 0 && col_index(v, "aggr_id") >= 0) {
+  int filtered = mode == Q_ROWS || mode == Q_COUNT_FILTERED || mode == Q_SUM_FILTERED;
+  sb_head(q, mode, in->sort);
+  sb_ident(&q->sql, f->view);
+  if (in->aggr_id >= 0 && col_index(f, "aggr_id") >= 0) {
     sb_where(q, &first);
     sb_add(&q->sql, "aggr_id = ?%d", q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
   }
-  if (in->domain && col_index(v, "domain_name") >= 0) {
+  if (in->domain && col_index(f, "domain_name") >= 0) {
     sb_where(q, &first);
     sb_add(&q->sql, "domain_name = ?%d", q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->domain};
   }
   for (int i = 0; i < in->n_eq && i < DLDB_MAX_EQ; i++) {
-    int c = col_index(v, in->eq[i].column);
+    int c = col_index(f, in->eq[i].column);
     if (c < 0)
-      return dl_err(err, errlen, DL_EINVAL, "%s has no column %s", in->view,
+      return dl_err(err, errlen, DL_EINVAL, "%s has no column %s", f->view,
                     in->eq[i].column ? in->eq[i].column : "(null)");
     sb_where(q, &first);
-    sb_ident(&q->sql, v->names[c]);
+    sb_ident(&q->sql, f->names[c]);
     sb_add(&q->sql, " = ");
-    int rc = bind_value(q, v->types[c], v->names[c], in->eq[i].value ? in->eq[i].value : "", err,
+    int rc = bind_value(q, f->types[c], f->names[c], in->eq[i].value ? in->eq[i].value : "", err,
                         errlen);
     if (rc) return rc;
   }
-  if (mode != Q_COUNT_TOTAL && in->filter && *in->filter) {
+  if (pl && pl->indexed) {
+    sb_where(q, &first);
+    sb_add(&q->sql, DLDB__TIME_INDEX_COND);
+  }
+  if (pl && pl->range_op) {
+    sb_where(q, &first);
+    sb_ident(&q->sql, pl->range_col);
+    sb_add(&q->sql, " %s ?%d", pl->range_op, q->nb + 1);
+    q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->range_value};
+  }
+  if (filtered && in->filter && *in->filter) {
     q->filter_lc = strdup(in->filter);
     if (!q->filter_lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
     for (char *p = q->filter_lc; *p; p++) *p = (char)tolower((unsigned char)*p);
@@ -307,7 +368,7 @@ static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, 
       int c = col_index(v, in->filter_cols[i]);
       if (c < 0) continue;
       sb_add(&q->sql, "%s", terms++ ? " OR " : "");
-      if (strcmp(v->names[c], "name") == 0 && col_index(v, "name_id") >= 0) {
+      if (strcmp(v->names[c], "name") == 0 && col_index(f, "name_id") >= 0) {
         sb_add(&q->sql, "dldb_strmatch(\"name_id\", ?%d)", q->nb); /* name is that string */
         continue;
       }
@@ -316,6 +377,13 @@ static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, 
       sb_add(&q->sql, "), ?%d) > 0", q->nb);
     }
     sb_add(&q->sql, terms ? ")" : "0)"); /* no name column: nothing matches */
+  }
+  int64_t offset = pl && pl->offset >= 0 ? pl->offset : in->offset;
+  if (mode == Q_SEEK) { /* the sort column alone, in its index's order */
+    sb_add(&q->sql, " ORDER BY ");
+    sb_ident(&q->sql, in->sort);
+    sb_add(&q->sql, "%s LIMIT 1 OFFSET ?%d", in->desc ? " DESC" : "", q->nb + 1);
+    q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = offset};
   }
   if (mode == Q_ROWS) {
     int terms = 0;
@@ -335,10 +403,10 @@ static int build(dldb *db, const dldb_query *in, int mode, built *q, char *err, 
       sb_ident(&q->sql, v->names[c]);
       sb_add(&q->sql, "%s%s", dim3 ? ")" : "", i == 0 && in->desc ? " DESC" : "");
     }
-    if (in->limit >= 0 || in->offset > 0) {
+    if (in->limit >= 0 || offset > 0) {
       sb_add(&q->sql, " LIMIT ?%d OFFSET ?%d", q->nb + 1, q->nb + 2);
       q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->limit >= 0 ? in->limit : -1};
-      q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->offset > 0 ? in->offset : 0};
+      q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = offset > 0 ? offset : 0};
     }
   }
   if (q->sql.oom) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
@@ -371,11 +439,76 @@ static char *count_key(const built *q) {
   return k.s;
 }
 
+/* ---- Cheaper reads of the big kernel views -------------------------------
+ * view_iteration_kernels and view_iteration_op_kernels have a row per kernel
+ * launch of the aggregation, each through a 7-way join: counting them or
+ * skipping to a deep page that way costs the whole aggregation. Our dldbs
+ * have, beside them, a view of their rows' keys (one row per row, with the
+ * index of the launch order) and a view of their rows per op and kernel
+ * name (`calls`); a query whose conditions those views can evaluate reads
+ * them instead, with the same result (tests/server compare them with the
+ * plain query). Files without them (NVIDIA's, older dlprof's) read the big
+ * view as before. */
+
+typedef struct keyview {
+  const char *view;   /* the big view */
+  const char *keys;   /* one row per row of view, ordered by `order` through an index */
+  const char *order;  /* a column of both */
+  const char *calls;  /* per op and kernel name: `calls` rows of view */
+} keyview;
+
+static const keyview keyviews[] = {
+    {"view_iteration_kernels", "view_dl_kernel_times", "kernel_timestamp", "view_dl_kernel_calls"},
+    {"view_iteration_op_kernels", "view_dl_kernel_times", "kernel_timestamp",
+     "view_dl_kernel_calls"},
+};
+
+/* A deep page seeks its place from this offset on. */
+enum { SEEK_MIN_OFFSET = 1000 };
+
+static const keyview *keyview_of(const char *view) {
+  for (size_t i = 0; i < sizeof keyviews / sizeof *keyviews; i++)
+    if (strcmp(keyviews[i].view, view) == 0) return &keyviews[i];
+  return NULL;
+}
+
+/* 1 when target exists and has every column in's conditions name: its
+ * column filters and, with_filter, the filter's columns in in->view. */
+static int evaluates(dldb *db, const dldb_query *in, const char *target, int with_filter) {
+  dldb__viewcols *t = NULL, *v = NULL;
+  if (!target || view_cols(db, in->view, target, &v, &t, NULL, 0) || t->n == 0) return 0;
+  for (int i = 0; i < in->n_eq; i++)
+    if (col_index(t, in->eq[i].column) < 0) return 0;
+  if (with_filter && in->filter && *in->filter)
+    for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
+      if (col_index(v, in->filter_cols[i]) >= 0 &&
+          (col_index(t, in->filter_cols[i]) < 0 || strcmp(in->filter_cols[i], "name") == 0))
+        return 0;
+  return 1;
+}
+
+/* How to count in's rows (mode Q_COUNT_*): the statement's mode and view. */
+static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
+  const keyview *k = keyview_of(in->view);
+  int filtered = *mode == Q_COUNT_FILTERED;
+  *pl = (plan){.offset = -1};
+  if (!k) return;
+  if (!filtered && evaluates(db, in, k->keys, 0)) {
+    pl->from = k->keys;
+    pl->indexed = in->n_eq == 0; /* else the key of the column filter */
+  } else if (evaluates(db, in, k->calls, filtered)) {
+    pl->from = k->calls;
+    *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
+  }
+}
+
 static int run_count(dldb *db, const dldb_query *in, int mode, int64_t *out, char *err,
                      size_t errlen) {
   built q;
   char *key = NULL;
-  int rc = build(db, in, mode, &q, err, errlen);
+  plan pl;
+  count_plan(db, in, &mode, &pl);
+  int rc = build(db, in, mode, &pl, &q, err, errlen);
   if (rc) goto out;
   key = count_key(&q);
   if (!key) {
@@ -420,10 +553,77 @@ struct dldb_row {
   int n;
 };
 
+/* The one int64 value of statement mode on plan pl into *out: 1 with a
+ * value, 0 without a row, or a negative DL_E*. */
+static int one_int64(dldb *db, const dldb_query *in, int mode, const plan *pl, int64_t *out,
+                     char *err, size_t errlen) {
+  built q;
+  int rc = build(db, in, mode, pl, &q, err, errlen);
+  if (rc) goto out;
+  sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
+  if (!st) {
+    rc = DL_EDB;
+    goto out;
+  }
+  bind_all(st, &q);
+  int src = sqlite3_step(st);
+  if (src == SQLITE_ROW) {
+    *out = sqlite3_column_int64(st, 0);
+    rc = 1;
+  } else if (src != SQLITE_DONE) {
+    rc = dldb__sql_err(db, src, in->view, err, errlen);
+  }
+  dldb__stmt_done(st);
+out:
+  built_free(&q);
+  return rc;
+}
+
+/* How to read a deep page of in (of the whole aggregation) in its keys'
+ * order: the rows from the sort value v of the row at the offset on (the
+ * index entries before it counted, not its rows joined), skipping the rows
+ * before it that share v. 1 with *pl
+ * set, 0 when in is not such a page, 2 when the offset is past the rows, or
+ * a negative DL_E*. */
+static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t errlen) {
+  const keyview *k = keyview_of(in->view);
+  /* a column filter (an iteration, say) has the rows in another index: read
+   * them the plain way */
+  if (!k || !in->sort || strcmp(in->sort, k->order) != 0 || in->offset < SEEK_MIN_OFFSET ||
+      in->n_eq > 0 || (in->filter && *in->filter) || !evaluates(db, in, k->keys, 0))
+    return 0;
+  int64_t v = 0, before = 0;
+  plan seek = {.from = k->keys, .offset = in->offset, .indexed = 1};
+  int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
+  if (rc <= 0) return rc < 0 ? rc : 2;
+  /* the rows before v: the offset itself when v is the only row of its
+   * value (launch times are, as a rule: an index seek), else counted */
+  int64_t at_v = 0;
+  plan same = {.from = k->keys, .range_col = k->order, .range_op = "=", .range_value = v,
+               .offset = -1, .indexed = 1};
+  rc = one_int64(db, in, Q_COUNT_TOTAL, &same, &at_v, err, errlen);
+  if (rc < 0) return rc;
+  plan count = {.from = k->keys, .range_col = k->order, .range_op = in->desc ? ">" : "<",
+                .range_value = v, .offset = -1, .indexed = 1};
+  before = in->offset;
+  if (at_v != 1 && (rc = one_int64(db, in, Q_COUNT_TOTAL, &count, &before, err, errlen)) < 0)
+    return rc;
+  *pl = (plan){.range_col = k->order, .range_op = in->desc ? "<=" : ">=", .range_value = v,
+               .offset = in->offset - before, .indexed = 1};
+  return 1;
+}
+
 int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen) {
   built q;
-  int rc = build(db, in, Q_ROWS, &q, err, errlen);
+  plan pl = {.offset = -1};
+  int rc = seek_plan(db, in, &pl, err, errlen);
+  if (rc < 0 || rc == 2) return rc < 0 ? rc : DL_OK;
+  const keyview *k = keyview_of(in->view);
+  if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 && in->n_eq == 0 &&
+      evaluates(db, in, k->keys, 0))
+    pl.indexed = 1; /* the aggregation's rows in launch order, from the index */
+  rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
   if (!st) {

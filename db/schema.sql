@@ -372,6 +372,15 @@ CREATE TABLE aggr_kernels (
 -- (the primary key, then the iteration's rows); an op in every iteration
 -- scans the aggregation's rows. Files written by earlier versions have
 -- aggr_kernels_by_op ON aggr_kernels(aggr_id, op_idx, iter_value).
+-- In launch order (the kernel lists' default order, kernel_timestamp): a
+-- page of an aggregation's kernels in that order reads its rows, not the
+-- whole aggregation, and a deep page is found by counting index entries
+-- (view_dl_kernel_times). Partial, on a condition every row meets
+-- (aggregation ids start at 1): only a query that states it uses the index
+-- (db/dldb_query.c does), so the views' plans, and the order of a view read
+-- without ORDER BY, stay as they were.
+CREATE INDEX aggr_kernels_by_time ON aggr_kernels(aggr_id, api_start_ns)
+  WHERE aggr_id > -1;
 
 -- Per (aggregation, iteration, op): kernel counts and times.
 CREATE TABLE aggr_iter_ops (
@@ -1038,6 +1047,33 @@ JOIN aggregations a ON a.aggr_id = ak.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id
 ORDER BY o.op_node_name, o.op_node_id, n.value, k.gpu_start_ns, k.id;
+
+-- The keys of view_iteration_kernels' and view_iteration_op_kernels' rows,
+-- one row per row of theirs (the same aggr_id, domain_name, iter_value and
+-- kernel_timestamp), without their joins: the viewer counts their rows and
+-- finds the place of a deep page in launch order here
+-- (aggr_kernels_by_time). Optional for readers.
+CREATE VIEW view_dl_kernel_times AS
+SELECT ak.aggr_id AS aggr_id, s.value AS domain_name, ak.iter_value,
+       ak.api_start_ns AS kernel_timestamp
+FROM aggr_kernels ak
+JOIN aggregations a ON a.aggr_id = ak.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- Per op and kernel name, how many rows of view_iteration_kernels and
+-- view_iteration_op_kernels (the aggregated iterations) they have: the
+-- viewer counts the rows of a name filter, a kernel or an op as a sum here.
+-- Optional for readers.
+CREATE VIEW view_dl_kernel_calls AS
+SELECT k.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_id, o.op_node_name,
+       n.value AS kernel_name, k.calls
+FROM aggr_op_kernels k
+JOIN aggr_ops o ON o.aggr_id = k.aggr_id AND o.op_idx = k.op_idx
+JOIN strings n ON n.id = k.kernel_name_id
+JOIN aggregations a ON a.aggr_id = k.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
 
 -- api_time_*: durations of the launching API calls (NULL: none known).
 CREATE VIEW view_dl_kernel_summaries AS

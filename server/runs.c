@@ -354,23 +354,65 @@ static int same_file(const struct stat *a, const struct stat *b) {
          a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* Opens r's file as it is now into db and cat; a file it could not serve
- * before (the same version) is refused with the same reason. */
-static int open_file(run *r, dldb **db, dlv_catalog **cat, const char *what, char *err,
-                     size_t errlen) {
+/* What opening a run's file needs to know of the run, copied under the
+ * lock so that the file is opened and checked without it. */
+typedef struct open_req {
+  char path[4096];
+  int bad;                 /* the run's last file could not be served: */
+  struct stat bad_st;      /* that version, */
+  char bad_err[512];       /* and why */
+  const char *what;        /* how a refusal is worded (NULL: the reason alone) */
+} open_req;
+
+/* Opens the file at o->path as it is now into db and cat (its version in
+ * *st); a file it could not serve before (the same version) is refused with
+ * the same reason. Runs without the runs lock: dldb_open_ro's quick check
+ * reads every page of the file. *refused: 1 when this version is not to be
+ * tried again. */
+static int open_file(const open_req *o, dldb **db, dlv_catalog **cat, struct stat *st,
+                     int *refused, char *err, size_t errlen) {
   char why[400];
-  struct stat st = {0};
   int rc;
-  if (stat(r->path, &st) != 0)
-    return dl_err(err, errlen, DL_ENOTFOUND, "the database %s was removed", r->path);
-  if (r->bad && same_file(&st, &r->bad_st))
-    return dl_err(err, errlen, DL_EIO, "%s", r->bad_err);
-  if ((rc = dldb_open_ro(r->path, db, NULL, why, sizeof why)) != DL_OK ||
+  *refused = 0;
+  memset(st, 0, sizeof *st);
+  if (stat(o->path, st) != 0)
+    return dl_err(err, errlen, DL_ENOTFOUND, "the database %s was removed", o->path);
+  if (o->bad && same_file(st, &o->bad_st)) return dl_err(err, errlen, DL_EIO, "%s", o->bad_err);
+  if ((rc = dldb_open_ro(o->path, db, NULL, why, sizeof why)) != DL_OK ||
       (rc = dlv_catalog_load(*db, cat, why, sizeof why)) != DL_OK) {
     dldb_close(db);
-    if (what) dl_err(err, errlen, rc, "the database %s was %s (%s)", r->path, what, why);
+    if (o->what) dl_err(err, errlen, rc, "the database %s was %s (%s)", o->path, o->what, why);
     else dl_err(err, errlen, rc, "%s", why);
-    if (rc != DL_ENOMEM) {
+    *refused = rc != DL_ENOMEM;
+    return rc;
+  }
+  return DL_OK;
+}
+
+/* Opens r's file anew (r pinned, the lock held on entry and on return, not
+ * while the file is opened and checked) and serves it from then on: a new
+ * catalog and gen, the old catalog kept for the requests that hold it. r
+ * open (was_open): its file was replaced. Another request may have opened
+ * the same version meanwhile: that one is kept. */
+static int open_anew(dlv_runs *rs, run *r, int was_open, char *err, size_t errlen) {
+  open_req *o = malloc(sizeof *o);
+  if (!o) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
+  snprintf(o->path, sizeof o->path, "%s", r->path);
+  o->bad = r->bad;
+  o->bad_st = r->bad_st;
+  snprintf(o->bad_err, sizeof o->bad_err, "%s", r->bad_err);
+  o->what = was_open ? "replaced by a file dlprofviewer cannot serve" : NULL;
+  unsigned gen0 = r->gen;
+  dldb *db = NULL;
+  dlv_catalog *cat = NULL;
+  struct stat st;
+  int refused;
+  pthread_mutex_unlock(&rs->lock);
+  int rc = open_file(o, &db, &cat, &st, &refused, err, errlen);
+  free(o);
+  pthread_mutex_lock(&rs->lock);
+  if (rc != DL_OK) {
+    if (refused) {
       r->bad = 1;
       r->bad_st = st;
       snprintf(r->bad_err, sizeof r->bad_err, "%s", err);
@@ -378,45 +420,28 @@ static int open_file(run *r, dldb **db, dlv_catalog **cat, const char *what, cha
     return rc;
   }
   r->bad = 0;
-  r->open_st = st;
-  return DL_OK;
-}
-
-/* r's open file was replaced: serves the new one when it can (its old
- * catalog stays until no request holds the run). */
-static int reload(dlv_runs *rs, run *r, char *err, size_t errlen) {
-  dldb *db = NULL;
-  dlv_catalog *cat = NULL;
+  if (r->gen != gen0 && r->cat && same_file(&st, &r->open_st)) { /* opened meanwhile */
+    dldb_close(&db);
+    dlv_catalog_free(&cat);
+    return DL_OK;
+  }
   dlv_catalog **old = realloc(r->old_cats, (r->nold + 1) * sizeof *old);
-  if (!old) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
+  if (!old) {
+    dldb_close(&db);
+    dlv_catalog_free(&cat);
+    return dl_err(err, errlen, DL_ENOMEM, "out of memory");
+  }
   r->old_cats = old;
-  int rc = open_file(r, &db, &cat, "replaced by a file dlprofviewer cannot serve", err, errlen);
-  if (rc != DL_OK) return rc;
-  r->old_cats[r->nold++] = r->cat;
-  dldb_close(&r->db);
-  r->db = db;
-  r->cat = cat;
-  r->gen = ++rs->gens;
-  fprintf(stderr, "dlprofviewer: %s was replaced: serving the new file (aggregation %lld)\n",
-          r->path, (long long)dldb_get_info(r->db)->default_aggr_id);
-  return DL_OK;
-}
-
-/* Opens run r, closed: its file opened and checked, with a new catalog and
- * gen (the old catalog stays for the requests that hold it). */
-static int reopen(dlv_runs *rs, run *r, char *err, size_t errlen) {
-  dldb *db = NULL;
-  dlv_catalog *cat = NULL;
-  dlv_catalog **old = realloc(r->old_cats, (r->nold + 1) * sizeof *old);
-  if (!old) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
-  r->old_cats = old;
-  int rc = open_file(r, &db, &cat, NULL, err, errlen);
-  if (rc != DL_OK) return rc;
   if (r->cat) r->old_cats[r->nold++] = r->cat;
+  if (r->db) dldb_close(&r->db);
+  else rs->open_count++;
   r->db = db;
   r->cat = cat;
+  r->open_st = st;
   r->gen = ++rs->gens;
-  rs->open_count++;
+  if (was_open)
+    fprintf(stderr, "dlprofviewer: %s was replaced: serving the new file (aggregation %lld)\n",
+            r->path, (long long)dldb_get_info(r->db)->default_aggr_id);
   evict(rs);
   return DL_OK;
 }
@@ -424,7 +449,8 @@ static int reopen(dlv_runs *rs, run *r, char *err, size_t errlen) {
 /* Pins r with the lock held. A closed run whose file is the version its
  * catalog describes (one stat) is not opened: each thread opens its own
  * handle on that version (dlv_runs_open_again), and answers of its gen
- * stay in the cache. Another version is opened and checked anew. */
+ * stay in the cache. Another version is opened and checked anew, outside
+ * the lock (open_anew), so that requests for other runs go on meanwhile. */
 static int pin_locked(dlv_runs *rs, run *r, dlv_run_pin *pin, char *err, size_t errlen) {
   int rc = DL_OK;
   struct stat st;
@@ -433,10 +459,10 @@ static int pin_locked(dlv_runs *rs, run *r, dlv_run_pin *pin, char *err, size_t 
   if (r->db) {
     rc = dldb_verify_file(r->db, err, errlen);
     if (rc != DL_OK) pin->changed = 1;
-    if (rc == DL_EIO) rc = reload(rs, r, err, errlen);
+    if (rc == DL_EIO) rc = open_anew(rs, r, 1, err, errlen);
   } else if (!r->cat || stat(r->path, &st) != 0 || !same_file(&st, &r->open_st)) {
     pin->changed = r->cat != NULL;
-    rc = reopen(rs, r, err, errlen);
+    rc = open_anew(rs, r, 0, err, errlen);
   }
   pin->cat = r->cat;
   pin->gen = r->gen;
@@ -472,14 +498,18 @@ void dlv_runs_unpin(dlv_runs *rs, dlv_run_pin *pin) {
 
 int dlv_runs_open_again(dlv_runs *rs, const dlv_run_pin *pin, dldb **out, char *err,
                         size_t errlen) {
+  char path[4096];
   pthread_mutex_lock(&rs->lock);
   run *r = rs->v[pin->index];
-  /* closed: the version its catalog describes, checked when it was opened */
+  /* closed: the version its catalog describes, checked when it was opened;
+   * opened outside the lock */
   int rc = r->gen != pin->gen ? dl_err(err, errlen, DL_EIO, "the database %s changed during the "
                                        "request", r->path)
            : r->db ? dldb_open_again(r->db, out, err, errlen)
-                   : dldb_open_ro_written(r->path, out, NULL, err, errlen);
+                   : 1;
+  snprintf(path, sizeof path, "%s", r->path);
   pthread_mutex_unlock(&rs->lock);
+  if (rc == 1) rc = dldb_open_ro_written(path, out, NULL, err, errlen);
   return rc;
 }
 
@@ -564,6 +594,7 @@ int dlv_runs_meta(dlv_runs *rs, int i, dlv_run_meta *m) {
   *m = r->meta;
   snprintf(m->id, sizeof m->id, "%s", r->id);
   m->given = r->given;
+  m->index = i;
   snprintf(m->name, sizeof m->name, "%s", r->display);
   snprintf(m->path, sizeof m->path, "%s", r->name);
   m->file_bytes = (int64_t)st.st_size;

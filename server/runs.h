@@ -74,6 +74,7 @@ typedef struct dlv_run_meta {
   char key_op[256];
   int64_t file_bytes;
   int64_t mtime_s;           /* the file's modification time, seconds since 1970 */
+  int index;                 /* the run's index (its place in the runs' own order) */
 } dlv_run_meta;
 
 /* The runs of paths (files or folders, n of them). A path that does not

@@ -81,7 +81,58 @@ test('runs: one row per dldb under the folder, with the runs page columns', asyn
     assert.equal(row.num_gpus, Number(sql(file, 'SELECT num_gpus FROM view_system_config')[0].num_gpus));
   }
   assert.equal(r.json.rows[0].name, 'a/no_relu');
-  assertError(await get(v, '/api/v1/runs?limit=3'), 400, 'bad_param', 'limit');
+  assertError(await get(v, '/api/v1/runs?limit=0'), 400, 'bad_param', 'limit');
+  assertError(await get(v, '/api/v1/runs?sort=nope'), 400, 'bad_param', 'sort');
+  assertError(await get(v, '/api/v1/runs?format=csv'), 400, 'bad_param', 'format');
+});
+
+test('runs: paged, sorted and filtered on the server as the whole list says', async () => {
+  const dirL = join(work, 'runs-list');
+  rmSync(dirL, { recursive: true, force: true });
+  mkdirSync(join(dirL, 'sub'), { recursive: true });
+  const files = ['k1', 'b2', 'sub/z3', 'a4', 'sub/c5', 'm6', 'e7'];
+  files.forEach((f, i) => copyFileSync(i % 3 ? noRelu : wRelu, join(dirL, `${f}.sqlite`)));
+  const m = await startViewer(dirL);
+  try {
+    const all = (await get(m, '/api/v1/runs')).json;
+    assert.equal(all.rows.length, files.length);
+    assert.equal(all.limit, null);
+    // the reference: the whole list, ordered here (numbers by value, text
+    // bytewise, ties by name then id), filtered by a case-insensitive
+    // substring of name, path, producer or key_op
+    const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+    const want = (sort, desc, filter) => {
+      const f = filter.toLowerCase();
+      const rows = all.rows.filter((r) => !f || ['name', 'path', 'producer', 'key_op'].some((c) => String(r[c] ?? '').toLowerCase().includes(f)));
+      return rows
+        .map((r, i) => ({ r, i }))
+        .sort((x, y) => (desc ? -1 : 1) * cmp(x.r[sort], y.r[sort]) || cmp(x.r.name, y.r.name) || cmp(x.r.run, y.r.run) || x.i - y.i)
+        .map((x) => x.r.run);
+    };
+    let pages = 0;
+    for (const sort of ['name', 'path', 'iterations', 'iter_avg', 'gpu_utilization', 'file_bytes', 'date', 'producer']) {
+      for (const order of ['asc', 'desc']) {
+        for (const filter of ['', 'SUB/', 'a']) {
+          const expect = want(sort, order === 'desc', filter);
+          for (let offset = 0; offset <= expect.length; offset += 3) {
+            const q = `sort=${sort}&order=${order}&offset=${offset}&limit=3${filter ? `&filter=${encodeURIComponent(filter)}` : ''}`;
+            const r = await get(m, `/api/v1/runs?${q}`);
+            assert.equal(r.res.status, 200, r.text);
+            assert.equal(r.json.total, files.length, q);
+            assert.equal(r.json.filtered, expect.length, q);
+            assert.deepEqual(r.json.rows.map((x) => x.run), expect.slice(offset, offset + 3), q);
+            pages++;
+          }
+        }
+      }
+    }
+    assert.ok(pages > 50);
+    // a column filter, as on the views
+    const r = await get(m, `/api/v1/runs?iterations=${all.rows[1].iterations}&sort=name&order=desc`);
+    assert.deepEqual(r.json.rows.map((x) => x.run), want('name', true, '').filter((id) => all.rows.find((x) => x.run === id).iterations === all.rows[1].iterations));
+  } finally {
+    assert.equal((await m.stop()).code, 0);
+  }
 });
 
 test('run= selects the database of every existing endpoint; the first by default', async () => {

@@ -1,0 +1,128 @@
+// pages.test.mjs - the big kernel lists (iteration_kernels,
+// iteration_op_kernels) paged, sorted and filtered by dlprofviewer equal the
+// same list computed here from the view's rows: every row of the
+// aggregation read once with the sqlite3 CLI (no ORDER BY, no LIMIT), then
+// filtered, ordered and cut in JavaScript. The viewer reads these lists
+// through view_dl_kernel_times (counts, the seek of a deep page in launch
+// order) and view_dl_kernel_calls (counts of a filter, a kernel or an op);
+// NVIDIA's no_relu, which has neither, is checked the same way. The dldb
+// is made by dlprof from HTA's control trace (../shared, 8,568 kernels).
+// Run: node tests/server/pages.test.mjs (DLPROF, DLPROFVIEWER, DL_SHARED_DIR,
+// DL_TEST_WORK); exits 77 without ../shared.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { noRelu, requireFile, shared, sql, startViewer, work } from './viewer.mjs';
+
+const trace = join(shared, 'traces/kineto/hta/trace_diff_control_control.json.gz');
+requireFile(trace);
+requireFile(noRelu);
+const dlprof = process.env.DLPROF;
+if (!dlprof || !existsSync(dlprof)) {
+  console.error(`DLPROF (${dlprof}) is not a built dlprof`);
+  process.exit(1);
+}
+
+const out = join(work, 'pages');
+const dldb = join(out, 'dlprof_dldb.sqlite');
+let v; // the viewer on dldb
+let nv; // the viewer on NVIDIA's no_relu
+
+before(async () => {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  execFileSync(dlprof, [`--database=${trace}`, `--output_path=${out}`, '-v', 'quiet']);
+  v = await startViewer(dldb, ['--cache-mb', '0']);
+  nv = await startViewer(noRelu, ['--cache-mb', '0']);
+});
+
+after(async () => {
+  for (const s of [v, nv]) if (s) assert.equal((await s.stop()).code, 0);
+});
+
+/** Every row of a query (sqlite3 -json, read-only; more than sql()'s 1 MB). */
+function sqlAll(db, query) {
+  const text = execFileSync('sqlite3', ['-readonly', '-json', db, query], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  return text.trim() ? JSON.parse(text) : [];
+}
+
+async function get(server, path) {
+  const res = await fetch(server.url + path);
+  const text = await res.text();
+  assert.equal(res.status, 200, `${path}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+// SQLite's order: numbers by value, text bytewise (ASCII names here), NULL first.
+const cmp = (a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+
+/** The page the viewer must answer, from rows (every row of the aggregation). */
+function expected(rows, { eq = {}, filter = '', filterCols, sort, desc, offset, limit }) {
+  const f = filter.toLowerCase();
+  const sel = rows.filter(
+    (r) => Object.entries(eq).every(([c, x]) => String(r[c]) === String(x)) && (!f || filterCols.some((c) => c in r && String(r[c]).toLowerCase().includes(f))),
+  );
+  const total = rows.filter((r) => Object.entries(eq).every(([c, x]) => String(r[c]) === String(x))).length;
+  sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.device_id, b.device_id) || cmp(a.kernel_name, b.kernel_name));
+  return { total, filtered: sel.length, rows: sel.slice(offset, offset + limit) };
+}
+
+/** Checks every combination of scopes, sorts, filters and offsets on view. */
+async function checkView(server, db, view, scopes, filterCols) {
+  const rows = sqlAll(db, `SELECT * FROM view_${view} WHERE aggr_id = 1`);
+  assert.ok(rows.length > 0);
+  let pages = 0;
+  for (const eq of scopes) {
+    for (const [sort, desc] of [['kernel_timestamp', false], ['kernel_timestamp', true], ['kernel_duration', true]]) {
+      for (const filter of ['', 'GEMM', 'xyzzy']) {
+        const n = expected(rows, { eq, filter, filterCols, sort, desc, offset: 0, limit: 0 }).filtered;
+        for (const offset of new Set([0, 999, 1001, 2345, Math.max(0, n - 7), n + 5])) {
+          const want = expected(rows, { eq, filter, filterCols, sort, desc, offset, limit: 50 });
+          const q = new URLSearchParams({ ...eq, sort, order: desc ? 'desc' : 'asc', offset, limit: 50, ...(filter ? { filter } : {}) });
+          const got = await get(server, `api/v1/${view}?${q}`);
+          const what = `${view}?${q}`;
+          assert.equal(got.total, want.total, `total of ${what}`);
+          assert.equal(got.filtered, want.filtered, `filtered of ${what}`);
+          if (sort === 'kernel_timestamp') {
+            // launch times are unique in this trace: the order is total
+            assert.deepEqual(got.rows, want.rows, what);
+          } else {
+            // equal sort keys come in either order: compare the keys, and the rows as a set
+            const key = (r) => `${r[sort]}\u0001${r.device_id}\u0001${r.kernel_name}`;
+            assert.deepEqual(got.rows.map(key), want.rows.map(key), what);
+          }
+          pages++;
+        }
+      }
+    }
+  }
+  return pages;
+}
+
+test('iteration_kernels: every scope, order, filter and depth as computed from the view', async () => {
+  const k = sql(dldb, 'SELECT kernel_name, count(*) AS n FROM view_iteration_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
+  const it = sql(dldb, 'SELECT iter_value FROM view_iteration_kernels GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET 2')[0];
+  const scopes = [{}, { kernel_name: k.kernel_name }, { iter_value: it.iter_value }];
+  const pages = await checkView(v, dldb, 'iteration_kernels', scopes, ['op_node_name', 'kernel_name']);
+  assert.ok(pages > 100, `${pages} pages`);
+});
+
+test('iteration_op_kernels: every scope, order, filter and depth as computed from the view', async () => {
+  const op = sql(dldb, 'SELECT op_node_id, count(*) AS n FROM view_iteration_op_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
+  const it = sql(dldb, `SELECT iter_value FROM view_iteration_op_kernels WHERE op_node_id = '${op.op_node_id.replaceAll("'", "''")}' LIMIT 1`)[0];
+  const scopes = [{}, { op_node_id: op.op_node_id }, { iter_value: it.iter_value, op_node_id: op.op_node_id }];
+  const pages = await checkView(v, dldb, 'iteration_op_kernels', scopes, ['op_node_id', 'kernel_name']);
+  assert.ok(pages > 100, `${pages} pages`);
+});
+
+test('the dldb has the views the viewer reads these lists through', () => {
+  const views = sql(dldb, "SELECT name FROM sqlite_master WHERE type IN ('view', 'index') AND name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time') ORDER BY name");
+  assert.deepEqual(views.map((r) => r.name), ['aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_times']);
+});
+
+test("NVIDIA's dldb (without those views): the same lists, read the plain way", async () => {
+  const pages = await checkView(nv, noRelu, 'iteration_kernels', [{}], ['op_node_name', 'kernel_name']);
+  assert.ok(pages > 20);
+});
