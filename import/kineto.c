@@ -459,15 +459,15 @@ static kj_tok read_xyz(kjson *j, kj_tok t, int32_t out[3]) {
 }
 
 /* The data type of an op from its "Input type" list: the first float type. */
-static const char *float_type(const char *t) {
-  static const struct { const char *in, *out; } map[] = {
-      {"float", "float32"},         {"double", "float64"},
-      {"c10::Half", "float16"},     {"Half", "float16"},
-      {"c10::BFloat16", "bfloat16"}, {"BFloat16", "bfloat16"},
-      {"c10::Float8_e4m3fn", "float8"}, {"c10::Float8_e5m2", "float8"},
+static const char *float_type(const char *t, size_t n) {
+  static const struct { const char *in; size_t n; const char *out; } map[] = {
+      {"float", 5, "float32"},          {"double", 6, "float64"},
+      {"c10::Half", 9, "float16"},      {"Half", 4, "float16"},
+      {"c10::BFloat16", 13, "bfloat16"}, {"BFloat16", 8, "bfloat16"},
+      {"c10::Float8_e4m3fn", 18, "float8"}, {"c10::Float8_e5m2", 16, "float8"},
   };
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strcmp(t, map[i].in) == 0) return map[i].out;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) /* the length first: cheap */
+    if (map[i].n == n && memcmp(t, map[i].in, n) == 0) return map[i].out;
   return NULL;
 }
 
@@ -477,7 +477,7 @@ static kj_tok read_types(kjson *j, kj_tok t, char *dtype, size_t cap) {
     kj_tok k = kjson_next(j);
     if (k == KJ_ARR_END || k == KJ_ERROR) return k;
     if (k == KJ_STR && !dtype[0]) {
-      const char *f = float_type(kjson_text(j));
+      const char *f = float_type(kjson_text(j), strlen(kjson_text(j)));
       if (f) snprintf(dtype, cap, "%s", f);
     }
     if (kjson_skip(j, k) == KJ_ERROR) return KJ_ERROR;
@@ -523,20 +523,23 @@ enum {
   A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK
 };
 
-static int arg_id(const char *key) {
-  static const struct { const char *key; int id; } args[] = {
-      {"correlation", A_CORR},         {"device", A_DEVICE},
-      {"stream", A_STREAM},            {"context", A_CONTEXT},
-      {"registers per thread", A_REGS}, {"shared memory", A_SMEM},
-      {"bytes", A_BYTES},              {"blocks per SM", A_BPSM},
-      {"est. achieved occupancy %", A_OCC}, {"theoretical occupancy %", A_THEO_OCC},
-      {"grid", A_GRID},                {"block", A_BLOCK},
-      {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
-      {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
-      {"name", A_NAME},                {"Call stack", A_STACK},
+static int arg_id(const char *key, size_t n) {
+#define ARG(k, id) {k, sizeof k - 1, id}
+  static const struct { const char *key; size_t n; int id; } args[] = {
+      ARG("correlation", A_CORR),          ARG("device", A_DEVICE),
+      ARG("stream", A_STREAM),             ARG("context", A_CONTEXT),
+      ARG("registers per thread", A_REGS), ARG("shared memory", A_SMEM),
+      ARG("bytes", A_BYTES),               ARG("blocks per SM", A_BPSM),
+      ARG("est. achieved occupancy %", A_OCC), ARG("theoretical occupancy %", A_THEO_OCC),
+      ARG("grid", A_GRID),                 ARG("block", A_BLOCK),
+      ARG("Sequence number", A_SEQ),       ARG("Fwd thread id", A_FWD),
+      ARG("Input Dims", A_DIMS),           ARG("Input type", A_TYPES),
+      ARG("name", A_NAME),                 ARG("Call stack", A_STACK),
   };
-  for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* first bytes first: cheap */
-    if (args[i].key[0] == key[0] && strcmp(args[i].key, key) == 0) return args[i].id;
+#undef ARG
+  for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* length and first byte first */
+    if (args[i].n == n && args[i].key[0] == key[0] && memcmp(args[i].key, key, n) == 0)
+      return args[i].id;
   return A_NONE;
 }
 
@@ -546,7 +549,7 @@ static kj_tok read_args(kimp *k, kjson *j) {
     kj_tok t = kjson_next(j);
     if (t == KJ_OBJ_END || t == KJ_ERROR) return t;
     if (t != KJ_KEY) return KJ_ERROR;
-    int id = arg_id(kjson_text(j));
+    int id = arg_id(kjson_text(j), strlen(kjson_text(j))); /* a "\u0000" ends the key */
     t = kjson_next(j);
     if (t == KJ_ERROR) return t;
     int64_t v;
