@@ -456,7 +456,8 @@ static kj_tok lex_word(kjson *j) {
   return t;
 }
 
-kj_tok kjson_next(kjson *j) {
+/* The next token from pos: blanks and separators, refills, the end. */
+static kj_tok next_token(kjson *j) {
   if (j->errmsg[0]) return KJ_ERROR;
   for (;;) {
     if (j->pos >= j->len && fill(j, 1) == 0) {
@@ -511,6 +512,16 @@ kj_tok kjson_next(kjson *j) {
       }
     }
   }
+}
+
+kj_tok kjson_next(kjson *j) {
+  /* the run of blanks and separators before most tokens, without a dispatch */
+  if (!j->done) {
+    const unsigned char *p = j->buf + j->pos, *e = j->buf + j->len;
+    while (p < e && blank_char(*p)) p++;
+    j->pos = (size_t)(p - j->buf);
+  }
+  return next_token(j);
 }
 
 kj_tok kjson_skip(kjson *j, kj_tok t) {
