@@ -3,7 +3,8 @@
 # against Python's json.load of the same file, alternated in one run: the
 # acceptance figure of the Kineto import (docs/performance.md "Kineto
 # import"): median dlprof time / median json.load time, and each one's peak
-# RSS (/usr/bin/time -v's "Maximum resident set size").
+# RSS (/usr/bin/time -v's "Maximum resident set size"); the same ratio of
+# CPU time (user + system) beside it, which a shared VM's load moves less.
 #
 #   bench/kineto_ratio.sh BUILD [COPIES] [REPEATS]
 #
@@ -35,12 +36,13 @@ timed() {
   local label=$1; shift
   sync
   /usr/bin/time -v -o "$out/time.txt" "$@" >/dev/null
-  local wall rss
+  local wall rss cpu
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0;
            for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$out/time.txt")
   rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out/time.txt")
-  echo "$wall $rss" >>"$out/$label.txt"
-  printf '%-9s %7.2f s  peak RSS %6d MB\n' "$label" "$wall" $((rss / 1024))
+  cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s }' "$out/time.txt")
+  echo "$wall $rss $cpu" >>"$out/$label.txt"
+  printf '%-9s %7.2f s  CPU %7.2f s  peak RSS %6d MB\n' "$label" "$wall" "$cpu" $((rss / 1024))
 }
 run_dlprof() {
   rm -rf "$out/run" && mkdir -p "$out/run"
@@ -58,6 +60,8 @@ median() { sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END {
 d=$(median "$out/dlprof.txt" 1) p=$(median "$out/json.load.txt" 1)
 drss=$(sort -n -k2 "$out/dlprof.txt" | tail -1 | awk '{ printf "%d", $2 / 1024 }')
 prss=$(sort -n -k2 "$out/json.load.txt" | tail -1 | awk '{ printf "%d", $2 / 1024 }')
-awk -v d="$d" -v p="$p" -v mb="$mb" -v dr="$drss" -v pr="$prss" 'BEGIN {
+dc=$(median "$out/dlprof.txt" 3) pc=$(median "$out/json.load.txt" 3)
+awk -v d="$d" -v p="$p" -v mb="$mb" -v dr="$drss" -v pr="$prss" -v dc="$dc" -v pc="$pc" 'BEGIN {
   printf "median dlprof %.2f s (%.0f MB/s, peak RSS <= %d MB), json.load %.2f s (%d MB): ratio %.3f\n",
-         d, mb / d, dr, p, pr, d / p }'
+         d, mb / d, dr, p, pr, d / p
+  printf "median CPU time: dlprof %.2f s, json.load %.2f s: ratio %.3f\n", dc, pc, dc / pc }'
