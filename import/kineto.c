@@ -35,6 +35,8 @@
 #define DIMS_CAP 1024
 #define CONCRETE_CAP 256
 #define TYPES_CAP 64
+#define ARG_SLOTS_LOG2 6
+#define ARG_SLOTS (1u << ARG_SLOTS_LOG2)
 
 enum cat { C_NONE, C_OP, C_ANNOT, C_GPU_ANNOT, C_RUNTIME, C_DRIVER, C_KERNEL, C_MEMCPY,
            C_MEMSET, C_SYNC, C_PYTHON, C_TRACE, C_OTHER };
@@ -113,6 +115,7 @@ typedef struct kimp {
   size_t mem_n, mem_at;
   char *rec;
   size_t rec_cap;
+  struct { const char *key; size_t n; uint32_t sig; int id; } args[ARG_SLOTS]; /* arg_id */
 } kimp;
 
 /* ---- Input ---------------------------------------------------------------- */
@@ -135,7 +138,7 @@ static long mem_read(void *ctx, void *buf, size_t len) {
 static int open_input(const char *path, gzFile *gz, kjson **j, char *err, size_t errlen) {
   *gz = gzopen(path, "rb");
   if (!*gz) return dl_err(err, errlen, DL_EIO, "%s: cannot open: %s", path, strerror(errno));
-  gzbuffer(*gz, 1u << 18);
+  gzbuffer(*gz, 1u << 16); /* reads of >= 128 KB (kjson asks 256 KB) skip its buffer */
   *j = kjson_open(gz_read, *gz);
   if (!*j) {
     gzclose(*gz);
@@ -464,15 +467,15 @@ static kj_tok read_xyz(kjson *j, kj_tok t, int32_t out[3]) {
 }
 
 /* The data type of an op from its "Input type" list: the first float type. */
-static const char *float_type(const char *t) {
-  static const struct { const char *in, *out; } map[] = {
-      {"float", "float32"},         {"double", "float64"},
-      {"c10::Half", "float16"},     {"Half", "float16"},
-      {"c10::BFloat16", "bfloat16"}, {"BFloat16", "bfloat16"},
-      {"c10::Float8_e4m3fn", "float8"}, {"c10::Float8_e5m2", "float8"},
+static const char *float_type(const char *t, size_t n) {
+  static const struct { const char *in; size_t n; const char *out; } map[] = {
+      {"float", 5, "float32"},          {"double", 6, "float64"},
+      {"c10::Half", 9, "float16"},      {"Half", 4, "float16"},
+      {"c10::BFloat16", 13, "bfloat16"}, {"BFloat16", 8, "bfloat16"},
+      {"c10::Float8_e4m3fn", 18, "float8"}, {"c10::Float8_e5m2", 16, "float8"},
   };
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strcmp(t, map[i].in) == 0) return map[i].out;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) /* the length first: cheap */
+    if (map[i].n == n && memcmp(t, map[i].in, n) == 0) return map[i].out;
   return NULL;
 }
 
@@ -482,7 +485,7 @@ static kj_tok read_types(kjson *j, kj_tok t, char *dtype, size_t cap) {
     kj_tok k = kjson_next(j);
     if (k == KJ_ARR_END || k == KJ_ERROR) return k;
     if (k == KJ_STR && !dtype[0]) {
-      const char *f = float_type(kjson_text(j));
+      const char *f = float_type(kjson_text(j), strlen(kjson_text(j)));
       if (f) snprintf(dtype, cap, "%s", f);
     }
     if (kjson_skip(j, k) == KJ_ERROR) return KJ_ERROR;
@@ -530,23 +533,51 @@ enum {
 };
 enum { COLL_IN = 1, COLL_OUT = 2, COLL_GROUP = 4, COLL_NAME = 8, COLL_DTYPE = 16 };
 
-static int arg_id(const char *key) {
-  static const struct { const char *key; int id; } args[] = {
-      {"correlation", A_CORR},         {"device", A_DEVICE},
-      {"stream", A_STREAM},            {"context", A_CONTEXT},
-      {"registers per thread", A_REGS}, {"shared memory", A_SMEM},
-      {"bytes", A_BYTES},              {"blocks per SM", A_BPSM},
-      {"est. achieved occupancy %", A_OCC}, {"theoretical occupancy %", A_THEO_OCC},
-      {"grid", A_GRID},                {"block", A_BLOCK},
-      {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
-      {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
-      {"name", A_NAME},                {"Call stack", A_STACK},
-      {"Concrete Inputs", A_CONCRETE}, {"Collective name", A_COLL_NAME},
-      {"In msg nelems", A_COLL_IN},    {"Out msg nelems", A_COLL_OUT},
-      {"Group size", A_COLL_GROUP},    {"dtype", A_COLL_DTYPE},
-  };
-  for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* first bytes first: cheap */
-    if (args[i].key[0] == key[0] && strcmp(args[i].key, key) == 0) return args[i].id;
+/* A key's length, first and last byte in one word, and its slot in the
+ * lookup table of the "args" members read (most members are not: one
+ * probe rejects them). */
+static uint32_t key_sig(const char *key, size_t n) {
+  return n == 0 ? 0 : (uint32_t)(n & 0xFFFF) << 16 | (uint32_t)(unsigned char)key[0] << 8 |
+                          (unsigned char)key[n - 1];
+}
+
+static unsigned sig_slot(uint32_t sig) { return (sig * 2654435761u) >> (32 - ARG_SLOTS_LOG2); }
+
+static const struct { const char *key; int id; } arg_keys[] = {
+    {"correlation", A_CORR},         {"device", A_DEVICE},
+    {"stream", A_STREAM},            {"context", A_CONTEXT},
+    {"registers per thread", A_REGS}, {"shared memory", A_SMEM},
+    {"bytes", A_BYTES},              {"blocks per SM", A_BPSM},
+    {"est. achieved occupancy %", A_OCC}, {"theoretical occupancy %", A_THEO_OCC},
+    {"grid", A_GRID},                {"block", A_BLOCK},
+    {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
+    {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
+    {"name", A_NAME},                {"Call stack", A_STACK},
+    {"Concrete Inputs", A_CONCRETE}, {"Collective name", A_COLL_NAME},
+    {"In msg nelems", A_COLL_IN},    {"Out msg nelems", A_COLL_OUT},
+    {"Group size", A_COLL_GROUP},    {"dtype", A_COLL_DTYPE},
+};
+
+/* Fills the table (open addressing, linear probing; an empty slot has id 0). */
+static void arg_table_init(kimp *k) {
+  memset(k->args, 0, sizeof k->args);
+  for (size_t i = 0; i < sizeof arg_keys / sizeof arg_keys[0]; i++) {
+    size_t n = strlen(arg_keys[i].key);
+    uint32_t sig = key_sig(arg_keys[i].key, n);
+    unsigned at = sig_slot(sig);
+    while (k->args[at].id) at = (at + 1) & (ARG_SLOTS - 1);
+    k->args[at].sig = sig;
+    k->args[at].n = n;
+    k->args[at].key = arg_keys[i].key;
+    k->args[at].id = arg_keys[i].id;
+  }
+}
+
+static int arg_id(const kimp *k, const char *key, size_t n) {
+  uint32_t sig = key_sig(key, n);
+  for (unsigned at = sig_slot(sig); k->args[at].id; at = (at + 1) & (ARG_SLOTS - 1))
+    if (k->args[at].sig == sig && k->args[at].n == n && memcmp(k->args[at].key, key, n) == 0)
+      return k->args[at].id;
   return A_NONE;
 }
 
@@ -556,7 +587,7 @@ static kj_tok read_args(kimp *k, kjson *j) {
     kj_tok t = kjson_next(j);
     if (t == KJ_OBJ_END || t == KJ_ERROR) return t;
     if (t != KJ_KEY) return KJ_ERROR;
-    int id = arg_id(kjson_text(j));
+    int id = arg_id(k, kjson_text(j), strlen(kjson_text(j))); /* a "\u0000" ends the key */
     t = kjson_next(j);
     if (t == KJ_ERROR) return t;
     int64_t v;
@@ -910,6 +941,27 @@ static int write_event(void *ctx, const void *rec, size_t len) {
   return emit(k, e);
 }
 
+/* The event members read: 1 ph, 2 cat, 3 name, 4 pid, 5 tid, 6 ts, 7 dur,
+ * 8 args; 0 any other. A key of at most 4 bytes is one word to compare
+ * (its bytes up to the NUL: a "\u0000" ends a key). */
+#define W4(a, b, c, d) \
+  ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+static int member_id(const char *key) {
+  static const struct { uint32_t w; int id; } members[] = {
+      {W4('p', 'h', 0, 0), 1},   {W4('c', 'a', 't', 0), 2},   {W4('n', 'a', 'm', 'e'), 3},
+      {W4('p', 'i', 'd', 0), 4}, {W4('t', 'i', 'd', 0), 5},   {W4('t', 's', 0, 0), 6},
+      {W4('d', 'u', 'r', 0), 7}, {W4('a', 'r', 'g', 's'), 8},
+  };
+  uint32_t w = 0;
+  int n = 0;
+  for (; n < 5 && key[n]; n++) w |= (uint32_t)(unsigned char)key[n] << (8 * (n & 3));
+  if (n > 4) return 0;
+  for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+    if (members[i].w == w) return members[i].id;
+  return 0;
+}
+#undef W4
+
 /* Reads one event object (after its '{') and writes it. */
 static int read_event(kimp *k, kjson *j) {
   kev *e = &k->ev;
@@ -918,17 +970,7 @@ static int read_event(kimp *k, kjson *j) {
     kj_tok t = kjson_next(j);
     if (t == KJ_OBJ_END) break;
     if (t != KJ_KEY) return t == KJ_ERROR ? DL_ECORRUPT : DL_EFORMAT;
-    const char *key = kjson_text(j);
-    int which = 0;
-    switch (key[0]) { /* one strcmp per member, not eight */
-    case 'p': which = !strcmp(key, "ph") ? 1 : !strcmp(key, "pid") ? 4 : 0; break;
-    case 'c': which = !strcmp(key, "cat") ? 2 : 0; break;
-    case 'n': which = !strcmp(key, "name") ? 3 : 0; break;
-    case 't': which = !strcmp(key, "tid") ? 5 : !strcmp(key, "ts") ? 6 : 0; break;
-    case 'd': which = !strcmp(key, "dur") ? 7 : 0; break;
-    case 'a': which = !strcmp(key, "args") ? 8 : 0; break;
-    default: break;
-    }
+    int which = member_id(kjson_text(j));
     t = kjson_next(j);
     if (t == KJ_ERROR) return DL_ECORRUPT;
     int is_str;
@@ -1398,6 +1440,7 @@ static void kimp_init(kimp *k, const dli_opts *opts, dldb_writer *w, dli_kineto_
   k->err = err;
   k->errlen = errlen;
   if (err && errlen) err[0] = '\0';
+  arg_table_init(k);
 }
 
 int dli_kineto_import(const char *path, const dli_opts *opts, dldb_writer *w,

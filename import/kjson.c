@@ -1,4 +1,10 @@
-/* kjson.c - a streaming JSON tokenizer (see kjson.h). */
+/* kjson.c - a streaming JSON tokenizer (see kjson.h).
+ *
+ * The bytes of a string up to its first quote, backslash, control or
+ * non-ASCII byte are found by a vector scan (AVX2 or SSE2 where the CPU has
+ * it, chosen once per tokenizer, else a table); a plain string that ends
+ * inside the read buffer is returned in place (its closing quote becomes
+ * the NUL), every other token text is copied into the token buffer. */
 #include "kjson.h"
 
 #include <errno.h>
@@ -7,8 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define KJ_SIMD 1
+#endif
+
 #define KJ_BUF (256u << 10)
 #define KJ_LOOKAHEAD 64
+
+/* Returns the first byte in [p, e) that is not plain string text (see
+ * plain_byte), or e. */
+typedef const unsigned char *(*kj_scan_fn)(const unsigned char *p, const unsigned char *e);
 
 struct kjson {
   kjson_read_fn rd;
@@ -17,7 +32,9 @@ struct kjson {
   size_t pos, len;
   int eof;
   uint64_t base;      /* input offset of buf[0] */
-  char *tb;           /* token text */
+  kj_scan_fn scan;    /* the string scanner this CPU runs best */
+  const char *txt;    /* the token's text: tb, or a string in place in buf */
+  char *tb;           /* copied token text */
   size_t tlen, tcap;
   unsigned char stack[KJSON_MAX_DEPTH]; /* 'o' object, 'a' array */
   int depth;
@@ -26,6 +43,79 @@ struct kjson {
   uint64_t repairs;
   char errmsg[200];
 };
+
+/* Byte classes: 1 plain string text (printable ASCII other than '"' and
+ * '\\'), 2 part of a number or bare word, 4 a blank or separator. */
+static const unsigned char cls[256] = {
+    ['\t'] = 4, ['\n'] = 4, ['\r'] = 4, [' '] = 5, ['!'] = 1, ['#'] = 1, ['$'] = 1,
+    ['%'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 3,
+    [','] = 5, ['-'] = 3, ['.'] = 3, ['/'] = 1, ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3,
+    ['4'] = 3, ['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3, [':'] = 5, [';'] = 1,
+    ['<'] = 1, ['='] = 1, ['>'] = 1, ['?'] = 1, ['@'] = 1, ['A'] = 3, ['B'] = 3, ['C'] = 3,
+    ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3, ['K'] = 3,
+    ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3, ['S'] = 3,
+    ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3, ['['] = 1,
+    [']'] = 1, ['^'] = 1, ['_'] = 3, ['`'] = 1, ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3,
+    ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3,
+    ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3,
+    ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3, ['{'] = 1, ['|'] = 1,
+    ['}'] = 1, ['~'] = 1, [0x7F] = 1,
+};
+
+static int plain_byte(unsigned char c) { return cls[c] & 1; }
+static int word_char(unsigned char c) { return cls[c] & 2; }
+static int blank_char(unsigned char c) { return cls[c] & 4; }
+
+static const unsigned char *scan_scalar(const unsigned char *p, const unsigned char *e) {
+  while (p < e && plain_byte(*p)) p++;
+  return p;
+}
+
+#ifdef KJ_SIMD
+/* 16 bytes at a time: a byte is flagged when it is '"' or '\\', or below
+ * 0x20 as a signed byte (the controls and every byte >= 0x80). */
+static const unsigned char *scan_sse2(const unsigned char *p, const unsigned char *e) {
+  const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), sp = _mm_set1_epi8(0x20);
+  for (; e - p >= 16; p += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+                             _mm_cmplt_epi8(v, sp));
+    unsigned bits = (unsigned)_mm_movemask_epi8(m);
+    if (bits) return p + __builtin_ctz(bits);
+  }
+  return scan_scalar(p, e);
+}
+
+/* The same, 32 bytes at a time (signed greater-than: 0x20 > v). */
+__attribute__((target("avx2"))) static const unsigned char *scan_avx2(const unsigned char *p,
+                                                                     const unsigned char *e) {
+  const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'),
+                sp = _mm256_set1_epi8(0x20);
+  for (; e - p >= 32; p += 32) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i m = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, q), _mm256_cmpeq_epi8(v, bs)),
+                                _mm256_cmpgt_epi8(sp, v));
+    unsigned bits = (unsigned)_mm256_movemask_epi8(m);
+    if (bits) return p + __builtin_ctz(bits);
+  }
+  return scan_sse2(p, e);
+}
+#endif
+
+/* The scanner for this CPU; KJSON_SCAN=scalar|sse2 in the environment
+ * forces a narrower one (tests compare them). */
+static kj_scan_fn pick_scan(void) {
+  const char *want = getenv("KJSON_SCAN");
+  if (want && strcmp(want, "scalar") == 0) return scan_scalar;
+#ifdef KJ_SIMD
+  if (want && strcmp(want, "sse2") == 0) return scan_sse2;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) return scan_avx2;
+  return scan_sse2;
+#else
+  return scan_scalar;
+#endif
+}
 
 kjson *kjson_open(kjson_read_fn rd, void *ctx) {
   kjson *j = calloc(1, sizeof *j);
@@ -39,7 +129,9 @@ kjson *kjson_open(kjson_read_fn rd, void *ctx) {
   }
   j->rd = rd;
   j->ctx = ctx;
+  j->scan = pick_scan();
   j->tb[0] = '\0';
+  j->txt = j->tb;
   return j;
 }
 
@@ -51,7 +143,7 @@ void kjson_free(kjson **pj) {
   *pj = NULL;
 }
 
-const char *kjson_text(const kjson *j) { return j->tb; }
+const char *kjson_text(const kjson *j) { return j->txt; }
 size_t kjson_len(const kjson *j) { return j->tlen; }
 int kjson_depth(const kjson *j) { return j->depth; }
 const char *kjson_error(const kjson *j) { return j->errmsg; }
@@ -98,6 +190,7 @@ static int tb_reserve(kjson *j, size_t add) {
   char *p = realloc(j->tb, ncap);
   if (!p) return -1;
   j->tb = p;
+  j->txt = p; /* only the copying paths grow it, and their text is tb */
   j->tcap = ncap;
   return 0;
 }
@@ -200,14 +293,53 @@ static int quote_ends_string(kjson *j) {
   return 1; /* the end of input, or a long run of blanks */
 }
 
-static kj_tok lex_string(kjson *j) {
+/* The token after a string's closing quote: a member name where an object
+ * expects one, else a string value. */
+static kj_tok string_token(kjson *j) {
+  if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key) {
+    j->expect_key = 0;
+    return KJ_KEY;
+  }
+  after_value(j);
+  return KJ_STR;
+}
+
+/* 1 if the quote at buf[q] ends the string, judged from the bytes after it
+ * in the buffer; -1 when they do not tell (quote_ends_string decides). */
+static int quote_ends_here(const kjson *j, size_t q) {
+  for (size_t k = q + 1; k < j->len && k <= q + KJ_LOOKAHEAD; k++) {
+    unsigned char c = j->buf[k];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == ',' || c == ':' || c == '}' || c == ']';
+  }
+  return -1;
+}
+
+/* A string of plain bytes that ends inside the buffer is its own text:
+ * the closing quote, consumed, becomes its NUL. Returns 0 when the string
+ * needs the copying path (lex_string_copy). */
+static int lex_string_inplace(kjson *j, kj_tok *tok) {
+  size_t start = j->pos + 1;
+  const unsigned char *e = j->buf + j->len;
+  size_t q = (size_t)(j->scan(j->buf + start, e) - j->buf);
+  if (q >= j->len || j->buf[q] != '"' || quote_ends_here(j, q) != 1) return 0;
+  j->buf[q] = '\0';
+  j->txt = (const char *)j->buf + start;
+  j->tlen = q - start;
+  j->pos = q + 1;
+  *tok = string_token(j);
+  return 1;
+}
+
+static kj_tok lex_string_copy(kjson *j) {
   j->pos++; /* opening quote */
   j->tlen = 0;
+  j->txt = j->tb;
   for (;;) {
     if (j->pos >= j->len && fill(j, 1) == 0)
       return fail(j, j->eof == 2 ? "read error" : "the input ends inside a string");
     const unsigned char *p = j->buf + j->pos, *e = j->buf + j->len, *s = p;
-    while (p < e && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) p++;
+    p = j->scan(p, e);
     if (p > s && tb_add(j, s, (size_t)(p - s))) return fail(j, "out of memory");
     j->pos = (size_t)(p - j->buf);
     if (p == e) continue;
@@ -285,29 +417,33 @@ static kj_tok lex_string(kjson *j) {
     }
   }
   j->tb[j->tlen] = '\0';
-  if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key) {
-    j->expect_key = 0;
-    return KJ_KEY;
-  }
-  after_value(j);
-  return KJ_STR;
+  return string_token(j);
 }
 
-static int word_char(int c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         c == '+' || c == '-' || c == '.' || c == '_';
+static kj_tok lex_string(kjson *j) {
+  kj_tok t;
+  return lex_string_inplace(j, &t) ? t : lex_string_copy(j);
 }
 
 static kj_tok lex_word(kjson *j) {
   j->tlen = 0;
-  for (;;) {
-    if (j->pos >= j->len && fill(j, 1) == 0) break;
-    const unsigned char *p = j->buf + j->pos, *e = j->buf + j->len, *s = p;
-    while (p < e && word_char(*p)) p++;
-    if (p > s && tb_add(j, s, (size_t)(p - s))) return fail(j, "out of memory");
-    j->pos = (size_t)(p - j->buf);
-    if (p < e) break;
-    if (j->tlen > 4096) return fail(j, "an over-long number");
+  j->txt = j->tb;
+  const unsigned char *w = j->buf + j->pos, *we = j->buf + j->len, *ws = w;
+  while (w < we && word_char(*w)) w++;
+  if (w < we && (size_t)(w - ws) < j->tcap) { /* the whole word is in the buffer */
+    j->tlen = (size_t)(w - ws);
+    memcpy(j->tb, ws, j->tlen);
+    j->pos = (size_t)(w - j->buf);
+  } else {
+    for (;;) {
+      if (j->pos >= j->len && fill(j, 1) == 0) break;
+      const unsigned char *p = j->buf + j->pos, *e = j->buf + j->len, *s = p;
+      while (p < e && word_char(*p)) p++;
+      if (p > s && tb_add(j, s, (size_t)(p - s))) return fail(j, "out of memory");
+      j->pos = (size_t)(p - j->buf);
+      if (p < e) break;
+      if (j->tlen > 4096) return fail(j, "an over-long number");
+    }
   }
   j->tb[j->tlen] = '\0';
   kj_tok t = KJ_NUM; /* most words are numbers: compare only what could be a literal */
@@ -320,7 +456,8 @@ static kj_tok lex_word(kjson *j) {
   return t;
 }
 
-kj_tok kjson_next(kjson *j) {
+/* The next token from pos: blanks and separators, refills, the end. */
+static kj_tok next_token(kjson *j) {
   if (j->errmsg[0]) return KJ_ERROR;
   for (;;) {
     if (j->pos >= j->len && fill(j, 1) == 0) {
@@ -335,7 +472,7 @@ kj_tok kjson_next(kjson *j) {
     case ' ': case '\t': case '\n': case '\r': case ',': case ':': {
       /* the whole run of blanks and separators in one loop */
       const unsigned char *p = j->buf + j->pos + 1, *e = j->buf + j->len;
-      while (p < e && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r' || *p == ',' || *p == ':')) p++;
+      while (p < e && blank_char(*p)) p++;
       j->pos = (size_t)(p - j->buf);
       continue;
     }
@@ -377,6 +514,16 @@ kj_tok kjson_next(kjson *j) {
   }
 }
 
+kj_tok kjson_next(kjson *j) {
+  /* the run of blanks and separators before most tokens, without a dispatch */
+  if (!j->done) {
+    const unsigned char *p = j->buf + j->pos, *e = j->buf + j->len;
+    while (p < e && blank_char(*p)) p++;
+    j->pos = (size_t)(p - j->buf);
+  }
+  return next_token(j);
+}
+
 kj_tok kjson_skip(kjson *j, kj_tok t) {
   if (t != KJ_OBJ && t != KJ_ARR) return t;
   int target = j->depth - 1;
@@ -414,10 +561,10 @@ static void remit_scalar(rbuf *b, kjson *j, kj_tok t) {
   switch (t) {
   case KJ_STR: case KJ_KEY:
     remit(b, "\"", 1);
-    remit(b, j->tb, j->tlen);
+    remit(b, j->txt, j->tlen);
     remit(b, "\"", 1);
     break;
-  case KJ_NUM: remit(b, j->tb, j->tlen); break;
+  case KJ_NUM: remit(b, j->txt, j->tlen); break;
   case KJ_TRUE: remit(b, "true", 4); break;
   case KJ_FALSE: remit(b, "false", 5); break;
   default: remit(b, "null", 4); break;

@@ -157,6 +157,37 @@ static kj_tok tokenize(const char *s, size_t chunk, char *out, size_t cap) {
   return t;
 }
 
+/* The vector string scanners (kjson.c) agree with the byte loop: a quote,
+ * backslash, control or non-ASCII byte at every offset of a string longer
+ * than two AVX2 blocks, in one read and in reads of 7 bytes. */
+static int test_tokenizer_scanners(void) {
+  static const char *const specials[] = {"\\\"", "\\n", "\x01", "\xc3\xa9", "\xff", "\x7f",
+                                         "\"", "\\u00e9"};
+  static const char *const scans[] = {"sse2", "avx2"};
+  char doc[256], want[1024], got[1024], body[128];
+  for (size_t k = 0; k < sizeof specials / sizeof *specials; k++)
+    for (int at = 0; at < 70; at++) {
+      memset(body, 'a', 70);
+      body[70] = '\0';
+      snprintf(doc, sizeof doc, "{\"k\": \"%.*s%s%s\", \"n\": 7}", at, body, specials[k],
+               body + at);
+      for (size_t chunk = 7; chunk <= 4096; chunk += 4089) {
+        setenv("KJSON_SCAN", "scalar", 1);
+        kj_tok tw = tokenize(doc, chunk, want, sizeof want);
+        for (size_t s = 0; s < sizeof scans / sizeof *scans; s++) {
+          setenv("KJSON_SCAN", scans[s], 1);
+          ASSERT_EQ(tokenize(doc, chunk, got, sizeof got), tw);
+          ASSERT_STR_EQ(got, want);
+        }
+      }
+    }
+  unsetenv("KJSON_SCAN");
+  /* one of them spelled out: the escape decoded, the text around it kept */
+  ASSERT_EQ(tokenize("[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\tb\"]", 4096, got, sizeof got), KJ_EOF);
+  ASSERT_STR_EQ(got, "[|S:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\tb|]|");
+  return 0;
+}
+
 static int test_tokenizer(void) {
   char out[2048];
   for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
@@ -1055,6 +1086,7 @@ int main(int argc, char **argv) {
   work = wbuf;
   mkdir(work, 0755);
   RUN(test_tokenizer);
+  RUN(test_tokenizer_scanners);
   RUN(test_kpipe);
   RUN(test_kstack);
   RUN(test_broken_trace);
