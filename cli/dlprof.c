@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dldb.h"
 #include "dlp.h"
 #include "dlp_compare.h"
 #include "errline.h"
@@ -458,6 +459,7 @@ int main(int argc, char **argv) {
   double t0 = dlprof_now_s(), cpu0 = dlprof_cpu_s();
   dlprof_meter m = {0};
   dlprof_sigclean sig = {0}; /* the signal clean-up's thread borrows it until stopped */
+  dldb_global_init(); /* before SQLite is used: no global mutex per allocation */
   int rc = dlprof_main(argc, argv, &m, &sig);
   dlprof_sigclean_stop(&sig);
   if (m.detail && rc == 0) {

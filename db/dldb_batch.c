@@ -19,6 +19,11 @@ void dldb__batch_init_ids(dldb__batch *b, const char *head, int ncols, const cha
   b->id_table = table;
 }
 
+void dldb__batch_set_row(dldb__batch *b, const char *row_sql, int shared) {
+  b->row_sql = row_sql;
+  b->shared = row_sql ? shared : 0;
+}
+
 void dldb__batch_forget_ids(dldb__batch *b) { b->next_id = 0; }
 
 /* b->next_id from the table (pushed rows are all written: at the first
@@ -38,15 +43,21 @@ static int next_id_load(dldb__batch *b, sqlite3 *db) {
   return rc;
 }
 
-/* "head(?, ...), ..." for rows rows; NULL without memory. */
+/* "head(?, ...), ..." (or the row template) for rows rows; NULL without
+ * memory. */
 static char *insert_sql(const dldb__batch *b, int rows) {
-  size_t hl = strlen(b->head), cap = hl + (size_t)rows * ((size_t)b->ncols * 3 + 4) + 1;
-  char *sql = malloc(cap);
+  size_t hl = strlen(b->head), rl = b->row_sql ? strlen(b->row_sql) : (size_t)b->ncols * 2 + 1;
+  char *sql = malloc(hl + (size_t)rows * (rl + 2) + 1);
   if (!sql) return NULL;
   memcpy(sql, b->head, hl);
   size_t n = hl;
   for (int r = 0; r < rows; r++) {
     if (r) sql[n++] = ',';
+    if (b->row_sql) {
+      memcpy(sql + n, b->row_sql, rl);
+      n += rl;
+      continue;
+    }
     sql[n++] = '(';
     for (int c = 0; c < b->ncols; c++) {
       if (c) sql[n++] = ',';
@@ -67,20 +78,27 @@ static int prepare(dldb__batch *b, sqlite3 *db, int rows, sqlite3_stmt **st) {
   return rc;
 }
 
-/* Binds stored row r as the statement's row slot. */
-static void bind_row(const dldb__batch *b, sqlite3_stmt *st, int r, int slot) {
-  const dldb__cell *c = b->cells + (size_t)r * (size_t)b->ncols;
-  int base = slot * b->ncols;
-  for (int i = 0; i < b->ncols; i++) {
-    switch (c[i].type) {
-      case DLDB__INT: sqlite3_bind_int64(st, base + i + 1, c[i].v.i); break;
-      case DLDB__REAL: sqlite3_bind_double(st, base + i + 1, c[i].v.d); break;
-      case DLDB__TEXT:
-        sqlite3_bind_text(st, base + i + 1, b->text + c[i].v.i, c[i].n, SQLITE_STATIC);
-        break;
-      default: sqlite3_bind_null(st, base + i + 1); break;
-    }
+/* Binds cell i of stored row r as parameter at. */
+static void bind_cell(const dldb__batch *b, sqlite3_stmt *st, int r, int i, int at) {
+  const dldb__cell *c = b->cells + (size_t)r * (size_t)b->ncols + i;
+  switch (c->type) {
+    case DLDB__INT: sqlite3_bind_int64(st, at, c->v.i); break;
+    case DLDB__REAL: sqlite3_bind_double(st, at, c->v.d); break;
+    case DLDB__TEXT: sqlite3_bind_text(st, at, b->text + c->v.i, c->n, SQLITE_STATIC); break;
+    default: sqlite3_bind_null(st, at); break;
   }
+}
+
+/* Binds stored row r as the statement's row slot (its shared cells aside:
+ * bind_shared). */
+static void bind_row(const dldb__batch *b, sqlite3_stmt *st, int r, int slot) {
+  int own = b->ncols - b->shared, base = b->shared + slot * own;
+  for (int i = 0; i < own; i++) bind_cell(b, st, r, b->shared + i, base + i + 1);
+}
+
+/* Binds the shared cells (?1 ..) of stored row r. */
+static void bind_shared(const dldb__batch *b, sqlite3_stmt *st, int r) {
+  for (int i = 0; i < b->shared; i++) bind_cell(b, st, r, i, i + 1);
 }
 
 static int step(sqlite3_stmt *st) {
@@ -93,12 +111,14 @@ int dldb__batch_flush(dldb__batch *b, sqlite3 *db) {
   int rc = SQLITE_OK;
   if (b->nrows == DLDB__BATCH_ROWS) {
     if ((rc = prepare(b, db, DLDB__BATCH_ROWS, &b->multi)) == SQLITE_OK) {
+      bind_shared(b, b->multi, 0);
       for (int r = 0; r < b->nrows; r++) bind_row(b, b->multi, r, r);
       rc = step(b->multi);
     }
   } else if (b->nrows) {
     if ((rc = prepare(b, db, 1, &b->single)) == SQLITE_OK) {
       for (int r = 0; r < b->nrows && rc == SQLITE_OK; r++) {
+        bind_shared(b, b->single, r);
         bind_row(b, b->single, r, 0);
         rc = step(b->single);
       }
@@ -108,10 +128,26 @@ int dldb__batch_flush(dldb__batch *b, sqlite3 *db) {
   return rc;
 }
 
+/* 1 if row's shared cells differ from those of the batch's first row. */
+static int shared_differ(const dldb__batch *b, const dldb__cell *row) {
+  for (int i = 0; i < b->shared; i++) {
+    const dldb__cell *c = &b->cells[i];
+    if (c->type != row[i].type || c->type == DLDB__TEXT ||
+        (c->type == DLDB__INT && c->v.i != row[i].v.i) ||
+        (c->type == DLDB__REAL && memcmp(&c->v.d, &row[i].v.d, sizeof c->v.d) != 0))
+      return 1;
+  }
+  return 0;
+}
+
 int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row) {
   if (!b->cells &&
       !(b->cells = malloc(sizeof *b->cells * DLDB__BATCH_ROWS * (size_t)b->ncols)))
     return SQLITE_NOMEM;
+  if (b->nrows && shared_differ(b, row)) { /* a statement shares them: write the rows before */
+    int rc = dldb__batch_flush(b, db);
+    if (rc != SQLITE_OK) return rc;
+  }
   dldb__cell *c = b->cells + (size_t)b->nrows * (size_t)b->ncols;
   int null_id = 0;
   if (b->id_table && row[0].type == DLDB__INT) {
@@ -149,5 +185,8 @@ void dldb__batch_free(dldb__batch *b) {
   sqlite3_finalize(b->single);
   free(b->cells);
   free(b->text);
+  const char *row_sql = b->row_sql;
+  int shared = b->shared;
   dldb__batch_init_ids(b, b->head, b->ncols, b->id_table);
+  dldb__batch_set_row(b, row_sql, shared);
 }

@@ -17,6 +17,12 @@
  * Every row of the table must then come through the batch, and after a
  * rollback dldb__batch_forget_ids must be called.
  *
+ * A batch may give each row of its INSERT a template of its own
+ * (dldb__batch_set_row): literals for the columns that have one value in
+ * every row, and its first cells bound once per statement (as ?1, ?2, ...)
+ * rather than once per row: a value bound costs SQLite about as much as a
+ * column stored.
+ *
  * Ownership: the batch owns its statements, cells and text copies; the
  * sqlite3 handle is borrowed for each call and must be the same every time.
  * dldb__batch_free finalizes and frees (the batch can be initialized again).
@@ -57,6 +63,8 @@ typedef struct dldb__batch {
   dldb__cell *cells; /* DLDB__BATCH_ROWS rows of ncols */
   char *text;        /* the rows' texts, each followed by a NUL */
   size_t tlen, tcap;
+  const char *row_sql;  /* dldb__batch_set_row: a row's "(...)", static; NULL: "(?, ...)" */
+  int shared;           /* ... and how many leading cells it binds once a statement */
   const char *id_table; /* dldb__batch_init_ids: the table, static; else NULL */
   int64_t next_id;      /* the id SQLite would choose next, 0: not read yet */
 } dldb__batch;
@@ -66,6 +74,13 @@ void dldb__batch_init(dldb__batch *b, const char *head, int ncols);
 /* The same, for a table (a name, static) whose INTEGER PRIMARY KEY is the
  * first column. */
 void dldb__batch_init_ids(dldb__batch *b, const char *head, int ncols, const char *table);
+/* Each row of the INSERT is row_sql (static), a parenthesised list of
+ * literals and parameters: ?1 .. ?shared, the first shared cells of a row,
+ * shared by every row of a statement (a row whose first cells differ from
+ * the batch's is written in a statement of its own), then one plain ? for
+ * each of the other ncols - shared cells, in order. Call before the first
+ * push. */
+void dldb__batch_set_row(dldb__batch *b, const char *row_sql, int shared);
 /* The table's largest id is to be read again (a rollback dropped rows). */
 void dldb__batch_forget_ids(dldb__batch *b);
 /* Copies row (ncols cells); writes the batch when it is full. */

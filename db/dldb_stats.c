@@ -163,10 +163,23 @@ static void nvtx_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) 
 /* Row x (kind 6 or 7) as aggr_nvtx_runs' 14 columns (schema 3): what the
  * views cannot derive; NULL where one instance makes it total (or 0). The
  * batch that writes it is returned: a row of one range goes to one that
- * leaves its NULL columns out (its cells first in c). */
+ * leaves its NULL columns out and has its kind and instances as literals
+ * (its cells first in c: aggr_id, row_idx, key, total, then kind 7's
+ * sums). */
+_Static_assert(DLDB_STATS_NVTX == 6 && DLDB_STATS_NVTX_GPU_PROJ == 7,
+               "the literal kinds of DLDB__B_NVTX_ONE and DLDB__B_PROJ_ONE");
 static int run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
   int one = x->t.n == 1, gpu = x->kind == DLDB_STATS_NVTX_GPU_PROJ;
   int startend = x->label && strcmp(x->label, "StartEnd") == 0;
+  if (one) {
+    const dldb__cell v[] = {
+        DLDB__I(aggr_id),       DLDB__I(x->row_idx),   DLDB__I(x->name_id * 2 + startend),
+        DLDB__I(x->t.total),    DLDB__I(x->range_time), DLDB__I(x->gpu_ops),
+        DLDB__I(x->level_sum), DLDB__I(x->child_sum),
+    };
+    memcpy(c, v, sizeof v);
+    return gpu ? DLDB__B_PROJ_ONE : DLDB__B_NVTX_ONE;
+  }
   const dldb__cell v[] = {
       DLDB__I(aggr_id),
       DLDB__I(x->kind),
@@ -174,20 +187,17 @@ static int run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
       DLDB__I(x->name_id * 2 + startend),
       DLDB__I(x->t.n),
       DLDB__I(x->t.total),
-      one ? DLDB__N : DLDB__R(x->t.med),
-      one ? DLDB__N : DLDB__I(x->t.min),
-      one ? DLDB__N : DLDB__I(x->t.max),
-      one ? DLDB__N : DLDB__R(x->t.stddev),
+      DLDB__R(x->t.med),
+      DLDB__I(x->t.min),
+      DLDB__I(x->t.max),
+      DLDB__R(x->t.stddev),
       gpu ? DLDB__I(x->range_time) : DLDB__N,
       gpu ? DLDB__I(x->gpu_ops) : DLDB__N,
       gpu ? DLDB__I(x->level_sum) : DLDB__N,
       gpu ? DLDB__I(x->child_sum) : DLDB__N,
   };
   memcpy(c, v, sizeof v);
-  if (!one) return DLDB__B_NVTX_RUNS;
-  if (!gpu) return DLDB__B_NVTX_ONE; /* the first 6 cells */
-  memmove(c + 6, c + 10, 4 * sizeof *c);
-  return DLDB__B_PROJ_ONE;
+  return DLDB__B_NVTX_RUNS;
 }
 
 static int is_nvtx(int kind) { return kind == DLDB_STATS_NVTX || kind == DLDB_STATS_NVTX_GPU_PROJ; }

@@ -78,49 +78,55 @@ static const char *const stmt_sql[DLDB__S_COUNT] = {
  * a statement that fails is not undone (a failed write ends the writer's
  * transaction anyway: dldb_batch.h), so SQLite keeps no statement journal
  * of the pages each 32-row INSERT changes: 7-10 % less a row
- * (docs/performance.md). */
+ * (docs/performance.md). The derived rows' aggr_id is bound once a
+ * statement and their constant columns are literals (row, shared:
+ * dldb__batch_set_row). */
 static const struct {
   const char *head;
   int ncols;
   const char *id_table; /* the first column is its INTEGER PRIMARY KEY (dldb__batch_init_ids) */
+  const char *row;      /* a row's template, NULL: (?, ...) */
 } batch_def[DLDB__B_COUNT] = {
-    [DLDB__B_STRING] = {"INSERT OR FAIL INTO strings(id, value) VALUES ", 2, "strings"},
+    [DLDB__B_STRING] = {"INSERT OR FAIL INTO strings(id, value) VALUES ", 2, "strings", NULL},
     [DLDB__B_NVTX] = {"INSERT OR FAIL INTO nvtx_ranges(id, kind, domain_id, name_id, start_ns, "
                       "end_ns, pid, tid, end_tid, parent_id, category, color, payload_kind, "
                       "payload_int, payload_real) VALUES ",
-                      15, "nvtx_ranges"},
+                      15, "nvtx_ranges", NULL},
     [DLDB__B_API] = {"INSERT OR FAIL INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, "
                      "pid, tid, correlation_id, return_value) VALUES ",
-                     8, NULL},
+                     8, NULL, NULL},
     [DLDB__B_KERNEL] = {"INSERT OR FAIL INTO kernels(id, short_name_id, long_name_id, device_id, "
                         "context_id, stream_id, gpu_start_ns, gpu_end_ns, correlation_id, pid, "
                         "grid_x, grid_y, grid_z, block_x, block_y, block_z, "
                         "registers_per_thread, static_smem_bytes, dynamic_smem_bytes) VALUES ",
-                        19, "kernels"},
+                        19, "kernels", NULL},
     [DLDB__B_KATTR] = {"INSERT OR FAIL INTO aggr_kernels(aggr_id, iter_value, kernel_id, op_idx, "
                        "uses_tc, api_start_ns, api_dur_ns) VALUES ",
-                       7, NULL},
+                       7, NULL, "(?1,?,?,?,?,?,?)"},
     [DLDB__B_STATS] = {"INSERT OR FAIL INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
                        "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
                        "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "
                        "bytes_stddev, range_time, gpu_ops, avg_level, avg_children) VALUES ",
-                       27, NULL},
+                       27, NULL, NULL},
     [DLDB__B_NVTX_STATS] = {"INSERT OR FAIL INTO aggr_nvtx_stats(aggr_id, kind, row_idx, name_id, "
                             "style, instances, total, avg, med, min, max, stddev, time_pct, "
                             "range_time, gpu_ops, avg_level, avg_children) VALUES ",
-                            17, NULL},
+                            17, NULL, NULL},
     [DLDB__B_NVTX_RUNS] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
                            "instances, total, med, min, max, stddev, range_time, gpu_ops, levels, "
                            "children) VALUES ",
-                           14, NULL},
+                           14, NULL, "(?1,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
     /* the rows of one range leave their NULL columns out: 1-2 s less at 10 M
-     * distinct names (docs/performance.md) */
+     * distinct names (docs/performance.md); kind (6: DLDB_STATS_NVTX, 7:
+     * DLDB_STATS_NVTX_GPU_PROJ) and instances (1) are literals, the cells
+     * aggr_id, row_idx, key, total (and range_time, gpu_ops, levels,
+     * children) */
     [DLDB__B_NVTX_ONE] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
                           "instances, total) VALUES ",
-                          6, NULL},
+                          4, NULL, "(?1,6,?,?,1,?)"},
     [DLDB__B_PROJ_ONE] = {"INSERT OR FAIL INTO aggr_nvtx_runs(aggr_id, kind, row_idx, key, "
                           "instances, total, range_time, gpu_ops, levels, children) VALUES ",
-                          10, NULL},
+                          8, NULL, "(?1,7,?,?,1,?,?,?,?,?)"},
 };
 
 /* ---- Small helpers -------------------------------------------------------- */
@@ -188,9 +194,11 @@ static void finalize_all(dldb_writer *w) {
 }
 
 static void batches_init(dldb_writer *w) {
-  for (int i = 0; i < DLDB__B_COUNT; i++)
+  for (int i = 0; i < DLDB__B_COUNT; i++) {
     dldb__batch_init_ids(&w->batch[i], batch_def[i].head, batch_def[i].ncols,
                          batch_def[i].id_table);
+    dldb__batch_set_row(&w->batch[i], batch_def[i].row, 1);
+  }
 }
 
 int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {

@@ -3,7 +3,9 @@
  * table as pushed (every type, NULLs, texts of any length, full batches and
  * a remainder), a failing row reports the error and leaves the batch
  * empty, dropped rows never arrive, and a batch of a table's ids keeps
- * every id pushed. A real SQLite file.
+ * every id pushed, and a batch with a row template (literals, a shared
+ * first cell) writes the rows a plain batch does, also when the shared
+ * cell changes within a batch. A real SQLite file.
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -190,10 +192,51 @@ static int test_ids(void) {
   return 0;
 }
 
+/* Rows (g, k, 7, k * 3, NULL) of a table u(g, k, seven, v, n): g shared
+ * (?1), 7 and NULL literals; g changes after 40 rows (within the second
+ * batch) and after 75 (a remainder written one row a statement). */
+static int test_row_template(void) {
+  sqlite3 *db = open_db("batch-template.sqlite");
+  ASSERT(db);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE u(g INTEGER, k INTEGER, seven INTEGER, v INTEGER, n)",
+                         NULL, NULL, NULL),
+            SQLITE_OK);
+  dldb__batch b;
+  dldb__batch_init(&b, "INSERT INTO u(g, k, seven, v, n) VALUES ", 3);
+  dldb__batch_set_row(&b, "(?1,?,7,?,NULL)", 1);
+  enum { N = 3 * DLDB__BATCH_ROWS - 3 };
+  for (int k = 0; k < N; k++) {
+    int64_t g = k < 40 ? 100 : k < 75 ? 200 : 300;
+    dldb__cell row[3] = {DLDB__I(g), DLDB__I(k), DLDB__I((int64_t)k * 3)};
+    ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+  }
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT g, k, seven, v, typeof(n) FROM u ORDER BY k", -1, &st,
+                               NULL),
+            SQLITE_OK);
+  int k = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    ASSERT_EQ(sqlite3_column_int64(st, 0), (k < 40 ? 100 : k < 75 ? 200 : 300));
+    ASSERT_EQ(sqlite3_column_int64(st, 1), k);
+    ASSERT_EQ(sqlite3_column_int64(st, 2), 7);
+    ASSERT_EQ(sqlite3_column_int64(st, 3), (int64_t)k * 3);
+    ASSERT(strcmp((const char *)sqlite3_column_text(st, 4), "null") == 0);
+    k++;
+  }
+  sqlite3_finalize(st);
+  ASSERT_EQ(k, N);
+  dldb__batch_free(&b);
+  ASSERT(b.row_sql != NULL && b.shared == 1); /* kept for the next use */
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) dir = argv[1];
   RUN(test_rows_arrive_as_pushed);
   RUN(test_failure_and_drop);
   RUN(test_ids);
+  RUN(test_row_template);
   TEST_DONE();
 }
