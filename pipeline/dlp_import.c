@@ -62,8 +62,8 @@ static int aggregate_one(dlp_pipeline *p, dla_opts *ao, const char *domain, cons
   int rc = dla_aggregate(p->w, ao, &p->aggr_id, p->err, p->errlen);
   if (rc != DL_OK) return rc;
   dlp_domain_aggr *d = &p->dom[p->n_domains++];
-  snprintf(d->name, sizeof d->name, "%s", name);
-  snprintf(d->infix, sizeof d->infix, "%s", infix);
+  snprintf(d->name, sizeof d->name, "%.*s", (int)sizeof d->name - 1, name); /* cut to fit */
+  snprintf(d->infix, sizeof d->infix, "%.*s", (int)sizeof d->infix - 1, infix);
   d->aggr_id = p->aggr_id;
   return DL_OK;
 }
