@@ -248,13 +248,23 @@ static size_t rule_cut_last_step(const dla_facts *f, dla_finding *o, size_t cap)
   return 1;
 }
 
+/* DLProf's words when the key op named is missing; without one named, what
+ * was done instead (the whole profile is one iteration). */
 static size_t rule_no_iterations(const dla_facts *f, dla_finding *o, size_t cap) {
   if (f->key_op_found || cap == 0) return 0;
-  snprintf(o->problem, sizeof o->problem,
-           "Unable to split profile into training iterations: key op %s not found",
-           f->key_op ? f->key_op : "");
-  snprintf(o->recommendation, sizeof o->recommendation,
-           "Specify key op by setting the --key_op argument");
+  if (f->key_op && *f->key_op) {
+    snprintf(o->problem, sizeof o->problem,
+             "Unable to split profile into training iterations: key op %s not found", f->key_op);
+    snprintf(o->recommendation, sizeof o->recommendation,
+             "Specify key op by setting the --key_op argument");
+  } else {
+    snprintf(o->problem, sizeof o->problem,
+             "Unable to split profile into training iterations: no key op was set, so the "
+             "whole profile is one iteration");
+    snprintf(o->recommendation, sizeof o->recommendation,
+             "Specify key op by setting the --key_op argument to the op or NVTX range that "
+             "marks each training step");
+  }
   return 1;
 }
 

@@ -28,7 +28,6 @@
 #include "dlp_compare.h"
 #include "errline.h"
 #include "events.h"
-#include "findings.h"
 #include "meter.h"
 #include "nsysopts.h"
 #include "outdir.h"
@@ -65,8 +64,9 @@ static const char *const usage_text =
     "                          texts are recognised by their form\n"
     "  --key_op=NAME, --key_node=NAME     the op that ends each iteration\n"
     "  --domains=A,B           aggregate each of these NVTX domains (at most 8), with\n"
-    "                          reports named PROFILE_NAME_DOMAIN_... (default: the\n"
-    "                          default domain, else the first)\n"
+    "                          reports named PROFILE_NAME_DOMAIN_... (default: every\n"
+    "                          domain with ranges, the default one first, its\n"
+    "                          reports named PROFILE_NAME_...)\n"
     "  --iter_start=N, --iter_stop=N      the iterations to aggregate (inclusive)\n"
     "  --output_path=DIR                  where outputs go, created with its parents\n"
     "                          when missing (default: .)\n"
@@ -345,10 +345,8 @@ static int file_sink(void *ctx, const char *buf, size_t len) {
 }
 
 /* One pipeline run on c->o.input: its events and progress on stderr (the
- * expert findings on stdout: as the pipeline writes them, or gathered into
- * *gathered when given), its error as one line. Returns the exit status. */
-static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig,
-                        dlprof_findings *gathered) {
+ * expert findings on stdout), its error as one line. Returns the exit status. */
+static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig) {
   char err[4096] = "";
   dlprof_events ev = {.verbosity = c->verbosity, .meter = m, .sig = sig};
   dlp_pipeline *p = NULL;
@@ -358,8 +356,8 @@ static int run_pipeline(cli *c, dlprof_meter *m, dlprof_sigclean *sig,
   c->o.progress = dlprof_meter_cb;
   c->o.progress_ctx = m;
   if (c->verbosity >= DLPROF_V_NORMAL) {
-    c->o.findings = gathered ? dlprof_findings_sink : file_sink;
-    c->o.findings_ctx = gathered ? (void *)gathered : (void *)stdout;
+    c->o.findings = file_sink;
+    c->o.findings_ctx = stdout;
     c->o.iter_note = 1;
   }
   int rc = dlp_new(&p, err, sizeof err);
@@ -417,9 +415,7 @@ static int profile(cli *c, int argc, char **argv, dlprof_meter *m, dlprof_sigcle
     fprintf(stderr, "dlprof: no key op was set: the whole recording is one iteration; to split "
                     "it, aggregate again with dlprof --database=%s --key_op=NAME (NAME: the "
                     "NVTX range that marks each step)\n", live_db);
-  dlprof_findings found = {0};
-  int rc = run_pipeline(c, m, sig, &found);
-  dlprof_findings_print(&found, stdout);
+  int rc = run_pipeline(c, m, sig);
   return app_status ? app_status : rc;
 }
 
@@ -454,7 +450,7 @@ static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *
   if (app < argc) return fail("unexpected argument '%s' with --database", argv[app]);
   if (c.compare_to) return run_compare(&c, m, sig);
   if (c.fail_threshold >= 0) return fail("--fail_threshold needs --compare_to");
-  return run_pipeline(&c, m, sig, NULL);
+  return run_pipeline(&c, m, sig);
 }
 
 int main(int argc, char **argv) {

@@ -46,7 +46,7 @@ static void read_kineto(const dlprof_events *ev, const dlp_event *e) {
           (long long)st->skipped, (long long)st->repairs);
 }
 
-static void kineto_note(const dlprof_events *ev, const dlp_event *e) {
+static void note(const dlprof_events *ev, const dlp_event *e) {
   (void)ev;
   fprintf(stderr, "dlprof: note: %s\n", e->text);
 }
@@ -65,6 +65,11 @@ static void aggregating_key(const dlprof_events *ev, const dlp_event *e) {
 static void aggregating_again(const dlprof_events *ev, const dlp_event *e) {
   (void)ev;
   fprintf(stderr, "dlprof: aggregating again: %s\n", e->path);
+}
+
+static void aggregating_domain(const dlprof_events *ev, const dlp_event *e) {
+  (void)ev;
+  fprintf(stderr, "dlprof: aggregating NVTX domain %s\n", e->text);
 }
 
 static void writing(const dlprof_events *ev, const dlp_event *e) {
@@ -100,10 +105,12 @@ static const struct {
     [DLP_EV_READ_NSYS] = {DLPROF_V_NORMAL, 1, read_nsys},
     [DLP_EV_READING_KINETO] = {DLPROF_V_NORMAL, 0, reading_kineto},
     [DLP_EV_READ_KINETO] = {DLPROF_V_NORMAL, 0, read_kineto},
-    [DLP_EV_KINETO_NOTE] = {DLPROF_V_MINIMAL, 0, kineto_note},
+    [DLP_EV_KINETO_NOTE] = {DLPROF_V_MINIMAL, 0, note},
     [DLP_EV_AGGREGATING] = {DLPROF_V_MINIMAL, 1, aggregating},
     [DLP_EV_AGGREGATING_KEY] = {DLPROF_V_NORMAL, 0, aggregating_key},
     [DLP_EV_AGGREGATING_AGAIN] = {DLPROF_V_MINIMAL, 1, aggregating_again},
+    [DLP_EV_AGGREGATING_DOMAIN] = {DLPROF_V_NORMAL, 1, aggregating_domain},
+    [DLP_EV_DOMAINS_LEFT] = {DLPROF_V_MINIMAL, 1, note},
     [DLP_EV_WRITING_DLDB] = {DLPROF_V_MINIMAL, 1, writing},
     [DLP_EV_WRITING_REPORT] = {DLPROF_V_NORMAL, 1, writing},
     [DLP_EV_FINDINGS_DONE] = {DLPROF_V_QUIET, 0, findings_done},

@@ -40,9 +40,11 @@ typedef struct dldb_info {
   int schema_version;          /* our PRAGMA user_version; 0 for NVIDIA's */
   char current_version[32];    /* view_db_version.current_version, e.g. "1.8.0" */
   char original_version[32];   /* view_db_version.original_version */
-  int64_t default_aggr_id;     /* the newest aggregation */
+  int64_t default_aggr_id;     /* the newest aggregation (of several domains: the newest
+                                  of default_domain, view_performance_summary says) */
   char default_key_op[256];    /* its key op ("": none found) */
-  char default_domain[256];    /* the only domain, else "default-domain" */
+  char default_domain[256];    /* the only domain, else "default-domain" (where it has no
+                                  aggregation: the oldest aggregation's domain) */
   int integrity_checked;       /* 1: PRAGMA quick_check ran and passed (see dldb_open_ro) */
 } dldb_info;
 

@@ -204,6 +204,54 @@ static int one_value(dldb *db, const char *sql, const char *what, char *buf, siz
   return DL_OK;
 }
 
+/* The first row's first value of sql with ?1 (where it has one) bound to
+ * text (NULL: to num),
+ * as text in buf or as a number in *out; 0 when there is one that is not
+ * NULL (buf and *out are left as they were otherwise). */
+static int bound_value(dldb *db, const char *sql, const char *text, int64_t num, char *buf,
+                       size_t buflen, int64_t *out) {
+  sqlite3_stmt *st = NULL;
+  int found = 0;
+  if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK) return 1;
+  if (text) sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+  else sqlite3_bind_int64(st, 1, num);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    const char *t = (const char *)sqlite3_column_text(st, 0);
+    if (buf) snprintf(buf, buflen, "%s", t ? t : "");
+    if (out) *out = sqlite3_column_int64(st, 0);
+    found = 1;
+  }
+  sqlite3_finalize(st);
+  return !found;
+}
+
+/* A file of several domains: dlprof aggregates each domain on its own, so
+ * the newest aggregation need not be the default domain's. The default
+ * domain is "default-domain" where it has aggregations, else that of the
+ * oldest aggregation (the one dlprof made first); the default aggregation
+ * the newest of that domain, with its key op. What the file does not say
+ * (no view_performance_summary, no rows) is left as it was. */
+static void default_of_domains(dldb *db) {
+  static const char *const newest =
+      "SELECT max(aggr_id) FROM view_performance_summary WHERE domain_name = ?1";
+  dldb_info *info = &db->info;
+  int64_t aggr = 0;
+  if (!dldb_has_view(db, "view_performance_summary")) return;
+  if (bound_value(db, newest, "default-domain", 0, NULL, 0, &aggr) != 0) {
+    char d[sizeof info->default_domain] = "";
+    if (bound_value(db, "SELECT domain_name FROM view_performance_summary ORDER BY aggr_id "
+                    "LIMIT 1", NULL, 0, d, sizeof d, NULL) != 0 ||
+        bound_value(db, newest, d, 0, NULL, 0, &aggr) != 0)
+      return;
+    snprintf(info->default_domain, sizeof info->default_domain, "%s", d);
+  }
+  if (aggr == info->default_aggr_id) return;
+  info->default_aggr_id = aggr;
+  info->default_key_op[0] = '\0';
+  (void)bound_value(db, "SELECT coalesce(key_node_name, '') FROM view_aggregations WHERE aggr_id = ?1",
+                    NULL, aggr, info->default_key_op, sizeof info->default_key_op, NULL);
+}
+
 /* Marker, version and aggregations: is this a dldb we can serve? */
 static int check_dldb(dldb *db, const tables_seen *t, char *err, size_t errlen) {
   const char *path = db->path;
@@ -266,6 +314,8 @@ static int check_dldb(dldb *db, const tables_seen *t, char *err, size_t errlen) 
     if (n_dom == 1)
       rc = one_value(db, "SELECT domain_name FROM view_domains", "read view_domains",
                      info->default_domain, sizeof info->default_domain, NULL, err, errlen);
+    else if (n_dom > 1)
+      default_of_domains(db);
   }
   return rc;
 }

@@ -74,6 +74,26 @@ int dldb_scan_first_domain(dldb_writer *w, int64_t *id, char *err, size_t errlen
   return DL_OK;
 }
 
+/* Domains in id order; with two or more, which have ranges (one scan of
+ * nvtx_ranges, skipped for a single domain: it is aggregated anyway). */
+int dldb_scan_domains(dldb_writer *w, int (*fn)(void *ctx, int64_t id, const char *name,
+                                                int has_ranges),
+                      void *ctx, char *err, size_t errlen) {
+  static const char *const sql =
+      "SELECT d.id, s.value, CASE WHEN (SELECT count(*) FROM domains) < 2 THEN 1 "
+      "ELSE d.id IN (SELECT DISTINCT domain_id FROM nvtx_ranges WHERE kind IN (1, 2)) END "
+      "FROM domains d JOIN strings s ON s.id = d.name_id ORDER BY d.id";
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, sql, &st, err, errlen, "dldb_scan_domains"), s = SQLITE_DONE;
+  while (rc == DL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    rc = fn(ctx, sqlite3_column_int64(st, 0), name ? name : "", sqlite3_column_int(st, 2));
+  }
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, "dldb_scan_domains");
+  sqlite3_finalize(st);
+  return rc;
+}
+
 typedef struct scan_ctx {
   void *fn;
   void *ctx;

@@ -62,6 +62,13 @@ int64_t dldb_scan_estimate(dldb_writer *w, const char *table);
 int dldb_scan_domain(dldb_writer *w, const char *name, int64_t *id, char *err, size_t errlen);
 /* The first domain (lowest id) in *id, 0 when there is none. */
 int dldb_scan_first_domain(dldb_writer *w, int64_t *id, char *err, size_t errlen);
+/* Calls fn with every domain, in id order, and whether it has push/pop or
+ * start/end ranges (always 1 when the file has one domain: not scanned);
+ * fn's nonzero return ends the scan and is returned. name is borrowed for
+ * the call. */
+int dldb_scan_domains(dldb_writer *w, int (*fn)(void *ctx, int64_t id, const char *name,
+                                                int has_ranges),
+                      void *ctx, char *err, size_t errlen);
 int dldb_scan_ranges(dldb_writer *w, int64_t domain_id,
                      int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
                      size_t errlen);

@@ -48,6 +48,9 @@ typedef enum dlp_event_kind {
   DLP_EV_AGGREGATING,     /* an imported Nsight Systems export is aggregated */
   DLP_EV_AGGREGATING_KEY, /* text: the key op of an imported Kineto trace's aggregation */
   DLP_EV_AGGREGATING_AGAIN, /* path: the dldb aggregated again */
+  DLP_EV_AGGREGATING_DOMAIN, /* text: another NVTX domain with ranges, aggregated after the
+                                default one (no --domains) */
+  DLP_EV_DOMAINS_LEFT,    /* text: the NVTX domains with ranges that were not aggregated */
   DLP_EV_WRITING_DLDB,    /* path: the new dldb, being finished */
   DLP_EV_WRITING_REPORT,  /* path: a report, being written */
   DLP_EV_FINDINGS_DONE,   /* the expert findings went to dlp_opts.findings */
@@ -78,9 +81,13 @@ typedef struct dlp_opts {
                                dldb's own when aggregated again */
   int64_t iter_start, iter_stop; /* < 0: from the first, to the last */
   int nsys_rules;           /* 1: also Nsight Systems' expert rules (not for Kineto) */
-  const char *domains;      /* NULL: one aggregation of the default NVTX domain (else the
-                               first); "A,B": one aggregation per domain listed (at most
-                               8), whose reports are named <profile_name>_<domain>_... */
+  const char *domains;      /* "A,B": one aggregation per NVTX domain listed (at most 8),
+                               whose reports are named <profile_name>_<domain>_...; NULL:
+                               every domain with ranges (at most 8), the default domain
+                               first ("default-domain", else the first), whose reports are
+                               named <profile_name>_... as in a run of one domain, then the
+                               others in id order, named as "A,B" names them. A dldb that
+                               only gets its reports: each domain's newest aggregation */
   int shape_opts;           /* 1: options that shape an aggregation were given: a dldb
                                with aggregations gets a new one (else only its reports) */
   int force;                /* 1: replace existing outputs */

@@ -2,6 +2,7 @@
  * Nsight Systems export or a Kineto trace into a new dldb writer, the
  * aggregation (also of a dldb aggregated again), and the commit of a new
  * dldb with its reports written just before it is renamed into place. */
+#include <stdio.h>
 #include <string.h>
 
 #include "dla.h"
@@ -53,9 +54,62 @@ int dlp_step_kineto(dlp_pipeline *p) {
   return DL_OK;
 }
 
+/* One aggregation of domain (NULL: dla_aggregate's default) as p->dom[k]
+ * with name and infix. */
+static int aggregate_one(dlp_pipeline *p, dla_opts *ao, const char *domain, const char *name,
+                         const char *infix) {
+  ao->domain = domain;
+  int rc = dla_aggregate(p->w, ao, &p->aggr_id, p->err, p->errlen);
+  if (rc != DL_OK) return rc;
+  dlp_domain_aggr *d = &p->dom[p->n_domains++];
+  snprintf(d->name, sizeof d->name, "%.*s", (int)sizeof d->name - 1, name); /* cut to fit */
+  snprintf(d->infix, sizeof d->infix, "%.*s", (int)sizeof d->infix - 1, infix);
+  d->aggr_id = p->aggr_id;
+  return DL_OK;
+}
+
+/* --domains=A,B: one aggregation per domain listed, in order. */
+static int aggregate_listed(dlp_pipeline *p, dla_opts *ao) {
+  const dlp_opts *o = p->o;
+  char domain[DLP_DOMAIN_MAX], infix[DLP_DOMAIN_MAX + 1];
+  int n = dlp_domain_count(o), rc = DL_OK;
+  if (n == 0)
+    return dl_err(p->err, p->errlen, DL_EINVAL, "--domains: expected NVTX domain names "
+                  "separated by commas, got '%s'", o->domains);
+  for (int k = 0; k < n && rc == DL_OK && dlp_domain_at(o, k, domain, sizeof domain); k++) {
+    dlp_domain_infix(domain, infix, sizeof infix);
+    rc = aggregate_one(p, ao, domain, domain, infix);
+  }
+  return rc;
+}
+
+/* Without --domains every domain with ranges (DLProf: "Default is all
+ * domains"): first the default domain, as a run of one domain aggregates
+ * it (the first aggregation, reports named without a domain), then each
+ * other one in id order, reports named as --domains names them. */
+static int aggregate_all(dlp_pipeline *p, dla_opts *ao) {
+  char first[DLP_DOMAIN_MAX], other[DLP_MAX_DOMAINS - 1][DLP_DOMAIN_MAX];
+  char infix[DLP_DOMAIN_MAX + 1], note[160];
+  int n = 0, left = 0;
+  int rc = dlp_domains_found(p, first, other, DLP_MAX_DOMAINS - 1, &n, &left);
+  if (rc == DL_OK) rc = aggregate_one(p, ao, NULL, first, "");
+  int64_t def_aggr = p->aggr_id;
+  for (int k = 0; k < n && rc == DL_OK; k++) {
+    dlp_emit(p, &(dlp_event){.kind = DLP_EV_AGGREGATING_DOMAIN, .text = other[k]});
+    dlp_domain_infix(other[k], infix, sizeof infix);
+    rc = aggregate_one(p, ao, other[k], other[k], infix);
+  }
+  if (rc == DL_OK && left > 0) {
+    snprintf(note, sizeof note, "%d more NVTX domain(s) with ranges not aggregated (at most %d "
+             "in one run; name them with --domains)", left, DLP_MAX_DOMAINS);
+    dlp_emit(p, &(dlp_event){.kind = DLP_EV_DOMAINS_LEFT, .text = note});
+  }
+  p->aggr_id = def_aggr; /* the run's aggregation: the default domain's */
+  return rc;
+}
+
 int dlp_step_aggregate(dlp_pipeline *p) {
   const dlp_opts *o = p->o;
-  char domain[DLP_DOMAIN_MAX];
   dla_opts ao;
   dla_opts_init(&ao);
   ao.key_op = p->key_op;
@@ -71,17 +125,8 @@ int dlp_step_aggregate(dlp_pipeline *p) {
   ao.host_name = o->host_name;
   ao.progress = o->progress;
   ao.progress_ctx = o->progress_ctx;
-  /* --domains: one aggregation per domain listed, in order */
-  int n = o->domains ? dlp_domain_count(o) : 1, rc = DL_OK;
-  if (n == 0)
-    return dl_err(p->err, p->errlen, DL_EINVAL, "--domains: expected NVTX domain names "
-                  "separated by commas, got '%s'", o->domains);
   p->n_domains = 0;
-  for (int k = 0; k < n && rc == DL_OK; k++) {
-    ao.domain = o->domains && dlp_domain_at(o, k, domain, sizeof domain) ? domain : NULL;
-    rc = dla_aggregate(p->w, &ao, &p->aggr_id, p->err, p->errlen);
-    if (rc == DL_OK && o->domains) p->domain_aggr[p->n_domains++] = p->aggr_id;
-  }
+  int rc = o->domains ? aggregate_listed(p, &ao) : aggregate_all(p, &ao);
   if (rc != DL_OK) dlp_name_input(p->err, p->errlen, o->input);
   return rc;
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dldb.h"
 #include "dldb_write.h"
 #include "dlp.h"
 
@@ -39,6 +40,14 @@ enum {
 #define DLP_DOMAIN_MAX 256     /* bytes of a domain name */
 #define DLP_MAX_REPORT_FILES (65 * DLP_MAX_DOMAINS) /* 32 reports x 2 formats, the model
                                                        data, per domain */
+/* One aggregation of the run and its domain: the reports of infix "" are
+ * named as a run of one domain names them (the default domain's). */
+typedef struct dlp_domain_aggr {
+  char name[DLP_DOMAIN_MAX];       /* "": the dldb's default domain */
+  char infix[DLP_DOMAIN_MAX + 1];  /* dlp_domain_infix's, or "" */
+  int64_t aggr_id;
+} dlp_domain_aggr;
+
 typedef struct dlp_report_set {
   int n;
   char tmp[DLP_MAX_REPORT_FILES][PATH_MAX + 16], dest[DLP_MAX_REPORT_FILES][PATH_MAX];
@@ -52,9 +61,10 @@ struct dlp_pipeline {
   const char *key_op;      /* the aggregation's key op (NULL: the mode's) */
   char dldb_key_op[256];   /* a dldb's own key op, aggregated again */
   dldb_writer *w;
-  int64_t aggr_id;         /* the aggregation added (with --domains: the last one) */
-  int n_domains;           /* --domains: the aggregations of the run, one per domain */
-  int64_t domain_aggr[DLP_MAX_DOMAINS];
+  int64_t aggr_id;         /* the aggregation added (with --domains: the last one;
+                              without: the default domain's) */
+  int n_domains;           /* the aggregations of the run, one per domain, in order */
+  dlp_domain_aggr dom[DLP_MAX_DOMAINS];
   dlp_report_set rs;
   char *err;
   size_t errlen;
@@ -76,6 +86,16 @@ void dlp_name_input(char *err, size_t errlen, const char *file);
 int dlp_domain_count(const dlp_opts *o);
 int dlp_domain_at(const dlp_opts *o, int i, char *buf, size_t len);
 void dlp_domain_infix(const char *domain, char *buf, size_t len);
+/* Without --domains: the domains of p->w to aggregate. first: the one an
+ * aggregation without a domain takes ("default-domain", else the first;
+ * "" when there is none); other: up to max more domains with ranges, in id
+ * order (*n of them); *left: those with ranges beyond max. */
+int dlp_domains_found(dlp_pipeline *p, char *first, char (*other)[DLP_DOMAIN_MAX], int max,
+                      int *n, int *left);
+/* For a dldb's reports: p->dom from its aggregations, the default one
+ * first (aggr_id, domain), then the newest aggregation of each other
+ * domain of view_performance_summary. */
+int dlp_domains_of_dldb(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *domain);
 
 /* dlp_out.c: output paths and the reports. */
 void dlp_out_path(const dlp_opts *o, const char *suffix, char *buf, size_t len);

@@ -169,17 +169,18 @@ static int write_all(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *dom
   return rc;
 }
 
-/* With --domains and the aggregations this run made: each domain's reports,
- * named apart; else those of aggr_id in the dldb's default domain. */
-static int write_domains(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *def_domain) {
-  char name[DLP_DOMAIN_MAX], infix[DLP_DOMAIN_MAX + 1];
-  if (!p->o->domains || aggr_id < 0 || p->n_domains == 0)
-    return write_all(p, db, aggr_id, def_domain, "");
+/* Each domain's reports (p->dom: this run's aggregations, or those of a
+ * dldb that only gets its reports), named apart by their infix; a domain
+ * without a name is the dldb's default one (def_domain). Without --domains
+ * the other domains' outputs were not known when the outputs were checked:
+ * they are checked here, before any is written. */
+static int write_domains(dlp_pipeline *p, dldb *db, const char *def_domain) {
   int rc = DL_OK;
+  for (int k = 0; !p->o->domains && rc == DL_OK && k < p->n_domains; k++)
+    if (p->dom[k].infix[0]) rc = check_domain(p->o, p->dom[k].infix, p->err, p->errlen);
   for (int k = 0; rc == DL_OK && k < p->n_domains; k++) {
-    if (!dlp_domain_at(p->o, k, name, sizeof name)) break;
-    dlp_domain_infix(name, infix, sizeof infix);
-    rc = write_all(p, db, p->domain_aggr[k], name, infix);
+    const dlp_domain_aggr *d = &p->dom[k];
+    rc = write_all(p, db, d->aggr_id, d->name[0] ? d->name : def_domain, d->infix);
   }
   return rc;
 }
@@ -187,23 +188,23 @@ static int write_domains(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char 
 int dlp_reports_prepare(dlp_pipeline *p, const char *dldb_path, int64_t aggr_id) {
   dldb *db = NULL;
   dldb_info info;
-  char name[DLP_DOMAIN_MAX];
   p->rs.n = 0;
   /* aggr_id >= 0: this run has just written the file (no quick check) */
   int rc = aggr_id >= 0 ? dldb_open_ro_written(dldb_path, &db, &info, p->err, p->errlen)
                         : dldb_open_ro(dldb_path, &db, &info, p->err, p->errlen);
   if (rc != DL_OK) return rc;
-  if (aggr_id < 0) aggr_id = info.default_aggr_id;
-  rc = write_domains(p, db, aggr_id, info.default_domain);
+  if (aggr_id < 0 || p->n_domains == 0)
+    rc = dlp_domains_of_dldb(p, db, aggr_id < 0 ? info.default_aggr_id : aggr_id,
+                             info.default_domain);
+  if (rc == DL_OK) rc = write_domains(p, db, info.default_domain);
   if (rc != DL_OK) dlp_reports_discard(&p->rs);
-  /* DLProf printed the expert findings at the end of every run (with
-   * --domains, the last domain's: the aggregation added last) */
-  const char *domain = info.default_domain;
-  if (p->o->domains && p->n_domains > 0 && dlp_domain_at(p->o, p->n_domains - 1, name, sizeof name))
-    domain = name;
+  /* DLProf printed the expert findings at the end of every run: the
+   * default domain's (with --domains, the last domain's: the aggregation
+   * added last) */
+  const dlp_domain_aggr *f = &p->dom[p->o->domains && p->n_domains > 0 ? p->n_domains - 1 : 0];
   if (rc == DL_OK && p->o->findings) {
-    dlr_write(db, "expert_systems", DLR_CSV, aggr_id, domain, p->o->findings,
-              p->o->findings_ctx, NULL, 0);
+    dlr_write(db, "expert_systems", DLR_CSV, f->aggr_id, f->name[0] ? f->name : info.default_domain,
+              p->o->findings, p->o->findings_ctx, NULL, 0);
     dlp_emit(p, &(dlp_event){.kind = DLP_EV_FINDINGS_DONE});
   }
   dldb_close(&db);

@@ -5,6 +5,7 @@
  * answers ok without a run when a served folder holds no dldb yet.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "json.h"
 #include "params.h"
@@ -61,6 +62,25 @@ int api_version(dlv_req *r) {
   return dlv_send_json(r, 200, root);
 }
 
+/* One {aggr_id, domain_name} of view_performance_summary: which domains each
+ * aggregation has rows for (dlprof aggregates each domain on its own;
+ * NVIDIA's files may hold several under one aggr_id), for the page's
+ * domain menu. */
+static int aggr_domain_row(void *ctx, const dldb_row *row) {
+  dlv_json_rows *c = ctx;
+  cJSON *o = cJSON_CreateObject();
+  for (int i = 0; o && i < dldb_row_count(row); i++) {
+    const char *n = dldb_row_name(row, i);
+    if (!strcmp(n, "aggr_id")) cJSON_AddItemToObject(o, n, dlv_json_int(dldb_row_int(row, i)));
+    else if (!strcmp(n, "domain_name")) cJSON_AddStringToObject(o, n, dldb_row_text(row, i));
+  }
+  if (!o || !cJSON_AddItemToArray(c->array, o)) {
+    cJSON_Delete(o);
+    c->failed = 1;
+  }
+  return c->failed;
+}
+
 int api_info(dlv_req *r) {
   const dlv_catalog *cat = r->cat;
   char err[512];
@@ -96,6 +116,14 @@ int api_info(dlv_req *r) {
     cJSON_Delete(root);
     return dlv_send_error(r, 500, "db_error", "%s", err);
   }
+  cJSON *ad = cJSON_AddArrayToObject(root, "aggregation_domains");
+  dlv_json_rows pairs = {.array = ad};
+  dldb_query pq = {.view = "view_performance_summary", .aggr_id = -1, .sort = "aggr_id",
+                   .limit = -1};
+  if (ad && dldb_has_view(db, "view_performance_summary"))
+    (void)dldb_query_rows(db, &pq, aggr_domain_row, &pairs, NULL, 0); /* optional: [] */
+  if (!ad) collect.failed = 1;
+  collect.failed |= pairs.failed;
   cJSON *domains = cJSON_AddArrayToObject(root, "domains");
   for (int i = 0; i < cat->n_domains; i++)
     cJSON_AddItemToArray(domains, cJSON_CreateString(cat->domains[i]));

@@ -978,7 +978,8 @@ static int test_rules(void) {
   size_t n = dla_rules_run(&f, fd, 16);
   ASSERT_NOT_NULL(find(fd, n, "no_iterations_detector"));
   ASSERT_STR_EQ(find(fd, n, "no_iterations_detector")->problem,
-                "Unable to split profile into training iterations: key op  not found");
+                "Unable to split profile into training iterations: no key op was set, so the "
+                "whole profile is one iteration");
 
   facts_quiet(&f);
   f.iter_durations = varied;

@@ -398,7 +398,10 @@ static int check_dlprof(const char *name, const char *input, int expect_ok, cons
     char db[4300];
     snprintf(db, sizeof db, "%s/dlprof_dldb.sqlite", out);
     ASSERT_EQ(access(db, F_OK), 0);
-    ASSERT_EQ(count_files(out, NULL), 17); /* the dldb and 8 reports in 2 formats */
+    /* the dldb and 8 reports in 2 formats per NVTX domain aggregated (every
+     * domain with ranges, at most 8) */
+    int files = count_files(out, NULL);
+    ASSERT(files >= 17 && files <= 1 + 16 * 8 && (files - 1) % 16 == 0);
   } else {
     ASSERT_EQ(count_files(out, NULL), 0);
     if (lines(errtxt) != 1) {

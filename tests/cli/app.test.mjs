@@ -112,10 +112,15 @@ test('NVTX ranges without a key op: says none was set and what was done, never "
     const r = dlprof([APP, 'all', '3'], dir);
     assert.equal(r.status, 3, r.stderr);
     assert.doesNotMatch(r.stdout + r.stderr, /key op +not found/);
-    assert.match(r.stdout, /Unable to split profile into training iterations: no key op was set \(--key_op\), so the whole profile is one iteration/);
+    assert.match(r.stdout, /Unable to split profile into training iterations: no key op was set, so the whole profile is one iteration/);
     assert.match(r.stderr, /dlprof: no key op was set: the whole recording is one iteration; to split it, aggregate again with dlprof --database=\.\/dlprof_dldb\.sqlite --key_op=NAME/);
     assert.match(r.stderr, /exited with status 3/);
     assert.ok(existsSync(join(dir, 'dlprof_dldb.sqlite')));
+    // the dldb's finding says the same as stdout (the viewer shows it)
+    const q = spawnSync('sqlite3', [join(dir, 'dlprof_dldb.sqlite'),
+      "SELECT problem FROM view_expert_systems WHERE problem LIKE 'Unable to split%'"], { encoding: 'utf8' });
+    assert.equal(q.status, 0, q.stderr);
+    assert.match(q.stdout, /no key op was set, so the whole profile is one iteration/);
     // a key op that the recording lacks is named
     const k = dlprof(['--force=true', '--key_op=no_such_range', APP, 'single'], dir);
     assert.equal(k.status, 0, k.stderr);

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -33,6 +33,7 @@ function withDir(fn) {
   try { fn(dir); } finally { rmSync(dir, { recursive: true, force: true }); }
 }
 const lines = (s) => s.split('\n').filter((l) => l);
+const sorted = (rows) => rows.map((r) => JSON.stringify(r)).sort();
 
 // DLProf 1.8's options (docs/compat.md "Command-line options"), with a value
 // each; the earlier names DLProf still took are listed too.
@@ -169,11 +170,111 @@ test('dlprof APP: --output_path created; --domains aggregates each domain, repor
     assert.deepEqual(opsOf(join(dir, 'one/dlprof_dldb.sqlite')).map((o) => o.d), ['dom-two', 'dom-two']);
     assert.ok(existsSync(join(dir, 'one/dlprof_dom-two_summary.csv')));
 
-    // without --domains: the default domain only, reports named as before
-    const def = dlprof(['-v', 'quiet', '--output_path=def', APP, 'domains'], dir);
-    assert.equal(def.status, 0, def.stderr);
-    assert.deepEqual(opsOf(join(dir, 'def/dlprof_dldb.sqlite')).map((o) => o.d), ['default-domain']);
-    assert.ok(existsSync(join(dir, 'def/dlprof_summary.csv')));
+  });
+});
+
+test('dlprof APP without --domains: every domain with ranges, the default one first', { skip: !APP && 'NVTX_TEST_APP not set' }, () => {
+  withDir((dir) => {
+    const r = dlprof(['--output_path=def', '--reports=summary,detail', APP, 'domains'], dir);
+    assert.equal(r.status, 0, r.stderr);
+    const db = join(dir, 'def/dlprof_dldb.sqlite');
+    // aggregation 1 is the default domain's, as in a run of one domain; the
+    // others follow in the order of their ids in the dldb
+    const aggrs = sql(db, 'select aggr_id a, domain_name d from view_performance_summary order by a');
+    assert.deepEqual(aggrs[0], { a: 1, d: 'default-domain' });
+    assert.deepEqual(aggrs.map((x) => x.d).sort(), ['default-domain', 'dom-one', 'dom-two']);
+    assert.deepEqual(sql(db, 'select domain_name d, op_node_name n, num_calls c from view_op_nodes order by d, n'), [
+      { d: 'default-domain', n: 'default-in-between', c: 1 },
+      { d: 'dom-one', n: 'registered-name', c: 1 },
+      { d: 'dom-two', n: 'two-inner', c: 1 },
+      { d: 'dom-two', n: 'two-outer', c: 1 },
+    ]);
+    // each with its own iterations (no key op here: one) and summaries
+    for (const { a } of aggrs) {
+      assert.equal(sql(db, `select count(*) n from view_iterations_profiled where aggr_id=${a}`)[0].n, 1, `aggr ${a}`);
+      assert.equal(sql(db, `select count(*) n from view_op_type_summary where aggr_id=${a}`)[0].n > 0, true, `aggr ${a}`);
+    }
+    for (const o of ['dom-one', 'dom-two']) assert.match(r.stderr, new RegExp(`^dlprof: aggregating NVTX domain ${o}$`, 'm'));
+    // the default domain's reports named as before, the others' as --domains names them
+    const detail = (infix) => readFileSync(join(dir, `def/dlprof${infix}_detailed.csv`), 'utf8');
+    assert.match(detail(''), /default-in-between/);
+    assert.doesNotMatch(detail(''), /registered-name|two-outer/);
+    assert.match(detail('_dom-one'), /registered-name/);
+    assert.doesNotMatch(detail('_dom-one'), /two-outer|default-in-between/);
+    assert.match(detail('_dom-two'), /two-outer/);
+    for (const f of ['summary.csv', 'detailed.csv'])
+      for (const infix of ['', '_dom-one', '_dom-two']) assert.ok(existsSync(join(dir, `def/dlprof${infix}_${f}`)), infix + f);
+    assert.ok(!existsSync(join(dir, 'def/dlprof_default-domain_summary.csv')));
+
+    // the dldb again, for its reports only: each domain's newest aggregation
+    const again = dlprof(['-v', 'quiet', '--output_path=rep', `--database=${db}`], dir);
+    assert.equal(again.status, 0, again.stderr);
+    for (const infix of ['', '_dom-one', '_dom-two']) assert.ok(existsSync(join(dir, `rep/dlprof${infix}_summary.csv`)), infix);
+    // an existing report of another domain is refused without --force, like the default one's
+    const refused = dlprof(['-v', 'quiet', '--output_path=rep', `--database=${db}`], dir);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /dlprof_summary\.csv: exists; use --force=true/);
+    rmSync(join(dir, 'rep/dlprof_summary.csv'));
+    const other = dlprof(['-v', 'quiet', '--output_path=rep', `--database=${db}`], dir);
+    assert.equal(other.status, 1);
+    assert.match(other.stderr, /dlprof_dom-(one|two)_summary\.csv: exists; use --force=true/);
+
+    // aggregated again (a new iteration range): every domain again, the default one first
+    const re = dlprof(['-v', 'quiet', '--force=true', '--output_path=re', '--iter_start=0', `--database=${db}`], dir);
+    assert.equal(re.status, 0, re.stderr);
+    const reaggr = sql(db, 'select aggr_id a, domain_name d from view_performance_summary where aggr_id > 3 order by a');
+    assert.deepEqual(reaggr.map((x) => x.d), aggrs.map((x) => x.d));
+    assert.deepEqual(sql(db, 'select domain_name d, op_node_name n, num_calls c from view_op_nodes where aggr_id > 3 order by d, n'),
+      sql(db, 'select domain_name d, op_node_name n, num_calls c from view_op_nodes where aggr_id <= 3 order by d, n'));
+    for (const infix of ['', '_dom-one', '_dom-two']) assert.ok(existsSync(join(dir, `re/dlprof${infix}_summary.csv`)), infix);
+  });
+});
+
+// A copy of the real export with a second NVTX domain: its creation row
+// (eventType 75) and push/pop ranges on the main thread, over the forward
+// pass's first ranges (Nsight Systems writes a custom domain's ranges so).
+function twoDomainExport(dir) {
+  const copy = join(dir, 'two_domains.sqlite');
+  copyFileSync(EXPORT, copy);
+  execFileSync('sqlite3', [copy, `
+    INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId)
+      SELECT start, start, 75, 'my-domain', globalTid, 7 FROM NVTX_EVENTS ORDER BY start LIMIT 1;
+    INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId)
+      SELECT start, end, 59, CASE WHEN n = 3 THEN 'custom-b' ELSE 'custom-a' END, globalTid, 7 FROM
+        (SELECT start, end, globalTid, row_number() OVER (ORDER BY start) n FROM NVTX_EVENTS
+         WHERE eventType = 59 AND text LIKE '%aten::%') WHERE n <= 3;`]);
+  return copy;
+}
+
+test('an Nsight Systems export with two domains: both aggregated, the default one unchanged', () => {
+  withDir((dir) => {
+    const two = twoDomainExport(dir);
+    const one = dlprof(['-v', 'quiet', '--output_path=one', '--reports=summary,detail', `--database=${EXPORT}`], dir);
+    assert.equal(one.status, 0, one.stderr);
+    const r = dlprof(['-v', 'quiet', '--output_path=two', '--reports=summary,detail', `--database=${two}`], dir);
+    assert.equal(r.status, 0, r.stderr);
+    const db1 = join(dir, 'one/dlprof_dldb.sqlite'), db2 = join(dir, 'two/dlprof_dldb.sqlite');
+    assert.deepEqual(sql(db2, 'select aggr_id a, domain_name d from view_performance_summary order by a'),
+      [{ a: 1, d: 'default-domain' }, { a: 2, d: 'my-domain' }]);
+    // its ranges are its ops (with the kernels they launched); CUDA calls outside
+    // them are its unassociated_ ops, as in the default domain
+    assert.deepEqual(sql(db2, "select op_node_name n, num_calls c from view_op_nodes where aggr_id=2 and n not like 'unassociated\\_%' escape '\\' order by n"),
+      [{ n: 'custom-a', c: 2 }, { n: 'custom-b', c: 1 }]);
+    assert.ok(sql(db2, "select sum(gpu_time) t from view_op_nodes where aggr_id=2 and op_node_name like 'custom-%'")[0].t > 0);
+    // the default domain's aggregation and reports as without the second domain
+    for (const v of ['view_op_nodes', 'view_kernel_summaries', 'view_iterations_profiled', 'view_op_type_summary'])
+      assert.deepEqual(sorted(sql(db2, `select * from ${v} where aggr_id=1`)), sorted(sql(db1, `select * from ${v}`)), v);
+    assert.equal(readFileSync(join(dir, 'two/dlprof_detailed.csv'), 'utf8'), readFileSync(join(dir, 'one/dlprof_detailed.csv'), 'utf8'));
+    assert.match(readFileSync(join(dir, 'two/dlprof_my-domain_detailed.csv'), 'utf8'), /custom-a/);
+    assert.ok(!existsSync(join(dir, 'one/dlprof_my-domain_summary.csv')));
+
+    // --domains=my-domain: that one only
+    const only = dlprof(['-v', 'quiet', '--output_path=only', '--domains=my-domain', `--database=${two}`], dir);
+    assert.equal(only.status, 0, only.stderr);
+    assert.deepEqual(sql(join(dir, 'only/dlprof_dldb.sqlite'), 'select aggr_id a, domain_name d from view_performance_summary'),
+      [{ a: 1, d: 'my-domain' }]);
+    assert.ok(existsSync(join(dir, 'only/dlprof_my-domain_summary.csv')));
+    assert.ok(!existsSync(join(dir, 'only/dlprof_summary.csv')));
   });
 });
 

@@ -104,11 +104,37 @@ const ctx = {
   get numGpus() {
     return Number((this.info && this.info.num_gpus) || (this.sysconfig && this.sysconfig.num_gpus) || 1);
   },
-  /** aggr_id and domain of a route (the database's defaults when absent). */
+  /**
+   * The aggregations (ids as strings) with rows of a domain, from
+   * info.aggregation_domains; null when the database does not say. dlprof
+   * aggregates each NVTX domain on its own, so a domain has aggregations of
+   * its own.
+   */
+  domainAggrs(domain) {
+    const pairs = (this.info && this.info.aggregation_domains) || [];
+    const ids = pairs.filter((p) => p.domain_name === domain).map((p) => String(p.aggr_id));
+    return ids.length ? ids : null;
+  },
+  /** The aggregation to show for a domain: keep when it has the domain's rows (or nothing is known), else the domain's newest. */
+  aggrFor(domain, keep) {
+    const ids = this.domainAggrs(domain);
+    if (!ids || (keep != null && ids.includes(String(keep)))) return keep;
+    return ids.reduce((a, b) => (Number(b) > Number(a) ? b : a));
+  },
+  /** The domains of the menu: those with aggregations (all of view_domains when the database does not say), and the current one. */
+  menuDomains(current) {
+    const all = (this.info && this.info.domains) || [];
+    const pairs = (this.info && this.info.aggregation_domains) || [];
+    if (!pairs.length) return all;
+    const agg = new Set(pairs.map((p) => p.domain_name));
+    return [...all.filter((d) => agg.has(d) || d === current), ...[...agg].filter((d) => !all.includes(d))];
+  },
+  /** aggr_id and domain of a route (the database's defaults when absent; a domain without aggr_id: its newest aggregation). */
   base(route) {
+    const domain = route.params.domain || (this.info && this.info.default_domain);
     return {
-      aggr_id: route.params.aggr_id || (this.info && this.info.default_aggr_id),
-      domain: route.params.domain || (this.info && this.info.default_domain),
+      aggr_id: route.params.aggr_id || (route.params.domain && this.aggrFor(domain, null)) || (this.info && this.info.default_aggr_id),
+      domain,
     };
   },
   aggregation(route) {
@@ -198,7 +224,10 @@ function renderSelectors(route) {
   const base = ctx.base(route);
   const aggrWrap = document.getElementById('aggr-wrap');
   const aggrSel = document.getElementById('aggr-select');
-  const aggs = [...(info.aggregations || [])].sort((a, b) => String(a.aggr_start).localeCompare(String(b.aggr_start)) || a.aggr_id - b.aggr_id);
+  const inDomain = ctx.domainAggrs(base.domain); // the aggregations of the domain shown
+  const aggs = [...(info.aggregations || [])]
+    .filter((a) => !inDomain || inDomain.includes(String(a.aggr_id)))
+    .sort((a, b) => String(a.aggr_start).localeCompare(String(b.aggr_start)) || a.aggr_id - b.aggr_id);
   aggrWrap.hidden = aggs.length < 2;
   if (aggs.length >= 2) {
     const cur = aggs.find((a) => String(a.aggr_id) === String(base.aggr_id));
@@ -222,7 +251,7 @@ function renderSelectors(route) {
   }
   const domWrap = document.getElementById('domain-wrap');
   const domSel = document.getElementById('domain-select');
-  const doms = info.domains || [];
+  const doms = ctx.menuDomains(base.domain);
   domWrap.hidden = doms.length < 2;
   if (doms.length >= 2) {
     replace(
@@ -347,7 +376,8 @@ function wireSelectors() {
   });
   document.getElementById('domain-select').addEventListener('change', (ev) => {
     const r = router.current();
-    router.go(r.view, { run: r.params.run, aggr_id: r.params.aggr_id, domain: ev.target.value });
+    // Another domain: its own aggregation where the current one has none of its rows.
+    router.go(r.view, { run: r.params.run, aggr_id: ctx.aggrFor(ev.target.value, r.params.aggr_id), domain: ev.target.value });
   });
   // Close open menus on outside clicks.
   document.addEventListener('click', (ev) => {
