@@ -16,6 +16,7 @@
 #include "dla_iter.h"
 #include "dla_loads.h"
 #include "dla_nodeid.h"
+#include "dla_ranks.h"
 #include "dla_ranges.h"
 #include "dla_tuning.h"
 #include "dla_write.h"
@@ -54,6 +55,8 @@ static int ph_facts(dla_run *r) {
   return dla__facts_fill(&r->c, &r->cut, r->s.kernel_gpu, &r->f, &r->durations);
 }
 
+static int ph_ranks(dla_run *r) { return dla__ranks_run(&r->c, &r->f); }
+
 static int ph_rules(dla_run *r) {
   if (!(r->findings = calloc(MAX_FINDINGS, sizeof *r->findings))) return DL_ENOMEM;
   r->nfindings = dla_rules_run(&r->f, r->findings, MAX_FINDINGS);
@@ -82,6 +85,7 @@ static const struct {
     {"time sweep", ph_sweep},        /* dla_sweep.c */
     {"GPU timeline", ph_timeline},   /* dla_comm.c */
     {"facts", ph_facts},             /* dla_facts.c, dla_nsysfacts.c */
+    {"ranks", ph_ranks},             /* dla_ranks.c, dla_coll.c */
     {"rules", ph_rules},             /* dla_rules.c */
     {"write", ph_write},             /* dla_write.c */
 };
@@ -110,6 +114,7 @@ int dla__aggregate_tuned(dldb_writer *w, const dla_opts *opts, const dla_tuning 
   free(r->durations);
   dla__accum_free(&r->s);
   dla__comm_free(c);
+  dla__ranks_free(c);
   dla__ctx_free(c);
   return rc;
 }

@@ -531,6 +531,11 @@ int dla__comm_write(dla_ctx *c, int64_t aggr_id) {
   return rc;
 }
 
+const dldb_dl_gpu_row *dla__comm_gpus(const dla_ctx *c, size_t *n) {
+  *n = c->comm ? c->comm->ngpu : 0;
+  return c->comm ? c->comm->gpu : NULL;
+}
+
 void dla__comm_free(dla_ctx *c) {
   struct dla_comm *r = c->comm;
   if (!r) return;

@@ -108,7 +108,7 @@ typedef struct dla_kcfg {
   int32_t long_id, short_id; /* strings ids */
   int32_t grid[3], block[3];
   uint32_t blocks;           /* grid x * y * z, at most UINT32_MAX (0: unknown) */
-  int16_t device;
+  int32_t device;            /* a folder of ranks' ids reach rank x 100 + device */
   int8_t tc;                 /* its long name uses tensor cores (dla_tc_uses) */
 } dla_kcfg;
 
@@ -176,6 +176,7 @@ typedef struct dla_ctx {
   double gpu_util[DLA_MAX_GPUS];
   int64_t gpu_busy[DLA_MAX_GPUS], gpu_kernels[DLA_MAX_GPUS];
   struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
+  struct dla_ranks *ranks;   /* dla_ranks.c: per-rank rows and collectives (owned) */
   size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
 } dla_ctx;
 

@@ -69,7 +69,7 @@ static int kcfg_index(gpu_loader *l, const dldb_scan_gpu_op *g, int32_t *out) {
   memcpy(k->grid, g->grid, sizeof k->grid);
   memcpy(k->block, g->block, sizeof k->block);
   k->blocks = grid_blocks(g->grid);
-  k->device = (int16_t)g->device_id;
+  k->device = (int32_t)g->device_id;
   int64_t tc = dl_map_get(l->tc_cache, (uint64_t)g->long_name_id);
   if (tc < 0) {
     tc = dla_tc_uses(dla_tc_classify(dldb_writer_string(c->w, g->long_name_id)));
@@ -119,8 +119,8 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
     return DL_OK;
   }
   if (g->id < 0 || g->id > INT32_MAX || g->short_name_id < 0 || g->short_name_id > INT32_MAX ||
-      g->long_name_id < 0 || g->long_name_id > INT32_MAX || g->device_id < INT16_MIN ||
-      g->device_id > INT16_MAX)
+      g->long_name_id < 0 || g->long_name_id > INT32_MAX || g->device_id < INT32_MIN ||
+      g->device_id > INT32_MAX)
     return dl_err(c->err, c->errlen, DL_ECORRUPT,
                   "dla_aggregate: kernel %lld has string ids %lld and %lld, device %d",
                   (long long)g->id, (long long)g->short_name_id, (long long)g->long_name_id,

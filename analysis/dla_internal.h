@@ -10,6 +10,7 @@
 #define DLA_INTERNAL_H
 
 #include "dla_ctx.h"
+#include "dldb_aggr.h"
 
 /* dla_pytorch.c: on ranges sorted by (tid, start, outer first): decides each
  * range's role, instance and op (creating ops), pairs backward ranges with
@@ -41,6 +42,8 @@ int dla__comm_compute(dla_ctx *c);
 void dla__comm_facts(const dla_ctx *c, dla_facts *f);
 int dla__comm_write(dla_ctx *c, int64_t aggr_id);
 void dla__comm_free(dla_ctx *c);
+/* The GPU timeline rows of dla__comm_compute (NULL, *n 0: none). */
+const dldb_dl_gpu_row *dla__comm_gpus(const dla_ctx *c, size_t *n);
 
 /* dla_stats.c: writes the nsys-stats-style tables (aggr_stats,
  * aggr_nvtx_stats, aggr_stats_api_ops) of the aggregation; nothing on a

@@ -356,13 +356,20 @@ static size_t rule_nsys_gpu_time_util(const dla_facts *f, dla_finding *o, size_t
 /* Kineto traces (dla_comm.c): exposed communication, and no GPU activity at all. */
 #define DLA_EXPOSED_COMM_PCT 10.0 /* NCCL time not overlapped with compute, % of step time */
 
+/* Across ranks, exposed communication is partly waiting for a later rank
+ * (a straggler, skew: their rules say so): only what no rank waits in
+ * counts here (dla_ranks.c). */
 static size_t rule_exposed_comm(const dla_facts *f, dla_finding *o, size_t cap) {
-  if (cap == 0 || f->exposed_comm_device < 0 || f->exposed_comm_pct <= DLA_EXPOSED_COMM_PCT)
+  int ranked = f->n_ranks >= 2 && f->unexplained_known;
+  double pct = ranked ? f->unexplained_comm_pct : f->exposed_comm_pct;
+  int32_t dev = ranked ? f->unexplained_comm_device : f->exposed_comm_device;
+  if (cap == 0 || dev < 0 || f->exposed_comm_device < 0 || pct <= DLA_EXPOSED_COMM_PCT)
     return 0;
   snprintf(o->problem, sizeof o->problem,
            "Communication is exposed: on GPU %d, %.1f%% of the step time is spent in NCCL "
-           "kernels that do not overlap with computation (rule fires above %.0f%%)",
-           f->exposed_comm_device, f->exposed_comm_pct, DLA_EXPOSED_COMM_PCT);
+           "kernels that do not overlap with computation (rule fires above %.0f%%)%s",
+           dev, pct, DLA_EXPOSED_COMM_PCT,
+           ranked ? ", not counting the waiting for later ranks" : "");
   snprintf(o->recommendation, sizeof o->recommendation,
            "Overlap communication with computation (DistributedDataParallel bucket_cap_mb, "
            "no_sync with gradient accumulation), or reduce it: larger batch per GPU, gradient "
@@ -380,6 +387,48 @@ static size_t rule_no_gpu_activity(const dla_facts *f, dla_finding *o, size_t ca
            "If the model should run on a GPU, check that it and its inputs are moved to the "
            "device, and record with torch.profiler activities=[ProfilerActivity.CPU, "
            "ProfilerActivity.CUDA]");
+  return 1;
+}
+
+/* Ranks of a distributed job (dla_ranks.c). */
+static const char *const cause_names[] = {"compute", "GPU idle (host) time", "data loading"};
+
+static size_t rule_straggler(const dla_facts *f, dla_finding *o, size_t cap) {
+  if (cap == 0 || f->straggler_excess_ns <= 0) return 0;
+  int cause = f->straggler_cause >= 0 && f->straggler_cause < 3 ? f->straggler_cause : 0;
+  double it = f->rank_iterations > 0 ? (double)f->rank_iterations : 1.0;
+  snprintf(o->problem, sizeof o->problem,
+           "rank %d is a straggler: its %s is %.3f ms per iteration above the median rank's "
+           "(its own time %.3f ms per iteration against a median of %.3f ms, over %lld "
+           "iterations), and the other %d ranks lose %.3f ms per iteration in all waiting for "
+           "it inside their collectives",
+           f->straggler_rank, cause_names[cause], (double)f->straggler_cause_ns / 1e6 / it,
+           (double)(f->straggler_median_ns + f->straggler_excess_ns) / 1e6 / it,
+           (double)f->straggler_median_ns / 1e6 / it, (long long)f->rank_iterations,
+           f->n_ranks - 1, (double)f->straggler_lost_ns / 1e6 / it);
+  snprintf(o->recommendation, sizeof o->recommendation,
+           "Speed up rank %d rather than the communication: balance the work or the data "
+           "across ranks (uneven batches or sequence lengths), check its GPU (clocks, "
+           "thermals, a slower part) and what its host does between kernels (data loading, "
+           "logging, checkpoints)",
+           f->straggler_rank);
+  snprintf(o->js_function, sizeof o->js_function, "ShowRanks");
+  return 1;
+}
+
+static size_t rule_collective_skew(const dla_facts *f, dla_finding *o, size_t cap) {
+  if (cap == 0 || !f->skew_kernel[0]) return 0;
+  snprintf(o->problem, sizeof o->problem,
+           "Collective skew: %s starts on average %.3f ms apart across its %lld ranks (at most "
+           "%.3f ms; it runs %.3f ms on average); rank %d starts last in %lld of %lld instances",
+           f->skew_kernel, (double)f->skew_avg_ns / 1e6, (long long)f->skew_ranks,
+           (double)f->skew_max_ns / 1e6, (double)f->skew_dur_avg_ns / 1e6, f->skew_last_rank,
+           (long long)f->skew_last_count, (long long)f->skew_instances);
+  snprintf(o->recommendation, sizeof o->recommendation,
+           "Look at what rank %d does before this collective: the earlier ranks wait for it. "
+           "Balance the work before the collective, or remove host-side delays on that rank",
+           f->skew_last_rank);
+  snprintf(o->js_function, sizeof o->js_function, "ShowRanks");
   return 1;
 }
 
@@ -402,6 +451,8 @@ static const struct {
     {"nsys_cuda_api_sync", rule_nsys_api_sync},
     {"nsys_gpu_gaps", rule_nsys_gpu_gaps},
     {"nsys_gpu_time_util", rule_nsys_gpu_time_util},
+    {"straggler_detector", rule_straggler},
+    {"collective_skew_detector", rule_collective_skew},
     {"exposed_communication_detector", rule_exposed_comm},
     {"no_gpu_activity_detector", rule_no_gpu_activity},
     {"cut_last_step_detector", rule_cut_last_step},

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DLA_MAX_GPUS 64
+#define DLA_MAX_GPUS 1024 /* the GPUs (ranks) one aggregation tells apart */
 
 /* What the rules read; filled by the facts phase (dla_facts.c). */
 typedef struct dla_facts {
@@ -57,7 +57,29 @@ typedef struct dla_facts {
   int64_t cut_step_ns, step_median_ns; /* its length; the median of the others */
   const char *cut_step_name;   /* the trace's name of it ("ProfilerStep#2"), "" none */
   int64_t n_cpu_ranges;        /* ranges (op instances, annotations) in the profile */
+  /* ranks of a distributed job (dla_ranks.c); all 0 when fewer than two */
+  int n_ranks;
+  int64_t straggler_excess_ns; /* its own time (wall - exposed comm) above the median rank's;
+                                  0: no straggler */
+  int32_t straggler_rank;
+  int straggler_cause;         /* DLA_CAUSE_* */
+  int64_t straggler_cause_ns;  /* the excess of that cause over its median */
+  int64_t straggler_median_ns; /* the median rank's own time */
+  int64_t straggler_lost_ns;   /* the other ranks' waiting, summed */
+  int64_t rank_iterations;     /* aggregated iterations the figures span */
+  double unexplained_comm_pct; /* exposed communication no rank waits in (at most the
+                                  collectives' transfer time), % of wall, on the GPU of
+                                  the most exposed communication */
+  int32_t unexplained_comm_device;
+  int unexplained_known;       /* 1: collectives were matched across ranks */
+  char skew_kernel[160];       /* the collective of the largest start skew not started last
+                                  by the straggler; "" none */
+  int64_t skew_avg_ns, skew_max_ns, skew_instances, skew_last_count, skew_dur_avg_ns;
+  int32_t skew_last_rank;
+  int64_t skew_ranks;
 } dla_facts;
+
+enum { DLA_CAUSE_COMPUTE, DLA_CAUSE_IDLE, DLA_CAUSE_DATALOADER };
 
 typedef struct dla_finding {
   const char *rule_id;         /* static */
@@ -84,6 +106,10 @@ typedef struct dla_finding {
 #define DLA_NSYS_GPU_GAP_NS 500000000LL /* nsys gpu_gaps: gap=500 ms */
 #define DLA_NSYS_LOW_UTIL_PCT 50.0     /* nsys gpu_time_util: threshold=50 */
 #define DLA_NSYS_UTIL_CHUNKS 30        /* nsys gpu_time_util: chunks=30 */
+#define DLA_STRAGGLER_PCT 5.0          /* a rank's own time above the median rank's, % of its
+                                          wall: a straggler */
+#define DLA_SKEW_PCT 20.0              /* a collective's mean start skew, % of its mean time */
+#define DLA_SKEW_MIN_NS 50000LL        /* ... and at least this (50 us) */
 
 /* Runs every rule in table order; writes up to cap findings to out and
  * returns how many were written. */

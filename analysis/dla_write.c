@@ -16,6 +16,7 @@
 #endif
 
 #include "dla_internal.h"
+#include "dla_ranks.h"
 #include "dla_tc.h"
 #include "dla_write.h"
 #include "dldb_aggr.h"
@@ -240,6 +241,8 @@ static int w_groups(const wctx *x) { return dla__write_groups(x->c, x->aggr_id);
 static int w_op_types(const wctx *x) { return dla__write_op_types(x->c, x->aggr_id); }
 static int w_comm(const wctx *x) { return dla__comm_write(x->c, x->aggr_id); }
 
+static int w_ranks(const wctx *x) { return dla__ranks_write(x->c, x->aggr_id); }
+
 static int w_gpus(const wctx *x) {
   const dla_ctx *c = x->c;
   int rc = DL_OK;
@@ -324,7 +327,7 @@ static int w_commit(const wctx *x) {
 /* The writers, in the order their rows are written. */
 static int (*const writers[])(const wctx *) = {
     w_meta,   w_stats,  w_summary, w_iterations, w_ops,    w_kernels,  w_iter_ops, w_op_kernels,
-    w_groups, w_op_types, w_comm,  w_gpus,       w_findings, w_nvtx,   w_commit,
+    w_groups, w_op_types, w_comm,  w_ranks,      w_gpus,     w_findings, w_nvtx, w_commit,
 };
 
 int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_finding *fd,

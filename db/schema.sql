@@ -1057,3 +1057,99 @@ FROM aggr_ops o
 JOIN aggregations a ON a.aggr_id = o.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
+
+-- ---- dl extensions: ranks ----
+-- Readers must treat these as optional (files of other producers and ours
+-- from before lack them). Source: import/kineto.c (dl_gpu_ranks),
+-- analysis/dla_ranks.c (aggr_dl_ranks, aggr_dl_collectives).
+
+-- The rank of a distributed job each GPU belongs to: from the trace's
+-- distributedInfo (rank, world_size), else the file's place in a folder of
+-- per-rank traces; local_device is the device number inside its process;
+-- host NULL where the trace does not say.
+CREATE TABLE dl_gpu_ranks (
+  device_id    INTEGER PRIMARY KEY,  -- gpus.device_id
+  rank         INTEGER NOT NULL,
+  local_device INTEGER NOT NULL,
+  host         TEXT,
+  world_size   INTEGER NOT NULL      -- 0: unknown
+);
+
+-- Per aggregation and rank (one row per GPU of a rank): the rank's GPU
+-- timeline over the aggregated iterations (as aggr_dl_gpu), ns. wait_ns:
+-- the exposed communication above the least exposed rank's, the time the
+-- rank spends waiting for slower ranks inside collectives.
+CREATE TABLE aggr_dl_ranks (
+  aggr_id          INTEGER NOT NULL,
+  rank             INTEGER NOT NULL,
+  device_id        INTEGER NOT NULL,
+  iterations       INTEGER NOT NULL,
+  iter_avg_ns      INTEGER NOT NULL,
+  wall_ns          INTEGER NOT NULL,
+  computation_ns   INTEGER NOT NULL,
+  communication_ns INTEGER NOT NULL,
+  exposed_comm_ns  INTEGER NOT NULL,
+  idle_ns          INTEGER NOT NULL,
+  dataloader_ns    INTEGER NOT NULL,
+  wait_ns          INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, rank, device_id)
+) WITHOUT ROWID;
+
+-- Per aggregation and collective kernel name: NCCL kernels matched across
+-- ranks by their order on each rank (every rank of a communicator issues
+-- its collectives in the same order). start_skew: the latest start of an
+-- instance minus the earliest, over its ranks; last_rank: the rank that
+-- started last most often. Sizes NULL where the trace records none.
+CREATE TABLE aggr_dl_collectives (
+  aggr_id           INTEGER NOT NULL,
+  kernel_name_id    INTEGER NOT NULL REFERENCES strings(id),
+  ranks             INTEGER NOT NULL,
+  instances         INTEGER NOT NULL,   -- matched across all its ranks
+  time_ns           INTEGER NOT NULL,   -- summed over ranks and instances
+  avg_ns            INTEGER NOT NULL,   -- per instance and rank
+  skew_avg_ns       INTEGER NOT NULL,
+  skew_max_ns       INTEGER NOT NULL,
+  last_rank         INTEGER NOT NULL,
+  last_rank_count   INTEGER NOT NULL,
+  transfer_ns       INTEGER NOT NULL,   -- summed over instances: the time of the rank
+                                        -- that started last (no waiting in it)
+  bytes             INTEGER,
+  PRIMARY KEY (aggr_id, kernel_name_id)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_ranks AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.rank, x.device_id,
+       r.local_device, r.host, r.world_size, g.gpu_name,
+       x.iterations, x.iter_avg_ns AS iter_avg, x.wall_ns AS wall_clock_time,
+       x.computation_ns AS compute_time, x.communication_ns AS communication_time,
+       x.exposed_comm_ns AS exposed_communication_time, x.idle_ns AS idle_time,
+       x.dataloader_ns AS dataloader_time, x.wait_ns AS wait_time
+FROM aggr_dl_ranks x
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+LEFT JOIN dl_gpu_ranks r ON r.device_id = x.device_id
+LEFT JOIN gpus g ON g.device_id = x.device_id;
+
+-- Per rank and aggregated iteration: the heatmap's cells.
+CREATE VIEW view_dl_rank_iterations AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, k.rank, x.device_id, x.iter_value,
+       x.duration_ns AS duration, x.kernel_busy_ns AS kernel_busy_time,
+       x.communication_ns AS communication_time,
+       x.exposed_comm_ns AS exposed_communication_time
+FROM aggr_dl_iter_gpu x
+JOIN aggr_dl_ranks k ON k.aggr_id = x.aggr_id AND k.device_id = x.device_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+CREATE VIEW view_dl_collectives AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, n.value AS kernel_name, x.ranks,
+       x.instances, x.time_ns AS total_time, x.avg_ns AS avg, x.skew_avg_ns AS start_skew_avg,
+       x.skew_max_ns AS start_skew_max, x.last_rank, x.last_rank_count,
+       x.transfer_ns AS transfer_time, x.bytes
+FROM aggr_dl_collectives x
+JOIN strings n ON n.id = x.kernel_name_id
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;

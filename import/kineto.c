@@ -26,6 +26,7 @@
 
 #include "dldb_write.h"
 #include "dli_kineto.h"
+#include "dldb_ranks.h"
 #include "kjson.h"
 #include "kpipe.h"
 #include "kstack.h"
@@ -937,17 +938,21 @@ static int write_gpus(kimp *k) {
   }
   for (int i = 0; i < n; i++) {
     const kdev *d = find_dev(k, list[i]);
-    char name[192];
-    if (d && d->name[0]) snprintf(name, sizeof name, "%s", d->name);
-    else snprintf(name, sizeof name, "GPU %lld", (long long)list[i]);
-    if (k->multi) {
-      size_t len = strlen(name);
-      snprintf(name + len, sizeof name - len, " (rank %d)", k->rank);
-    }
+    char hw[160], name[192];
+    if (d && d->name[0]) snprintf(hw, sizeof hw, "%s", d->name);
+    else snprintf(hw, sizeof hw, "GPU %lld", (long long)list[i]);
+    int ranked = k->multi || k->rank_known; /* "rank R, GPU D (name)" (docs/dldb.md) */
+    if (!ranked) snprintf(name, sizeof name, "%s", hw);
+    else if (d && d->name[0])
+      snprintf(name, sizeof name, "rank %d, GPU %lld (%s)", k->rank, (long long)list[i], hw);
+    else snprintf(name, sizeof name, "rank %d, GPU %lld", k->rank, (long long)list[i]);
     dldb_gpu g = {.device_id = map_dev(k, list[i]), .name = name,
                   .cc_major = d ? d->cc_major : 0, .cc_minor = d ? d->cc_minor : 0,
                   .sm_count = d ? d->sm_count : 0, .memory_bytes = d ? d->mem : 0};
     int rc = dldb_write_gpu(k->w, &g, k->err, k->errlen);
+    dldb_gpu_rank gr = {.device_id = g.device_id, .rank = k->rank, .local_device = (int32_t)list[i],
+                        .world_size = k->st->world_size};
+    if (!rc && ranked) rc = dldb_write_gpu_rank(k->w, &gr, k->err, k->errlen);
     if (rc) return rc;
     k->st->gpus++;
   }

@@ -774,8 +774,8 @@ static int test_hta_two_ranks(void) {
   ASSERT_EQ(r.status, 0);
   ASSERT_CONTAINS(r.out, "from 2 file(s)");
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names"), 2);
-  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE '%(rank 0)'"), 1);
-  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE '%(rank 1)'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE 'rank 0, GPU %'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE 'rank 1, GPU %'"), 1);
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_devices"), 2);
   ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_dl_communication"), 2);
   /* the ranks' ProfilerStep#551/#552 merge: two iterations, not four */
@@ -867,7 +867,7 @@ static int test_hta_corner_cases(void) {
   run(dir, NULL, &r);
   ASSERT_EQ(r.status, 0);
   ASSERT_CONTAINS(r.out, "rank 0 has no GPU activity");
-  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE '%(rank 3)'"), 1);
+  ASSERT_EQ(q_int(r.db, "SELECT count(*) FROM view_gpu_names WHERE gpu_name LIKE 'rank 3, GPU %'"), 1);
   return 0;
 }
 

@@ -20,10 +20,11 @@ import kernelsByOp from './views/kernels_by_op.js';
 import iterations from './views/iterations.js';
 import gpus from './views/gpus.js';
 import statistics from './views/statistics.js';
+import ranks from './views/ranks.js';
 import runsPage from './views/runs.js';
 import comparePage from './views/compare.js';
 
-const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, statistics];
+const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, ranks, statistics];
 // Pages of no one run.
 const PAGES = [runsPage, comparePage];
 

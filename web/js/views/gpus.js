@@ -37,7 +37,8 @@ export default {
     root.append(viewHeader('GPUs', aggrLine(ctx, route0)), chartCard.el, table.el);
     getAll('gpu_devices', { ...ctx.base(route0), sort: 'device_id', order: 'asc' })
       .then((d) => {
-        chart.data.labels = d.rows.map((r) => `GPU ${r.device_id}`);
+        // a rank's GPU by its name ("rank R, GPU D (name)"), not its composite id
+        chart.data.labels = d.rows.map((r) => (/^rank \d+, GPU /.test(r.gpu_name || '') ? r.gpu_name.replace(/ \(.*\)$/, '') : `GPU ${r.device_id}`));
         chart.data.datasets[0].data = d.rows.map((r) => Number(r.device_gpu_utilization) || 0);
         chart.update();
       })

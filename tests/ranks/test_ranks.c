@@ -1,0 +1,270 @@
+/*
+ * test_ranks - ranks of a distributed job end to end: synthetic jobs of 8
+ * and 1,024 ranks (ranks_gen.h) through dlprof --database=DIR, whose per-rank
+ * figures must equal the generated ones, whose planted straggler must be
+ * named without "communication is exposed" advice for the waiting it
+ * causes, and whose planted collective skew must be found; then HTA's two
+ * sampled ranks and its NCCL trace, whose ranks must be as recorded.
+ *
+ * Usage: test_ranks DLPROF SHARED_DIR WORK_DIR
+ * The real traces are skipped (77, naming the path) when SHARED_DIR lacks
+ * them; the synthetic jobs run either way.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ranks_gen.h"
+#include "test.h"
+
+static const char *dlprof_bin, *work, *shared;
+static int case_no;
+
+/* dlprof --database=input into a fresh folder; db gets the dldb's path.
+ * Returns dlprof's exit status. */
+static int run(const char *input, char *db, size_t n) {
+  char dir[1100], cmd[4096];
+  snprintf(dir, sizeof dir, "%s/out%d", work, ++case_no);
+  mkdir(dir, 0755);
+  snprintf(db, n, "%s/dlprof_dldb.sqlite", dir);
+  unlink(db);
+  snprintf(cmd, sizeof cmd,
+           "'%s' --database='%s' --output_path='%s' --force=true >'%s/log.txt' 2>&1",
+           dlprof_bin, input, dir, dir);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A fresh folder holding the job p. */
+static int generate(const rg_params *p, char *dir, size_t n) {
+  snprintf(dir, n, "%s/job%d", work, ++case_no);
+  mkdir(dir, 0755);
+  return rg_write(p, dir);
+}
+
+static int64_t q_int(const char *db, const char *sql) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  int64_t v = -999;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_type(st, 0) != SQLITE_NULL)
+    v = sqlite3_column_int64(st, 0);
+  else if (!st)
+    fprintf(stderr, "sql error: %s: %s\n", sql, h ? sqlite3_errmsg(h) : "?");
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+/* The first column of the first row as text ("" none). */
+static void q_text(const char *db, const char *sql, char *out, size_t n) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  out[0] = '\0';
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_text(st, 0))
+    snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}
+
+/* Every rank's row equals the generated figures (one query: a row per rank). */
+static int check_ranks(const char *db, const rg_params *p) {
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_ranks"), p->ranks);
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(h,
+                               "SELECT rank, compute_time, communication_time, "
+                               "exposed_communication_time, idle_time, iter_avg, iterations, "
+                               "world_size, local_device FROM view_dl_ranks ORDER BY rank",
+                               -1, &st, NULL),
+            SQLITE_OK);
+  int r = 0, bad = 0;
+  for (; !bad && sqlite3_step(st) == SQLITE_ROW; r++) {
+    rg_expect e = rg_expected(p, r);
+    const int64_t want[] = {r,         e.compute_ns, e.comm_ns, e.exposed_ns, e.idle_ns,
+                            e.iter_ns, p->iters,     p->ranks,  r % 8};
+    for (int i = 0; !bad && i < (int)(sizeof want / sizeof want[0]); i++)
+      if (sqlite3_column_int64(st, i) != want[i]) {
+        fprintf(stderr, "rank %d, %s: %lld, want %lld\n", r, sqlite3_column_name(st, i),
+                (long long)sqlite3_column_int64(st, i), (long long)want[i]);
+        bad = 1;
+      }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  ASSERT_EQ(bad, 0);
+  ASSERT_EQ(r, p->ranks);
+  char name[256];
+  q_text(db, "SELECT gpu_name FROM view_dl_ranks WHERE rank = 3", name, sizeof name);
+  ASSERT_STR_EQ(name, "rank 3, GPU 3 (NVIDIA H100 80GB HBM3)");
+  return 0;
+}
+
+/* The planted straggler and skew found; no exposed-communication finding
+ * for the waiting they cause. */
+static int check_findings(const char *db, const rg_params *p) {
+  char txt[1024], sql[256];
+  q_text(db, "SELECT problem FROM aggr_findings WHERE rule_id = 'straggler_detector'", txt,
+         sizeof txt);
+  snprintf(sql, sizeof sql, "rank %d is a straggler: its compute is %.3f ms per iteration",
+           p->straggler, (double)p->straggler_us / 1e3);
+  ASSERT_CONTAINS(txt, sql);
+  snprintf(sql, sizeof sql, "the other %d ranks lose", p->ranks - 1);
+  ASSERT_CONTAINS(txt, sql);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings "
+                      "WHERE rule_id = 'exposed_communication_detector'"), 0);
+  q_text(db, "SELECT problem FROM aggr_findings WHERE rule_id = 'collective_skew_detector'", txt,
+         sizeof txt);
+  ASSERT_CONTAINS(txt, "ncclDevKernel_AllGather_RING_LL");
+  snprintf(sql, sizeof sql, "starts on average %.3f ms apart across its %d ranks",
+           (double)p->skew_us / 1e3, p->ranks);
+  ASSERT_CONTAINS(txt, sql);
+  snprintf(sql, sizeof sql, "rank %d starts last in %d of %d instances", p->skew_rank, p->iters,
+           p->iters);
+  ASSERT_CONTAINS(txt, sql);
+  /* the waiting, above the least waiting rank's (the straggler's, which
+   * waits for the skewed rank as every other rank does) */
+  snprintf(sql, sizeof sql,
+           "SELECT wait_time FROM view_dl_ranks WHERE rank = %d",
+           p->straggler == 0 ? 1 : 0);
+  ASSERT_EQ(q_int(db, sql), p->straggler_us * 1000 * p->iters);
+  return 0;
+}
+
+/* The collectives: matched on every rank, their transfer time and skew. */
+static int check_collectives(const char *db, const rg_params *p) {
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_collectives"), 2);
+  ASSERT_EQ(q_int(db, "SELECT instances FROM view_dl_collectives "
+                      "WHERE kernel_name LIKE 'ncclDevKernel_AllReduce%'"), p->iters);
+  ASSERT_EQ(q_int(db, "SELECT transfer_time FROM view_dl_collectives "
+                      "WHERE kernel_name LIKE 'ncclDevKernel_AllReduce%'"),
+            p->allreduce_us * 1000 * p->iters);
+  ASSERT_EQ(q_int(db, "SELECT start_skew_max FROM view_dl_collectives "
+                      "WHERE kernel_name LIKE 'ncclDevKernel_AllReduce%'"),
+            p->straggler_us * 1000);
+  ASSERT_EQ(q_int(db, "SELECT last_rank FROM view_dl_collectives "
+                      "WHERE kernel_name LIKE 'ncclDevKernel_AllReduce%'"), p->straggler);
+  return 0;
+}
+
+static int job(const rg_params *p) {
+  char dir[1100], db[1200];
+  ASSERT_OK(generate(p, dir, sizeof dir));
+  ASSERT_OK(run(dir, db, sizeof db));
+  if (check_ranks(db, p) || check_findings(db, p) || check_collectives(db, p)) return 1;
+  return 0;
+}
+
+static int test_job_8(void) {
+  rg_params p;
+  rg_defaults(&p);
+  return job(&p);
+}
+
+/* 1,024 ranks: device ids up to 102,307 (rank x 100 + device). */
+static int test_job_1024(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.ranks = 1024;
+  p.iters = 2;
+  p.straggler = 1001;
+  p.skew_rank = 77;
+  return job(&p);
+}
+
+/* Without a straggler, exposed transfer time is advised on, and no rank is
+ * called a straggler (the rules can fail both ways). */
+static int test_exposed_no_straggler(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.straggler = p.skew_rank = -1;
+  p.allreduce_us = 8000;
+  char dir[1100], db[1200];
+  ASSERT_OK(generate(&p, dir, sizeof dir));
+  ASSERT_OK(run(dir, db, sizeof db));
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings WHERE rule_id = 'straggler_detector'"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings "
+                      "WHERE rule_id IN ('exposed_communication_detector')"), 1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings "
+                      "WHERE rule_id = 'collective_skew_detector'"), 0);
+  ASSERT_EQ(q_int(db, "SELECT max(wait_time) FROM view_dl_ranks"), 0);
+  return 0;
+}
+
+static int test_hta_sampled_ranks(void) {
+  char dir[1100], src[1200], dst[1200], db[1200];
+  snprintf(dir, sizeof dir, "%s/hta_sampled", work);
+  mkdir(dir, 0755);
+  for (int r = 0; r < 2; r++) {
+    snprintf(src, sizeof src, "%s/traces/kineto/hta/trace_filter_sampled_rank-%d.json.gz", shared, r);
+    snprintf(dst, sizeof dst, "%s/trace_filter_sampled_rank-%d.json.gz", dir, r);
+    unlink(dst);
+    ASSERT_OK(symlink(src, dst));
+  }
+  ASSERT_OK(run(dir, db, sizeof db));
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_ranks"), 2);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM dl_gpu_ranks WHERE world_size = 128"), 2);
+  ASSERT_EQ(q_int(db, "SELECT group_concat(rank) = '0,1' FROM view_dl_ranks"), 1);
+  ASSERT_EQ(q_int(db, "SELECT local_device FROM view_dl_ranks WHERE rank = 1"), 1);
+  char name[256];
+  q_text(db, "SELECT gpu_name FROM view_dl_ranks WHERE rank = 1", name, sizeof name);
+  ASSERT_STR_EQ(name, "rank 1, GPU 1");
+  /* 10 SendRecv kernels on each rank: matched in order */
+  ASSERT_EQ(q_int(db, "SELECT instances FROM view_dl_collectives "
+                      "WHERE kernel_name LIKE 'ncclKernel_SendRecv%'"), 10);
+  ASSERT_EQ(q_int(db, "SELECT ranks FROM view_dl_collectives "
+                      "WHERE kernel_name LIKE 'ncclKernel_SendRecv%'"), 2);
+  return 0;
+}
+
+static int test_hta_nccl(void) {
+  char src[1200], db[1200];
+  snprintf(src, sizeof src, "%s/traces/kineto/hta/nccl_parser_config_nccl_data.json.gz", shared);
+  ASSERT_OK(run(src, db, sizeof db));
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM dl_gpu_ranks"), 1);
+  ASSERT_EQ(q_int(db, "SELECT rank FROM dl_gpu_ranks"), 0);
+  ASSERT_EQ(q_int(db, "SELECT world_size FROM dl_gpu_ranks"), 2);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_ranks"), 1);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM gpus WHERE gpu_name LIKE 'rank 0, GPU %'"), 1);
+  /* one rank: nothing to match across ranks, no straggler */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_collectives"), 0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings WHERE rule_id = 'straggler_detector'"),
+            0);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: test_ranks DLPROF SHARED_DIR WORK_DIR\n");
+    return 2;
+  }
+  dlprof_bin = argv[1];
+  shared = argv[2];
+  static char wbuf[1024];
+  snprintf(wbuf, sizeof wbuf, "%s/ranks-work", argv[3]);
+  work = wbuf;
+  mkdir(work, 0755);
+  RUN(test_job_8);
+  RUN(test_job_1024);
+  RUN(test_exposed_no_straggler);
+  char hta[1100];
+  snprintf(hta, sizeof hta, "%s/traces/kineto/hta", shared);
+  struct stat sb;
+  if (stat(hta, &sb) != 0) {
+    fprintf(stderr, "SKIP real traces: %s not found\n", hta);
+    if (test__failed) TEST_DONE();
+    return 77;
+  }
+  RUN(test_hta_sampled_ranks);
+  RUN(test_hta_nccl);
+  TEST_DONE();
+}

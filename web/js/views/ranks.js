@@ -1,0 +1,214 @@
+// ranks.js - Ranks (only for a distributed job, view_dl_ranks): per rank its
+// iteration time, compute, communication, exposed communication, waiting,
+// idle and data loading, with the median and the spread of each; ranks
+// sorted so the outliers come first (the largest distance from the median
+// of any column, in units of the median iteration); a rank-by-iteration
+// heatmap of exposed communication (canvas); the collectives across ranks.
+
+import * as router from '../router.js';
+import { getAll } from '../api.js';
+import { h, replace, note, fmtTime, fmtInt } from '../util.js';
+import { card, viewHeader, aggrLine } from './common.js';
+
+const COLS = [
+  { key: 'iter_avg', label: 'Iteration (avg)' },
+  { key: 'compute_time', label: 'Compute' },
+  { key: 'communication_time', label: 'Communication' },
+  { key: 'exposed_communication_time', label: 'Exposed comm.' },
+  { key: 'wait_time', label: 'Waiting' },
+  { key: 'idle_time', label: 'Idle' },
+  { key: 'dataloader_time', label: 'Data loading' },
+];
+
+/** The median of numbers (0 for none). */
+export function median(v) {
+  if (!v.length) return 0;
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Each column's median, min and max over the rows. */
+export function spread(rows) {
+  const out = {};
+  for (const c of COLS) {
+    const v = rows.map((r) => Number(r[c.key]) || 0);
+    out[c.key] = { median: median(v), min: v.length ? Math.min(...v) : 0, max: v.length ? Math.max(...v) : 0 };
+  }
+  return out;
+}
+
+/** The rows, outliers first: by the largest |value - median| over the columns. */
+export function outliersFirst(rows, st) {
+  const scale = st.iter_avg.median || 1;
+  const score = (r) => Math.max(...COLS.map((c) => Math.abs((Number(r[c.key]) || 0) - st[c.key].median) / scale));
+  return rows
+    .map((r) => ({ r, s: score(r) }))
+    .sort((a, b) => b.s - a.s || a.r.rank - b.r.rank)
+    .map((x) => x.r);
+}
+
+function summaryTable(st) {
+  return h(
+    'table',
+    { class: 'data-table', id: 'ranks-spread' },
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', null, ''),
+        COLS.map((c) => h('th', null, c.label)),
+      ),
+    ),
+    h(
+      'tbody',
+      null,
+      ['median', 'min', 'max'].map((k) =>
+        h(
+          'tr',
+          null,
+          h('th', null, k),
+          COLS.map((c) => h('td', { class: 'num' }, fmtTime(st[c.key][k]))),
+        ),
+      ),
+    ),
+  );
+}
+
+function rankTable(rows, st, ctx, route) {
+  const med = st.compute_time.median;
+  return h(
+    'table',
+    { class: 'data-table', id: 'ranks-table' },
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', null, 'Rank'),
+        h('th', null, 'GPU'),
+        COLS.map((c) => h('th', null, c.label)),
+      ),
+    ),
+    h(
+      'tbody',
+      null,
+      rows.map((r) =>
+        h(
+          'tr',
+          { dataset: { rank: String(r.rank) }, class: Number(r.compute_time) > med * 1.05 ? 'rank-outlier' : null },
+          h('td', { class: 'num' }, h('a', { href: router.href('iterations', { ...ctx.base(route), device: r.device_id }) }, String(r.rank))),
+          h('td', null, r.gpu_name || `device ${r.device_id}`),
+          COLS.map((c) => h('td', { class: 'num' }, fmtTime(Number(r[c.key]) || 0))),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Draws cells[rank index][iteration index] (0..1) on the canvas. */
+function drawHeatmap(canvas, ranks, iters, cell) {
+  const cw = Math.max(2, Math.min(24, Math.floor(720 / Math.max(1, iters.length))));
+  const ch = Math.max(1, Math.min(14, Math.floor(600 / Math.max(1, ranks.length))));
+  canvas.width = cw * iters.length;
+  canvas.height = ch * ranks.length;
+  const g = canvas.getContext('2d');
+  if (!g) return;
+  ranks.forEach((rk, i) =>
+    iters.forEach((it, j) => {
+      const v = cell(rk, it);
+      const l = Math.round(95 - 60 * v);
+      g.fillStyle = v < 0 ? '#ddd' : `hsl(10, 80%, ${l}%)`;
+      g.fillRect(j * cw, i * ch, cw, ch);
+    }),
+  );
+}
+
+export default {
+  id: 'ranks',
+  title: 'Ranks',
+  needs: ['view_dl_ranks'],
+  // a distributed job's GPUs are named "rank R, GPU D ..." (view_gpu_names)
+  visible: (ctx) => ctx.has('view_dl_ranks') && ctx.gpuNames.some((n) => /^rank \d+, GPU /.test(n || '')),
+  mount(root, ctx) {
+    const route0 = router.current();
+    const spreadCard = card('Median and spread', { id: 'ranks-spread' });
+    const tableCard = card('Ranks, outliers first', { id: 'ranks-table' });
+    const heatCard = card('Exposed communication per rank and iteration', { id: 'ranks-heatmap' });
+    const collCard = card('Collectives', { id: 'ranks-collectives' });
+    const canvas = h('canvas', { role: 'img', 'aria-label': 'Exposed communication share, rank by iteration', id: 'ranks-heat' });
+    heatCard.body.append(
+      h(
+        'p',
+        { class: 'note' },
+        'Rows: ranks in the order of the table; columns: iterations; darker: more of the iteration spent in exposed communication (waiting or transfer).',
+      ),
+      canvas,
+    );
+    root.append(viewHeader('Ranks', aggrLine(ctx, route0)), spreadCard.el, tableCard.el, heatCard.el, collCard.el);
+    const base = ctx.base(route0);
+    Promise.all([
+      getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }),
+      getAll('dl_rank_iterations', { ...base, sort: 'iter_value', order: 'asc' }).catch(() => ({ rows: [] })),
+      getAll('dl_collectives', { ...base, sort: 'total_time', order: 'desc' }).catch(() => ({ rows: [] })),
+    ])
+      .then(([ranks, iters, colls]) => {
+        if (!ranks.rows.length) {
+          replace(tableCard.body, note('No ranks in this aggregation.'));
+          return;
+        }
+        const st = spread(ranks.rows);
+        const rows = outliersFirst(ranks.rows, st);
+        replace(spreadCard.body, summaryTable(st));
+        replace(tableCard.body, rankTable(rows, st, ctx, route0));
+        const byKey = new Map(iters.rows.map((r) => [`${r.device_id}/${r.iter_value}`, r]));
+        const iterList = [...new Set(iters.rows.map((r) => Number(r.iter_value)))].sort((a, b) => a - b);
+        drawHeatmap(canvas, rows, iterList, (rk, it) => {
+          const c = byKey.get(`${rk.device_id}/${it}`);
+          const d = c ? Number(c.duration) : 0;
+          return d > 0 ? Math.min(1, Number(c.exposed_communication_time) / d) : -1;
+        });
+        replace(
+          collCard.body,
+          colls.rows.length
+            ? h(
+                'table',
+                { class: 'data-table', id: 'ranks-colls' },
+                h(
+                  'thead',
+                  null,
+                  h(
+                    'tr',
+                    null,
+                    ['Kernel', 'Ranks', 'Instances', 'Avg', 'Start skew (avg)', 'Start skew (max)', 'Last rank', 'Transfer'].map((t) => h('th', null, t)),
+                  ),
+                ),
+                h(
+                  'tbody',
+                  null,
+                  colls.rows.map((c) =>
+                    h(
+                      'tr',
+                      null,
+                      h('td', null, c.kernel_name),
+                      h('td', { class: 'num' }, fmtInt(c.ranks)),
+                      h('td', { class: 'num' }, fmtInt(c.instances)),
+                      h('td', { class: 'num' }, fmtTime(c.avg)),
+                      h('td', { class: 'num' }, fmtTime(c.start_skew_avg)),
+                      h('td', { class: 'num' }, fmtTime(c.start_skew_max)),
+                      h('td', { class: 'num' }, `rank ${c.last_rank} (${c.last_rank_count}×)`),
+                      h('td', { class: 'num' }, fmtTime(c.transfer_time)),
+                    ),
+                  ),
+                ),
+              )
+            : note('No collective ran on every rank.'),
+        );
+      })
+      .catch((e) => replace(tableCard.body, note(`Could not load: ${e.message}`, 'note note-error')));
+    return { update: () => {} };
+  },
+};
