@@ -190,8 +190,12 @@ static void own_call_figures(dla_ctx *c) {
  * whatever its type says (eligibility by type is a prediction, a TC kernel
  * is proof). Else TC utilization, TC kernel time over the kernel time of
  * eligible ops, left out the TC time of ops of other types: a CUTLASS run
- * with every compute kernel on tensor cores read 0.0 %. */
+ * with every compute kernel on tensor cores read 0.0 %. A profile without
+ * GPU activity (no kernel, memcpy or memset) ran on the CPU: tensor cores
+ * do not apply, and no op is eligible. */
 static void tc_eligible_ops(dla_ctx *c) {
+  if (c->nk == 0 && c->nm == 0)
+    for (size_t i = 0; i < c->nops; i++) c->ops[i].eligible = 0;
   for (size_t i = 0; i < c->nk; i++)
     if (dla__kern_tc(c, &c->k[i]) && dla__kern_in_aggr(c, &c->k[i]))
       c->ops[dla__kern_op(c, &c->k[i])].eligible = 1;

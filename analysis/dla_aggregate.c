@@ -16,6 +16,7 @@
 #include "dla_iter.h"
 #include "dla_loads.h"
 #include "dla_nodeid.h"
+#include "dla_optimes.h"
 #include "dla_ranks.h"
 #include "dla_ranges.h"
 #include "dla_tuning.h"
@@ -46,6 +47,7 @@ static int ph_ranges(dla_run *r) { return dla__ranges_load(&r->c); }
 static int ph_loads(dla_run *r) { return dla__loads_run(&r->c); }
 static int ph_gpu_work(dla_run *r) { return dla__gpu_work(&r->c); }
 static int ph_iterations(dla_run *r) { return dla__iter_split(&r->c, &r->cut); }
+static int ph_optimes(dla_run *r) { return dla__optimes(&r->c); }
 static int ph_accumulate(dla_run *r) { return dla__accum_run(&r->c, &r->s); }
 static int ph_node_ids(dla_run *r) { return dla__nodeid_assign(&r->c); }
 static int ph_sweep(dla_run *r) { return dla__sweep(&r->c); }
@@ -80,6 +82,7 @@ static const struct {
     {"op nodes and calls", ph_loads}, /* dla_loads.c: dla_pytorch.c beside dla_calls.c, dla_gpuload.c */
     {"GPU work", ph_gpu_work},       /* dla_gpuload.c */
     {"iterations", ph_iterations},   /* dla_iter.c, dla_spans.c */
+    {"op CPU times", ph_optimes},    /* dla_optimes.c */
     {"accumulate", ph_accumulate},   /* dla_accum.c */
     {"op node ids", ph_node_ids},    /* dla_nodeid.c */
     {"time sweep", ph_sweep},        /* dla_sweep.c */

@@ -298,7 +298,7 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
   int64_t it = c->iter_start;
   memset(out, 0, sizeof *out);
   out->device_id = dev;
-  out->wall_ns = c->wall_end - c->wall_start;
+  out->wall_ns = c->wall_ns;
   for (size_t b = 0; rc == DL_OK && b < nbatch; b++) {
     int last = b + 1 == nbatch;
     int64_t blo = dla__at(lo, (uint64_t)first[b] << shift);
@@ -447,13 +447,13 @@ static int gpu_rows(dla_ctx *c, struct dla_comm *r, int g, const kfacts *kf,
   int rc = sweep_gpu(c, g, kf, comm_k, &r->gpu[g], gia);
   if (rc) return rc;
   r->ngpu++;
-  int64_t wall = c->wall_end - c->wall_start;
+  int64_t wall = c->wall_ns;
   c->gpu_busy[g] = r->gpu[g].kernel_busy_ns;
   c->gpu_util[g] = wall > 0 ? 100.0 * (double)c->gpu_busy[g] / (double)wall : 0.0;
   int has_occ = !isnan(r->gpu[g].est_achieved_occupancy);
   int has_sm = !isnan(r->gpu[g].est_sm_efficiency);
   for (int64_t i = c->iter_start; i <= c->iter_stop; i++) {
-    int64_t d = c->bound[i + 1] - c->bound[i];
+    int64_t d = dla__iter_dur(c, i);
     const iter_acc *a = &gia[i];
     r->it[r->nit++] = (dldb_dl_iter_gpu_row){
         .iter_value = i, .device_id = c->gpu_ids[g], .duration_ns = d,

@@ -210,6 +210,10 @@ void dla__ctx_free(dla_ctx *c) {
   free(c->m);
   free(c->bound);
   free(c->iter_name);
+  free(c->iter_end);
+  free(c->op_total);
+  free(c->op_self);
+  free(c->op_calls);
   free(c->iter_cat);
   c->ops = NULL;
   c->r = NULL;
@@ -221,6 +225,7 @@ void dla__ctx_free(dla_ctx *c) {
   c->kid = NULL;
   c->kcfg = NULL;
   c->m = NULL;
+  c->iter_end = c->op_total = c->op_self = c->op_calls = NULL;
   c->bound = c->iter_name = c->iter_cat = NULL;
   c->nops = c->nr = c->nthr = c->na = c->nalong = c->nklong = c->nown = c->nk = 0;
   c->nkcfg = c->nm = 0;

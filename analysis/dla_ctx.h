@@ -133,6 +133,8 @@ typedef struct dla_op {      /* one op node */
   char data_type[32];
   int eligible, dataloader, using_tc, bad;
   int shapes_vary;           /* emit_nvtx instances with other "sizes": in_shapes stays NULL */
+  int framework;             /* a PyTorch framework op that owns the ranges inside it
+                              * (dla_pytorch.c) */
   int64_t num_calls, kernel_calls, cpu, gpu, overhead, idle, tc_gpu;
   int64_t cpu_min, cpu_max, gpu_min, gpu_max;
 } dla_op;
@@ -166,7 +168,19 @@ typedef struct dla_ctx {
   int64_t *bound; int64_t niter;
   int64_t *iter_name;        /* niter strings ids of the iterations' names in the trace
                               * (Kineto's ProfilerStep#N), or NULL: none has one */
+  int64_t *iter_end;         /* niter ends of the iterations' own spans, or NULL: each
+                              * ends where the next begins (bound[i + 1]); a span
+                              * ends at or before the next begins, and the time
+                              * between two (bound[i + 1] - iter_end[i]) is in no
+                              * iteration (dla_spans.c) */
   int64_t iter_start, iter_stop, wall_start, wall_end;
+  int64_t wall_ns;           /* the aggregated iterations' time: wall_end - wall_start
+                              * less the time between their spans */
+  int64_t nest_tol;          /* ns a nested range may end after its parent (the
+                              * rounding of a whole-microsecond clock), 0: none */
+  int64_t *op_total, *op_self, *op_calls; /* per op, the aggregated instances' CPU time
+                              * (ns) and its part outside nested op instances, and
+                              * their count (dla_optimes.c), or NULL */
   int key_op_found;
   dla_model_config model_config; /* from {"model_config": ...} marks; -1: unknown */
   int64_t n_emit_ranges, n_dlprof_ops; /* emit_nvtx ranges / DLProf op markers seen */
@@ -305,6 +319,25 @@ static inline int dla__range_cmp_key(const dla_ctx *c, const dla_range *r, uint3
   if (r->start != start) return r->start < start ? -1 : 1;
   if (r->end != end) return r->end > end ? -1 : 1;
   return 0;
+}
+
+/* The end of iteration i's own span (the next one's start without spans). */
+static inline int64_t dla__iter_end(const dla_ctx *c, int64_t i) {
+  return c->iter_end ? c->iter_end[i] : c->bound[i + 1];
+}
+/* Iteration i's duration: its span. */
+static inline int64_t dla__iter_dur(const dla_ctx *c, int64_t i) {
+  return dla__iter_end(c, i) - c->bound[i];
+}
+/* Whether range r nests in parent p (same thread, ranges' order): p
+ * contains it, or, on a rounded clock, r starts inside p or where it ends
+ * and ends at most c->nest_tol after it (a child's start and end both
+ * rounded up); otherwise ranges that merely touch or overlap are
+ * siblings. */
+static inline int dla__nests(const dla_ctx *c, const dla_range *p, const dla_range *r) {
+  if (p->end < r->start) return 0;
+  if (r->end <= p->end) return 1;
+  return p->end > p->start && r->end - p->end <= c->nest_tol;
 }
 
 /* The iteration containing t (clamped to [0, niter-1]). */

@@ -37,14 +37,14 @@ static int iteration_facts(const dla_ctx *c, const dla_cut *cut, dla_facts *f,
   int64_t *d = *durations = malloc((size_t)f->n_iter_durations * sizeof *d);
   if (!d) return DL_ENOMEM;
   for (int64_t i = 0; i < f->n_iter_durations; i++)
-    d[i] = c->bound[c->iter_start + i + 1] - c->bound[c->iter_start + i];
+    d[i] = dla__iter_dur(c, c->iter_start + i);
   f->iter_durations = d;
   return DL_OK;
 }
 
 /* The time breakdown's shares, the GPUs and their use. */
 static void gpu_facts(const dla_ctx *c, dla_facts *f) {
-  int64_t wall = c->wall_end - c->wall_start;
+  int64_t wall = c->wall_ns;
   for (int k = 0; k < DLA_NCAT; k++)
     f->pct[k] = wall > 0 ? 100.0 * (double)c->cat_total[k] / (double)wall : 0.0;
   if (wall <= 0) f->pct[DLA_CAT_OTHER] = 100.0;

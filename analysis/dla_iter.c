@@ -59,16 +59,17 @@ static int cut_off_last_step(const dla_ctx *c, int64_t *len, int64_t *median) {
   int64_t n = c->niter;
   if (!c->o->key_op_spans || !c->key_op_found || n < 2) return 0;
   int64_t from = c->bound[n - 1];
-  *len = c->bound[n] - from;
+  *len = dla__iter_dur(c, n - 1);
   for (size_t i = 0; i < c->nk; i++)
     if (dla__kern_end(c, &c->k[i]) > from || dla__kern_api_start(c, &c->k[i]) >= from) return 0;
   for (size_t i = 0; i < c->nm; i++)
     if (c->m[i].end > from) return 0;
   int64_t *d = malloc((size_t)(n - 1) * sizeof *d);
   if (!d) return 0; /* no memory: no finding, the range as asked */
-  for (int64_t i = 0; i < n - 1; i++) d[i] = c->bound[i + 1] - c->bound[i];
+  for (int64_t i = 0; i < n - 1; i++) d[i] = dla__iter_dur(c, i);
   dla__qsort(d, (size_t)(n - 1), sizeof *d, cmp_i64);
-  *median = d[(n - 1) / 2];
+  /* of an even count, the mean of the two middle values */
+  *median = (n - 1) % 2 ? d[(n - 1) / 2] : (d[(n - 1) / 2 - 1] + d[(n - 1) / 2]) / 2;
   free(d);
   return (double)*len < (double)*median * DLA_CUT_STEP_PCT / 100.0;
 }
@@ -114,7 +115,9 @@ static int window(dla_ctx *c, dla_cut *cut) {
                   (long long)c->niter, (long long)c->niter - 1);
   }
   c->wall_start = c->bound[c->iter_start];
-  c->wall_end = c->bound[c->iter_stop + 1];
+  c->wall_end = dla__iter_end(c, c->iter_stop);
+  c->wall_ns = 0;
+  for (int64_t i = c->iter_start; i <= c->iter_stop; i++) c->wall_ns += dla__iter_dur(c, i);
   return DL_OK;
 }
 

@@ -17,7 +17,10 @@
  *     the bprop instance of the node of the outermost forward range with
  *     seq M (same name and type, direction bprop);
  *   - any other range is an instance of the node named by its text, nested
- *     ones included (kernels go to the innermost);
+ *     ones included (kernels go to the innermost), and an emit_nvtx range
+ *     inside one that is a framework op of a PyTorch profiler trace (an
+ *     autograd node, the optimizer's step or zero_grad: key_op_spans) is
+ *     its sub-op, as inside an emit_nvtx instance;
  *   - scope markers, model_config marks and autograd evaluate_function
  *     wrappers are transparent: they are no op;
  *   - so are the spans of a key op that is one iteration per span
@@ -303,14 +306,34 @@ static int pending_add(pending_seqs *q, size_t nr, int64_t seq) {
   return DL_OK;
 }
 
+/* Framework ops of a PyTorch profiler trace that own what runs inside
+ * them, as their aten:: calls do: autograd nodes (XBackward0,
+ * AccumulateGrad, with no seq in the autograd profiler's format) and the
+ * optimizer's step and zero_grad (Optimizer.step#SGD.step). */
+static int framework_text(const char *text) {
+  return dla_opname_is_backward(text) || strcmp(text, "AccumulateGrad") == 0 ||
+         strncmp(text, "Optimizer.", 10) == 0;
+}
+
+/* Whether an emit_nvtx range inside instance pinst (-1: none) is its
+ * sub-op: inside an emit_nvtx instance, or, in a PyTorch profiler trace, a
+ * framework op. */
+static int owned_by(const builder *b, int32_t pinst) {
+  const dla_ctx *c = b->c;
+  if (pinst < 0) return 0;
+  if (c->r[pinst].kind == DLA_TEXT_EMIT_NVTX) return 1;
+  return b->step_key && c->r[pinst].kind == DLA_TEXT_PLAIN && c->r[pinst].op >= 0 &&
+         c->ops[c->r[pinst].op].framework;
+}
+
 /* An emit_nvtx range i (r) with parent instance pinst: an instance unless
- * inside a DLProf marker or another emit_nvtx instance; a backward one
+ * inside a DLProf marker or owned by its parent (owned_by); a backward one
  * waits in q for its forward op. */
 static int emit_range(builder *b, dla_range *r, size_t i, const char *text, int32_t pinst,
                       pending_seqs *q) {
   dla_ctx *c = b->c;
   c->n_emit_ranges++;
-  if (r->in_dlprof || (pinst >= 0 && c->r[pinst].kind == DLA_TEXT_EMIT_NVTX)) return DL_OK;
+  if (r->in_dlprof || owned_by(b, pinst)) return DL_OK;
   r->role = DLA_ROLE_INST;
   r->inst = (int32_t)i;
   dla_opname_parse(text, b->pn);
@@ -359,7 +382,10 @@ static int range_role(builder *b, dla_range *r, size_t i, const char *text, cons
     if (r->in_dlprof) return DL_OK;
     r->role = DLA_ROLE_INST;
     r->inst = (int32_t)i;
-    return op_of_text(b, r->name_id, text, 0, &r->op);
+    int rc = op_of_text(b, r->name_id, text, 0, &r->op);
+    if (rc == DL_OK && b->step_key && r->op >= 0 && framework_text(text))
+      c->ops[r->op].framework = 1;
+    return rc;
   }
 }
 
@@ -392,8 +418,8 @@ static int build_pass(builder *b, pending_seqs *q) {
   for (size_t i = 0; i < c->nr && rc == DL_OK; i++) {
     dla_range *r = &c->r[i];
     if (i == 0 || dla__range_th(r) != dla__range_th(&c->r[i - 1])) sp = 0;
-    /* the parent contains r: ranges that merely touch or overlap are siblings */
-    while (sp && (c->r[stack[sp - 1]].end < r->start || c->r[stack[sp - 1]].end < r->end)) sp--;
+    /* the parent contains r (dla__nests): ranges that merely touch or overlap are siblings */
+    while (sp && !dla__nests(c, &c->r[stack[sp - 1]], r)) sp--;
     const dla_range *p = sp ? &c->r[stack[sp - 1]] : NULL;
     int32_t pinst = p ? p->inst : -1;
     const char *text = dldb_writer_string(c->w, r->name_id);

@@ -201,7 +201,9 @@ static size_t rule_bad_iteration_range(const dla_facts *f, dla_finding *o, size_
   if (!sorted) return 0;
   memcpy(sorted, f->iter_durations, (size_t)n * sizeof *sorted);
   qsort(sorted, (size_t)n, sizeof *sorted, cmp_i64);
-  double median = (double)sorted[n / 2];
+  /* of an even count, the mean of the two middle values */
+  double median = n % 2 ? (double)sorted[n / 2]
+                        : ((double)sorted[n / 2 - 1] + (double)sorted[n / 2]) / 2.0;
   free(sorted);
   /* the longest run of steady iterations */
   int64_t best_s = -1, best_len = 0, run_s = 0;

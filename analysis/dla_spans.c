@@ -1,7 +1,10 @@
 /*
  * dla_spans.c - the Kineto iteration model (dla_opts.key_op_spans): each
- * key-op span (ProfilerStep#N) is one iteration, moved to device time (it
- * ends at the end of the last kernel it launched).
+ * key-op span (ProfilerStep#N) is one iteration, start to end, as PyTorch's
+ * profiler, the TensorBoard plugin and HTA count steps; moved to device
+ * time (it ends at the end of the last kernel it launched, or where the
+ * next one starts, whichever is later: peers.md D.2). The time between
+ * two steps is in neither (c->iter_end).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +51,13 @@ int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend) {
   for (size_t i = 0; i < c->nr; i++)
     if (IS_KEY(&c->r[i])) s[j++] = (span){c->r[i].start, c->r[i].end, c->r[i].name_id};
 #undef IS_KEY
-  /* one iteration per step name: ranks' (files') instances of ProfilerStep#N merge */
+  /* one iteration per step: the ranks' instances of ProfilerStep#N, which
+   * overlap in time, merge; steps of one name at other times (cycles of
+   * other runs) stay apart */
   dla__qsort(s, n, sizeof *s, cmp_span_name);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    if (m && s[m - 1].name_id == s[i].name_id) {
+    if (m && s[m - 1].name_id == s[i].name_id && s[i].start <= s[m - 1].end) {
       if (s[i].start < s[m - 1].start) s[m - 1].start = s[i].start;
       if (s[i].end > s[m - 1].end) s[m - 1].end = s[i].end;
     } else {
@@ -72,7 +77,8 @@ int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend) {
   }
   free(kp);
   c->bound = malloc((m + 2) * sizeof *c->bound);
-  if (!c->bound) {
+  c->iter_end = m ? malloc(m * sizeof *c->iter_end) : NULL;
+  if (!c->bound || (m && !c->iter_end)) {
     free(s);
     return DL_ENOMEM;
   }
@@ -82,9 +88,15 @@ int dla__split_spans(dla_ctx *c, int64_t pstart, int64_t pend) {
     c->niter = 1;
     c->key_op_found = 0;
   } else {
-    /* step i + 1 starts at max(end of step i, its host start) (peers.md D.2) */
+    /* step i + 1 starts at max(end of step i, its host start) (peers.md D.2);
+     * what runs between two steps counts in the one before (bound) but in
+     * neither's time (iter_end) */
     c->bound[0] = s[0].start;
-    for (size_t i = 0; i < m; i++) c->bound[i + 1] = s[i].end > c->bound[i] ? s[i].end : c->bound[i];
+    for (size_t i = 0; i < m; i++) {
+      c->iter_end[i] = s[i].end > c->bound[i] ? s[i].end : c->bound[i];
+      int64_t next = i + 1 < m ? s[i + 1].start : c->iter_end[i];
+      c->bound[i + 1] = next > c->iter_end[i] ? next : c->iter_end[i];
+    }
     c->niter = (int64_t)m;
     if ((c->iter_name = malloc(m * sizeof *c->iter_name)) != NULL) /* else: numbers only */
       for (size_t i = 0; i < m; i++) c->iter_name[i] = s[i].name_id;

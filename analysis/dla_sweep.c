@@ -9,7 +9,7 @@
  * category; each stretch of time goes to the highest-priority category
  * that is active (TC kernels > other kernels > memory > dataloader > I/O >
  * CPU (op ranges) > other), split at iteration boundaries. The parts thus
- * sum to the wall time exactly. Per-GPU busy time, the union of that GPU's
+ * sum to the wall time exactly (the iterations' spans: c->wall_ns). Per-GPU busy time, the union of that GPU's
  * kernel intervals, comes from the GPU timeline (dla_comm.c).
  */
 #include <stdlib.h>
@@ -115,6 +115,18 @@ typedef struct sweep_at {
   int64_t prev, it;
 } sweep_at;
 
+/* The stretch [at->prev, t) of category cur, inside iteration at->it: to
+ * it and the totals up to the end of its span; time between two spans
+ * (dla_spans.c) counts nowhere. */
+static void put_time(dla_ctx *c, sweep_at *at, int64_t t, int cur) {
+  int64_t stop = dla__iter_end(c, at->it), upto = t < stop ? t : stop;
+  if (upto > at->prev) {
+    c->iter_cat[at->it * DLA_NCAT + cur] += upto - at->prev;
+    c->cat_total[cur] += upto - at->prev;
+  }
+  at->prev = t;
+}
+
 /* Sweeps the sorted events of one batch (keys relative to e->lo) up to
  * time stop: each stretch goes to the highest-priority active category. */
 static void sweep_batch(dla_ctx *c, const events *e, int64_t stop, sweep_at *at) {
@@ -124,18 +136,10 @@ static void sweep_batch(dla_ctx *c, const events *e, int64_t stop, sweep_at *at)
     int64_t t = i < e->n ? (e->v[i] >> 4) + e->lo : stop;
     while (at->it < c->iter_stop && c->bound[at->it + 1] <= t) {
       int64_t b = c->bound[at->it + 1];
-      if (b > at->prev) {
-        c->iter_cat[at->it * DLA_NCAT + cur] += b - at->prev;
-        c->cat_total[cur] += b - at->prev;
-        at->prev = b;
-      }
+      if (b > at->prev) put_time(c, at, b, cur);
       at->it++;
     }
-    if (t > at->prev) {
-      c->iter_cat[at->it * DLA_NCAT + cur] += t - at->prev;
-      c->cat_total[cur] += t - at->prev;
-      at->prev = t;
-    }
+    if (t > at->prev) put_time(c, at, t, cur);
     if (i == e->n) break;
     int cat = (int)((e->v[i] >> 1) & 7);
     active[cat] += (e->v[i] & 1) ? -1 : 1;

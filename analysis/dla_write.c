@@ -122,7 +122,7 @@ static int w_summary(const wctx *x) {
   const dla_ctx *c = x->c;
   const dla_accum *s = x->s;
   dldb_summary_row sr = {
-      .wall_clock_time = c->wall_end - c->wall_start,
+      .wall_clock_time = c->wall_ns,
       .tc_utilization = s->elig_gpu > 0 ? 100.0 * (double)s->elig_tc_gpu / (double)s->elig_gpu
                                         : 0.0,
       .gpu_utilization = x->f->gpu_utilization,
@@ -152,12 +152,12 @@ static int w_iterations(const wctx *x) {
   for (int64_t i = 0; rc == DL_OK && i < c->niter; i++) {
     int prof = dla__in_aggr(c, (int32_t)i);
     dldb_iteration_row ir = {
-        .iter_value = i, .start_time = c->bound[i], .stop_time = c->bound[i + 1],
+        .iter_value = i, .start_time = c->bound[i], .stop_time = dla__iter_end(c, i),
         .profiled = prof, .total_kernel_count = s->it_kcount[i],
         .using_tc_kernel_count = s->it_tccount[i], .total_gpu_time = s->it_gpu[i],
         .tc_gpu_time = s->it_tcgpu[i],
     };
-    int64_t d = c->bound[i + 1] - c->bound[i];
+    int64_t d = dla__iter_dur(c, i);
     if (prof) {
       for (int k = 0; k < DLA_NCAT; k++) ir.dur[k] = c->iter_cat[i * DLA_NCAT + k];
       ir.gpu_utilization =
@@ -189,6 +189,22 @@ static int w_ops(const wctx *x) {
     };
     rc = dldb_aggr_op(c->w, x->aggr_id, &orow, c->err, c->errlen);
   }
+  return rc;
+}
+
+/* Each op's total and self CPU time (dla_optimes.c), where the file keeps them. */
+static int w_op_cpu_times(const wctx *x) {
+  dla_ctx *c = x->c;
+  if (!c->op_total || !dldb_dl_has_op_cpu_times(c->w)) return DL_OK;
+  dldb_op_cpu_row *v = malloc((c->nops + 1) * sizeof *v);
+  if (!v) return DL_ENOMEM;
+  size_t n = 0;
+  for (size_t i = 0; i < c->nops; i++)
+    if (op_included(&c->ops[i]))
+      v[n++] = (dldb_op_cpu_row){.op_idx = (int64_t)i, .calls = c->op_calls[i],
+                                 .total_ns = c->op_total[i], .self_ns = c->op_self[i]};
+  int rc = dldb_aggr_dl_op_cpu_times(c->w, x->aggr_id, v, n, c->err, c->errlen);
+  free(v);
   return rc;
 }
 
@@ -326,8 +342,9 @@ static int w_commit(const wctx *x) {
 
 /* The writers, in the order their rows are written. */
 static int (*const writers[])(const wctx *) = {
-    w_meta,   w_stats,  w_summary, w_iterations, w_ops,    w_kernels,  w_iter_ops, w_op_kernels,
-    w_groups, w_op_types, w_comm,  w_ranks,      w_gpus,     w_findings, w_nvtx, w_commit,
+    w_meta,     w_stats,    w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
+    w_iter_ops, w_op_kernels, w_groups, w_op_types,  w_comm, w_ranks,        w_gpus,
+    w_findings, w_nvtx,     w_commit,
 };
 
 int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_finding *fd,

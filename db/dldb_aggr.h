@@ -173,6 +173,17 @@ int dldb_aggr_dl_kernels(dldb_writer *w, int64_t aggr_id, const dldb_dl_kernel_r
 int dldb_aggr_dl_iter_names(dldb_writer *w, int64_t aggr_id, const int64_t *names, size_t n,
                             char *err, size_t errlen);
 
+/* 1 if the file has aggr_dl_op_cpu_times (schema 6 and newer). */
+int dldb_dl_has_op_cpu_times(dldb_writer *w);
+/* One op's CPU time in the aggregated iterations (view_op_cpu_times). */
+typedef struct dldb_op_cpu_row {
+  int64_t op_idx;            /* of the op's aggr_ops row */
+  int64_t calls;
+  int64_t total_ns, self_ns; /* self: outside the op instances nested in its own */
+} dldb_op_cpu_row;
+int dldb_aggr_dl_op_cpu_times(dldb_writer *w, int64_t aggr_id, const dldb_op_cpu_row *r,
+                              size_t n, char *err, size_t errlen);
+
 /* ---- Our extensions: view_dl_stats_* (the statistics of nsys stats) ------- */
 
 /* 1 if the file has the aggr_stats tables. */

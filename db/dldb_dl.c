@@ -37,6 +37,9 @@ int dldb__has_table(dldb_writer *w, const char *name) {
 
 int dldb_dl_has_tables(dldb_writer *w) { return dldb__has_table(w, "aggr_dl_gpu"); }
 int dldb_dl_has_iter_names(dldb_writer *w) { return dldb__has_table(w, "aggr_dl_iter_names"); }
+int dldb_dl_has_op_cpu_times(dldb_writer *w) {
+  return dldb__has_table(w, "aggr_dl_op_cpu_times");
+}
 
 int dldb_occ_writer_open(dldb_writer *w, dldb_occ_writer **out, char *err, size_t errlen) {
   *out = NULL;
@@ -193,6 +196,24 @@ int dldb_aggr_dl_iter_names(dldb_writer *w, int64_t aggr_id, const int64_t *name
     sqlite3_bind_int64(st, 1, aggr_id);
     sqlite3_bind_int64(st, 2, (int64_t)i);
     sqlite3_bind_int64(st, 3, names[i]);
+    rc = step(w, st, err, errlen, fn);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int dldb_aggr_dl_op_cpu_times(dldb_writer *w, int64_t aggr_id, const dldb_op_cpu_row *r,
+                              size_t n, char *err, size_t errlen) {
+  static const char *fn = "dldb_aggr_dl_op_cpu_times";
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, "INSERT INTO aggr_dl_op_cpu_times VALUES (?1, ?2, ?3, ?4, ?5)", &st, err,
+                   errlen, fn);
+  for (size_t i = 0; rc == DL_OK && i < n; i++) {
+    sqlite3_bind_int64(st, 1, aggr_id);
+    sqlite3_bind_int64(st, 2, r[i].op_idx);
+    sqlite3_bind_int64(st, 3, r[i].calls);
+    sqlite3_bind_int64(st, 4, r[i].total_ns);
+    sqlite3_bind_int64(st, 5, r[i].self_ns);
     rc = step(w, st, err, errlen, fn);
   }
   sqlite3_finalize(st);

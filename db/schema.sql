@@ -15,7 +15,7 @@
 -- of a view's columns or rows; a view rewritten to give the same rows faster
 -- keeps it (a dldb written before still reads and aggregates the same).
 
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 ---------------------------------------------------------------------------
 -- (a) Raw records
@@ -789,6 +789,30 @@ CREATE VIEW view_dl_iteration_names AS
 SELECT x.aggr_id AS aggr_id, x.iter_value, n.value AS name
 FROM aggr_dl_iter_names x
 JOIN strings n ON n.id = x.name_id;
+
+-- ---- dl extensions: op CPU times (schema 6) ----
+-- Each op's CPU time over its instances that start inside an aggregated
+-- iteration (a ProfilerStep#N span, start to end, for PyTorch traces), as
+-- PyTorch's prof.key_averages() gives it: total_cpu_time sums the instances'
+-- durations, self_cpu_time the part of them outside the op instances nested
+-- directly in them (an op's own nested calls, an aten:: call's, belong to
+-- it and are no op instances). Self times of one thread never overlap: sums
+-- over ops use them. One row per op of the aggregation; op_id is the op's
+-- aggr_ops.op_idx (dense per aggregation).
+CREATE TABLE aggr_dl_op_cpu_times (
+  aggr_id        INTEGER NOT NULL,
+  op_idx         INTEGER NOT NULL,
+  calls          INTEGER NOT NULL,
+  total_cpu_time INTEGER NOT NULL,
+  self_cpu_time  INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, op_idx)
+) WITHOUT ROWID;
+
+CREATE VIEW view_op_cpu_times AS
+SELECT x.aggr_id AS aggregation_id, x.op_idx AS op_id, o.op_node_name AS op_name,
+       o.op_node_type AS op_type, o.direction, x.calls, x.total_cpu_time, x.self_cpu_time
+FROM aggr_dl_op_cpu_times x
+JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx;
 
 -- ---- dl extensions: nsys-stats-style statistics ----
 -- Readers must treat these as optional too (NVIDIA's files and ours of

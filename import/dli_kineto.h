@@ -1,8 +1,9 @@
 /*
  * dli_kineto.h - the PyTorch profiler (Kineto) JSON importer.
  *
- * Reads Kineto traces of all three generations (formats.md C), plain or
- * gzip, as a stream (import/kjson.h): memory does not grow with the trace,
+ * Reads Kineto traces of all three generations (formats.md C) and the
+ * autograd profiler's bare array of events (no "cat", "pid": "CPU
+ * functions": ops of one process), plain or gzip, as a stream (import/kjson.h): memory does not grow with the trace,
  * every event becomes a raw dldb record as soon as it is read.
  *
  *   cpu_op / user_annotation   -> NVTX-like ranges (op instances); input
@@ -17,9 +18,15 @@
  *   distributedInfo            -> rank and world size (absent: rank 0)
  *   thread_name metadata       -> threads
  * python_function, cuda_sync, flows, counters and gpu_user_annotation twins
- * are counted and left out. A directory of per-rank traces becomes one
- * profile: GPU ids become rank * 100 + device and each file's threads and
- * correlation ids are kept apart.
+ * are counted and left out; complete events of any other kind are counted
+ * and said in a note ("N events of unknown kinds ignored"). A directory of
+ * traces becomes one profile: the files of one tensorboard_trace_handler
+ * worker (<worker>.<ms>.pt.trace.json) are the cycles of one process, in
+ * timestamp order, each moved after the one before where their times
+ * overlap (the autograd profiler counts from each cycle's start); different
+ * workers (and files named otherwise) are ranks: GPU ids become
+ * rank * 100 + device and each process's threads are kept apart, each
+ * file's correlation ids too. A note says how the files were grouped.
  *
  * Times: the writer's time origin must be chosen before the first record,
  * so dli_kineto_origin() reads the head of the input(s) first.
@@ -41,7 +48,8 @@ typedef struct dli_kineto_stats {
   int64_t files, events, ranges, api_calls, kernels, memcpys, memsets, gpus, threads;
   int64_t nccl_kernels, gpu_annotations, python_events, skipped, repairs;
   int64_t stacks;    /* ops given a call stack from python_function events (kstack.h) */
-  int generation;              /* 1, 2 or 3 (formats.md C.1); of the last file */
+  int generation;              /* 1, 2 or 3 (formats.md C.1), 0: the autograd profiler's
+                                * array (no "cat", "pid": "CPU functions"); of the last file */
   int ranks;                   /* files read */
   int world_size;              /* from distributedInfo, 0 when absent */
   int missing_distributed_info;/* files without distributedInfo */

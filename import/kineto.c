@@ -36,7 +36,7 @@
 #define TYPES_CAP 64
 
 enum cat { C_NONE, C_OP, C_ANNOT, C_GPU_ANNOT, C_RUNTIME, C_DRIVER, C_KERNEL, C_MEMCPY,
-           C_MEMSET, C_SYNC, C_PYTHON, C_OTHER };
+           C_MEMSET, C_SYNC, C_PYTHON, C_TRACE, C_OTHER };
 
 typedef struct kdev {
   int id, cc_major, cc_minor, sm_count;
@@ -51,6 +51,7 @@ typedef struct kev {
   char ph;
   int cat, cat_capital;
   int name_cut;            /* the name was cut at DLI_MAX_NAME_BYTES */
+  int legacy_cpu;          /* "pid": "CPU functions" (the autograd profiler's format) */
   int64_t pid, tid, ts, dur;
   int pid_ok, tid_ok, tid_str, ts_ok, dur_ok;
   int64_t corr, device, stream, context, regs, smem, bytes, seq, fwd_tid;
@@ -77,6 +78,12 @@ typedef struct kimp {
   char *err;
   size_t errlen;
   int multi, file_index, rank, rank_known, events_started;
+  int proc_index;            /* the process (worker) of the file: its cycles share it */
+  int cycle;                 /* 1: the file is a later cycle of its process */
+  int64_t shift_ns;          /* added to the file's times: a later cycle follows the last */
+  int64_t file_end_ns;       /* the latest end of the file's events, shifted */
+  int64_t file_unknown;      /* its events of unknown kinds */
+  int64_t file_legacy;       /* its events in the autograd profiler's format */
   kdev devs[MAX_DEVS];
   int ndev;
   int32_t used[MAX_DEVS];    /* local device ids with GPU events */
@@ -214,6 +221,62 @@ static void free_list(char **v, size_t n) {
   free(v);
 }
 
+/* tensorboard_trace_handler names its files <worker>.<ms timestamp>.pt.trace.json
+ * (.gz): the files of one worker are the cycles of one process. A file named
+ * otherwise is a process of its own. Sets the worker's name (the whole file
+ * name when it has no such form) and the timestamp (0 without one). */
+static void trace_worker(const char *path, char *worker, size_t cap, int64_t *ms) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  snprintf(worker, cap, "%s", base);
+  *ms = 0;
+  char *suf = strstr(worker, ".pt.trace.json");
+  if (!suf || (strcmp(suf, ".pt.trace.json") != 0 && strcmp(suf, ".pt.trace.json.gz") != 0))
+    return;
+  char *dot = suf;
+  while (dot > worker && dot[-1] >= '0' && dot[-1] <= '9') dot--;
+  if (dot == suf || dot == worker || dot[-1] != '.' || suf - dot > 18) return;
+  *ms = strtoll(dot, NULL, 10);
+  dot[-1] = '\0';
+}
+
+typedef struct tfile {
+  char *path;
+  char worker[256];
+  int64_t ms;
+} tfile;
+
+static int cmp_tfile(const void *a, const void *b) {
+  const tfile *x = a, *y = b;
+  int c = strcmp(x->worker, y->worker);
+  if (c) return c;
+  if (x->ms != y->ms) return x->ms < y->ms ? -1 : 1;
+  return strcmp(x->path, y->path);
+}
+
+/* Orders a directory's files by worker, then timestamp: the cycles of a
+ * process follow each other. */
+static int order_by_worker(char **v, size_t n) {
+  tfile *t = malloc((n + 1) * sizeof *t);
+  if (!t) return -1;
+  for (size_t i = 0; i < n; i++) {
+    t[i].path = v[i];
+    trace_worker(v[i], t[i].worker, sizeof t[i].worker, &t[i].ms);
+  }
+  qsort(t, n, sizeof *t, cmp_tfile);
+  for (size_t i = 0; i < n; i++) v[i] = t[i].path;
+  free(t);
+  return 0;
+}
+
+static int same_worker(const char *a, const char *b) {
+  char wa[256], wb[256];
+  int64_t ms;
+  trace_worker(a, wa, sizeof wa, &ms);
+  trace_worker(b, wb, sizeof wb, &ms);
+  return strcmp(wa, wb) == 0;
+}
+
 static int is_dir(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
@@ -348,6 +411,7 @@ static int map_cat(const char *s, int *capital) {
       {"gpu_memcpy", C_MEMCPY},    {"memcpy", C_MEMCPY},
       {"gpu_memset", C_MEMSET},    {"memset", C_MEMSET},
       {"cuda_sync", C_SYNC},       {"python_function", C_PYTHON},
+      {"trace", C_TRACE},
   };
   int first = tolower((unsigned char)s[0]);
   for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
@@ -525,12 +589,13 @@ static void ev_reset(kev *e) {
   e->bpsm = e->occ = NAN;
 }
 
-/* Remapped ids keep files (ranks) of one profile apart. */
+/* Remapped ids keep processes (ranks) of one profile apart; the cycles of
+ * one process share its threads. */
 static int64_t map_tid(const kimp *k, int64_t tid) {
-  return k->multi ? ((int64_t)k->file_index << 32) | (tid & 0xFFFFFFFF) : tid;
+  return k->multi ? ((int64_t)k->proc_index << 32) | (tid & 0xFFFFFFFF) : tid;
 }
 static int64_t map_pid(const kimp *k, int64_t pid) {
-  return k->multi ? ((int64_t)k->file_index << 22) | (pid & 0x3FFFFF) : pid;
+  return k->multi ? ((int64_t)k->proc_index << 22) | (pid & 0x3FFFFF) : pid;
 }
 /* CUDA calls and GPU activity join on (pid, correlation id): one pid per file. */
 static int64_t file_pid(const kimp *k) { return k->file_index; }
@@ -612,7 +677,7 @@ static void memcpy_kinds(const char *name, int *copy, int *src, int *dst) {
 
 static int emit(kimp *k, const kev *e) {
   const char *name = e->name ? e->name : "";
-  if (e->cat_capital && e->cat != C_OTHER) k->st->generation = 1;
+  if (e->cat_capital && e->cat != C_OTHER && e->cat != C_TRACE) k->st->generation = 1;
   if (e->ph == 'M') {
     if (strcmp(name, "thread_name") == 0 && e->pid_ok && e->tid_ok && e->mname[0]) {
       dldb_thread t = {.pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid), .name = e->mname};
@@ -623,11 +688,17 @@ static int emit(kimp *k, const kev *e) {
   }
   if (e->ph != 'X') return DL_OK;
   k->st->events++;
-  if (!e->ts_ok || !e->dur_ok || e->dur < 0) {
-    if (e->cat != C_OTHER && e->cat != C_NONE) k->st->skipped++;
+  if (e->cat == C_OTHER || e->cat == C_NONE) { /* neither read nor known to be left out */
+    k->file_unknown++;
     return DL_OK;
   }
-  int64_t end = e->ts + e->dur;
+  if (!e->ts_ok || !e->dur_ok || e->dur < 0) {
+    k->st->skipped++;
+    return DL_OK;
+  }
+  if (e->legacy_cpu) k->file_legacy++;
+  int64_t ts = e->ts + k->shift_ns, end = ts + e->dur;
+  if (end > k->file_end_ns) k->file_end_ns = end;
   switch (e->cat) {
   case C_OP:
   case C_ANNOT: {
@@ -636,7 +707,7 @@ static int emit(kimp *k, const kev *e) {
       return DL_OK;
     }
     if (range_text(k, e)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
-    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = k->text, .start_ns = e->ts,
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = k->text, .start_ns = ts,
                          .end_ns = end, .pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid)};
     k->st->ranges++;
     int64_t id;
@@ -654,7 +725,7 @@ static int emit(kimp *k, const kev *e) {
       return DL_OK;
     }
     dldb_api_call a = {.api_kind = e->cat == C_DRIVER ? DLDB_API_DRIVER : DLDB_API_RUNTIME,
-                       .name = name, .start_ns = e->ts, .end_ns = end, .pid = file_pid(k),
+                       .name = name, .start_ns = ts, .end_ns = end, .pid = file_pid(k),
                        .tid = map_tid(k, e->tid), .correlation_id = e->corr_ok ? e->corr : -1};
     k->st->api_calls++;
     return dldb_write_api_call(k->w, &a, k->err, k->errlen);
@@ -670,7 +741,7 @@ static int emit(kimp *k, const kev *e) {
     if (e->cat == C_KERNEL) {
       dldb_kernel kr = {.short_name = name, .long_name = name, .device_id = map_dev(k, dev),
                         .context_id = (int32_t)e->context, .stream_id = (int32_t)stream,
-                        .gpu_start_ns = e->ts, .gpu_end_ns = end, .correlation_id = corr,
+                        .gpu_start_ns = ts, .gpu_end_ns = end, .correlation_id = corr,
                         .pid = file_pid(k), .registers_per_thread = (int32_t)e->regs,
                         .static_smem_bytes = (int32_t)e->smem};
       memcpy(kr.grid, e->grid, sizeof kr.grid);
@@ -689,7 +760,7 @@ static int emit(kimp *k, const kev *e) {
     }
     if (e->cat == C_MEMCPY) {
       dldb_memcpy m = {.bytes = e->bytes, .device_id = map_dev(k, dev),
-                       .stream_id = (int32_t)stream, .gpu_start_ns = e->ts, .gpu_end_ns = end,
+                       .stream_id = (int32_t)stream, .gpu_start_ns = ts, .gpu_end_ns = end,
                        .correlation_id = corr, .pid = file_pid(k)};
       memcpy_kinds(name, &m.copy_kind, &m.src_kind, &m.dst_kind);
       k->st->memcpys++;
@@ -697,7 +768,7 @@ static int emit(kimp *k, const kev *e) {
     }
     dldb_memset m = {.bytes = e->bytes, .mem_kind = strstr(name, "Device") ? 3 : 0,
                      .device_id = map_dev(k, dev), .stream_id = (int32_t)stream,
-                     .gpu_start_ns = e->ts, .gpu_end_ns = end, .correlation_id = corr,
+                     .gpu_start_ns = ts, .gpu_end_ns = end, .correlation_id = corr,
                      .pid = file_pid(k)};
     k->st->memsets++;
     return dldb_write_memset(k->w, &m, k->err, k->errlen);
@@ -708,7 +779,7 @@ static int emit(kimp *k, const kev *e) {
   case C_PYTHON:
     k->st->python_events++;
     if (!e->pid_ok || !e->tid_ok) return DL_OK;
-    if (kstack_frame(k->stacks, map_pid(k, e->pid), map_tid(k, e->tid), e->ts, end, name))
+    if (kstack_frame(k->stacks, map_pid(k, e->pid), map_tid(k, e->tid), ts, end, name))
       return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
     return DL_OK;
   default:
@@ -817,7 +888,10 @@ static int read_event(kimp *k, kjson *j) {
         if (set_name(e, kjson_text(j), n)) return DL_ENOMEM;
       }
       break;
-    case 4: e->pid_ok = parse_id(j, t, &e->pid, &is_str); break;
+    case 4:
+      e->pid_ok = parse_id(j, t, &e->pid, &is_str);
+      e->legacy_cpu = t == KJ_STR && strcmp(kjson_text(j), "CPU functions") == 0;
+      break;
     case 5: e->tid_ok = parse_id(j, t, &e->tid, &e->tid_str); break;
     case 6: e->ts_ok = t == KJ_NUM && kjson_us_to_ns(kjson_text(j), &e->ts); break;
     case 7: e->dur_ok = t == KJ_NUM && kjson_us_to_ns(kjson_text(j), &e->dur); break;
@@ -828,6 +902,13 @@ static int read_event(kimp *k, kjson *j) {
     default: break;
     }
     if (kjson_skip(j, t) == KJ_ERROR) return DL_ECORRUPT;
+  }
+  /* the autograd profiler's events (no "cat", "pid": "CPU functions") are ops
+   * of one process */
+  if (e->cat == C_NONE && e->legacy_cpu) {
+    e->cat = C_OP;
+    e->pid = 0;
+    e->pid_ok = 1;
   }
   return put_event(k, e);
 }
@@ -1075,13 +1156,13 @@ static int import_file(kimp *k) {
     goto out;
   }
   (void)truncated;
-  k->st->generation = k->st->generation == 1 ? 1 : gen3 ? 3 : 2;
+  k->st->generation = k->st->generation == 1 ? 1 : gen3 ? 3 : 2; /* 0: import_all */
   k->st->repairs += (int64_t)kjson_repairs(j);
-  if (!saw_dist) {
+  if (!saw_dist && !k->file_legacy && !k->cycle) { /* the autograd profiler never writes one */
     k->st->missing_distributed_info++;
     note(k, "%s: no distributedInfo, taken as rank %d", k->path, k->rank);
   }
-  if (k->file_gpu_events == 0) {
+  if (k->file_gpu_events == 0 && !k->cycle) {
     k->st->ranks_without_gpu++;
     note(k, "%s: rank %d has no GPU activity (no kernel, memcpy or memset events)", k->path,
          k->rank);
@@ -1095,6 +1176,40 @@ out:
   if (rc == DL_OK) file_progress(k, gz, size, 1);
   kjson_free(&j);
   if (gz) gzclose(gz);
+  return rc;
+}
+
+/* One note on how a directory's files were grouped: the files of a worker
+ * are the cycles of one process, in timestamp order; workers are ranks. */
+static void group_note(kimp *k, const char *path, char **files, size_t n) {
+  char line[400];
+  size_t len = 0, procs = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0 && same_worker(files[i - 1], files[i])) continue;
+    size_t m = 1;
+    while (i + m < n && same_worker(files[i + m - 1], files[i + m])) m++;
+    char worker[256];
+    int64_t ms;
+    trace_worker(files[i], worker, sizeof worker, &ms);
+    if (len < sizeof line)
+      len += (size_t)snprintf(line + len, sizeof line - len, "%s%s: %zu %s", procs ? ", " : "",
+                              worker, m, m > 1 ? "cycles in timestamp order" : "file");
+    procs++;
+  }
+  k->multi = procs > 1;
+  note(k, "%s: %zu file%s as %zu process%s (rank%s): %s", path, n, n > 1 ? "s" : "", procs,
+       procs > 1 ? "es" : "", procs > 1 ? "s" : "", line);
+}
+
+/* A later cycle of a process: its times move to start where the cycle
+ * before it ended when they would overlap it (the autograd profiler's
+ * times count from each cycle's start). */
+static int cycle_shift(kimp *k, int64_t prev_end) {
+  int64_t first = 0;
+  int found = 0;
+  int rc = file_origin(k->path, &first, &found, k->err, k->errlen);
+  k->shift_ns = rc == DL_OK && found && prev_end != INT64_MIN && first < prev_end
+                    ? prev_end - first : 0;
   return rc;
 }
 
@@ -1120,7 +1235,11 @@ static int import_all(kimp *k, const char *path) {
                   path);
       goto out;
     }
-    k->multi = nfiles > 1;
+    if (order_by_worker(files, nfiles)) {
+      rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", path);
+      goto out;
+    }
+    group_note(k, path, files, nfiles);
   } else {
     snprintf(one, sizeof one, "%s", path);
     nfiles = 1;
@@ -1132,16 +1251,33 @@ static int import_all(kimp *k, const char *path) {
   }
   char ranks[256] = "";
   size_t rl = 0;
+  int64_t proc_end = INT64_MIN;
+  k->proc_index = -1;
   for (size_t i = 0; i < nfiles; i++) {
     k->path = files ? files[i] : one;
+    int next_cycle = files && i > 0 && same_worker(files[i - 1], files[i]);
+    if (!next_cycle) {
+      k->proc_index++;
+      proc_end = INT64_MIN;
+    }
     k->file_index = (int)i;
-    k->rank = (int)i;
+    k->rank = k->proc_index;
     k->rank_known = 0;
     k->events_started = 0;
     k->ndev = k->nused = 0;
-    k->file_gpu_events = 0;
+    k->file_gpu_events = k->file_unknown = k->file_legacy = 0;
+    k->file_end_ns = INT64_MIN;
+    k->shift_ns = 0;
+    k->cycle = next_cycle;
+    if (next_cycle && (rc = cycle_shift(k, proc_end))) goto out;
     if ((rc = import_file(k))) goto out;
+    if (k->file_end_ns > proc_end) proc_end = k->file_end_ns;
+    if (k->file_unknown)
+      note(k, "%s: %lld event%s of unknown kinds ignored", k->path, (long long)k->file_unknown,
+           k->file_unknown > 1 ? "s" : "");
+    if (k->file_legacy) k->st->generation = 0;
     k->st->files++;
+    if (next_cycle) continue;
     k->st->ranks++;
     int wrote = snprintf(ranks + rl, sizeof ranks - rl, "%s%d", rl ? "," : "", k->rank);
     if (wrote > 0 && (size_t)wrote < sizeof ranks - rl) rl += (size_t)wrote;

@@ -2,7 +2,8 @@
 # Installs what building, running and testing need, and nothing else:
 # Debian packages (compiler, CMake, civetweb, cJSON, SQLite, zlib, Chromium
 # for page tests, wrk for benchmarks, valgrind, Universal Ctags and Python for
-# the structure test) and the pinned npm packages
+# the structure test, Debian's PyTorch for tests/pytorch, where the
+# distribution has it) and the pinned npm packages
 # of web/ (Chart.js) and tests/ (playwright-core). Safe to run again: it
 # skips what is already there. Debian 12 and Ubuntu 24.04 (the Docker build
 # stage, docker/Dockerfile) use the same package names; Ubuntu has no
@@ -53,6 +54,18 @@ if ((${#missing[@]})); then
   sudo=; [[ $(id -u) -ne 0 ]] && sudo=sudo
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# tests/pytorch makes its traces with the distribution's PyTorch (python3-torch,
+# for /usr/bin/python3): a large package that not every release or
+# architecture has, so its absence only skips that test.
+if [[ $mode == all ]] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+  echo "install-deps: installing python3-torch (tests/pytorch)" >&2
+  sudo=; [[ $(id -u) -ne 0 ]] && sudo=sudo
+  { $sudo apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      python3-torch >/dev/null; } ||
+    echo "install-deps: python3-torch could not be installed; tests/pytorch will skip" >&2
 fi
 
 for d in "${npm_dirs[@]+"${npm_dirs[@]}"}"; do

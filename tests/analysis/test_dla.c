@@ -1831,6 +1831,129 @@ static int test_sweep_batches(void) {
   return 0;
 }
 
+/* ---- Op CPU times: total and self, nesting on a whole-microsecond clock -- */
+
+typedef struct trange {
+  const char *name;
+  int64_t s, e;
+} trange;
+
+/* A dldb of ranges on one thread, aggregated with key op key (spans: one
+ * iteration per span, as for PyTorch traces). */
+static int build_ranges(const char *path, const trange *v, size_t n, const char *key, int spans) {
+  char err[256];
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  if (dldb_writer_create(path, &o, &w, err, sizeof err)) return -1;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = v[i].name, .start_ns = v[i].s,
+                         .end_ns = v[i].e, .pid = 1, .tid = 1};
+    rc |= dldb_write_nvtx_range(w, &r, NULL, err, sizeof err);
+  }
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ao.key_op = key;
+  ao.key_op_spans = spans;
+  ao.aggr_start = "2024-01-01 00:00:00";
+  if (rc == 0) rc = dla_aggregate(w, &ao, NULL, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "ranges fixture: %s\n", err);
+    dldb_writer_abort(&w);
+    return rc;
+  }
+  return dldb_writer_commit(&w, err, sizeof err);
+}
+
+static int64_t op_time(sqlite3 *db, const char *col, const char *op) {
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT %s FROM view_op_cpu_times WHERE op_name = '%s'", col, op);
+  return q_int(db, sql);
+}
+
+static int test_op_cpu_times(void) {
+  char path[1024];
+  /* nested user NVTX ranges (Nsight Systems, dlprof APP): self time leaves
+   * out the ranges directly inside; the self times sum to the thread's time */
+  static const trange nvtx[] = {
+      {"train", 0, 1000}, {"forward", 100, 500}, {"layer", 150, 300}, {"backward", 600, 900},
+  };
+  snprintf(path, sizeof path, "%s/optimes_nvtx.sqlite", work_dir);
+  ASSERT_OK(build_ranges(path, nvtx, 4, NULL, 0));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_cpu_times"), 4);
+  ASSERT_EQ(op_time(db, "total_cpu_time", "train"), 1000);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "train"), 300);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "forward"), 250);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "layer"), 150);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "backward"), 300);
+  ASSERT_EQ(q_int(db, "SELECT sum(self_cpu_time) FROM view_op_cpu_times"), 1000);
+  ASSERT_EQ(q_int(db, "SELECT sum(calls) FROM view_op_cpu_times"), 4);
+  sqlite3_close(db);
+  /* a PyTorch trace on a whole-microsecond clock: aten::convolution ends
+   * 1 us after its aten::conv2d and is still its call; aten::add_ is the
+   * optimizer step's; ProfilerStep#N are the iterations, start to end, and
+   * the 1 us between them is in neither */
+  static const trange pt[] = {
+      {"ProfilerStep#1", 0, 10000},
+      {"aten::conv2d", 1000, 5000},
+      {"aten::convolution", 2000, 6000},
+      {"ConvolutionBackward0", 6000, 7000},
+      {"aten::convolution_backward", 6000, 7000},
+      {"Optimizer.step#SGD.step", 7000, 9000},
+      {"aten::add_", 8000, 9000},
+      {"ProfilerStep#2", 11000, 15000},
+      {"user scope", 11000, 15000},
+      {"aten::relu", 12000, 14000},
+  };
+  snprintf(path, sizeof path, "%s/optimes_pytorch.sqlite", work_dir);
+  ASSERT_OK(build_ranges(path, pt, sizeof pt / sizeof pt[0], "ProfilerStep#", 1));
+  db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_iterations_all"), 2);
+  ASSERT_EQ(q_int(db, "SELECT duration FROM view_iterations_all WHERE iter_value = 0"), 10000);
+  ASSERT_EQ(q_int(db, "SELECT duration FROM view_iterations_all WHERE iter_value = 1"), 4000);
+  ASSERT_EQ(q_int(db, "SELECT wall_clock_time FROM view_performance_summary"), 14000);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_cpu_times WHERE op_name IN "
+                      "('aten::convolution', 'aten::convolution_backward', 'aten::add_')"), 0);
+  ASSERT_EQ(op_time(db, "total_cpu_time", "aten::conv2d"), 4000);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "aten::conv2d"), 4000);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "ConvolutionBackward0"), 1000);
+  ASSERT_STR_EQ(q_text(db, "SELECT direction FROM view_op_cpu_times WHERE op_name = "
+                           "'ConvolutionBackward0'"), "bprop");
+  ASSERT_EQ(op_time(db, "self_cpu_time", "Optimizer.step#SGD.step"), 2000);
+  /* a user range keeps the op inside it, and loses its time */
+  ASSERT_EQ(op_time(db, "total_cpu_time", "user scope"), 4000);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "user scope"), 2000);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "aten::relu"), 2000);
+  ASSERT(q_int(db, "SELECT sum(self_cpu_time) FROM view_op_cpu_times") <= 14000);
+  /* no GPU activity: no op is tensor-core eligible */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_nodes WHERE tc_eligible"), 0);
+  sqlite3_close(db);
+  return 0;
+}
+
+/* The cut-off last step against the median of the two steps before it: the
+ * mean of the two (5.5 ms), not the upper one (6 ms). */
+static int test_cut_step_median(void) {
+  char path[1024];
+  static const trange steps[] = {
+      {"ProfilerStep#1", 0, 6000000},
+      {"ProfilerStep#2", 6000000, 11000000},
+      {"ProfilerStep#3", 11000000, 11010000},
+  };
+  snprintf(path, sizeof path, "%s/cut_median.sqlite", work_dir);
+  ASSERT_OK(build_ranges(path, steps, 3, "ProfilerStep#", 1));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_expert_systems WHERE problem LIKE "
+                      "'The last iteration (2, ProfilerStep#3) was cut short%against a median "
+                      "of 5.500 ms%'"), 1);
+  sqlite3_close(db);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_dla WORK_DIR\n");
@@ -1853,5 +1976,7 @@ int main(int argc, char **argv) {
   RUN(test_fixture_no_key_op);
   RUN(test_pytorch_nodes);
   RUN(test_rules);
+  RUN(test_op_cpu_times);
+  RUN(test_cut_step_median);
   TEST_DONE();
 }

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SHARED, sql1, startServer, launchBrowser, watchedPage, settled } from '../web/helpers.mjs';
+import { SHARED, sql, sql1, startServer, launchBrowser, watchedPage, settled } from '../web/helpers.mjs';
 
 const KDIR = path.join(SHARED, 'traces/kineto');
 const DLPROF = process.env.DLPROF;
@@ -64,6 +64,28 @@ test('NCCL trace: the dashboard shows communication; kernel views show SM effici
   }
 });
 
+test('view_op_cpu_times is served as /api/v1/op_cpu_times, per aggregation', async () => {
+  const db = dldb(path.join(KDIR, 'hta/trace_diff_control_control.json.gz'), 'optimes');
+  const server = await startServer(db);
+  try {
+    const id = sql1(db, 'SELECT max(aggr_id) FROM view_aggregations');
+    const want = sql(db, `SELECT * FROM view_op_cpu_times WHERE aggregation_id = ${id} ORDER BY self_cpu_time DESC, op_id`);
+    assert.ok(want.length > 10);
+    const res = await fetch(`${server.url}/api/v1/op_cpu_times?aggr_id=${id}&limit=1000`);
+    assert.equal(res.status, 200);
+    const json = await res.json();
+    assert.equal(json.total, want.length);
+    assert.deepEqual(Object.keys(json.rows[0]), ['aggregation_id', 'op_id', 'op_name', 'op_type', 'direction', 'calls', 'total_cpu_time', 'self_cpu_time']);
+    assert.deepEqual(json.rows.map((r) => r.op_id), want.map((r) => r.op_id));
+    assert.deepEqual(json.rows.map((r) => r.self_cpu_time), want.map((r) => r.self_cpu_time));
+    // another aggregation id selects no row of this one
+    const none = await fetch(`${server.url}/api/v1/op_cpu_times?aggr_id=${id + 1}`);
+    assert.notEqual(none.status, 200);
+  } finally {
+    await server.stop();
+  }
+});
+
 test('CPU-only trace: the dashboard says there is no GPU activity', async () => {
   const db = dldb(path.join(KDIR, 'hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz'), 'cpu');
   const server = await startServer(db);
@@ -72,10 +94,13 @@ test('CPU-only trace: the dashboard says there is no GPU activity', async () => 
     await page.goto(`${server.url}/`);
     await settled(page);
     assert.match(await page.locator('[data-panel="expert-systems"]').innerText(), /No GPU activity/);
-    assert.match(await page.locator('[data-panel="communication"]').innerText(), /No GPU activity|–/);
-    // its ops have no GPU time: none is a top GPU op
-    assert.equal(await page.locator('[data-panel="top10"] tbody tr').count(), 0);
-    assert.match(await page.locator('[data-panel="top10"]').innerText(), /No op ran on the GPU in this aggregation\./);
+    // the dashboard leads with CPU time: no GPU panels, the top ops by self CPU time
+    assert.equal(await page.locator('[data-panel="communication"]').count(), 0);
+    assert.equal(await page.locator('[data-panel="top10"]').count(), 0);
+    const top = sql(db, 'SELECT op_name FROM view_op_cpu_times ORDER BY self_cpu_time DESC, op_id LIMIT 1');
+    assert.equal(top.length, 1);
+    assert.ok((await page.locator('[data-panel="top-cpu-ops"] tbody tr').count()) >= 1);
+    assert.match(await page.locator('[data-panel="top-cpu-ops"]').innerText(), new RegExp(top[0].op_name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     assert.deepEqual(page.problems, []);
     await page.close();
   } finally {

@@ -224,7 +224,7 @@ export default {
       setIterations(chart, s, names);
       chartCard.el.dataset.iterations = String(s.count);
       chartCard.el.dataset.bars = String(s.labels.length);
-      hint.textContent = `${fmtInt(s.count)} of ${fmtInt(all.length)} iterations shown${barsNote(s)}. Drag across bars to zoom; grey bars are outside the aggregation.`;
+      hint.textContent = `${fmtInt(s.count)} of ${fmtInt(all.length)} iterations shown${barsNote(s)}. Drag across bars to zoom; grey bars are outside the aggregation. In a PyTorch trace an iteration is one profiler step, from its start to its end (until its last kernel ends on a GPU); otherwise it runs from one key op to the next.`;
       suggest.hidden = ss === null && se === null;
       if (!suggest.hidden) {
         const zoom = h('button', { type: 'button', class: 'btn btn-small' }, 'Zoom to this range');
