@@ -19,6 +19,7 @@
 #include "dla_optimes.h"
 #include "dla_ranks.h"
 #include "dla_ranges.h"
+#include "dla_shapes.h"
 #include "dla_tuning.h"
 #include "dla_write.h"
 
@@ -52,6 +53,7 @@ static int ph_accumulate(dla_run *r) { return dla__accum_run(&r->c, &r->s); }
 static int ph_node_ids(dla_run *r) { return dla__nodeid_assign(&r->c); }
 static int ph_sweep(dla_run *r) { return dla__sweep(&r->c); }
 static int ph_timeline(dla_run *r) { return dla__comm_compute(&r->c); }
+static int ph_shapes(dla_run *r) { return dla__shapes_run(&r->c); }
 
 static int ph_facts(dla_run *r) {
   return dla__facts_fill(&r->c, &r->cut, r->s.kernel_gpu, &r->f, &r->durations);
@@ -87,6 +89,7 @@ static const struct {
     {"op node ids", ph_node_ids},    /* dla_nodeid.c */
     {"time sweep", ph_sweep},        /* dla_sweep.c */
     {"GPU timeline", ph_timeline},   /* dla_comm.c */
+    {"op shapes", ph_shapes},        /* dla_shapes.c, dla_perfmodel.c, dla_peaks.c */
     {"facts", ph_facts},             /* dla_facts.c, dla_nsysfacts.c */
     {"ranks", ph_ranks},             /* dla_ranks.c, dla_coll.c */
     {"rules", ph_rules},             /* dla_rules.c */
@@ -118,6 +121,7 @@ int dla__aggregate_tuned(dldb_writer *w, const dla_opts *opts, const dla_tuning 
   dla__accum_free(&r->s);
   dla__comm_free(c);
   dla__ranks_free(c);
+  dla__shapes_free(c);
   dla__ctx_free(c);
   return rc;
 }

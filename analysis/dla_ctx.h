@@ -7,8 +7,8 @@
  * iteration index (dla__iter_of). Nothing here calls a phase.
  *
  * Ownership: the context owns every array it points to and every string of
- * its ops; dla__ctx_free frees them (c->comm excepted: dla_comm.c's
- * dla__comm_free). c->w, c->o and c->err are borrowed from the caller of
+ * its ops; dla__ctx_free frees them (c->comm and c->shapes excepted:
+ * dla_comm.c's dla__comm_free, dla_shapes.c's dla__shapes_free). c->w, c->o and c->err are borrowed from the caller of
  * dla_aggregate. All times are ns relative to the profile start.
  */
 #ifndef DLA_CTX_H
@@ -191,6 +191,7 @@ typedef struct dla_ctx {
   int64_t gpu_busy[DLA_MAX_GPUS], gpu_kernels[DLA_MAX_GPUS];
   struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
   struct dla_ranks *ranks;   /* dla_ranks.c: per-rank rows and collectives (owned) */
+  struct dla_shapes *shapes; /* dla_shapes.c: op shapes and perf models (owned) */
   size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
 } dla_ctx;
 

@@ -10,6 +10,7 @@
 #include "dla_facts.h"
 #include "dla_internal.h"
 #include "dla_nsysfacts.h"
+#include "dla_shapes.h"
 
 static int ci_contains(const char *hay, const char *needle) {
   size_t n = strlen(needle);
@@ -94,5 +95,6 @@ int dla__facts_fill(const dla_ctx *c, const dla_cut *cut, int64_t kernel_gpu_tim
   f->kernel_gpu_time = kernel_gpu_time;
   if (f->nsys_rules && (rc = dla__nsys_facts(c, f))) return rc;
   dla__comm_facts(c, f);
+  dla__shapes_facts(c, f);
   return DL_OK;
 }

@@ -12,6 +12,7 @@
  * Thresholds: the DLA_* constants in dla_rules.h, documented in docs/dldb.md.
  */
 #include "dla_rules.h"
+#include "dla_rules_tc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -458,6 +459,7 @@ static const struct {
     {"exposed_communication_detector", rule_exposed_comm},
     {"no_gpu_activity_detector", rule_no_gpu_activity},
     {"cut_last_step_detector", rule_cut_last_step},
+    {"tensor_core_shapes_detector", dla__rule_tensor_core_shapes},
 };
 
 size_t dla_rules_count(void) { return sizeof rules / sizeof rules[0]; }

@@ -13,6 +13,23 @@
 
 #define DLA_MAX_GPUS 1024 /* the GPUs (ranks) one aggregation tells apart */
 
+/* A GEMM or convolution (op and input shapes) that could use Tensor Cores
+ * and ran none (dla_shapes.c): what the Tensor Core rule reads. */
+#define DLA_MAX_TC_FACTS 16
+enum { DLA_TC_FP32 = 1, /* float32 on a GPU with a faster Tensor Core type */
+       DLA_TC_ALIGN = 2 /* float16/bfloat16 with M, N or K not a multiple of 8 */ };
+typedef struct dla_tc_fact {
+  const char *op_name, *dims, *dtype; /* borrowed */
+  const char *fix_type;        /* "TF32", "FP16 (AMP)": what the fix runs in (static) */
+  const char *gpu_name;        /* the GPU the peaks are of (static) */
+  int reason;                  /* DLA_TC_* */
+  int64_t m, n, k;             /* the GEMM (a convolution's implicit GEMM) */
+  double calls_per_iter, gpu_ns_per_iter; /* mean per aggregated iteration */
+  double flops, bytes;         /* per call */
+  double peak_now, peak_tc;    /* FLOP/s: CUDA cores in its type; Tensor Cores in fix_type */
+  double mem_bw;               /* bytes/s */
+} dla_tc_fact;
+
 /* What the rules read; filled by the facts phase (dla_facts.c). */
 typedef struct dla_facts {
   const char *key_op;          /* as asked; "" when none */
@@ -77,6 +94,9 @@ typedef struct dla_facts {
   int64_t skew_avg_ns, skew_max_ns, skew_instances, skew_last_count, skew_dur_avg_ns;
   int32_t skew_last_rank;
   int64_t skew_ranks;
+  /* GEMMs and convolutions without Tensor Cores, most GPU time first (dla_shapes.c) */
+  dla_tc_fact tc[DLA_MAX_TC_FACTS];
+  int n_tc;
 } dla_facts;
 
 enum { DLA_CAUSE_COMPUTE, DLA_CAUSE_IDLE, DLA_CAUSE_DATALOADER };
@@ -98,6 +118,9 @@ typedef struct dla_finding {
                                           profiling (PyTorch profiler traces) */
 #define DLA_STEADY_TOL_PCT 20.0        /* a steady iteration is within this of the median */
 #define DLA_MIN_ITERS_FOR_RANGE 3      /* need this many aggregated iterations */
+#define DLA_TC_MIN_SAVED_PCT 1.0       /* a Tensor Core fix saves this share of the mean
+                                          iteration time, or more */
+#define DLA_TC_MAX_FINDINGS 3          /* Tensor Core findings, the largest savings */
 #define DLA_GPU_MEM_LOW_PCT 50.0       /* GPU memory used below this share */
 #define DLA_BATCH_FACTOR_MAX 4         /* DLProf's advice: "by 4x" */
 #define DLA_GPU_IMBALANCE_PCT 20.0     /* busiest vs idlest GPU: busy-time difference */

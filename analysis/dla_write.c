@@ -17,6 +17,7 @@
 
 #include "dla_internal.h"
 #include "dla_ranks.h"
+#include "dla_shapes.h"
 #include "dla_tc.h"
 #include "dla_write.h"
 #include "dldb_aggr.h"
@@ -256,6 +257,7 @@ static int w_op_kernels(const wctx *x) {
 static int w_groups(const wctx *x) { return dla__write_groups(x->c, x->aggr_id); }
 static int w_op_types(const wctx *x) { return dla__write_op_types(x->c, x->aggr_id); }
 static int w_comm(const wctx *x) { return dla__comm_write(x->c, x->aggr_id); }
+static int w_shapes(const wctx *x) { return dla__shapes_write(x->c, x->aggr_id); }
 
 static int w_ranks(const wctx *x) { return dla__ranks_write(x->c, x->aggr_id); }
 
@@ -343,8 +345,8 @@ static int w_commit(const wctx *x) {
 /* The writers, in the order their rows are written. */
 static int (*const writers[])(const wctx *) = {
     w_meta,     w_stats,    w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
-    w_iter_ops, w_op_kernels, w_groups, w_op_types,  w_comm, w_ranks,        w_gpus,
-    w_findings, w_nvtx,     w_commit,
+    w_iter_ops, w_op_kernels, w_groups, w_op_types,  w_comm, w_shapes,       w_ranks,
+    w_gpus,     w_findings, w_nvtx,     w_commit,
 };
 
 int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_finding *fd,

@@ -1177,3 +1177,91 @@ JOIN strings n ON n.id = x.kernel_name_id
 JOIN aggregations a ON a.aggr_id = x.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
+
+-- ---- dl extensions: op shapes and perf models ----
+-- One row per op node and input shapes and types (the PyTorch profiler's
+-- "Input Dims", emit_nvtx's "sizes", DLProf's op markers): the instances in
+-- the aggregated iterations, their GPU time (kernels and memory operations
+-- they launched), and the perf model of one call (FLOPs, bytes moved;
+-- docs/dldb.md "Op shapes and perf models"). NULL: no model, or no peaks
+-- known for the GPU.
+CREATE TABLE aggr_dl_op_shapes (
+  aggr_id               INTEGER NOT NULL,
+  row_idx               INTEGER NOT NULL,  -- first seen first
+  op_idx                INTEGER NOT NULL,
+  input_dims            TEXT NOT NULL,     -- as recorded: '[[788, 768], [768, 768], [768]]'
+  input_types           TEXT NOT NULL,     -- the inputs' data type as recorded
+  model                 TEXT NOT NULL,     -- 'GEMM', 'convolution', ..., 'no model'
+  calls                 INTEGER NOT NULL,
+  gpu_time              INTEGER NOT NULL,  -- ns, all calls
+  device_id             INTEGER,
+  flops                 REAL,              -- per call
+  bytes                 REAL,              -- per call
+  tflops_per_s          REAL,
+  tb_per_s              REAL,
+  arithmetic_intensity  REAL,              -- FLOP per byte
+  peak_tflops_per_s     REAL,              -- the GPU's dense peak for this data type
+  peak_tb_per_s         REAL,
+  roofline_tflops_per_s REAL,              -- min(peak, intensity * bandwidth)
+  pct_of_roofline       REAL,
+  bound                 TEXT,              -- 'compute', 'memory', 'unknown GPU', 'unknown type'
+  gpu_name              TEXT,              -- the GPU the peaks are of
+  PRIMARY KEY (aggr_id, row_idx)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_op_shapes AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_id, o.op_node_name,
+       o.op_node_type, o.direction, x.input_dims, x.input_types, x.model, x.calls,
+       x.flops, x.bytes, x.gpu_time,
+       CASE WHEN x.calls > 0 THEN x.gpu_time / x.calls END AS gpu_time_avg,
+       x.tflops_per_s, x.tb_per_s, x.arithmetic_intensity, x.peak_tflops_per_s,
+       x.peak_tb_per_s, x.roofline_tflops_per_s, x.pct_of_roofline, x.bound, x.device_id,
+       x.gpu_name, x.row_idx
+FROM aggr_dl_op_shapes x
+JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- Model FLOPs per aggregated iteration (the modelled op instances that
+-- start in it) and the dense peak model FLOP utilization divides by: that
+-- of the data type of the rows with the most FLOPs (NULL: unknown GPU).
+CREATE TABLE aggr_dl_iter_flops (
+  aggr_id           INTEGER NOT NULL,
+  iter_value        INTEGER NOT NULL,
+  flops             REAL NOT NULL,
+  peak_tflops_per_s REAL,
+  PRIMARY KEY (aggr_id, iter_value)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_iteration_flops AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.iter_value,
+       i.stop_time - i.start_time AS duration, x.flops,
+       CASE WHEN i.stop_time > i.start_time
+            THEN x.flops / (i.stop_time - i.start_time) / 1000.0 END AS tflops_per_s,
+       x.peak_tflops_per_s,
+       CASE WHEN i.stop_time > i.start_time AND x.peak_tflops_per_s > 0
+            THEN 100.0 * x.flops / (i.stop_time - i.start_time) / 1000.0 / x.peak_tflops_per_s
+            END AS mfu_pct
+FROM aggr_dl_iter_flops x
+JOIN aggr_iterations i ON i.aggr_id = x.aggr_id AND i.iter_value = x.iter_value
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- Totals per op type of the modelled rows of view_dl_op_shapes.
+CREATE VIEW view_dl_op_type_flops AS
+SELECT x.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_type, x.model,
+       SUM(x.calls) AS calls, SUM(x.flops * x.calls) AS flops, SUM(x.bytes * x.calls) AS bytes,
+       SUM(x.gpu_time) AS gpu_time,
+       CASE WHEN SUM(x.gpu_time) > 0 THEN SUM(x.flops * x.calls) / SUM(x.gpu_time) / 1000.0 END
+         AS tflops_per_s,
+       CASE WHEN SUM(x.gpu_time) > 0 THEN SUM(x.bytes * x.calls) / SUM(x.gpu_time) / 1000.0 END
+         AS tb_per_s
+FROM aggr_dl_op_shapes x
+JOIN aggr_ops o ON o.aggr_id = x.aggr_id AND o.op_idx = x.op_idx
+JOIN aggregations a ON a.aggr_id = x.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id
+WHERE x.flops IS NOT NULL
+GROUP BY x.aggr_id, o.op_node_type, x.model;

@@ -21,10 +21,11 @@ import iterations from './views/iterations.js';
 import gpus from './views/gpus.js';
 import statistics from './views/statistics.js';
 import ranks from './views/ranks.js';
+import roofline from './views/roofline.js';
 import runsPage from './views/runs.js';
 import comparePage from './views/compare.js';
 
-const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, ranks, statistics];
+const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, ranks, statistics, roofline];
 // Pages of no one run.
 const PAGES = [runsPage, comparePage];
 
@@ -49,6 +50,7 @@ const VIEW_DATA = {
   view_domain_model_gpu_utilization: ['GPU utilization data'],
   view_system_config: ['system configuration'],
   view_op_cpu_times: ['per-op CPU times'],
+  view_dl_op_shapes: ['op shapes and perf models'],
 };
 
 // DLProf's report names (--reports) as the menu shows them.
