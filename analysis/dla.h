@@ -36,6 +36,8 @@ typedef struct dla_opts {
   const char *aggr_start; /* "YYYY-MM-DD HH:MM:SS"; NULL: now (UTC) */
   const char *mode;       /* "pytorch" (NULL), "simple", "tensorflow1/2": rules, default key op */
   int nsys_rules;         /* 1: also run Nsight Systems' rules (not in DLProf's output) */
+  int no_shapes;          /* 1: no op shapes, perf models or their finding (dlprof
+                             --detailed_mode=false) */
   int key_op_spans;       /* 1: each key-op instance is one iteration, ended at the end of
                              the last kernel it launched (Kineto ProfilerStep#N); a key
                              ending in '#' matches "<key><digits>" (dla_comm.c) */

@@ -53,7 +53,9 @@ static int ph_accumulate(dla_run *r) { return dla__accum_run(&r->c, &r->s); }
 static int ph_node_ids(dla_run *r) { return dla__nodeid_assign(&r->c); }
 static int ph_sweep(dla_run *r) { return dla__sweep(&r->c); }
 static int ph_timeline(dla_run *r) { return dla__comm_compute(&r->c); }
-static int ph_shapes(dla_run *r) { return dla__shapes_run(&r->c); }
+/* --detailed_mode=false leaves the shapes out: c->shapes stays NULL, which
+ * their writer and facts read as none. */
+static int ph_shapes(dla_run *r) { return r->c.o->no_shapes ? DL_OK : dla__shapes_run(&r->c); }
 
 static int ph_facts(dla_run *r) {
   return dla__facts_fill(&r->c, &r->cut, r->s.kernel_gpu, &r->f, &r->durations);

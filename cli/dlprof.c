@@ -83,8 +83,9 @@ static const char *const usage_text =
     "  --nsys_rules=true|false also run Nsight Systems' expert rules (default: false)\n"
     "  --dump_model_data=true|false       also write PROFILE_NAME_model_data.json:\n"
     "                          ops, their kernels and timings, iterations (default: false)\n"
-    "  --detailed_mode=true|false         accepted; op shapes and data types are not\n"
-    "                          collected yet (default: false)\n"
+    "  --detailed_mode=true|false         op shapes, data types and perf models where\n"
+    "                          the input records shapes; false leaves them out\n"
+    "                          (default: true)\n"
     "  --nsys_options=\"OPTS\", --nsys_opts=\"OPTS\"\n"
     "                          Nsight Systems options as DLProf took them: -t, --trace,\n"
     "                          -s none, -y, --delay, -d, --duration, -c, --capture-range\n"
@@ -218,14 +219,14 @@ static int apply_nsys(cli *c, const char *name, const char *v) {
   return 0;
 }
 
-/* The DLProf options that are accepted and only say what they do here. */
+/* The DLProf options with little or nothing to do here: each sets a flag or
+ * says what it does. */
 static int apply_accepted(cli *c, opt_id id, const char *name, const char *v) {
   int on = 0;
   switch (id) {
   case O_DETAILED:
     if (parse_bool(v, &on)) return fail("--%s: expected true or false, got '%s'", name, v);
-    if (on) note(c, "--%s=true: op shapes and data types are not collected yet; the reports "
-                    "leave those columns empty", name);
+    c->o.no_shapes = !on;
     return 0;
   case O_NSYS_BASE:
     if (!*v || strchr(v, '/')) return fail("--%s: '%s' is not a file name prefix", name, v);

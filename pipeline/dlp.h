@@ -80,6 +80,7 @@ typedef struct dlp_opts {
   const char *key_op;       /* NULL: the mode's, a Kineto trace's ProfilerStep#, or a
                                dldb's own when aggregated again */
   int64_t iter_start, iter_stop; /* < 0: from the first, to the last */
+  int no_shapes;            /* 1: no op shapes or perf models (--detailed_mode=false) */
   int nsys_rules;           /* 1: also Nsight Systems' expert rules (not for Kineto) */
   const char *domains;      /* "A,B": one aggregation per NVTX domain listed (at most 8),
                                whose reports are named <profile_name>_<domain>_...; NULL:

@@ -133,16 +133,27 @@ test('--nsys_options: one line naming what is ignored and why; bad values refuse
   });
 });
 
-test('--tb_dir writes nothing and says why; --detailed_mode=true says shapes are not collected', () => {
+test('--tb_dir writes nothing and says why; --nsys_base_name is ignored, saying so', () => {
   withDir((dir) => {
-    const r = dlprof(['--tb_dir=tb', '--detailed_mode=true', '--nsys_base_name=n',
-                      `--database=${join(dir, 'none.sqlite')}`], dir);
+    const r = dlprof(['--tb_dir=tb', '--nsys_base_name=n', `--database=${join(dir, 'none.sqlite')}`], dir);
     assert.match(r.stderr, /^dlprof: --tb_dir: ignored: TensorBoard event files were replaced by dlprofviewer/m);
-    assert.match(r.stderr, /^dlprof: --detailed_mode=true: op shapes and data types are not collected yet/m);
     assert.match(r.stderr, /^dlprof: --nsys_base_name: ignored/m);
     assert.ok(!existsSync(join(dir, 'tb')));
-    const quiet = dlprof(['--detailed_mode=false', `--database=${join(dir, 'none.sqlite')}`], dir);
-    assert.doesNotMatch(quiet.stderr, /detailed_mode/);
+  });
+});
+
+test('--detailed_mode: op shapes and perf models by default and with true; false leaves them out', () => {
+  withDir((dir) => {
+    const shapes = (name, args) => {
+      const r = dlprof(['-v', 'quiet', `--database=${EXPORT}`, `--output_path=${name}`, ...args], dir);
+      assert.equal(r.status, 0, r.stderr);
+      const db = join(dir, name, 'dlprof_dldb.sqlite');
+      return sql(db, "select count(*) n, count(flops) f from view_dl_op_shapes")[0];
+    };
+    const dflt = shapes('default', []);
+    assert.ok(dflt.n > 0 && dflt.f > 0, JSON.stringify(dflt)); // w_Relu's DLProf markers have shapes
+    assert.deepEqual(shapes('on', ['--detailed_mode=true']), dflt);
+    assert.deepEqual(shapes('off', ['--detailed_mode=false']), { n: 0, f: 0 });
   });
 });
 
