@@ -1265,3 +1265,75 @@ JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id
 WHERE x.flops IS NOT NULL
 GROUP BY x.aggr_id, o.op_node_type, x.model;
+
+---------------------------------------------------------------------------
+-- The timeline: one row per event drawn, one row per track
+---------------------------------------------------------------------------
+-- kind: 'gpu_stream' (kernels, memcpys, memsets of one process's device and
+-- stream), 'cpu_thread' (the CUDA API calls of one thread), 'cpu_ranges'
+-- (the NVTX ranges and framework ops of one thread, nested), 'iterations'
+-- (the iterations of the latest aggregation, as a band). A track is one
+-- (kind, pid, tid, device_id, stream_id); columns that do not apply are
+-- NULL. start and dur are ns on the profile's clock. nccl = 1 marks NCCL
+-- kernels. event_id: the row id of the event in its own table.
+CREATE VIEW view_dl_timeline_events AS
+SELECT 'gpu_stream' AS kind, k.pid AS pid, NULL AS tid, k.device_id AS device_id,
+       k.stream_id AS stream_id, k.gpu_start_ns AS start, k.gpu_end_ns - k.gpu_start_ns AS dur,
+       s.value AS name, 'kernel' AS category, k.id AS event_id,
+       CASE WHEN s.value LIKE 'nccl%' OR s.value LIKE '%ncclKernel%' OR s.value LIKE '%ncclDevKernel%'
+            THEN 1 ELSE 0 END AS nccl
+FROM kernels k JOIN strings s ON s.id = k.short_name_id
+UNION ALL
+SELECT 'gpu_stream', m.pid, NULL, m.device_id, m.stream_id, m.gpu_start_ns,
+       m.gpu_end_ns - m.gpu_start_ns,
+       CASE m.copy_kind WHEN 1 THEN 'Memcpy HtoD' WHEN 2 THEN 'Memcpy DtoH'
+                        WHEN 8 THEN 'Memcpy DtoD' WHEN 10 THEN 'Memcpy PtoP'
+                        ELSE 'Memcpy' END,
+       'memcpy', m.id, 0
+FROM memcpys m
+UNION ALL
+SELECT 'gpu_stream', m.pid, NULL, m.device_id, m.stream_id, m.gpu_start_ns,
+       m.gpu_end_ns - m.gpu_start_ns, 'Memset', 'memset', m.id, 0
+FROM memsets m
+UNION ALL
+SELECT 'cpu_thread', c.pid, c.tid, NULL, NULL, c.start_ns, c.end_ns - c.start_ns, s.value,
+       'cuda_api', c.id, 0
+FROM cuda_api_calls c JOIN strings s ON s.id = c.name_id
+UNION ALL
+SELECT 'cpu_ranges', r.pid, r.tid, NULL, NULL, r.start_ns, r.end_ns - r.start_ns, s.value,
+       'range', r.id, 0
+FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id
+WHERE r.kind <> 3
+UNION ALL
+SELECT 'iterations', NULL, NULL, NULL, NULL, i.start_time, i.stop_time - i.start_time,
+       'iteration ' || i.iter_value, 'iteration', i.iter_value, 0
+FROM aggr_iterations i
+WHERE i.aggr_id = (SELECT MAX(aggr_id) FROM aggregations);
+
+-- One row per track, in drawing order: iterations, GPU streams (by process,
+-- device, stream), CPU threads, their ranges. busy_time is the union of the
+-- track's events (ns); first_start and last_end bound them.
+CREATE VIEW view_dl_timeline_tracks AS
+WITH e AS (
+  SELECT kind, pid, tid, device_id, stream_id, start, start + dur AS stop, nccl
+  FROM view_dl_timeline_events),
+r AS (
+  SELECT *, MAX(stop) OVER (PARTITION BY kind, pid, tid, device_id, stream_id
+                            ORDER BY start, stop
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+  FROM e),
+t AS (
+  SELECT kind, pid, tid, device_id, stream_id, COUNT(*) AS event_count,
+         SUM(MAX(0, stop - MAX(start, COALESCE(prev_end, start)))) AS busy_time,
+         MIN(start) AS first_start, MAX(stop) AS last_end, SUM(nccl) AS nccl_count
+  FROM r GROUP BY kind, pid, tid, device_id, stream_id)
+SELECT ROW_NUMBER() OVER (ORDER BY CASE kind WHEN 'iterations' THEN 0 WHEN 'gpu_stream' THEN 1
+                                             WHEN 'cpu_thread' THEN 2 ELSE 3 END,
+                                   pid, device_id, stream_id, tid) AS track_id,
+       kind, device_id, stream_id, pid, tid,
+       CASE kind WHEN 'iterations' THEN 'Iterations'
+                 WHEN 'gpu_stream' THEN 'GPU ' || device_id || ' stream ' || stream_id
+                 WHEN 'cpu_thread' THEN 'CUDA API, thread ' || tid
+                 ELSE 'Ranges, thread ' || tid END AS name,
+       event_count, busy_time, first_start, last_end, nccl_count
+FROM t;

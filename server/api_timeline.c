@@ -1,0 +1,102 @@
+/*
+ * api_timeline.c - GET /api/v1/dl_timeline?track_id=T&start=S&end=E&width=W
+ * (&run=RUN): the events of track T that overlap [S, E) (ns), raw while at
+ * most W of them, else at most W bins (lod.h).
+ *
+ * Data flow: the query string checked (400 before any I/O) -> the run's
+ * handle -> the track's events in start order (db/dldb_timeline.h) -> the
+ * level of detail -> one JSON object. Answers are not cached: each is
+ * bounded by the width.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "lod.h"
+#include "routes.h"
+
+#define TIMELINE_WIDTH_DEFAULT 1000
+#define TIMELINE_WIDTH_MAX 10000
+#define TIMELINE_T_MAX (INT64_C(1) << 61) /* |start|, |end| (ns): end - start cannot overflow */
+
+typedef struct tl_args {
+  int64_t track_id, start_ns, end_ns, width;
+} tl_args;
+
+typedef struct tl_param {
+  const char *name;
+  int required;
+  int64_t min, max;
+  size_t offset; /* into tl_args */
+} tl_param;
+
+static const tl_param tl_params[] = {
+    {"track_id", 1, 1, INT64_MAX, offsetof(tl_args, track_id)},
+    {"start", 1, -TIMELINE_T_MAX, TIMELINE_T_MAX, offsetof(tl_args, start_ns)},
+    {"end", 1, -TIMELINE_T_MAX, TIMELINE_T_MAX, offsetof(tl_args, end_ns)},
+    {"width", 0, 1, TIMELINE_WIDTH_MAX, offsetof(tl_args, width)},
+};
+
+/* Fills a from r's query string; 0, or the status of the 400 sent. */
+static int parse(dlv_req *r, tl_args *a) {
+  a->width = TIMELINE_WIDTH_DEFAULT;
+  for (size_t i = 0; i < sizeof tl_params / sizeof *tl_params; i++) {
+    const tl_param *p = &tl_params[i];
+    char text[32], *end = NULL;
+    int given = dlv_query_value(r->query, p->name, text, sizeof text);
+    if (given == 0 && !p->required) continue;
+    if (given <= 0)
+      return dlv_send_error(r, 400, "bad_param", "%s is required: an integer", p->name);
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < p->min || v > p->max)
+      return dlv_send_error(r, 400, "bad_param", "%s: not an integer in [%lld, %lld]", p->name,
+                            (long long)p->min, (long long)p->max);
+    *(int64_t *)(void *)((char *)a + p->offset) = v;
+  }
+  if (a->end_ns <= a->start_ns)
+    return dlv_send_error(r, 400, "bad_param", "end must be greater than start");
+  return 0;
+}
+
+int api_timeline(dlv_req *r) {
+  tl_args a;
+  int status = parse(r, &a);
+  if (status) return status;
+  if ((status = dlv_req_verify(r)) != 0) return status;
+  dldb *db = NULL;
+  if ((status = dlv_req_db(r, &db)) != 0) return status;
+  dlv_lod l;
+  char err[512];
+  dlv_lod_init(&l, a.start_ns, a.end_ns, (int)a.width);
+  int rc = dldb_timeline_events(db, a.track_id, a.start_ns, a.end_ns, dlv_lod_add, &l, err,
+                                sizeof err);
+  if (rc == DL_ENOTFOUND) {
+    status = dlv_send_error(r, 404, "not_found", "%s", err);
+  } else if (rc) {
+    status = dlv_send_error(r, 500, "db_error", "%s", err);
+  } else if (l.oom) {
+    status = dlv_send_error(r, 500, "internal", "out of memory building the answer");
+  } else {
+    dlv_jbuf b = {0};
+    dlv_jbuf_lit(&b, "{\"track_id\":");
+    dlv_jbuf_int(&b, a.track_id);
+    dlv_jbuf_lit(&b, ",\"start\":");
+    dlv_jbuf_int(&b, a.start_ns);
+    dlv_jbuf_lit(&b, ",\"end\":");
+    dlv_jbuf_int(&b, a.end_ns);
+    dlv_jbuf_lit(&b, ",\"width\":");
+    dlv_jbuf_int(&b, a.width);
+    dlv_jbuf_lit(&b, ",");
+    dlv_lod_json(&l, &b);
+    dlv_jbuf_lit(&b, "}");
+    size_t len;
+    char *text = dlv_jbuf_take(&b, &len);
+    status = text ? dlv_send_json_text(r, 200, text, len)
+                  : dlv_send_error(r, 500, "internal", "out of memory building the answer");
+    free(text);
+  }
+  dlv_lod_free(&l);
+  return status;
+}

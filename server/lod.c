@@ -1,0 +1,183 @@
+/* lod.c - the timeline's level of detail (see lod.h). */
+#include "lod.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dlv_lod_ev {
+  int64_t start_ns, dur_ns, event_id;
+  char *name;
+  char category[12];
+  int nccl;
+};
+
+struct dlv_lod_bin {
+  int64_t busy_ns, count;
+  int64_t best_ns; /* the longest clipped event's length in the bin */
+  char *name;      /* its name */
+};
+
+void dlv_lod_init(dlv_lod *l, int64_t start_ns, int64_t end_ns, int width) {
+  memset(l, 0, sizeof *l);
+  l->start_ns = start_ns;
+  l->end_ns = end_ns;
+  l->width = width;
+  l->cur_start_ns = l->cur_end_ns = INT64_MIN; /* no open interval */
+}
+
+/* The products are 128-bit: a window may be up to 2^62 ns long.
+ * The bin holding t (start <= t < end), and bin i's first ns: bin i holds
+ * [edge(i), edge(i + 1)) with edge(i) = start + ceil(len * i / width). */
+static int bin_of(const dlv_lod *l, int64_t t) {
+  return (int)((__int128)(t - l->start_ns) * l->width / (l->end_ns - l->start_ns));
+}
+static int64_t edge(const dlv_lod *l, int i) {
+  int64_t len = l->end_ns - l->start_ns;
+  return l->start_ns + (int64_t)(((__int128)len * i + l->width - 1) / l->width);
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Adds the busy interval [a, b), clipped to the window, to the bins. */
+static void add_busy(dlv_lod *l, int64_t a, int64_t b) {
+  a = max64(a, l->start_ns);
+  b = min64(b, l->end_ns);
+  while (a < b) {
+    int i = bin_of(l, a);
+    int64_t seg = min64(b, edge(l, i + 1));
+    l->bins[i].busy_ns += seg - a;
+    a = seg;
+  }
+}
+
+/* Counts an event in the bin it starts in (clipped) and keeps its name if it
+ * covers more of that bin than any before; then extends the busy union. */
+static void bin_event(dlv_lod *l, int64_t start, int64_t dur, const char *name) {
+  int64_t s = max64(start, l->start_ns);
+  int i = bin_of(l, s);
+  dlv_lod_bin *bn = &l->bins[i];
+  int64_t cover = min64(start + dur, edge(l, i + 1)) - s;
+  bn->count++;
+  if (!bn->name || cover > bn->best_ns) {
+    char *copy = strdup(name);
+    if (!copy) {
+      l->oom = 1;
+    } else {
+      free(bn->name);
+      bn->name = copy;
+      bn->best_ns = cover;
+    }
+  }
+  if (start > l->cur_end_ns) {
+    if (l->cur_end_ns > l->cur_start_ns) add_busy(l, l->cur_start_ns, l->cur_end_ns);
+    l->cur_start_ns = start;
+    l->cur_end_ns = start + dur;
+  } else if (start + dur > l->cur_end_ns) {
+    l->cur_end_ns = start + dur;
+  }
+}
+
+/* Events mode to bins mode: the kept events go into the bins. */
+static int to_bins(dlv_lod *l) {
+  l->bins = calloc((size_t)l->width, sizeof *l->bins);
+  if (!l->bins) return -1;
+  for (int k = 0; k < l->n_ev; k++) {
+    bin_event(l, l->ev[k].start_ns, l->ev[k].dur_ns, l->ev[k].name);
+    free(l->ev[k].name);
+  }
+  free(l->ev);
+  l->ev = NULL;
+  l->n_ev = 0;
+  return 0;
+}
+
+int dlv_lod_add(void *ctx, const dldb_tl_event *e) {
+  dlv_lod *l = ctx;
+  if (l->oom) return 1;
+  if (!l->bins && l->n_ev == l->width && to_bins(l)) {
+    l->oom = 1;
+    return 1;
+  }
+  if (l->bins) {
+    bin_event(l, e->start_ns, e->dur_ns, e->name);
+    return l->oom;
+  }
+  if (!l->ev && !(l->ev = calloc((size_t)l->width, sizeof *l->ev))) {
+    l->oom = 1;
+    return 1;
+  }
+  dlv_lod_ev *v = &l->ev[l->n_ev];
+  v->name = strdup(e->name);
+  if (!v->name) {
+    l->oom = 1;
+    return 1;
+  }
+  v->start_ns = e->start_ns;
+  v->dur_ns = e->dur_ns;
+  v->event_id = e->event_id;
+  v->nccl = e->nccl;
+  snprintf(v->category, sizeof v->category, "%s", e->category);
+  l->n_ev++;
+  return 0;
+}
+
+static void key_int(dlv_jbuf *b, const char *key, int64_t v) {
+  dlv_jbuf_lit(b, key);
+  dlv_jbuf_int(b, v);
+}
+
+static void events_json(const dlv_lod *l, dlv_jbuf *b) {
+  dlv_jbuf_lit(b, "\"events\":[");
+  for (int k = 0; k < l->n_ev; k++) {
+    const dlv_lod_ev *v = &l->ev[k];
+    key_int(b, k ? ",{\"start\":" : "{\"start\":", v->start_ns);
+    key_int(b, ",\"dur\":", v->dur_ns);
+    dlv_jbuf_lit(b, ",\"name\":");
+    dlv_jbuf_str(b, v->name);
+    dlv_jbuf_lit(b, ",\"category\":");
+    dlv_jbuf_str(b, v->category);
+    key_int(b, ",\"event_id\":", v->event_id);
+    key_int(b, ",\"nccl\":", v->nccl);
+    dlv_jbuf_lit(b, "}");
+  }
+  dlv_jbuf_lit(b, "]");
+}
+
+static void bins_json(dlv_lod *l, dlv_jbuf *b) {
+  if (l->cur_end_ns > l->cur_start_ns) add_busy(l, l->cur_start_ns, l->cur_end_ns);
+  l->cur_start_ns = l->cur_end_ns = INT64_MIN;
+  dlv_jbuf_lit(b, "\"bins\":[");
+  int first = 1;
+  for (int i = 0; i < l->width; i++) {
+    const dlv_lod_bin *bn = &l->bins[i];
+    if (!bn->count && !bn->busy_ns) continue;
+    key_int(b, first ? "{\"start\":" : ",{\"start\":", edge(l, i));
+    key_int(b, ",\"end\":", edge(l, i + 1));
+    key_int(b, ",\"busy\":", bn->busy_ns);
+    key_int(b, ",\"count\":", bn->count);
+    dlv_jbuf_lit(b, ",\"name\":");
+    if (bn->name) dlv_jbuf_str(b, bn->name);
+    else dlv_jbuf_lit(b, "null");
+    dlv_jbuf_lit(b, "}");
+    first = 0;
+  }
+  dlv_jbuf_lit(b, "]");
+}
+
+void dlv_lod_json(dlv_lod *l, dlv_jbuf *b) {
+  if (l->bins) bins_json(l, b);
+  else events_json(l, b);
+}
+
+void dlv_lod_free(dlv_lod *l) {
+  for (int k = 0; k < l->n_ev; k++) free(l->ev[k].name);
+  free(l->ev);
+  if (l->bins)
+    for (int i = 0; i < l->width; i++) free(l->bins[i].name);
+  free(l->bins);
+  l->ev = NULL;
+  l->bins = NULL;
+  l->n_ev = 0;
+}
