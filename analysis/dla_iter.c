@@ -67,9 +67,7 @@ static int cut_off_last_step(const dla_ctx *c, int64_t *len, int64_t *median) {
   int64_t *d = malloc((size_t)(n - 1) * sizeof *d);
   if (!d) return 0; /* no memory: no finding, the range as asked */
   for (int64_t i = 0; i < n - 1; i++) d[i] = dla__iter_dur(c, i);
-  dla__qsort(d, (size_t)(n - 1), sizeof *d, cmp_i64);
-  /* of an even count, the mean of the two middle values */
-  *median = (n - 1) % 2 ? d[(n - 1) / 2] : (d[(n - 1) / 2 - 1] + d[(n - 1) / 2]) / 2;
+  *median = dla__median_i64(d, (size_t)(n - 1));
   free(d);
   return (double)*len < (double)*median * DLA_CUT_STEP_PCT / 100.0;
 }

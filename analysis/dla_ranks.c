@@ -68,16 +68,10 @@ static int cmp_row(const void *x, const void *y) {
   return (a->device_id > b->device_id) - (a->device_id < b->device_id);
 }
 
-static int cmp_i64(const void *x, const void *y) {
-  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-  return (a > b) - (a < b);
-}
-
 /* The median of field at byte offset off of the rows (scratch: n int64s). */
 static int64_t median(const dldb_dl_rank_row *r, size_t n, size_t off, int64_t *scratch) {
   for (size_t i = 0; i < n; i++) memcpy(&scratch[i], (const char *)&r[i] + off, sizeof(int64_t));
-  dla__qsort(scratch, n, sizeof *scratch, cmp_i64);
-  return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+  return dla__median_i64(scratch, n);
 }
 
 static int64_t own_time(const dldb_dl_rank_row *r) { return r->wall_ns - r->exposed_comm_ns; }
@@ -103,8 +97,7 @@ static int straggler(dldb_dl_rank_row *r, size_t n, dla_facts *f) {
   }
   for (size_t i = 0; i < n; i++) r[i].wait_ns = r[i].exposed_comm_ns - r[least].exposed_comm_ns;
   memcpy(scratch, own, n * sizeof *own);
-  dla__qsort(scratch, n, sizeof *scratch, cmp_i64);
-  int64_t med = n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+  int64_t med = dla__median_i64(scratch, n);
   int64_t excess = own[s] - med, lost = 0;
   for (size_t i = 0; i < n; i++)
     if (i != s && r[i].exposed_comm_ns > r[s].exposed_comm_ns)

@@ -310,11 +310,12 @@ static void rate(dla_shape_row *r, const dla_peak *p) {
   }
 }
 
+/* Part of "analysing the timeline" (dla_iter.c starts it, the rules end
+ * it): progress phases do not nest, so this one reports none of its own. */
 int dla__shapes_run(dla_ctx *c) {
   if (!(c->shapes = calloc(1, sizeof *c->shapes))) return DL_ENOMEM;
   c->shapes->mfu_peak_tflops = NAN;
   if (c->nr == 0) return DL_OK;
-  dla__progress(c, "op shapes and perf models", 0, 1);
   int32_t *row_of = malloc(c->nr * sizeof *row_of);
   if (!row_of) return DL_ENOMEM;
   int rc = group_instances(c, row_of);
@@ -326,7 +327,6 @@ int dla__shapes_run(dla_ctx *c) {
   for (size_t i = 0; rc == DL_OK && i < c->shapes->n; i++)
     rate(&c->shapes->v[i], peak_of(&gn, c->shapes->v[i].device));
   c->shapes->mfu_peak_tflops = mfu_peak(c->shapes);
-  if (rc == DL_OK) dla__progress(c, "op shapes and perf models", 1, 1);
   return rc;
 }
 

@@ -204,3 +204,13 @@ void dla__sort_keys(int64_t *v, size_t n) {
   while (shift < 56 && (maxv >> shift) > 0xff) shift += 8;
   flag_sort(v, n, shift);
 }
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+int64_t dla__median_i64(int64_t *v, size_t n) {
+  dla__sort(v, n, sizeof *v, cmp_i64);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

@@ -20,6 +20,10 @@ static inline void dla__qsort(void *base, size_t n, size_t size,
   dla__sort(base, n, size, cmp);
 }
 
+/* Sorts v (n > 0 values) ascending, in place, and returns their median: of
+ * an even count, the mean of the two middle values. */
+int64_t dla__median_i64(int64_t *v, size_t n);
+
 /* Sorts non-negative keys ascending, in place, without a buffer (the time
  * sweeps' events). */
 void dla__sort_keys(int64_t *v, size_t n);

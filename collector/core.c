@@ -6,8 +6,10 @@
  * the writer for a commit and calls it: the application decides what
  * happens. When it was SIG_DFL (the process is about to die), ours asks
  * the writer thread for its final round, waits for its acknowledgement on
- * a pipe for at most 3 s (poll() and write() are async-signal-safe), then
- * restores SIG_DFL and re-raises the signal.
+ * a pipe for at most FINAL_WAIT_MS (poll() and write() are
+ * async-signal-safe), then restores SIG_DFL and re-raises the signal. The
+ * wait is long enough for a loaded machine to commit what was recorded,
+ * and bounded, so that a stuck writer never keeps the process alive.
  */
 #include "core.h"
 
@@ -39,6 +41,8 @@ static dlc_writer *writer;
 static dlc_strtab *names;
 static void (*_Atomic nvtx_drain)(void *ctx, dlc_writer *w);
 static void (*_Atomic cupti_final)(void);
+
+#define FINAL_WAIT_MS 10000 /* the final round's acknowledgement, on a fatal signal */
 
 static const int caught[] = {SIGINT, SIGTERM, SIGABRT, SIGSEGV, SIGBUS};
 static struct sigaction previous[NSIG];
@@ -157,7 +161,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
   if (!atomic_exchange(&shut_down, 1)) {
     struct pollfd pfd = {.fd = ack_rd, .events = POLLIN};
     dlc_writer_signal(writer, 1, ack_wr);
-    poll(&pfd, 1, 3000);
+    poll(&pfd, 1, FINAL_WAIT_MS);
   }
 chain:
   if (p->sa_flags & SA_SIGINFO) {

@@ -127,7 +127,10 @@ const lines = (loc) =>
 
 test('clover: at 800 px the GPU columns keep each GPU on one line', async () => {
   const page = await open('clover', '', 800);
-  const gpu = await lines(page.locator('[data-panel="communication"] tbody td:first-child'));
+  // the panel's rows come with its own answer, which may land after the page settles
+  const cells = page.locator('[data-panel="communication"] tbody td:first-child');
+  await cells.nth(3).waitFor({ timeout: 15000 });
+  const gpu = await lines(cells);
   assert.equal(gpu.length, 4);
   for (const [t, n] of gpu) assert.equal(n, 1, `dashboard GPU cell "${t}" takes ${n} lines at 800 px`);
   assert.match(gpu[0][0], /^0 – NVIDIA A100-SXM4-80GB$/);

@@ -716,7 +716,11 @@ export default {
     let built = null;
     let route = route0;
     let gone = false;
+    // the layout waits for whether the profile ran on a GPU: loading till then
+    const deciding = loading();
+    root.append(deciding);
     gpuActivity(ctx, env.base).then((gpu) => {
+      deciding.remove();
       if (gone) return;
       env.cpuOnly = !gpu;
       root.dataset.layout = gpu ? 'gpu' : 'cpu';
