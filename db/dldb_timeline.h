@@ -1,8 +1,10 @@
 /*
- * dldb_timeline.h - the timeline's events of one track in a time window,
- * read from view_dl_timeline_tracks and view_dl_timeline_events (ours) or,
- * in NVIDIA DLProf's files, from the same views made TEMP over its
- * read_only_* tables when the handle opens (dldb__timeline_views).
+ * dldb_timeline.h - the timeline's events and bins of one track in a time
+ * window. Our files: read by index from the packed blocks the analysis
+ * wrote (view_dl_timeline_tracks, view_dl_timeline_blocks,
+ * view_dl_timeline_names; db/dldb_tlpack.h). NVIDIA DLProf's files: from
+ * view_dl_timeline_tracks and view_dl_timeline_events made TEMP over their
+ * read_only_* tables when the handle opens (dldb__timeline_views), a scan.
  */
 #ifndef DLDB_TIMELINE_H
 #define DLDB_TIMELINE_H
@@ -31,5 +33,48 @@ typedef int (*dldb_tl_event_fn)(void *ctx, const dldb_tl_event *e);
  * or the file has no timeline views. */
 int dldb_timeline_events(dldb *db, int64_t track_id, int64_t start_ns, int64_t end_ns,
                          dldb_tl_event_fn fn, void *ctx, char *err, size_t errlen);
+
+/* One track (a row of view_dl_timeline_tracks); has_*: 0 where the column
+ * is NULL. name and kind are borrowed, valid only inside the callback. */
+typedef struct dldb_tl_track_row {
+  int64_t track_id, device_id, stream_id, pid, tid, event_count;
+  int has_device, has_stream, has_pid, has_tid;
+  const char *kind, *name;
+} dldb_tl_track_row;
+
+typedef int (*dldb_tl_track_fn)(void *ctx, const dldb_tl_track_row *t);
+
+/* Calls fn for every track in track_id order. DL_ENOTFOUND with one line
+ * when the file has no timeline views. */
+int dldb_timeline_tracks(dldb *db, dldb_tl_track_fn fn, void *ctx, char *err, size_t errlen);
+
+/* What a track offers beyond its events: bins on grids of bin_ns << 2 (l -
+ * 1) ns for levels l = 1 .. levels (levels 0: none; always so in NVIDIA's
+ * files). */
+typedef struct dldb_tl_track {
+  int64_t bin_ns;
+  int levels;
+} dldb_tl_track;
+
+/* DL_ENOTFOUND with one line when the track does not exist or the file has
+ * no timeline views. */
+int dldb_timeline_track(dldb *db, int64_t track_id, dldb_tl_track *out, char *err, size_t errlen);
+
+/* One bin of a level: [index x g, (index + 1) x g) with g its grid; busy:
+ * the union of the track's events clipped to it (ns); count: the events
+ * that start in it; name: of the one of them with the longest part inside
+ * it (best ns), NULL when none starts in it. name is borrowed, valid only
+ * inside the callback. */
+typedef struct dldb_tl_bin_row {
+  int64_t index, busy, count, best;
+  const char *name;
+} dldb_tl_bin_row;
+
+typedef int (*dldb_tl_bin_fn)(void *ctx, const dldb_tl_bin_row *b);
+
+/* Calls fn, in index order, for the bins of level (1 .. levels) of track
+ * track_id with an index in [lo, hi) that hold an event or busy time. */
+int dldb_timeline_bins(dldb *db, int64_t track_id, int level, int64_t lo, int64_t hi,
+                       dldb_tl_bin_fn fn, void *ctx, char *err, size_t errlen);
 
 #endif

@@ -15,7 +15,7 @@
 -- of a view's columns or rows; a view rewritten to give the same rows faster
 -- keeps it (a dldb written before still reads and aggregates the same).
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 ---------------------------------------------------------------------------
 -- (a) Raw records
@@ -1310,30 +1310,53 @@ SELECT 'iterations', NULL, NULL, NULL, NULL, i.start_time, i.stop_time - i.start
 FROM aggr_iterations i
 WHERE i.aggr_id = (SELECT MAX(aggr_id) FROM aggregations);
 
--- One row per track, in drawing order: iterations, GPU streams (by process,
--- device, stream), CPU threads, their ranges. busy_time is the union of the
--- track's events (ns); first_start and last_end bound them.
+-- The tracks and their events as the analysis writes them
+-- (db/dldb_tlwrite.c, from the tables above and the latest aggregation's
+-- iterations): one row per track, in drawing order (track_id): the
+-- iterations, GPU streams (by process, device, stream), CPU threads, their
+-- ranges. busy_time is the union of the track's events (ns); first_start
+-- and last_end bound them. bin_ns: the finest bins' length (levels of bins:
+-- bin_ns << 2 (level - 1), level 1 .. levels; 0: none, few events).
+CREATE TABLE dl_timeline_tracks (
+  track_id    INTEGER PRIMARY KEY,
+  kind        TEXT NOT NULL,
+  device_id   INTEGER,
+  stream_id   INTEGER,
+  pid         INTEGER,
+  tid         INTEGER,
+  name        TEXT NOT NULL,
+  event_count INTEGER NOT NULL,
+  busy_time   INTEGER NOT NULL,
+  first_start INTEGER NOT NULL,
+  last_end    INTEGER NOT NULL,
+  nccl_count  INTEGER NOT NULL,
+  bin_ns      INTEGER NOT NULL,
+  levels      INTEGER NOT NULL
+);
+
+-- A track's events (level 0) and bins (levels 1 ..), DLDB_TL_BLOCK of them
+-- a row in start order, packed (db/dldb_tlpack.h): start is the first
+-- one's start, end the largest end in the row (ns), n how many. A window
+-- reads the rows of its track and level with start < its end and end at or
+-- after its start, by the index.
+CREATE TABLE dl_timeline_blocks (
+  track_id INTEGER NOT NULL,
+  level    INTEGER NOT NULL,
+  start    INTEGER NOT NULL,
+  end      INTEGER NOT NULL,
+  n        INTEGER NOT NULL,
+  data     BLOB NOT NULL
+);
+CREATE INDEX dl_timeline_blocks_by_time ON dl_timeline_blocks(track_id, level, start, end);
+
 CREATE VIEW view_dl_timeline_tracks AS
-WITH e AS (
-  SELECT kind, pid, tid, device_id, stream_id, start, start + dur AS stop, nccl
-  FROM view_dl_timeline_events),
-r AS (
-  SELECT *, MAX(stop) OVER (PARTITION BY kind, pid, tid, device_id, stream_id
-                            ORDER BY start, stop
-                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-  FROM e),
-t AS (
-  SELECT kind, pid, tid, device_id, stream_id, COUNT(*) AS event_count,
-         SUM(MAX(0, stop - MAX(start, COALESCE(prev_end, start)))) AS busy_time,
-         MIN(start) AS first_start, MAX(stop) AS last_end, SUM(nccl) AS nccl_count
-  FROM r GROUP BY kind, pid, tid, device_id, stream_id)
-SELECT ROW_NUMBER() OVER (ORDER BY CASE kind WHEN 'iterations' THEN 0 WHEN 'gpu_stream' THEN 1
-                                             WHEN 'cpu_thread' THEN 2 ELSE 3 END,
-                                   pid, device_id, stream_id, tid) AS track_id,
-       kind, device_id, stream_id, pid, tid,
-       CASE kind WHEN 'iterations' THEN 'Iterations'
-                 WHEN 'gpu_stream' THEN 'GPU ' || device_id || ' stream ' || stream_id
-                 WHEN 'cpu_thread' THEN 'CUDA API, thread ' || tid
-                 ELSE 'Ranges, thread ' || tid END AS name,
-       event_count, busy_time, first_start, last_end, nccl_count
-FROM t;
+SELECT track_id, kind, device_id, stream_id, pid, tid, name, event_count, busy_time,
+       first_start, last_end, nccl_count, bin_ns, levels
+FROM dl_timeline_tracks;
+
+CREATE VIEW view_dl_timeline_blocks AS
+SELECT track_id, level, start, end, n, data FROM dl_timeline_blocks;
+
+-- The texts the blocks' tags name (dldb_tlpack.h).
+CREATE VIEW view_dl_timeline_names AS
+SELECT id, value AS name FROM strings;

@@ -4,20 +4,25 @@
  * most W of them, else at most W bins (lod.h).
  *
  * Data flow: the query string checked (400 before any I/O) -> the run's
- * handle -> the track's events in start order (db/dldb_timeline.h) -> the
- * level of detail -> one JSON object. Answers are not cached: each is
+ * handle -> the track's stored bins and events (db/dldb_timeline.h) -> the
+ * level of detail -> one JSON object. A window of many events reads the
+ * coarsest level of bins that still has TIMELINE_MIN_CELLS cells in it, and
+ * the raw events of its first and last cell only; else (few events, or a
+ * file without bins) its raw events. Answers are not cached: each is
  * bounded by the width.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lod.h"
 #include "routes.h"
 
 #define TIMELINE_WIDTH_DEFAULT 1000
 #define TIMELINE_WIDTH_MAX 10000
+#define TIMELINE_MIN_CELLS 1024 /* the raw edges are each at most a 1024th of the window */
 #define TIMELINE_T_MAX (INT64_C(1) << 61) /* |start|, |end| (ns): end - start cannot overflow */
 
 typedef struct tl_args {
@@ -60,6 +65,61 @@ static int parse(dlv_req *r, tl_args *a) {
   return 0;
 }
 
+/* The level of bins to read for a, 0: none (read the raw events). */
+static int pick_level(const tl_args *a, const dldb_tl_track *t, int64_t *grid_ns) {
+  int64_t len = a->end_ns - a->start_ns;
+  int64_t cell = len / (a->width > TIMELINE_MIN_CELLS ? a->width : TIMELINE_MIN_CELLS);
+  int level = 0;
+  for (int k = 1; k <= t->levels && k < 31; k++) {
+    int64_t g = t->bin_ns << (2 * (k - 1));
+    if (g > cell) break;
+    level = k;
+    *grid_ns = g;
+  }
+  return level;
+}
+
+static int64_t floor_div(int64_t t, int64_t g) {
+  int64_t q = t / g;
+  return (t % g != 0 && t < 0) ? q - 1 : q;
+}
+
+/* Fills l from the stored bins of level with the raw events of the first
+ * and last cell; leaves l empty (freed) when it counts at most the width. */
+static int from_bins(dldb *db, const tl_args *a, int level, int64_t g, dlv_lod *l, char *err,
+                     size_t errlen) {
+  dlv_lod_init_grid(l, a->start_ns, a->end_ns, g, (int)a->width);
+  dlv_lod_edge(l, 0);
+  int rc = dldb_timeline_events(db, a->track_id, a->start_ns, l->clip_hi, dlv_lod_add_edge, l,
+                                err, errlen);
+  if (rc == DL_OK)
+    rc = dldb_timeline_bins(db, a->track_id, level, l->c0 + 1, floor_div(a->end_ns - 1, g),
+                            dlv_lod_add_cell, l, err, errlen);
+  if (rc == DL_OK) {
+    dlv_lod_edge(l, 1);
+    rc = dldb_timeline_events(db, a->track_id, l->clip_lo, a->end_ns, dlv_lod_add_edge, l, err,
+                              errlen);
+  }
+  if (rc == DL_OK && !l->oom && dlv_lod_count(l) <= a->width) dlv_lod_free(l);
+  return rc;
+}
+
+/* Fills l with the window's level of detail. */
+static int summarize(dldb *db, const tl_args *a, dlv_lod *l, char *err, size_t errlen) {
+  dldb_tl_track t;
+  int rc = dldb_timeline_track(db, a->track_id, &t, err, errlen);
+  if (rc) return rc;
+  int64_t g = 0;
+  int level = pick_level(a, &t, &g);
+  if (level) {
+    rc = from_bins(db, a, level, g, l, err, errlen);
+    if (rc || l->oom || l->bins) return rc;
+  }
+  dlv_lod_init(l, a->start_ns, a->end_ns, (int)a->width);
+  return dldb_timeline_events(db, a->track_id, a->start_ns, a->end_ns, dlv_lod_add, l, err,
+                              errlen);
+}
+
 int api_timeline(dlv_req *r) {
   tl_args a;
   int status = parse(r, &a);
@@ -69,9 +129,8 @@ int api_timeline(dlv_req *r) {
   if ((status = dlv_req_db(r, &db)) != 0) return status;
   dlv_lod l;
   char err[512];
-  dlv_lod_init(&l, a.start_ns, a.end_ns, (int)a.width);
-  int rc = dldb_timeline_events(db, a.track_id, a.start_ns, a.end_ns, dlv_lod_add, &l, err,
-                                sizeof err);
+  memset(&l, 0, sizeof l);
+  int rc = summarize(db, &a, &l, err, sizeof err);
   if (rc == DL_ENOTFOUND) {
     status = dlv_send_error(r, 404, "not_found", "%s", err);
   } else if (rc) {

@@ -29,16 +29,26 @@ void dlv_lod_init(dlv_lod *l, int64_t start_ns, int64_t end_ns, int width) {
 /* The products are 128-bit: a window may be up to 2^62 ns long.
  * The bin holding t (start <= t < end), and bin i's first ns: bin i holds
  * [edge(i), edge(i + 1)) with edge(i) = start + ceil(len * i / width). */
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The grid's cell of t (floor division). */
+static int64_t cell_of(const dlv_lod *l, int64_t t) {
+  int64_t q = t / l->grid_ns;
+  return (t % l->grid_ns != 0 && t < 0) ? q - 1 : q;
+}
+
 static int bin_of(const dlv_lod *l, int64_t t) {
+  if (l->grid_ns) return (int)min64(l->width - 1, (cell_of(l, t) - l->c0) / l->group);
   return (int)((__int128)(t - l->start_ns) * l->width / (l->end_ns - l->start_ns));
 }
 static int64_t edge(const dlv_lod *l, int i) {
+  if (l->grid_ns)
+    return i <= 0 ? l->start_ns
+                  : max64(l->start_ns, min64(l->end_ns, (l->c0 + i * l->group) * l->grid_ns));
   int64_t len = l->end_ns - l->start_ns;
   return l->start_ns + (int64_t)(((__int128)len * i + l->width - 1) / l->width);
 }
-
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Adds the busy interval [a, b), clipped to the window, to the bins. */
 static void add_busy(dlv_lod *l, int64_t a, int64_t b) {
@@ -52,31 +62,39 @@ static void add_busy(dlv_lod *l, int64_t a, int64_t b) {
   }
 }
 
+/* Keeps name as bin i's if it covers more of it (cover ns) than any before. */
+static void name_bin(dlv_lod *l, int i, int64_t cover, const char *name) {
+  dlv_lod_bin *bn = &l->bins[i];
+  if (bn->name && cover <= bn->best_ns) return;
+  char *copy = strdup(name);
+  if (!copy) {
+    l->oom = 1;
+    return;
+  }
+  free(bn->name);
+  bn->name = copy;
+  bn->best_ns = cover;
+}
+
+/* Extends the busy union by [start, stop) (starts in order). */
+static void extend(dlv_lod *l, int64_t start, int64_t stop) {
+  if (start > l->cur_end_ns) {
+    if (l->cur_end_ns > l->cur_start_ns) add_busy(l, l->cur_start_ns, l->cur_end_ns);
+    l->cur_start_ns = start;
+    l->cur_end_ns = stop;
+  } else if (stop > l->cur_end_ns) {
+    l->cur_end_ns = stop;
+  }
+}
+
 /* Counts an event in the bin it starts in (clipped) and keeps its name if it
  * covers more of that bin than any before; then extends the busy union. */
 static void bin_event(dlv_lod *l, int64_t start, int64_t dur, const char *name) {
   int64_t s = max64(start, l->start_ns);
   int i = bin_of(l, s);
-  dlv_lod_bin *bn = &l->bins[i];
-  int64_t cover = min64(start + dur, edge(l, i + 1)) - s;
-  bn->count++;
-  if (!bn->name || cover > bn->best_ns) {
-    char *copy = strdup(name);
-    if (!copy) {
-      l->oom = 1;
-    } else {
-      free(bn->name);
-      bn->name = copy;
-      bn->best_ns = cover;
-    }
-  }
-  if (start > l->cur_end_ns) {
-    if (l->cur_end_ns > l->cur_start_ns) add_busy(l, l->cur_start_ns, l->cur_end_ns);
-    l->cur_start_ns = start;
-    l->cur_end_ns = start + dur;
-  } else if (start + dur > l->cur_end_ns) {
-    l->cur_end_ns = start + dur;
-  }
+  l->bins[i].count++;
+  name_bin(l, i, min64(start + dur, edge(l, i + 1)) - s, name);
+  extend(l, start, start + dur);
 }
 
 /* Events mode to bins mode: the kept events go into the bins. */
@@ -121,6 +139,54 @@ int dlv_lod_add(void *ctx, const dldb_tl_event *e) {
   snprintf(v->category, sizeof v->category, "%s", e->category);
   l->n_ev++;
   return 0;
+}
+
+void dlv_lod_init_grid(dlv_lod *l, int64_t start_ns, int64_t end_ns, int64_t grid_ns, int width) {
+  dlv_lod_init(l, start_ns, end_ns, width);
+  l->grid_ns = grid_ns;
+  l->c0 = cell_of(l, start_ns);
+  int64_t cells = cell_of(l, end_ns - 1) - l->c0 + 1;
+  l->group = (cells + width - 1) / width;
+  l->width = (int)((cells + l->group - 1) / l->group);
+  l->bins = calloc((size_t)l->width, sizeof *l->bins);
+  if (!l->bins) l->oom = 1;
+}
+
+int dlv_lod_add_cell(void *ctx, const dldb_tl_bin_row *b) {
+  dlv_lod *l = ctx;
+  if (l->oom) return 1;
+  int i = bin_of(l, b->index * l->grid_ns);
+  l->bins[i].busy_ns += b->busy;
+  l->bins[i].count += b->count;
+  if (b->name) name_bin(l, i, b->best, b->name);
+  return l->oom;
+}
+
+void dlv_lod_edge(dlv_lod *l, int last) {
+  int64_t c = last ? cell_of(l, l->end_ns - 1) : l->c0;
+  l->clip_lo = last ? max64(l->start_ns, c * l->grid_ns) : l->start_ns;
+  l->clip_hi = last ? l->end_ns : min64(l->end_ns, (c + 1) * l->grid_ns);
+}
+
+int dlv_lod_add_edge(void *ctx, const dldb_tl_event *e) {
+  dlv_lod *l = ctx;
+  if (l->oom) return 1;
+  int64_t stop = min64(e->start_ns + e->dur_ns, l->clip_hi);
+  if (e->start_ns >= l->clip_lo || l->clip_lo == l->start_ns) {
+    int64_t s = max64(e->start_ns, l->start_ns);
+    int i = bin_of(l, s);
+    l->bins[i].count++;
+    name_bin(l, i, min64(stop, edge(l, i + 1)) - s, e->name);
+  }
+  extend(l, max64(e->start_ns, l->clip_lo), stop);
+  return l->oom;
+}
+
+int64_t dlv_lod_count(const dlv_lod *l) {
+  if (!l->bins) return l->n_ev;
+  int64_t n = 0;
+  for (int i = 0; i < l->width; i++) n += l->bins[i].count;
+  return n;
 }
 
 static void key_int(dlv_jbuf *b, const char *key, int64_t v) {

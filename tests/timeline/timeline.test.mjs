@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { requireFile, shared, sql, startViewer, work } from '../server/viewer.mjs';
+import { requireFile, shared, startViewer, work } from '../server/viewer.mjs';
 
 const dlprof = process.env.DLPROF;
 const traces = join(shared, 'traces');
@@ -25,6 +25,15 @@ const kinetoInputs = [
 ];
 const nvidiaInputs = ['dlprof/no_relu/dlprof_dldb.sqlite', 'dlprof/w_Relu/dlprof_dldb_1.sqlite'];
 for (const f of [...nsysInputs, ...kinetoInputs, ...nvidiaInputs]) requireFile(join(traces, f));
+
+/** sql() of viewer.mjs, with room for the rows of a generated export. */
+function sql(db, query) {
+  const out = execFileSync('sqlite3', ['-readonly', '-json', db, query], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  return out.trim() ? JSON.parse(out) : [];
+}
 
 /** Per GPU stream key "device/stream": its events [{start, dur}] on the trace's clock. */
 function nsysStreams(path) {
@@ -91,7 +100,12 @@ function busy(events, s = -Infinity, e = Infinity) {
 
 const overlaps = (x, s, e) => x.start < e && (x.start + x.dur > s || (x.dur === 0 && x.start >= s));
 
-const runs = []; // { name, run, streams }
+// A generated export (bench/nsys_gen.c) with tracks long enough to have
+// stored bins: its wide windows are read from them (server/api_timeline.c).
+const nsysGen = process.env.NSYS_GEN;
+const genKernels = 40000;
+
+const runs = []; // { name, run, streams, generated }
 let v;
 
 before(async () => {
@@ -109,6 +123,13 @@ before(async () => {
       stdio: 'ignore',
     });
     files.push({ name: f, path: join(out, 'dlprof_dldb.sqlite'), streams: read(join(traces, f)) });
+  }
+  if (nsysGen) {
+    const exp = join(dir, 'gen.sqlite');
+    execFileSync(nsysGen, ['--kernels', String(genKernels), exp], { stdio: 'ignore' });
+    const out = join(dir, 'gen');
+    execFileSync(dlprof, [`--database=${exp}`, `--output_path=${out}`, '--force=true'], { stdio: 'ignore' });
+    files.push({ name: 'nsys_gen', path: join(out, 'dlprof_dldb.sqlite'), streams: nsysStreams(exp), generated: true });
   }
   for (const f of nvidiaInputs)
     files.push({ name: f, path: join(traces, f), streams: nvidiaStreams(join(traces, f)) });
@@ -214,4 +235,49 @@ test('bad parameters are 400, an unknown track 404', async () => {
   const res = await fetch(new URL(`/api/v1/dl_timeline?run=${r.run}&track_id=100000&start=0&end=1`, v.url));
   assert.equal(res.status, 404);
   await res.body?.cancel();
+});
+
+test('windows read from stored bins: busy time and count exact, any place and width', async (t) => {
+  const gen = runs.find((r) => r.generated);
+  if (!gen) return t.skip('NSYS_GEN not set');
+  const all = await tracks(gen);
+  assert.ok(all.some((x) => x.levels > 0), 'the generated run has stored bins');
+  let seed = 12345;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const tr of all.filter((x) => x.kind === 'gpu_stream')) {
+    const raw = gen.streams.get(`${tr.device_id}/${tr.stream_id}`);
+    const shift = tr.first_start - raw[0].start;
+    const events = raw.map((x) => ({ start: x.start + shift, dur: x.dur }));
+    const span = tr.last_end - tr.first_start;
+    const windows = [[tr.first_start, tr.last_end + 1], [tr.first_start - span, tr.last_end + span]];
+    for (let i = 0; i < 12; i++) {
+      const len = Math.max(2, Math.floor(span * (0.3 + 0.7 * rand())));
+      const s = tr.first_start + Math.floor((span - len) * rand());
+      windows.push([s, s + len]);
+    }
+    for (const [s, e] of windows) {
+      const want = events.filter((x) => overlaps(x, s, e));
+      for (const w of [1, 7, 500, 1500]) {
+        const a = await get(windowUrl(gen, tr, s, e, w));
+        const at = `${tr.name} [${s}, ${e}) w=${w}`;
+        if (want.length <= w) {
+          assert.equal(a.events.length, want.length, at);
+          continue;
+        }
+        assert.ok(a.bins.length <= w, `${at}: ${a.bins.length} bins`);
+        assert.equal(a.bins.reduce((n, b) => n + b.busy, 0), busy(want, s, e), `${at}: busy`);
+        assert.equal(a.bins.reduce((n, b) => n + b.count, 0), want.length, `${at}: count`);
+        for (const b of a.bins) {
+          assert.ok(b.busy <= b.end - b.start && b.start >= s && b.end <= e && b.start < b.end, at);
+          if (b.count) assert.equal(typeof b.name, 'string', at);
+        }
+      }
+    }
+  }
+  // every track with bins: the whole track's bins add up to its own sums
+  for (const tr of all.filter((x) => x.levels > 0)) {
+    const a = await get(windowUrl(gen, tr, tr.first_start, tr.last_end + 1, 300));
+    assert.equal(a.bins.reduce((n, b) => n + b.busy, 0), tr.busy_time, `${tr.name}: busy`);
+    assert.equal(a.bins.reduce((n, b) => n + b.count, 0), tr.event_count, `${tr.name}: count`);
+  }
 });
