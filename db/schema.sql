@@ -1360,3 +1360,51 @@ SELECT track_id, level, start, end, n, data FROM dl_timeline_blocks;
 -- The texts the blocks' tags name (dldb_tlpack.h).
 CREATE VIEW view_dl_timeline_names AS
 SELECT id, value AS name FROM strings;
+
+-- The details of one event the Timeline page selects (by event_id, the row
+-- id in its own table), and the links between a CUDA call and the kernels
+-- it launched (through the newest aggregation's aggr_kernels: the call's
+-- start, the kernel's op).
+CREATE VIEW view_dl_timeline_kernel_details AS
+SELECT k.id AS event_id, k.pid AS pid, k.device_id AS device_id, k.stream_id AS stream_id,
+       k.gpu_start_ns AS start, k.gpu_end_ns - k.gpu_start_ns AS dur, s.value AS name,
+       l.value AS long_name, k.grid_x AS grid_x, k.grid_y AS grid_y, k.grid_z AS grid_z,
+       k.block_x AS block_x, k.block_y AS block_y, k.block_z AS block_z,
+       k.registers_per_thread AS registers_per_thread, k.static_smem_bytes AS static_smem_bytes,
+       k.dynamic_smem_bytes AS dynamic_smem_bytes, k.correlation_id AS correlation_id
+FROM kernels k JOIN strings s ON s.id = k.short_name_id JOIN strings l ON l.id = k.long_name_id;
+
+CREATE VIEW view_dl_timeline_memcpy_details AS
+SELECT m.id AS event_id, m.pid AS pid, m.device_id AS device_id, m.stream_id AS stream_id,
+       m.gpu_start_ns AS start, m.gpu_end_ns - m.gpu_start_ns AS dur, m.bytes AS bytes,
+       m.copy_kind AS copy_kind, m.src_kind AS src_kind, m.dst_kind AS dst_kind,
+       m.correlation_id AS correlation_id
+FROM memcpys m;
+
+CREATE VIEW view_dl_timeline_memset_details AS
+SELECT m.id AS event_id, m.pid AS pid, m.device_id AS device_id, m.stream_id AS stream_id,
+       m.gpu_start_ns AS start, m.gpu_end_ns - m.gpu_start_ns AS dur, m.bytes AS bytes,
+       m.value AS value, m.correlation_id AS correlation_id
+FROM memsets m;
+
+CREATE VIEW view_dl_timeline_call_details AS
+SELECT c.id AS event_id, c.pid AS pid, c.tid AS tid, c.start_ns AS start,
+       c.end_ns - c.start_ns AS dur, s.value AS name, c.correlation_id AS correlation_id,
+       c.return_value AS return_value
+FROM cuda_api_calls c JOIN strings s ON s.id = c.name_id;
+
+CREATE VIEW view_dl_timeline_range_details AS
+SELECT r.id AS event_id, r.pid AS pid, r.tid AS tid, r.start_ns AS start,
+       r.end_ns - r.start_ns AS dur, s.value AS name, d.value AS domain, st.value AS call_stack
+FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id
+JOIN domains dm ON dm.id = r.domain_id JOIN strings d ON d.id = dm.name_id
+LEFT JOIN nvtx_range_stacks k ON k.range_id = r.id LEFT JOIN strings st ON st.id = k.stack_id;
+
+CREATE VIEW view_dl_timeline_launches AS
+SELECT a.aggr_id AS aggr_id, a.iter_value AS iter_value, a.kernel_id AS kernel_id,
+       a.api_start_ns AS api_start, a.api_dur_ns AS api_dur, o.op_node_id AS op_node_id,
+       o.op_node_name AS op_node_name, o.op_node_type AS op_node_type
+FROM aggr_kernels a LEFT JOIN aggr_ops o ON o.aggr_id = a.aggr_id AND o.op_idx = a.op_idx;
+
+CREATE VIEW view_dl_timeline_iterations AS
+SELECT aggr_id, iter_value, start_time FROM aggr_iterations;

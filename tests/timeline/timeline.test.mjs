@@ -281,3 +281,43 @@ test('windows read from stored bins: busy time and count exact, any place and wi
     assert.equal(a.bins.reduce((n, b) => n + b.count, 0), tr.event_count, `${tr.name}: count`);
   }
 });
+
+test('an event\'s details and its call-to-kernel links', async () => {
+  let checked = 0;
+  for (const r of runs.filter((x) => !x.name.startsWith('dlprof/'))) {
+    const gpu = (await tracks(r)).filter((x) => x.kind === 'gpu_stream');
+    for (const t of gpu) {
+      const mid = Math.floor((t.first_start + t.last_end) / 2);
+      const a = await get(windowUrl(r, t, mid, t.last_end + 1, 10000));
+      for (const e of (a.events || []).filter((x) => x.category === 'kernel').slice(0, 5)) {
+        const d = await get(`/api/v1/dl_timeline_event?run=${r.run}&category=kernel&event_id=${e.event_id}`);
+        const k = d.details;
+        assert.deepEqual([k.start, k.dur, k.name, k.device_id, k.stream_id],
+          [e.start, e.dur, e.name, t.device_id, t.stream_id], `${r.name} kernel ${e.event_id}`);
+        for (const f of ['grid_x', 'grid_y', 'grid_z', 'block_x', 'block_y', 'block_z'])
+          assert.ok(Number.isInteger(k[f]) && k[f] >= 0, `${r.name}: ${f}`);
+        const call = d.links.find((l) => l.role === 'call' && l.event_id !== null);
+        if (!call) continue;
+        const c = await get(`/api/v1/dl_timeline_event?run=${r.run}&category=cuda_api&event_id=${call.event_id}`);
+        assert.equal(c.details.correlation_id, k.correlation_id, `${r.name}: the call's correlation`);
+        assert.equal(c.details.pid, k.pid);
+        assert.ok(c.details.start <= k.start, `${r.name}: the call starts before its kernel`);
+        assert.ok(c.links.some((l) => l.role === 'kernel' && l.event_id === e.event_id && l.track_id === t.track_id),
+          `${r.name}: the call links back to kernel ${e.event_id}`);
+        const w = await get(windowUrl(r, { track_id: call.track_id }, call.start, call.start + 1, 100));
+        assert.ok(w.events.some((x) => x.event_id === call.event_id), `${r.name}: the call is on its track`);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked >= 10, `${checked} kernels with their call`);
+  const r = runs[0];
+  for (const q of ['category=kernel', 'category=x&event_id=1', 'event_id=1', 'category=kernel&event_id=-1']) {
+    const res = await fetch(new URL(`/api/v1/dl_timeline_event?run=${r.run}&${q}`, v.url));
+    assert.equal(res.status, 400, q);
+    await res.body?.cancel();
+  }
+  const res = await fetch(new URL(`/api/v1/dl_timeline_event?run=${r.run}&category=kernel&event_id=999999999`, v.url));
+  assert.equal(res.status, 404);
+  await res.body?.cancel();
+});
