@@ -113,8 +113,8 @@ static int one_int(dldb *db, const char *sql, int n, const int64_t *p, int64_t *
 }
 
 /* Emits kernel kid as a "kernel" link when it is pid's launch corr. */
-static int emit_kernel(dldb *db, int64_t kid, int64_t pid, int64_t corr, dldb_tl_link_fn fn,
-                       void *ctx, char *err, size_t errlen) {
+static int emit_kernel(dldb *db, int64_t kid, int64_t pid, int64_t corr, int64_t iter,
+                       dldb_tl_link_fn fn, void *ctx, char *err, size_t errlen) {
   sqlite3_stmt *st = dldb__stmt_get(db, kernel_sql, err, errlen);
   if (!st) return DL_EIO;
   sqlite3_bind_int64(st, 1, kid);
@@ -127,6 +127,7 @@ static int emit_kernel(dldb *db, int64_t kid, int64_t pid, int64_t corr, dldb_tl
       return DL_EIO;
     }
     dldb_tl_link l = {.role = "kernel", .category = "kernel", .track_id = track, .event_id = kid,
+                      .iter_value = iter,
                       .start_ns = sqlite3_column_int64(st, 3),
                       .dur_ns = sqlite3_column_int64(st, 4),
                       .name = (const char *)sqlite3_column_text(st, 5)};
@@ -176,7 +177,7 @@ static int call_links(dldb *db, int64_t id, dldb_tl_link_fn fn, void *ctx, char 
   dldb__stmt_done(ks);
   rc = DL_OK;
   for (int i = 0; rc == DL_OK && i < n; i++)
-    rc = emit_kernel(db, kids[i], pid, corr, fn, ctx, err, errlen);
+    rc = emit_kernel(db, kids[i], pid, corr, iter, fn, ctx, err, errlen);
   return rc;
 }
 
@@ -271,7 +272,7 @@ static int kernel_links(dldb *db, int64_t id, dldb_tl_link_fn fn, void *ctx, cha
     int64_t api_start = sqlite3_column_int64(ls, 0), api_dur = sqlite3_column_int64(ls, 1);
     int has_op = txt[0] != NULL;
     dldb__stmt_done(ls);
-    dldb_tl_link l = {.role = "call", .category = "cuda_api", .name = name,
+    dldb_tl_link l = {.role = "call", .category = "cuda_api", .name = name, .iter_value = iter[i],
                       .op_node_id = has_op ? op_id : NULL, .op_node_name = has_op ? op_name : NULL,
                       .op_node_type = has_op ? op_type : NULL};
     rc = find_call(db, &k, api_start, api_dur, &l, name, err, errlen);

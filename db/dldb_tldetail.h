@@ -39,6 +39,7 @@ int dldb_timeline_detail(dldb *db, const char *category, int64_t event_id, dldb_
 typedef struct dldb_tl_link {
   const char *role, *category, *name;
   int64_t track_id, event_id, start_ns, dur_ns;
+  int64_t iter_value; /* the kernel's iteration in the newest aggregation */
   const char *op_node_id, *op_node_name, *op_node_type;
 } dldb_tl_link;
 

@@ -61,6 +61,8 @@ static int link_json(void *ctx, const dldb_tl_link *l) {
     if (l->event_id) dlv_jbuf_int(b, v[i]);
     else dlv_jbuf_lit(b, "null");
   }
+  dlv_jbuf_lit(b, ",\"iter_value\":");
+  dlv_jbuf_int(b, l->iter_value);
   opt_str(b, ",\"op_node_id\":", l->op_node_id);
   opt_str(b, ",\"op_node_name\":", l->op_node_name);
   opt_str(b, ",\"op_node_type\":", l->op_node_type);

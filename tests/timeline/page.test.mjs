@@ -4,12 +4,22 @@
 // W/S and the wheel zoom (the URL's window follows); a click on a kernel
 // shows its name; the search box highlights matching events; a click on an
 // iteration bar of the Iterations page opens the timeline on that
-// iteration's range. No console errors.
+// iteration's range. A selected kernel shows its grid, block, op (links to
+// the Ops and Kernels by Op pages) and CUDA call, with an arrow from the
+// call; "Show" selects the call. "Export window" builds Chrome trace JSON
+// that Python's json loads (check_chrome.py) with the window's kernel
+// count. No console errors.
 // Run: node tests/web/run.mjs tests/timeline/page.test.mjs (env of tests/web).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DDP_KINETO, sql, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 let dbs, servers, browser, stop;
 
@@ -122,5 +132,68 @@ test('a click on an iteration bar opens the timeline on its range', async () => 
   const d = await data(page);
   assert.equal(Number(d.start), it.start_time);
   assert.equal(Number(d.end), it.stop_time);
+  assert.deepEqual(page.problems, []);
+});
+
+/** Opens the timeline around the longest kernel and clicks it; returns it. */
+async function clickKernel() {
+  const k = sql(dbs.ddp, `SELECT e.start, e.dur, e.name, e.event_id, t.track_id FROM view_dl_timeline_events e
+    JOIN view_dl_timeline_tracks t ON t.kind = e.kind AND t.device_id = e.device_id AND t.stream_id = e.stream_id AND t.pid = e.pid
+    WHERE e.kind = 'gpu_stream' AND e.category = 'kernel' AND e.dur > 100000 ORDER BY e.dur DESC LIMIT 1`)[0];
+  const page = await open(`#/timeline?start=${k.start - 4 * k.dur}&end=${k.start + 5 * k.dur}`);
+  const d = await data(page);
+  const y = JSON.parse(d.rows).find((r) => r[0] === k.track_id)[1];
+  const box = await page.locator('canvas.timeline-canvas').boundingBox();
+  const headW = 220;
+  const x = headW + ((k.start + k.dur / 2 - Number(d.start)) / (Number(d.end) - Number(d.start))) * (box.width - headW);
+  await page.mouse.click(box.x + x, box.y + y);
+  await page.waitForFunction((n) => document.querySelector('#timeline-details').dataset.name === n, k.name);
+  return { page, k };
+}
+
+test('a selected kernel shows grid, block, op and its CUDA call, with the arrow from the call', async () => {
+  const { page, k } = await clickKernel();
+  await page.waitForFunction(() => Number(document.querySelector('#timeline-details').dataset.links) > 0, null, { timeout: 20000 });
+  const text = await page.locator('#timeline-details').innerText();
+  assert.match(text, /Grid\s+\d+ × \d+ × \d+/);
+  assert.match(text, /Block\s+\d+ × \d+ × \d+/);
+  assert.match(text, /CUDA call/);
+  const op = await page.locator('#timeline-details a.timeline-op-link').getAttribute('href');
+  assert.match(op, /#\/ops\?.*op=/);
+  const flow = await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas').dataset.flow);
+  assert.match(await flow.jsonValue(), new RegExp(`>${k.track_id}:${k.start}$`), 'the arrow ends at the kernel');
+  await page.click('#timeline-details button.timeline-go[data-role="call"]');
+  await page.waitForFunction((t) => !new RegExp(`sel=${t}%3A|sel=${t}:`).test(location.hash) && /sel=/.test(location.hash), k.track_id);
+  const [track, start] = decodeURIComponent(hashParams(page).sel).split(':').map(Number);
+  const call = sql(dbs.ddp, `SELECT kind FROM view_dl_timeline_tracks WHERE track_id = ${track}`)[0];
+  assert.equal(call.kind, 'cpu_thread');
+  assert.ok(start <= k.start, 'the call starts before its kernel');
+  assert.deepEqual(page.problems, []);
+});
+
+test('Export window: Chrome trace JSON with the window\'s kernels', async () => {
+  const { page } = await clickKernel();
+  await page.evaluate(() => {
+    window.__blobs = [];
+    const orig = URL.createObjectURL;
+    URL.createObjectURL = (b) => {
+      window.__blobs.push(b);
+      return orig(b);
+    };
+  });
+  const d = await data(page);
+  await page.click('#timeline-export');
+  await page.waitForFunction(() => document.querySelector('#timeline-export').dataset.exported !== undefined, null, { timeout: 60000 });
+  const json = await page.evaluate(() => window.__blobs[0].text());
+  const dir = join(process.env.DL_WEB_ARTIFACTS || '/tmp', 'timeline_export');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'window.json');
+  writeFileSync(file, json);
+  const got = JSON.parse(execFileSync('python3', [join(here, 'check_chrome.py'), file], { encoding: 'utf8' }));
+  const [s, e] = [Number(d.start), Number(d.end)];
+  const want = sql(dbs.ddp, `SELECT COUNT(*) AS n FROM view_dl_timeline_events WHERE category = 'kernel'
+    AND start < ${e} AND (start + dur > ${s} OR (dur = 0 AND start >= ${s}))`)[0].n;
+  assert.ok(want > 0);
+  assert.equal(got.kernels, want);
   assert.deepEqual(page.problems, []);
 });

@@ -7,8 +7,12 @@
 // the ruler; a click selects an event and shows its details; the search box
 // highlights events whose name holds the text. Group headers collapse. The
 // URL holds the window (start, end in ns), the selection (sel=track:start)
-// and the search (q). Names reach the page through textContent and canvas
-// fillText only.
+// and the search (q). A selected event's details come from
+// /api/v1/dl_timeline_event: grid and block, its op (links to the Ops and
+// Kernels by Op pages), its CUDA call or kernels (an arrow from the call to
+// the kernel, a button that selects the other end). "Export window"
+// downloads the window's events as Chrome trace JSON. Names reach the page
+// through textContent and canvas fillText only.
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
@@ -37,6 +41,9 @@ function colorOf(name, nccl) {
   return `hsl(${Math.abs(x) % 360} 55% 55%)`;
 }
 
+/** The categories /api/v1/dl_timeline_event details. */
+const DETAIL_CATEGORIES = new Set(['kernel', 'memcpy', 'memset', 'cuda_api', 'range']);
+
 const num = (v, d) => (v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? d : Number(v));
 
 export default {
@@ -44,7 +51,8 @@ export default {
   title: 'Timeline',
   needs: ['view_dl_timeline_tracks'],
   visible: (ctx) => ctx.has('view_dl_timeline_tracks'),
-  mount(root) {
+  mount(root, ctx) {
+    const base = () => (ctx && ctx.base ? ctx.base(router.current()) : {});
     const search = h('input', {
       type: 'search',
       class: 'input',
@@ -60,7 +68,12 @@ export default {
       'aria-label': 'Timeline: tracks over time; drag to pan, wheel or W/S to zoom, A/D to pan',
     });
     const details = h('div', { class: 'timeline-details', id: 'timeline-details' }, 'Click an event for its details.');
-    const c = card('Timeline', { id: 'timeline', tools: [measure, search] });
+    const exportBtn = h(
+      'button',
+      { type: 'button', class: 'btn btn-small', id: 'timeline-export', title: 'Download the window as Chrome trace JSON (Perfetto, chrome://tracing)' },
+      'Export window',
+    );
+    const c = card('Timeline', { id: 'timeline', tools: [measure, search, exportBtn] });
     c.body.append(h('div', { class: 'timeline-wrap' }, canvas), details);
     const hint = h(
       'div',
@@ -79,6 +92,7 @@ export default {
       data: new Map(), // track_id -> answer of the current window
       rows: [], // drawn rows: {y, h, group, track}
       sel: null, // {track_id, start}
+      flow: null, // {from: {track_id, start}, to: {track_id, start}}: a CUDA call and its kernel
       q: '',
       measure: null, // [t0, t1]
       seq: 0,
@@ -178,6 +192,7 @@ export default {
         g.restore();
         g.globalAlpha = 1;
       }
+      drawFlow(g);
       if (st.measure) {
         const [a, b] = st.measure;
         g.fillStyle = 'rgba(59,130,246,0.15)';
@@ -188,6 +203,39 @@ export default {
       canvas.dataset.highlighted = String(lit);
       canvas.dataset.start = String(Math.round(st.start));
       canvas.dataset.end = String(Math.round(st.end));
+    }
+
+    /** The arrow from the selected CUDA call to its kernel (or back), when both rows show. */
+    function drawFlow(g) {
+      const f = st.flow;
+      const rowOf = (id) => st.rows.find((r) => r.track && r.track.track_id === id);
+      const ra = f && rowOf(f.from.track_id);
+      const rb = f && rowOf(f.to.track_id);
+      canvas.dataset.flow = ra && rb ? `${f.from.track_id}:${f.from.start}>${f.to.track_id}:${f.to.start}` : '';
+      if (!ra || !rb) return;
+      const x0 = xOf(f.from.start);
+      const y0 = ra.y + ra.h / 2;
+      const x1 = xOf(f.to.start);
+      const y1 = rb.y + rb.h / 2;
+      g.save();
+      g.beginPath();
+      g.rect(HEAD_W, RULER_H, width(), canvas.clientHeight);
+      g.clip();
+      g.strokeStyle = '#1d4ed8';
+      g.fillStyle = '#1d4ed8';
+      g.lineWidth = 1.5;
+      g.beginPath();
+      g.moveTo(x0, y0);
+      g.lineTo(x1, y1);
+      g.stroke();
+      const ang = Math.atan2(y1 - y0, x1 - x0);
+      g.beginPath();
+      g.moveTo(x1, y1);
+      g.lineTo(x1 - 8 * Math.cos(ang - 0.4), y1 - 8 * Math.sin(ang - 0.4));
+      g.lineTo(x1 - 8 * Math.cos(ang + 0.4), y1 - 8 * Math.sin(ang + 0.4));
+      g.closePath();
+      g.fill();
+      g.restore();
     }
 
     function drawRuler(g) {
@@ -274,6 +322,7 @@ export default {
       const slack = ((st.end - st.start) / width()) * 2;
       const e = (a && a.events ? a.events : []).find((v) => t >= v.start - slack && t <= v.start + v.dur + slack);
       st.sel = e ? { track_id: r.track.track_id, start: e.start } : null;
+      st.flow = null;
       showDetails(r.track, e);
       saveUrl();
       draw();
@@ -304,6 +353,76 @@ export default {
         ),
       );
       details.dataset.name = e.name;
+      st.flow = null;
+      if (!DETAIL_CATEGORIES.has(e.category)) return;
+      const want = `${track.track_id}:${e.start}`;
+      get('dl_timeline_event', { category: e.category, event_id: e.event_id }, { quiet: true })
+        .then((d) => {
+          if (!st.sel || `${st.sel.track_id}:${st.sel.start}` !== want) return;
+          showMore(track, e, d);
+        })
+        .catch(() => {});
+    }
+
+    /** The event's details and links (a kernel's call and op, a call's kernels). */
+    function showMore(track, e, d) {
+      const k = d.details || {};
+      const row = (label, ...v) => h('tr', null, h('th', null, label), h('td', null, ...v));
+      const xyz = (p) => [k[`${p}_x`], k[`${p}_y`], k[`${p}_z`]].join(' × ');
+      const rows = [];
+      if (k.device_id !== undefined && k.stream_id !== undefined) rows.push(row('Stream', `GPU ${k.device_id}, stream ${k.stream_id}`));
+      if (k.grid_x !== undefined) rows.push(row('Grid', xyz('grid')), row('Block', xyz('block')));
+      if (k.registers_per_thread !== undefined) rows.push(row('Registers / thread', fmtInt(k.registers_per_thread)));
+      if (k.long_name) rows.push(row('Full name', h('code', null, k.long_name)));
+      if (k.bytes !== undefined) rows.push(row('Bytes', fmtInt(k.bytes)));
+      if (k.domain) rows.push(row('Domain', k.domain));
+      if (k.call_stack) rows.push(row('Call stack', h('pre', { class: 'timeline-stack' }, k.call_stack.split(';').join('\n'))));
+      for (const l of d.links || []) {
+        if (l.op_node_id) {
+          rows.push(
+            row(
+              'Op',
+              h('a', { href: router.href('ops', { ...base(), op: l.op_node_id }), class: 'timeline-op-link' }, l.op_node_name || l.op_node_id),
+              ' ',
+              h(
+                'a',
+                { href: router.href('kernels_by_op', { ...base(), iter: l.iter_value, op: l.op_node_id }), class: 'timeline-kernels-link' },
+                `its kernels in iteration ${l.iter_value}`,
+              ),
+            ),
+          );
+        }
+        if (l.event_id === null) continue;
+        const label = l.role === 'call' ? 'CUDA call' : 'Kernel';
+        const go = h('button', { type: 'button', class: 'btn btn-small timeline-go', 'data-role': l.role }, 'Show');
+        go.addEventListener('click', () => selectLinked(l));
+        rows.push(row(label, `${l.name} · ${fmtTime(l.dur)} `, go));
+        const from = l.role === 'call' ? { track_id: l.track_id, start: l.start } : { track_id: track.track_id, start: e.start };
+        const to = l.role === 'call' ? { track_id: track.track_id, start: e.start } : { track_id: l.track_id, start: l.start };
+        if (!st.flow) st.flow = { from, to };
+      }
+      const body = details.querySelector('tbody');
+      if (body) body.append(...rows);
+      details.dataset.links = String((d.links || []).filter((l) => l.event_id !== null).length);
+      draw();
+    }
+
+    /** Selects a linked event, moving the window to it when it is outside. */
+    function selectLinked(l) {
+      const span = st.end - st.start;
+      if (l.start < st.start || l.start + l.dur > st.end) {
+        st.start = l.start + l.dur / 2 - span / 2;
+        st.end = st.start + span;
+      }
+      st.sel = { track_id: l.track_id, start: l.start };
+      saveUrl();
+      load().then(() => {
+        const t = st.tracks.find((x) => x.track_id === l.track_id);
+        const a = st.data.get(l.track_id);
+        const ev = a && a.events ? a.events.find((v) => v.start === l.start) : null;
+        if (t) showDetails(t, ev || { name: l.name, start: l.start, dur: l.dur, category: l.category, event_id: l.event_id });
+        draw();
+      });
     }
 
     /* ---- input ---------------------------------------------------------- */
@@ -377,6 +496,82 @@ export default {
     );
     const onResize = debounce(() => load(), 150);
     window.addEventListener('resize', onResize);
+
+    /* ---- export: the window as Chrome trace JSON ------------------------ */
+    /** Every event of track t overlapping [s, e), in pieces the server answers raw. */
+    async function eventsOf(t, s, e, budget) {
+      const out = [];
+      const pieces = [[s, e]];
+      while (pieces.length) {
+        if (--budget.requests < 0) throw new Error('the window holds too many events to export; zoom in');
+        const [a, b] = pieces.pop();
+        const ans = await get('dl_timeline', { track_id: t.track_id, start: a, end: b, width: 10000 }, { quiet: true });
+        if (ans.events) {
+          // an event over two pieces belongs to the one its (clipped) start is in
+          for (const x of ans.events) if (Math.max(x.start, s) >= a) out.push(x);
+          continue;
+        }
+        let from = a;
+        let n = 0;
+        const cut = [];
+        for (const bin of ans.bins) {
+          if (n > 0 && n + bin.count > 9000 && bin.start > from) {
+            cut.push([from, bin.start]);
+            from = bin.start;
+            n = 0;
+          }
+          n += bin.count;
+        }
+        cut.push([from, b]);
+        if (cut.length === 1 && b - a > 1) {
+          const m = Math.floor((a + b) / 2);
+          cut.splice(0, 1, [a, m], [m, b]);
+        }
+        pieces.push(...cut.reverse());
+      }
+      return out;
+    }
+
+    const usec = (ns) => ns / 1000;
+
+    async function exportWindow() {
+      const s = Math.floor(st.start);
+      const e = Math.max(s + 1, Math.ceil(st.end));
+      const budget = { requests: 20000 };
+      const procs = new Map();
+      const meta = [];
+      const events = [];
+      exportBtn.disabled = true;
+      try {
+        for (const t of st.tracks) {
+          const proc = t.kind === 'iterations' ? 'Iterations' : t.device_id !== null && t.device_id !== undefined ? `GPU ${t.device_id}` : `Process ${t.pid}`;
+          if (!procs.has(proc)) {
+            procs.set(proc, procs.size + 1);
+            meta.push({ ph: 'M', name: 'process_name', pid: procs.get(proc), args: { name: proc } });
+          }
+          const pid = procs.get(proc);
+          meta.push({ ph: 'M', name: 'thread_name', pid, tid: t.track_id, args: { name: t.name } });
+          for (const x of await eventsOf(t, s, e, budget)) {
+            const args = { event_id: x.event_id };
+            if (x.nccl) args.nccl = 1;
+            events.push({ ph: 'X', name: x.name, cat: x.category, pid, tid: t.track_id, ts: usec(x.start), dur: usec(Math.max(0, x.dur)), args });
+          }
+        }
+        const doc = { displayTimeUnit: 'ns', otherData: { producer: 'dlprofviewer', start: s, end: e }, traceEvents: [...meta, ...events] };
+        const url = URL.createObjectURL(new Blob([JSON.stringify(doc)], { type: 'application/json' }));
+        const a = h('a', { href: url, download: `timeline_${s}_${e}.json` });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 10000);
+        exportBtn.dataset.exported = String(events.filter((x) => x.cat === 'kernel').length);
+      } catch (err) {
+        replace(details, note(`Could not export: ${err.message}`, 'note note-error'));
+      } finally {
+        exportBtn.disabled = false;
+      }
+    }
+    exportBtn.addEventListener('click', () => exportWindow());
 
     /* ---- start ---------------------------------------------------------- */
     function fromRoute(p) {
