@@ -5,9 +5,10 @@
 # BUILD holds server/dlprofviewer (Release); DLDB a dldb with the timeline
 # views (a big one: bench/nsys_gen.c's export through dlprof). Serves DLDB
 # with the answer cache off, then times with curl, N times each (default 20):
-# the tracks list (first page), and for every GPU stream the whole profile,
-# a tenth of it and a 1/1000th of it at width 1500. Prints p50, p99 and max
-# per kind of request (ms) and the machine.
+# the tracks list (first page); for every track the whole profile, a tenth
+# of it and a 1/1000th of it at width 1500; and the details and links of
+# the first kernel of each GPU stream's thousandth (dl_timeline_event).
+# Prints p50, p99 and max per kind of request (ms) and the machine.
 set -euo pipefail
 build=${1:?usage: bench/timeline.sh BUILD DLDB [N]}
 db=${2:?usage: bench/timeline.sh BUILD DLDB [N]}
@@ -28,20 +29,24 @@ import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
 lo = min(r["first_start"] for r in rows); hi = max(r["last_end"] for r in rows)
 for r in rows:
-    if r["kind"] != "gpu_stream": continue
     span = hi - lo
     for name, s, e in (("whole", lo, hi + 1), ("tenth", lo + span // 2, lo + span // 2 + span // 10),
                        ("thousandth", lo + span // 2, lo + span // 2 + span // 1000)):
-        print(name, f"/api/v1/dl_timeline?track_id={r['track_id']}&start={s}&end={e}&width=1500")
+        print(name, r["kind"], f"/api/v1/dl_timeline?track_id={r['track_id']}&start={s}&end={e}&width=1500")
 PY
-while read -r kind path; do
-  for _ in $(seq "$n"); do t "$path" >> "$out/w_$kind"; done
+while read -r kind tk path; do
+  [[ $kind == thousandth && $tk == gpu_stream ]] || continue
+  id=$(curl -s "$url$path" | python3 -c 'import json,sys; e=[x for x in json.load(sys.stdin).get("events", []) if x["category"] == "kernel"]; print(e[0]["event_id"] if e else "")')
+  [[ -n $id ]] && echo "event kernel /api/v1/dl_timeline_event?category=kernel&event_id=$id" >> "$out/windows"
+done < <(cat "$out/windows")
+while read -r kind tk path; do
+  for _ in $(seq "$n"); do t "$path" >> "$out/w_${kind}_$tk"; done
 done < "$out/windows"
 python3 - "$out" <<'PY'
 import glob, os, sys
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "list")) + glob.glob(os.path.join(sys.argv[1], "w_*"))):
     v = sorted(float(x) * 1000 for x in open(f))
     p = lambda q: v[min(len(v) - 1, int(q * len(v)))]
-    print(f"{os.path.basename(f):14s} n={len(v):4d} p50={p(0.5):8.1f} ms p99={p(0.99):8.1f} ms max={v[-1]:8.1f} ms")
+    print(f"{os.path.basename(f):24s} n={len(v):4d} p50={p(0.5):8.1f} ms p99={p(0.99):8.1f} ms max={v[-1]:8.1f} ms")
 PY
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
