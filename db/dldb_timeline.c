@@ -219,7 +219,10 @@ static int name_event(tl_read *r, int64_t tag, dldb_tl_event *e) {
   }
   if (r->kind != TL_GPU) {
     e->category = r->kind == TL_CPU ? "cuda_api" : "range";
-    return (e->name = string_of(r, tag)) ? 0 : -1;
+    e->name = NULL;
+    e->name_id = tag;
+    e->reader = r;
+    return 0;
   }
   int cat = (int)(tag & 3);
   e->category = gpu_cats[cat];
@@ -231,9 +234,17 @@ static int name_event(tl_read *r, int64_t tag, dldb_tl_event *e) {
     for (size_t i = 0; i < sizeof memcpy_names / sizeof *memcpy_names; i++)
       if (memcpy_names[i].copy_kind == tag >> 2) e->name = memcpy_names[i].name;
   } else {
-    return (e->name = string_of(r, tag >> 2)) ? 0 : -1;
+    e->name = NULL;
+    e->name_id = tag >> 2;
+    e->reader = r;
   }
   return 0;
+}
+
+const char *dldb_tl_event_name(const dldb_tl_event *e) {
+  if (e->name) return e->name;
+  const char *v = e->reader ? string_of(e->reader, e->name_id) : NULL;
+  return v ? v : "";
 }
 
 static void read_free(tl_read *r) {
@@ -337,7 +348,7 @@ static int block_bins(tl_read *r, const unsigned char *p, size_t len, int n, int
         *rc = DL_EIO;
         return 1;
       }
-      row.name = ev.name;
+      row.name = dldb_tl_event_name(&ev);
     }
     if (fn(ctx, &row)) return 1;
   }

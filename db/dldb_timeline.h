@@ -13,7 +13,9 @@
 
 #include "dldb.h"
 
-/* One event; name and category are borrowed, valid only inside the callback. */
+/* One event; name and category are borrowed, valid only inside the callback.
+ * name is NULL until asked for (dldb_tl_event_name reads it then): a
+ * summary of many events names few of them. */
 typedef struct dldb_tl_event {
   int64_t start_ns;
   int64_t dur_ns;
@@ -21,7 +23,13 @@ typedef struct dldb_tl_event {
   const char *category; /* kernel, memcpy, memset, cuda_api, range, iteration */
   int64_t event_id;     /* the row id in its own table */
   int nccl;             /* 1: an NCCL kernel */
+  int64_t name_id;      /* what dldb_tl_event_name reads when name is NULL */
+  void *reader;
 } dldb_tl_event;
+
+/* e's name, read now when not yet ("" when it cannot be read). Valid only
+ * inside the callback that got e. */
+const char *dldb_tl_event_name(const dldb_tl_event *e);
 
 /* Return 0 to go on, nonzero to stop. */
 typedef int (*dldb_tl_event_fn)(void *ctx, const dldb_tl_event *e);

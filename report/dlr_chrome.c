@@ -167,7 +167,7 @@ static void write_meta(ch_out *o) {
 static int iter_bound(void *ctx, const dldb_tl_event *e) {
   ch_out *o = ctx;
   long long it;
-  if (sscanf(e->name, "iteration %lld", &it) != 1) return 0;
+  if (sscanf(dldb_tl_event_name(e), "iteration %lld", &it) != 1) return 0;
   if (it == o->it_start || (o->it_start < 0 && !o->found_start)) {
     o->win_start = e->start_ns;
     o->found_start = 1;
@@ -207,7 +207,7 @@ static int put_event(void *ctx, const dldb_tl_event *e) {
   ch_out *o = x->o;
   sep(o);
   lit(o, "{\"ph\":\"X\",\"name\":");
-  str(o, e->name);
+  str(o, dldb_tl_event_name(e));
   lit(o, ",\"cat\":");
   str(o, e->category);
   lit(o, ",\"pid\":");

@@ -84,22 +84,46 @@ static int64_t floor_div(int64_t t, int64_t g) {
   return (t % g != 0 && t < 0) ? q - 1 : q;
 }
 
-/* Fills l from the stored bins of level with the raw events of the first
- * and last cell; leaves l empty (freed) when it counts at most the width. */
+static int64_t ceil_div(int64_t t, int64_t g) { return -floor_div(-t, g); }
+
+/* Adds the stored cells [lo, hi) of level (grid g) to l. */
+static int add_cells(dldb *db, const tl_args *a, dlv_lod *l, int level, int64_t g, int64_t lo,
+                     int64_t hi, char *err, size_t errlen) {
+  if (lo >= hi) return DL_OK;
+  l->cell_ns = g;
+  return dldb_timeline_bins(db, a->track_id, level, lo, hi, dlv_lod_add_cell, l, err, errlen);
+}
+
+/* Adds the raw events of [lo, hi) to l (dlv_lod_add_edge). */
+static int add_raw(dldb *db, const tl_args *a, dlv_lod *l, int64_t lo, int64_t hi, char *err,
+                   size_t errlen) {
+  if (lo >= hi) return DL_OK;
+  dlv_lod_clip(l, lo, hi);
+  return dldb_timeline_events(db, a->track_id, lo, hi, dlv_lod_add_edge, l, err, errlen);
+}
+
+/* Fills l from the stored cells of level (grid g) inside the window; its
+ * first and last cell, partly outside, from the finer levels' cells inside
+ * them, down to the raw events of what no finest cell covers whole (a part
+ * of one finest cell at each end, and the events that start before the
+ * window). Leaves l empty (freed) when it counts at most the width. */
 static int from_bins(dldb *db, const tl_args *a, int level, int64_t g, dlv_lod *l, char *err,
                      size_t errlen) {
-  dlv_lod_init_grid(l, a->start_ns, a->end_ns, g, (int)a->width);
-  dlv_lod_edge(l, 0);
-  int rc = dldb_timeline_events(db, a->track_id, a->start_ns, l->clip_hi, dlv_lod_add_edge, l,
-                                err, errlen);
-  if (rc == DL_OK)
-    rc = dldb_timeline_bins(db, a->track_id, level, l->c0 + 1, floor_div(a->end_ns - 1, g),
-                            dlv_lod_add_cell, l, err, errlen);
-  if (rc == DL_OK) {
-    dlv_lod_edge(l, 1);
-    rc = dldb_timeline_events(db, a->track_id, l->clip_lo, a->end_ns, dlv_lod_add_edge, l, err,
-                              errlen);
+  int64_t s = a->start_ns, e = a->end_ns;
+  dlv_lod_init_grid(l, s, e, g, (int)a->width);
+  int64_t c1 = floor_div(e - 1, g), left = (l->c0 + 1) * g, right = c1 * g;
+  int rc = add_cells(db, a, l, level, g, l->c0 + 1, c1, err, errlen);
+  int64_t gk = g;
+  for (int k = level - 1; rc == DL_OK && k >= 1; k--) {
+    gk /= 4;
+    int64_t first = ceil_div(s + 1, gk), last = floor_div(e, gk); /* whole cells past s */
+    rc = add_cells(db, a, l, k, gk, first, left / gk, err, errlen);
+    if (rc == DL_OK) rc = add_cells(db, a, l, k, gk, right / gk, last, err, errlen);
+    left = first * gk;
+    right = last * gk;
   }
+  if (rc == DL_OK) rc = add_raw(db, a, l, s, left, err, errlen);
+  if (rc == DL_OK) rc = add_raw(db, a, l, right, e, err, errlen);
   if (rc == DL_OK && !l->oom && dlv_lod_count(l) <= a->width) dlv_lod_free(l);
   return rc;
 }

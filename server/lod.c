@@ -62,11 +62,12 @@ static void add_busy(dlv_lod *l, int64_t a, int64_t b) {
   }
 }
 
-/* Keeps name as bin i's if it covers more of it (cover ns) than any before. */
-static void name_bin(dlv_lod *l, int i, int64_t cover, const char *name) {
+/* Keeps e's name (or name, when given) as bin i's if it covers more of it
+ * (cover ns) than any before: only then is e's name read. */
+static void name_bin(dlv_lod *l, int i, int64_t cover, const char *name, const dldb_tl_event *e) {
   dlv_lod_bin *bn = &l->bins[i];
   if (bn->name && cover <= bn->best_ns) return;
-  char *copy = strdup(name);
+  char *copy = strdup(name ? name : dldb_tl_event_name(e));
   if (!copy) {
     l->oom = 1;
     return;
@@ -89,11 +90,12 @@ static void extend(dlv_lod *l, int64_t start, int64_t stop) {
 
 /* Counts an event in the bin it starts in (clipped) and keeps its name if it
  * covers more of that bin than any before; then extends the busy union. */
-static void bin_event(dlv_lod *l, int64_t start, int64_t dur, const char *name) {
+static void bin_event(dlv_lod *l, int64_t start, int64_t dur, const char *name,
+                      const dldb_tl_event *e) {
   int64_t s = max64(start, l->start_ns);
   int i = bin_of(l, s);
   l->bins[i].count++;
-  name_bin(l, i, min64(start + dur, edge(l, i + 1)) - s, name);
+  name_bin(l, i, min64(start + dur, edge(l, i + 1)) - s, name, e);
   extend(l, start, start + dur);
 }
 
@@ -102,7 +104,7 @@ static int to_bins(dlv_lod *l) {
   l->bins = calloc((size_t)l->width, sizeof *l->bins);
   if (!l->bins) return -1;
   for (int k = 0; k < l->n_ev; k++) {
-    bin_event(l, l->ev[k].start_ns, l->ev[k].dur_ns, l->ev[k].name);
+    bin_event(l, l->ev[k].start_ns, l->ev[k].dur_ns, l->ev[k].name, NULL);
     free(l->ev[k].name);
   }
   free(l->ev);
@@ -119,7 +121,7 @@ int dlv_lod_add(void *ctx, const dldb_tl_event *e) {
     return 1;
   }
   if (l->bins) {
-    bin_event(l, e->start_ns, e->dur_ns, e->name);
+    bin_event(l, e->start_ns, e->dur_ns, NULL, e);
     return l->oom;
   }
   if (!l->ev && !(l->ev = calloc((size_t)l->width, sizeof *l->ev))) {
@@ -127,7 +129,7 @@ int dlv_lod_add(void *ctx, const dldb_tl_event *e) {
     return 1;
   }
   dlv_lod_ev *v = &l->ev[l->n_ev];
-  v->name = strdup(e->name);
+  v->name = strdup(dldb_tl_event_name(e));
   if (!v->name) {
     l->oom = 1;
     return 1;
@@ -155,17 +157,16 @@ void dlv_lod_init_grid(dlv_lod *l, int64_t start_ns, int64_t end_ns, int64_t gri
 int dlv_lod_add_cell(void *ctx, const dldb_tl_bin_row *b) {
   dlv_lod *l = ctx;
   if (l->oom) return 1;
-  int i = bin_of(l, b->index * l->grid_ns);
+  int i = bin_of(l, b->index * l->cell_ns);
   l->bins[i].busy_ns += b->busy;
   l->bins[i].count += b->count;
-  if (b->name) name_bin(l, i, b->best, b->name);
+  if (b->name) name_bin(l, i, b->best, b->name, NULL);
   return l->oom;
 }
 
-void dlv_lod_edge(dlv_lod *l, int last) {
-  int64_t c = last ? cell_of(l, l->end_ns - 1) : l->c0;
-  l->clip_lo = last ? max64(l->start_ns, c * l->grid_ns) : l->start_ns;
-  l->clip_hi = last ? l->end_ns : min64(l->end_ns, (c + 1) * l->grid_ns);
+void dlv_lod_clip(dlv_lod *l, int64_t lo, int64_t hi) {
+  l->clip_lo = lo;
+  l->clip_hi = hi;
 }
 
 int dlv_lod_add_edge(void *ctx, const dldb_tl_event *e) {
@@ -176,7 +177,7 @@ int dlv_lod_add_edge(void *ctx, const dldb_tl_event *e) {
     int64_t s = max64(e->start_ns, l->start_ns);
     int i = bin_of(l, s);
     l->bins[i].count++;
-    name_bin(l, i, min64(stop, edge(l, i + 1)) - s, e->name);
+    name_bin(l, i, min64(stop, edge(l, i + 1)) - s, NULL, e);
   }
   extend(l, max64(e->start_ns, l->clip_lo), stop);
   return l->oom;

@@ -22,6 +22,7 @@ typedef struct dlv_lod {
   int64_t grid_ns, c0, group; /* grid mode: bin i is cells [c0 + i group, c0 + (i + 1) group)
                                * of the grid of grid_ns ns, clipped; 0: bins of equal length */
   int64_t clip_lo, clip_hi;   /* dlv_lod_add_edge: the part of the window it fills */
+  int64_t cell_ns;            /* dlv_lod_add_cell: the grid of the cells it gets */
   dlv_lod_ev *ev;           /* events mode: the events so far */
   int n_ev;
   dlv_lod_bin *bins;        /* bins mode: width bins; NULL in events mode */
@@ -38,22 +39,23 @@ int dlv_lod_add(void *l, const dldb_tl_event *e);
 /* Starts an empty summary of [start_ns, end_ns) in bins mode whose bins
  * are whole cells of a grid of grid_ns ns (cells c0 = floor(start / grid)
  * to floor((end - 1) / grid), grouped so that at most width bins remain):
- * each bin's busy time is then the sum of its cells' (dlv_lod_add_cell),
- * and of the raw events of the window's first and last cell, which the
- * stored cells cannot give for a part of a cell (dlv_lod_add_edge). */
+ * each bin's busy time is then the sum of the stored cells inside it
+ * (dlv_lod_add_cell: of this grid, or, in the window's first and last
+ * cell, of finer ones) and of the raw events of what no whole cell covers
+ * at the window's two ends (dlv_lod_add_edge). */
 void dlv_lod_init_grid(dlv_lod *l, int64_t start_ns, int64_t end_ns, int64_t grid_ns, int width);
 
-/* A dldb_tl_bin_fn: adds a whole cell of the grid (an index strictly
- * between the first and the last cell's). */
+/* A dldb_tl_bin_fn: adds a whole stored cell of a grid of l->cell_ns ns
+ * that lies inside the window. */
 int dlv_lod_add_cell(void *l, const dldb_tl_bin_row *b);
 
-/* Sets the part of the window that dlv_lod_add_edge fills: the first cell
- * ([start, end of its cell)) or the last ([its start, end)). */
-void dlv_lod_edge(dlv_lod *l, int last);
+/* Sets the part [lo, hi) of the window that dlv_lod_add_edge fills. */
+void dlv_lod_clip(dlv_lod *l, int64_t lo, int64_t hi);
 
-/* A dldb_tl_event_fn for the events that overlap the edge set: adds the
- * part of e inside it, and counts e when it starts there (or, at the first
- * cell, before it: the window holds it). Events in start order. */
+/* A dldb_tl_event_fn for the events that overlap the part set: adds the
+ * part of e inside it, and counts e when it starts there (or, for a part
+ * at the window's start, before it: the window holds it). Events in start
+ * order; parts in time order. */
 int dlv_lod_add_edge(void *l, const dldb_tl_event *e);
 
 /* The events the summary counted (events and bins modes). */
