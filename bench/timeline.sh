@@ -33,12 +33,16 @@ for r in rows:
     for name, s, e in (("whole", lo, hi + 1), ("tenth", lo + span // 2, lo + span // 2 + span // 10),
                        ("thousandth", lo + span // 2, lo + span // 2 + span // 1000)):
         print(name, r["kind"], f"/api/v1/dl_timeline?track_id={r['track_id']}&start={s}&end={e}&width=1500")
+    s = lo + span // 2
+    print("probe", r["kind"], f"/api/v1/dl_timeline?track_id={r['track_id']}&start={s}&end={s + span // 100000 + 1}&width=10000")
 PY
 while read -r kind tk path; do
-  [[ $kind == thousandth && $tk == gpu_stream ]] || continue
+  [[ $kind == probe && $tk == gpu_stream ]] || continue
   id=$(curl -s "$url$path" | python3 -c 'import json,sys; e=[x for x in json.load(sys.stdin).get("events", []) if x["category"] == "kernel"]; print(e[0]["event_id"] if e else "")')
   [[ -n $id ]] && echo "event kernel /api/v1/dl_timeline_event?category=kernel&event_id=$id" >> "$out/windows"
 done < <(cat "$out/windows")
+grep -v '^probe ' "$out/windows" > "$out/timed" || true
+mv "$out/timed" "$out/windows"
 while read -r kind tk path; do
   for _ in $(seq "$n"); do t "$path" >> "$out/w_${kind}_$tk"; done
 done < "$out/windows"

@@ -342,13 +342,14 @@ static int block_bins(tl_read *r, const unsigned char *p, size_t len, int n, int
     if (b.index >= hi) return 0;
     if (b.index < lo) continue;
     dldb_tl_bin_row row = {.index = b.index, .busy = b.busy, .count = b.count, .best = b.best};
+    dldb_tl_event ev = {0};
     if (b.tag >= 0) {
-      dldb_tl_event ev;
       if (name_event(r, b.tag, &ev)) {
         *rc = DL_EIO;
         return 1;
       }
-      row.name = dldb_tl_event_name(&ev);
+      row.name = ev.name;
+      row.named = &ev;
     }
     if (fn(ctx, &row)) return 1;
   }

@@ -70,12 +70,13 @@ int dldb_timeline_track(dldb *db, int64_t track_id, dldb_tl_track *out, char *er
 
 /* One bin of a level: [index x g, (index + 1) x g) with g its grid; busy:
  * the union of the track's events clipped to it (ns); count: the events
- * that start in it; name: of the one of them with the longest part inside
- * it (best ns), NULL when none starts in it. name is borrowed, valid only
- * inside the callback. */
+ * that start in it; the name of the one of them with the longest part
+ * inside it (best ns): name, or dldb_tl_event_name(named) (both NULL when
+ * none starts in it). Borrowed, valid only inside the callback. */
 typedef struct dldb_tl_bin_row {
   int64_t index, busy, count, best;
-  const char *name;
+  const char *name;          /* NULL: none, or not read yet (named) */
+  const dldb_tl_event *named; /* the event whose name it is: dldb_tl_event_name reads it */
 } dldb_tl_bin_row;
 
 typedef int (*dldb_tl_bin_fn)(void *ctx, const dldb_tl_bin_row *b);

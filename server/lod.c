@@ -160,7 +160,7 @@ int dlv_lod_add_cell(void *ctx, const dldb_tl_bin_row *b) {
   int i = bin_of(l, b->index * l->cell_ns);
   l->bins[i].busy_ns += b->busy;
   l->bins[i].count += b->count;
-  if (b->name) name_bin(l, i, b->best, b->name, NULL);
+  if (b->name || b->named) name_bin(l, i, b->best, b->name, b->named);
   return l->oom;
 }
 
