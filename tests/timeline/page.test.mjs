@@ -197,3 +197,18 @@ test('Export window: Chrome trace JSON with the window\'s kernels', async () => 
   assert.equal(got.kernels, want);
   assert.deepEqual(page.problems, []);
 });
+
+test('a kernel row of the Ops page opens the timeline with its launches highlighted', async () => {
+  const op = sql(dbs.ddp, `SELECT op_node_id FROM view_kernel_summaries
+    WHERE aggr_id = (SELECT max(aggr_id) FROM view_aggregations) ORDER BY gpu_time DESC LIMIT 1`)[0].op_node_id;
+  const page = await watchedPage(browser.context);
+  await page.goto(`${servers.ddp.url}/#/ops?op=${encodeURIComponent(op)}`);
+  const row = page.locator('[data-table="kernels"][data-loaded] tbody tr:not(.placeholder)').first();
+  await row.waitFor({ timeout: 20000 });
+  const name = (await row.locator('td').first().innerText()).trim();
+  await row.click();
+  await page.waitForSelector('canvas.timeline-canvas[data-loaded]', { timeout: 20000 });
+  assert.equal(hashParams(page).q, name);
+  await page.waitForFunction(() => Number(document.querySelector('canvas.timeline-canvas').dataset.highlighted) > 0);
+  assert.deepEqual(page.problems, []);
+});
