@@ -85,3 +85,39 @@ double dla_peak_flops(const dla_peak *p, const char *t, int tc) {
 }
 
 double dla_peak_bytes_per_s(const dla_peak *p) { return p ? p->mem_tbps * 1e12 : 0; }
+
+#define PCIE_SPEC "PCI-SIG PCI Express Base Specification (x16 lanes)"
+
+/* clang-format off */
+static const dla_link_peak links[] = {
+  /* match          link                         GB/s  source (bidirectional figure) */
+  {"H100 PCIe",    "PCIe Gen5 x16",              64.0,  NV_H100 " (PCIe Gen5 128 GB/s)"},
+  {"H100 NVL",     "NVLink 4 (bridge)",          300.0, NV_H100 " (NVLink 600 GB/s)"},
+  {"H100",         "NVLink 4 (18 links)",        450.0, NV_H100 " (NVLink 900 GB/s)"},
+  {"H200",         "NVLink 4 (18 links)",        450.0, NV_H200 " (NVLink 900 GB/s)"},
+  {"B200",         "NVLink 5 (18 links)",        900.0, NV_B200 " (NVLink 1.8 TB/s per GPU)"},
+  {"A100-PCIE",    "PCIe Gen4 x16",              32.0,  NV_A100 " (PCIe Gen4 64 GB/s)"},
+  {"A100 80GB PCIe", "PCIe Gen4 x16",            32.0,  NV_A100 " (PCIe Gen4 64 GB/s)"},
+  {"A100",         "NVLink 3 (12 links)",        300.0, NV_A100 " (NVLink 600 GB/s)"},
+  {"V100-PCIE",    "PCIe Gen3 x16",              16.0,  NV_V100 " (PCIe 32 GB/s)"},
+  {"V100",         "NVLink 2 (6 links)",         150.0, NV_V100 " (NVLink 300 GB/s)"},
+  {"L40S",         "PCIe Gen4 x16",              32.0,  NV_L40S " (PCIe Gen4 x16 64 GB/s)"},
+  {"L40",          "PCIe Gen4 x16",              32.0,  NV_L40 " (PCIe Gen4 x16 64 GB/s)"},
+  {"L4",           "PCIe Gen4 x16",              32.0,  NV_L4 " (PCIe Gen4 x16 64 GB/s)"},
+  {"RTX 6000 Ada", "PCIe Gen4 x16",              32.0,  PCIE_SPEC " (Gen4: 64 GB/s)"},
+  {"RTX 4090",     "PCIe Gen4 x16",              32.0,  PCIE_SPEC " (Gen4: 64 GB/s)"},
+  {"RTX 5090",     "PCIe Gen5 x16",              64.0,  PCIE_SPEC " (Gen5: 128 GB/s)"},
+  {"RTX A6000",    "PCIe Gen4 x16",              32.0,  PCIE_SPEC " (Gen4: 64 GB/s)"},
+  {"RTX 3090",     "PCIe Gen4 x16",              32.0,  PCIE_SPEC " (Gen4: 64 GB/s)"},
+  {"RTX 2080 Ti",  "PCIe Gen3 x16",              16.0,  PCIE_SPEC " (Gen3: 32 GB/s)"},
+  {"MI250",        "Infinity Fabric (8 links)",  400.0, AMD_MI250 " (Infinity Fabric 800 GB/s)"},
+  {"MI300X",       "Infinity Fabric (7 links)",  448.0, AMD_MI300 " (Infinity Fabric 896 GB/s)"},
+};
+/* clang-format on */
+
+const dla_link_peak *dla_link_find(const char *device_name) {
+  if (!device_name) return NULL;
+  for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+    if (strstr(device_name, links[i].match)) return &links[i];
+  return NULL;
+}

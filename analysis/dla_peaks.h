@@ -34,4 +34,20 @@ double dla_peak_flops(const dla_peak *p, const char *dtype, int tensor_core);
 /* Memory bandwidth in bytes/s. */
 double dla_peak_bytes_per_s(const dla_peak *p);
 
+/* A GPU's link to its peers as data: the fastest a collective's bus
+ * bandwidth can reach between GPUs of one machine. NVLink where the part
+ * has it on the board (SXM, OAM), else its PCIe slot (NVLink bridges are
+ * optional). */
+typedef struct dla_link_peak {
+  const char *match;     /* a part of the device name, as in dla_peak */
+  const char *link;      /* "NVLink 4 (18 links)", "PCIe Gen4 x16" */
+  double gbps;           /* one direction, GB/s (10^9 bytes/s): half the
+                            datasheets' bidirectional figure */
+  const char *source;
+} dla_link_peak;
+
+/* The link of a device (name as recorded): the first row whose match is
+ * part of the name. NULL: unknown. */
+const dla_link_peak *dla_link_find(const char *device_name);
+
 #endif

@@ -181,6 +181,7 @@ static int gemm_set(dla_pm_result *o, double batch, double m, double n, double k
   o->n = (int64_t)n;
   o->k = (int64_t)k;
   o->batch = (int64_t)batch;
+  o->out_elems = batch * m * n;
   o->tensor_core_math = 1;
   return 0;
 }
@@ -320,6 +321,7 @@ static int m_elem(const pm_row *r, const dla_pm_shapes *in, int bpe, const char 
   double rd = r->c ? 0 : numel(in, r->a) + (r->b >= 0 && is_tensor(in, r->b) ? numel(in, r->b) : 0);
   o->flops = r->c ? 0 : out;
   o->bytes = (rd + out) * bpe;
+  o->out_elems = out;
   return 0;
 }
 
@@ -332,6 +334,7 @@ static int m_reduce(const pm_row *r, const dla_pm_shapes *in, int bpe, const cha
   double n = numel(in, r->a);
   o->flops = r->c * n;
   o->bytes = (r->d ? 2 * n : n) * bpe;
+  o->out_elems = r->d ? n : 0;
   return 0;
 }
 

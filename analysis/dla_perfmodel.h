@@ -43,6 +43,8 @@ typedef struct dla_pm_result {
   int64_t m, n, k;             /* GEMM: the problem (batch folded into m); conv: the implicit
                                 * GEMM (m = N*out spatial, n = C_out / groups, k = C_in/g * kernel) */
   int64_t batch;               /* GEMM batch (bmm, baddbmm, matmul), else 1 */
+  double out_elems;            /* elements one call writes: GEMM batch*m*n, elementwise (a
+                                * broadcast), softmax; 0 for the other families */
 } dla_pm_result;
 
 /* Parses "[[4, 197, 768], [768], []]" (JSON or Python's list repr) into *s.

@@ -13,6 +13,7 @@
  */
 #include "dla_ranks.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "dla_coll.h"
 #include "dla_internal.h"
+#include "dla_rankhost.h"
 #include "dldb_ranks.h"
 
 struct dla_ranks {
@@ -76,10 +78,14 @@ static int64_t median(const dldb_dl_rank_row *r, size_t n, size_t off, int64_t *
 
 static int64_t own_time(const dldb_dl_rank_row *r) { return r->wall_ns - r->exposed_comm_ns; }
 
-/* The parts a straggler's excess can come from (DLA_CAUSE_* order). */
-static const size_t cause_field[] = {offsetof(dldb_dl_rank_row, computation_ns),
-                                     offsetof(dldb_dl_rank_row, idle_ns),
-                                     offsetof(dldb_dl_rank_row, dataloader_ns)};
+/* The parts a straggler's excess can come from, in the order a tie goes
+ * (data loading before the GPU idle time it causes). */
+static const struct {
+  int cause;
+  size_t field;
+} causes[] = {{DLA_CAUSE_COMPUTE, offsetof(dldb_dl_rank_row, computation_ns)},
+              {DLA_CAUSE_DATALOADER, offsetof(dldb_dl_rank_row, dataloader_ns)},
+              {DLA_CAUSE_IDLE, offsetof(dldb_dl_rank_row, idle_ns)}};
 
 /* Waiting per rank, and the straggler facts. */
 static int straggler(dldb_dl_rank_row *r, size_t n, dla_facts *f) {
@@ -109,11 +115,11 @@ static int straggler(dldb_dl_rank_row *r, size_t n, dla_facts *f) {
     f->straggler_median_ns = med;
     f->straggler_lost_ns = lost;
     f->straggler_cause_ns = INT64_MIN;
-    for (size_t k = 0; k < sizeof cause_field / sizeof cause_field[0]; k++) {
+    for (size_t k = 0; k < sizeof causes / sizeof causes[0]; k++) {
       int64_t v;
-      memcpy(&v, (const char *)&r[s] + cause_field[k], sizeof v);
-      v -= median(r, n, cause_field[k], own);
-      if (v > f->straggler_cause_ns) f->straggler_cause_ns = v, f->straggler_cause = (int)k;
+      memcpy(&v, (const char *)&r[s] + causes[k].field, sizeof v);
+      v -= median(r, n, causes[k].field, own);
+      if (v > f->straggler_cause_ns) f->straggler_cause_ns = v, f->straggler_cause = causes[k].cause;
     }
   }
   free(own);
@@ -161,6 +167,31 @@ static void skew_facts(dla_ctx *c, const struct dla_ranks *x, dla_facts *f) {
   f->skew_ranks = best->ranks;
 }
 
+/* The collective of the most transfer time whose bus bandwidth is below
+ * DLA_BUSBW_PCT of its GPU's link, among those of DLA_BUSBW_MIN_BYTES per
+ * instance or more (smaller messages are bound by latency, not bandwidth). */
+static void bandwidth_facts(dla_ctx *c, const struct dla_ranks *x, dla_facts *f) {
+  const dldb_dl_collective_row *best = NULL;
+  for (size_t i = 0; i < x->ncoll; i++) {
+    const dldb_dl_collective_row *r = &x->coll[i];
+    if (r->bytes < 0 || r->instances <= 0 || isnan(r->bus_bw_bps) || isnan(r->link_bw_bps) ||
+        r->bytes / r->instances < DLA_BUSBW_MIN_BYTES ||
+        100.0 * r->bus_bw_bps >= DLA_BUSBW_PCT * r->link_bw_bps)
+      continue;
+    if (!best || r->transfer_ns > best->transfer_ns) best = r;
+  }
+  if (!best) return;
+  const char *name = dldb_writer_string(c->w, best->kernel_name_id);
+  snprintf(f->bw_kernel, sizeof f->bw_kernel, "%s", name ? name : "?");
+  f->bw_collective = best->collective;
+  f->bw_instances = best->instances;
+  f->bw_ranks = best->group_size > 0 ? best->group_size : best->ranks;
+  f->bw_avg_bytes = best->bytes / best->instances;
+  f->bw_bus_bps = best->bus_bw_bps;
+  f->bw_alg_bps = best->alg_bw_bps;
+  f->bw_link_bps = best->link_bw_bps;
+}
+
 /* The rows of the ranked GPUs of the timeline. */
 static int rank_rows(dla_ctx *c, const rank_list *l, struct dla_ranks *x) {
   size_t ng = 0;
@@ -180,34 +211,41 @@ static int rank_rows(dla_ctx *c, const rank_list *l, struct dla_ranks *x) {
         .dataloader_ns = ng == 1 ? c->cat_total[DLA_CAT_DATALOADER] : 0};
   }
   dla__qsort(x->rows, x->n, sizeof *x->rows, cmp_row);
-  return DL_OK;
+  /* several ranks: each one's own steps and data loading, from its process */
+  return x->n >= 2 ? dla__rank_host(c, x->rows, x->n) : DL_OK;
+}
+
+/* The collectives of the ranks' devices (one rank too: their sizes and
+ * bandwidths). */
+static int collectives(dla_ctx *c, struct dla_ranks *x) {
+  int32_t *dev = malloc(x->n * sizeof *dev), *rank = malloc(x->n * sizeof *rank);
+  int rc = dev && rank ? DL_OK : DL_ENOMEM;
+  for (size_t i = 0; rc == DL_OK && i < x->n; i++) {
+    dev[i] = x->rows[i].device_id;
+    rank[i] = x->rows[i].rank;
+  }
+  if (rc == DL_OK) rc = dla__coll_match(c, dev, rank, x->n, &x->coll, &x->ncoll);
+  free(dev);
+  free(rank);
+  return rc;
 }
 
 int dla__ranks_run(dla_ctx *c, dla_facts *f) {
   rank_list l = {0};
   struct dla_ranks *x = calloc(1, sizeof *x);
-  int32_t *dev = NULL, *rank = NULL;
   c->ranks = x;
   if (!x) return DL_ENOMEM;
   int rc = dldb_scan_gpu_ranks(c->w, load_rank, &l, c->err, c->errlen);
   if (rc == DL_OK) rc = rank_rows(c, &l, x);
+  if (rc == DL_OK && x->n >= 1) rc = collectives(c, x);
   if (rc == DL_OK && x->n >= 2) {
     f->n_ranks = (int)x->n;
     f->rank_iterations = x->rows[0].iterations;
     rc = straggler(x->rows, x->n, f);
-    dev = malloc(x->n * sizeof *dev);
-    rank = malloc(x->n * sizeof *rank);
-    if (rc == DL_OK && (!dev || !rank)) rc = DL_ENOMEM;
-    for (size_t i = 0; rc == DL_OK && i < x->n; i++) {
-      dev[i] = x->rows[i].device_id;
-      rank[i] = x->rows[i].rank;
-    }
-    if (rc == DL_OK) rc = dla__coll_match(c, dev, rank, x->n, &x->coll, &x->ncoll);
     if (rc == DL_OK) skew_facts(c, x, f);
     if (rc == DL_OK && x->ncoll > 0) unexplained(x, f);
+    if (rc == DL_OK) bandwidth_facts(c, x, f);
   }
-  free(dev);
-  free(rank);
   free(l.v);
   return rc;
 }

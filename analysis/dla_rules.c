@@ -12,6 +12,7 @@
  * Thresholds: the DLA_* constants in dla_rules.h, documented in docs/dldb.md.
  */
 #include "dla_rules.h"
+#include "dla_rules_perf.h"
 #include "dla_rules_tc.h"
 
 #include <math.h>
@@ -435,6 +436,33 @@ static size_t rule_collective_skew(const dla_facts *f, dla_finding *o, size_t ca
   return 1;
 }
 
+/* Sizes as a person reads them: MiB from 1 MiB, else KiB. */
+static void fmt_bytes(char *out, size_t n, int64_t b) {
+  if (b >= (1LL << 20)) snprintf(out, n, "%.1f MiB", (double)b / (1 << 20));
+  else snprintf(out, n, "%.1f KiB", (double)b / 1024);
+}
+
+static size_t rule_collective_bandwidth(const dla_facts *f, dla_finding *o, size_t cap) {
+  if (cap == 0 || !f->bw_kernel[0] || !(f->bw_link_bps > 0)) return 0;
+  char size[32];
+  fmt_bytes(size, sizeof size, f->bw_avg_bytes);
+  snprintf(o->problem, sizeof o->problem,
+           "Collective bandwidth: %s (%s of %s on average, %lld ranks, %lld instances) reaches "
+           "a bus bandwidth of %.1f GB/s (algorithm bandwidth %.1f GB/s), %.1f%% of its GPU's "
+           "link (%.1f GB/s in one direction; rule fires below %.0f%%)",
+           f->bw_kernel, f->bw_collective ? f->bw_collective : "collective", size,
+           (long long)f->bw_ranks, (long long)f->bw_instances, f->bw_bus_bps / 1e9,
+           f->bw_alg_bps / 1e9, 100.0 * f->bw_bus_bps / f->bw_link_bps, f->bw_link_bps / 1e9,
+           DLA_BUSBW_PCT);
+  snprintf(o->recommendation, sizeof o->recommendation,
+           "Where the ranks span machines the network bounds it (check the NICs per GPU, "
+           "NCCL_IB_HCA, GPUDirect RDMA); within one machine check that NCCL uses NVLink "
+           "(NCCL_DEBUG=INFO, NCCL_P2P_DISABLE unset) and that the messages are large "
+           "enough (DDP bucket_cap_mb, FSDP's bucketing)");
+  snprintf(o->js_function, sizeof o->js_function, "ShowRanks");
+  return 1;
+}
+
 static const struct {
   const char *id;
   dla_rule_fn fn;
@@ -456,10 +484,14 @@ static const struct {
     {"nsys_gpu_time_util", rule_nsys_gpu_time_util},
     {"straggler_detector", rule_straggler},
     {"collective_skew_detector", rule_collective_skew},
+    {"collective_bandwidth_detector", rule_collective_bandwidth},
     {"exposed_communication_detector", rule_exposed_comm},
     {"no_gpu_activity_detector", rule_no_gpu_activity},
     {"cut_last_step_detector", rule_cut_last_step},
     {"tensor_core_shapes_detector", dla__rule_tensor_core_shapes},
+    {"unfused_attention_detector", dla__rule_unfused_attention},
+    {"elementwise_fusion_detector", dla__rule_elementwise_fusion},
+    {"small_gemm_detector", dla__rule_small_gemms},
 };
 
 size_t dla_rules_count(void) { return sizeof rules / sizeof rules[0]; }

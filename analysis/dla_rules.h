@@ -30,6 +30,52 @@ typedef struct dla_tc_fact {
   double mem_bw;               /* bytes/s */
 } dla_tc_fact;
 
+/* The perf findings' facts (dla_perffacts.c, from the op shapes); the
+ * rules that read them: dla_rules_perf.h. Strings are borrowed. */
+#define DLA_MAX_PERF_FACTS 8
+
+/* An attention computed by parts: a batched product (the scores), the
+ * elementwise ops and softmax on the scores, a product with the values,
+ * one after another on one thread. */
+typedef struct dla_attn_fact {
+  const char *qk_name, *pv_name; /* the two products' op names */
+  const char *dims;            /* the softmax's input dims */
+  const char *dtype, *gpu_name;
+  int64_t batch, nq, nkv, d, dv; /* batch (* heads), query and key lengths, head dims */
+  int n_ops;                   /* ops of the chain, the products included */
+  double per_iter;             /* occurrences per aggregated iteration */
+  double chain_ns, gemm_ns;    /* per occurrence: the chain's GPU time; its two products' */
+  double sdpa_bytes;           /* a fused kernel's bytes per occurrence (the SDPA model) */
+  double mem_bw;               /* bytes/s */
+} dla_attn_fact;
+
+/* Elementwise ops one after another on one thread, each on the output
+ * size of the one before: a fused kernel would not write and read back
+ * the intermediate results. */
+typedef struct dla_fuse_fact {
+  char ops[160];               /* "aten::mul -> aten::add -> aten::relu" (cut to fit) */
+  const char *dims, *dtype, *gpu_name; /* the first op's */
+  int n_ops;
+  int bpe;                     /* bytes per element */
+  double elems;                /* elements of each intermediate result */
+  double per_iter;             /* occurrences per aggregated iteration */
+  double chain_ns;             /* the chain's GPU time per occurrence */
+  double mem_bw;               /* bytes/s */
+} dla_fuse_fact;
+
+/* A GEMM (op and shapes) too small to fill the GPU, far below its
+ * roofline, called several times per iteration. */
+typedef struct dla_small_gemm_fact {
+  const char *op_name, *dims, *dtype, *gpu_name;
+  int64_t m, n, k, batch;
+  int64_t tiles;               /* output tiles of DLA_GEMM_TILE x DLA_GEMM_TILE, all batches */
+  int32_t sms;                 /* the GPU's SMs (compute units) */
+  double calls_per_iter, gpu_ns_per_iter; /* mean per aggregated iteration */
+  double flops, bytes;         /* per call */
+  double peak_flops, mem_bw;   /* FLOP/s of its type, bytes/s */
+  double pct_of_roofline;
+} dla_small_gemm_fact;
+
 /* What the rules read; filled by the facts phase (dla_facts.c). */
 typedef struct dla_facts {
   const char *key_op;          /* as asked; "" when none */
@@ -94,9 +140,21 @@ typedef struct dla_facts {
   int64_t skew_avg_ns, skew_max_ns, skew_instances, skew_last_count, skew_dur_avg_ns;
   int32_t skew_last_rank;
   int64_t skew_ranks;
+  char bw_kernel[160];         /* the collective of the most transfer time whose bus
+                                  bandwidth is far below its link's; "" none */
+  const char *bw_collective;   /* its kind ("allreduce"; static), NULL unknown */
+  int64_t bw_instances, bw_ranks, bw_avg_bytes;
+  double bw_alg_bps, bw_bus_bps, bw_link_bps; /* bytes/s */
   /* GEMMs and convolutions without Tensor Cores, most GPU time first (dla_shapes.c) */
   dla_tc_fact tc[DLA_MAX_TC_FACTS];
   int n_tc;
+  /* the perf findings' facts, in the order found (dla_perffacts.c) */
+  dla_attn_fact attn[DLA_MAX_PERF_FACTS];
+  int n_attn;
+  dla_fuse_fact fuse[DLA_MAX_PERF_FACTS];
+  int n_fuse;
+  dla_small_gemm_fact small_gemm[DLA_MAX_PERF_FACTS];
+  int n_small_gemm;
 } dla_facts;
 
 enum { DLA_CAUSE_COMPUTE, DLA_CAUSE_IDLE, DLA_CAUSE_DATALOADER };
@@ -121,6 +179,14 @@ typedef struct dla_finding {
 #define DLA_TC_MIN_SAVED_PCT 1.0       /* a Tensor Core fix saves this share of the mean
                                           iteration time, or more */
 #define DLA_TC_MAX_FINDINGS 3          /* Tensor Core findings, the largest savings */
+#define DLA_PERF_MAX_FINDINGS 3        /* per perf rule (attention, fusion, small GEMMs) */
+#define DLA_GEMM_TILE 128              /* a GEMM kernel's output tile (rows and columns) */
+#define DLA_SMALL_GEMM_PCT 25.0        /* a GEMM of fewer tiles than SMs below this share
+                                          of its roofline is small */
+#define DLA_SMALL_GEMM_BATCHED_PCT 50.0 /* the share of the roofline a batched GEMM is
+                                          taken to reach */
+#define DLA_FUSE_MAX_OPS 16            /* the longest elementwise chain told apart */
+#define DLA_ATTN_MAX_BETWEEN 3         /* elementwise ops between a product and softmax */
 #define DLA_GPU_MEM_LOW_PCT 50.0       /* GPU memory used below this share */
 #define DLA_BATCH_FACTOR_MAX 4         /* DLProf's advice: "by 4x" */
 #define DLA_GPU_IMBALANCE_PCT 20.0     /* busiest vs idlest GPU: busy-time difference */
@@ -133,6 +199,8 @@ typedef struct dla_finding {
                                           wall: a straggler */
 #define DLA_SKEW_PCT 20.0              /* a collective's mean start skew, % of its mean time */
 #define DLA_SKEW_MIN_NS 50000LL        /* ... and at least this (50 us) */
+#define DLA_BUSBW_PCT 25.0             /* a collective's bus bandwidth, % of its GPU's link */
+#define DLA_BUSBW_MIN_BYTES (1LL << 20) /* ... for messages of at least this (1 MiB) */
 
 /* Runs every rule in table order; writes up to cap findings to out and
  * returns how many were written. */

@@ -13,6 +13,7 @@
 #include "dla_internal.h"
 #include "dla_opname.h"
 #include "dla_peaks.h"
+#include "dla_perffacts.h"
 #include "dldb_aggr_shapes.h"
 #include "dldb_scan.h"
 
@@ -42,10 +43,13 @@ static int copy_list(const char *p, char *out, size_t cap) {
 }
 
 /* emit_nvtx and the PyTorch profiler import: "name, seq = 1, sizes =
- * [[...]], dtype = float32". 0, or -1 without sizes. */
+ * [[...]], dtype = float32" and, for a convolution, ", concrete = [...]"
+ * (its concrete inputs). 0, or -1 without sizes. */
 static int read_sizes_text(const char *text, inst_text *t) {
   const char *s = strstr(text, ", sizes = [");
   if (!s || copy_list(s + 10, t->dims, sizeof t->dims)) return -1;
+  const char *cc = strstr(s, ", concrete = [");
+  if (cc && copy_list(cc + 13, t->concrete, sizeof t->concrete)) t->concrete[0] = '\0';
   const char *comma = strstr(text, ", ");
   snprintf(t->name, sizeof t->name, "%.*s", (int)(comma - text), text);
   const char *d = strstr(s, ", dtype = ");
@@ -259,6 +263,7 @@ static void sum_gpu_time(dla_ctx *c, const int32_t *row_of) {
 typedef struct gpu_names {
   int32_t id[DLA_MAX_GPUS];
   const dla_peak *peak[DLA_MAX_GPUS];
+  int32_t sms[DLA_MAX_GPUS];
   int n;
 } gpu_names;
 
@@ -266,15 +271,17 @@ static int note_gpu(void *ctx, const dldb_scan_gpu *g) {
   gpu_names *gn = ctx;
   if (gn->n < DLA_MAX_GPUS) {
     gn->id[gn->n] = g->device_id;
+    gn->sms[gn->n] = g->sm_count;
     gn->peak[gn->n++] = dla_peak_find(g->name, -1);
   }
   return 0;
 }
 
-static const dla_peak *peak_of(const gpu_names *gn, int32_t device) {
+/* The index of a device in gn, -1 when unknown (a single GPU: that one). */
+static int gpu_of(const gpu_names *gn, int32_t device) {
   for (int i = 0; i < gn->n; i++)
-    if (gn->id[i] == device) return gn->peak[i];
-  return gn->n == 1 ? gn->peak[0] : NULL;
+    if (gn->id[i] == device) return i;
+  return gn->n == 1 ? 0 : -1;
 }
 
 /* Achieved figures, roofline and bound of a row. */
@@ -321,12 +328,19 @@ int dla__shapes_run(dla_ctx *c) {
   int rc = group_instances(c, row_of);
   if (rc == DL_OK) sum_gpu_time(c, row_of);
   if (rc == DL_OK) rc = sum_iter_flops(c, row_of);
-  free(row_of);
-  gpu_names gn = {.n = 0};
-  if (rc == DL_OK) rc = dldb_scan_gpus(c->w, note_gpu, &gn, c->err, c->errlen);
-  for (size_t i = 0; rc == DL_OK && i < c->shapes->n; i++)
-    rate(&c->shapes->v[i], peak_of(&gn, c->shapes->v[i].device));
+  gpu_names *gn = calloc(1, sizeof *gn);
+  if (rc == DL_OK && !gn) rc = DL_ENOMEM;
+  if (rc == DL_OK) rc = dldb_scan_gpus(c->w, note_gpu, gn, c->err, c->errlen);
+  for (size_t i = 0; rc == DL_OK && i < c->shapes->n; i++) {
+    dla_shape_row *r = &c->shapes->v[i];
+    int g = gpu_of(gn, r->device);
+    r->sms = g >= 0 ? gn->sms[g] : 0;
+    rate(r, g >= 0 ? gn->peak[g] : NULL);
+  }
   c->shapes->mfu_peak_tflops = mfu_peak(c->shapes);
+  if (rc == DL_OK) rc = dla__perffacts_chains(c, row_of);
+  free(gn);
+  free(row_of);
   return rc;
 }
 
@@ -405,9 +419,14 @@ static int tc_fact(const dla_shape_row *r, double niter, dla_tc_fact *t) {
 }
 
 void dla__shapes_facts(const dla_ctx *c, dla_facts *f) {
-  f->n_tc = 0;
+  f->n_tc = f->n_attn = f->n_fuse = f->n_small_gemm = 0;
   if (!c->shapes) return;
   double niter = c->iter_stop >= c->iter_start ? (double)(c->iter_stop - c->iter_start + 1) : 1;
+  f->n_attn = c->shapes->n_attn;
+  memcpy(f->attn, c->shapes->attn, sizeof f->attn);
+  f->n_fuse = c->shapes->n_fuse;
+  memcpy(f->fuse, c->shapes->fuse, sizeof f->fuse);
+  dla__perffacts_small_gemms(c, niter, f);
   for (size_t i = 0; i < c->shapes->n; i++) {
     dla_tc_fact t;
     if (tc_fact(&c->shapes->v[i], niter, &t)) continue;

@@ -29,6 +29,7 @@ typedef struct dla_shape_row {
   int64_t calls, gpu_time;     /* instances in the aggregated iterations; ns, all calls */
   int64_t tc_gpu_time;         /* ns of it in Tensor Core kernels */
   int32_t device;              /* the GPU of its kernels (-1: none seen) */
+  int32_t sms;                 /* that GPU's SMs (0: unknown) */
   dla_pm_result pm;            /* the model of one call */
   /* with a model and GPU time: achieved and the GPU's limits (NaN: unknown) */
   double tflops_per_s, tb_per_s, intensity; /* FLOP per byte */
@@ -47,6 +48,12 @@ typedef struct dla_shapes {
   double *iter_flops;
   int64_t n_iter_flops;
   double mfu_peak_tflops;      /* NaN: unknown GPU */
+  /* attention by parts and elementwise chains (dla_perffacts.c), largest savings first;
+   * they borrow the rows' strings */
+  dla_attn_fact attn[DLA_MAX_PERF_FACTS];
+  int n_attn;
+  dla_fuse_fact fuse[DLA_MAX_PERF_FACTS];
+  int n_fuse;
 } dla_shapes;
 
 /* Fills c->shapes (calls, kernels and memory operations still loaded). */
@@ -57,7 +64,8 @@ int dla__shapes_write(dla_ctx *c, int64_t aggr_id);
 void dla__shapes_free(dla_ctx *c);
 /* The GEMMs and convolutions that ran no Tensor Core kernel on a GPU of
  * known peaks, most GPU time first, into f->tc (the Tensor Core rule's
- * facts); f borrows the rows' strings. */
+ * facts), and the perf rules' facts (dla_perffacts.h) into f->attn, fuse
+ * and small_gemm; f borrows the rows' strings. */
 void dla__shapes_facts(const dla_ctx *c, dla_facts *f);
 
 #endif

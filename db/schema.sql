@@ -1099,6 +1099,19 @@ CREATE TABLE dl_gpu_ranks (
   world_size   INTEGER NOT NULL      -- 0: unknown
 );
 
+-- The arguments the PyTorch profiler records on an NCCL kernel ("Collective
+-- name", "In msg nelems", "Out msg nelems", "Group size", "dtype"): sizes in
+-- bytes (elements x the dtype's size), NULL where the dtype is unknown;
+-- group_size 0: unknown. One row per kernel that carries them.
+CREATE TABLE dl_kernel_collectives (
+  kernel_id  INTEGER PRIMARY KEY,  -- kernels.id
+  collective TEXT,                 -- as recorded: "allreduce", "all_gather", ...
+  in_bytes   INTEGER,
+  out_bytes  INTEGER,
+  dtype      TEXT,                 -- as recorded: "Float", "BFloat16", ...
+  group_size INTEGER NOT NULL
+);
+
 -- Per aggregation and rank (one row per GPU of a rank): the rank's GPU
 -- timeline over the aggregated iterations (as aggr_dl_gpu), ns. wait_ns:
 -- the exposed communication above the least exposed rank's, the time the
@@ -1118,12 +1131,23 @@ CREATE TABLE aggr_dl_ranks (
   wait_ns          INTEGER NOT NULL,
   PRIMARY KEY (aggr_id, rank, device_id)
 ) WITHOUT ROWID;
+-- view_dl_rank_iterations joins a rank's iterations by device: without
+-- this, each iteration row scans every rank of its aggregation.
+CREATE INDEX aggr_dl_ranks_device ON aggr_dl_ranks(aggr_id, device_id);
 
 -- Per aggregation and collective kernel name: NCCL kernels matched across
 -- ranks by their order on each rank (every rank of a communicator issues
 -- its collectives in the same order). start_skew: the latest start of an
 -- instance minus the earliest, over its ranks; last_rank: the rank that
--- started last most often. Sizes NULL where the trace records none.
+-- started last most often. bytes: the message size of each instance
+-- (NCCL-tests' S: the larger of the input and output buffers, of the rank
+-- that started last), summed over instances; NULL where the trace records
+-- none for some instance. Bandwidths in bytes/s (NULL: unknown), NCCL-tests'
+-- definitions: alg_bw = bytes / transfer time; bus_bw = alg_bw x 2(n-1)/n
+-- for all-reduce, x (n-1)/n for all-gather, reduce-scatter and all-to-all,
+-- x 1 for broadcast, reduce and send/receive, n = group_size (the
+-- communicator's ranks as recorded, else the ranks matched); link_bw: the
+-- GPU's link in one direction (analysis/dla_peaks.c, NVLink or PCIe).
 CREATE TABLE aggr_dl_collectives (
   aggr_id           INTEGER NOT NULL,
   kernel_name_id    INTEGER NOT NULL REFERENCES strings(id),
@@ -1138,6 +1162,12 @@ CREATE TABLE aggr_dl_collectives (
   transfer_ns       INTEGER NOT NULL,   -- summed over instances: the time of the rank
                                         -- that started last (no waiting in it)
   bytes             INTEGER,
+  collective        TEXT,               -- allreduce, allgather, reduce_scatter, alltoall,
+                                        -- broadcast, reduce, sendrecv; NULL: unknown
+  group_size        INTEGER,
+  alg_bw            REAL,
+  bus_bw            REAL,
+  link_bw           REAL,
   PRIMARY KEY (aggr_id, kernel_name_id)
 ) WITHOUT ROWID;
 
@@ -1171,7 +1201,8 @@ CREATE VIEW view_dl_collectives AS
 SELECT x.aggr_id AS aggr_id, s.value AS domain_name, n.value AS kernel_name, x.ranks,
        x.instances, x.time_ns AS total_time, x.avg_ns AS avg, x.skew_avg_ns AS start_skew_avg,
        x.skew_max_ns AS start_skew_max, x.last_rank, x.last_rank_count,
-       x.transfer_ns AS transfer_time, x.bytes
+       x.transfer_ns AS transfer_time, x.bytes, x.collective, x.group_size,
+       x.alg_bw AS alg_bandwidth, x.bus_bw AS bus_bandwidth, x.link_bw AS link_bandwidth
 FROM aggr_dl_collectives x
 JOIN strings n ON n.id = x.kernel_name_id
 JOIN aggregations a ON a.aggr_id = x.aggr_id

@@ -9,7 +9,10 @@
  *   cpu_op / user_annotation   -> NVTX-like ranges (op instances); input
  *                                 dims, sequence number and data type ride
  *                                 in the text as ", sizes = ..., seq = N,
- *                                 dtype = float16" (dla_opname's syntax)
+ *                                 dtype = float16" (dla_opname's syntax);
+ *                                 a convolution's "Concrete Inputs" too
+ *                                 (", concrete = [...]": its strides,
+ *                                 padding, dilation and groups)
  *   cuda_runtime / cuda_driver -> CUDA API calls (correlation id)
  *   kernel, gpu_memcpy/memset  -> GPU activity (same correlation id); the
  *                                 trace's blocks per SM and est. achieved

@@ -33,6 +33,7 @@
 
 #define MAX_DEVS 64
 #define DIMS_CAP 1024
+#define CONCRETE_CAP 256
 #define TYPES_CAP 64
 
 enum cat { C_NONE, C_OP, C_ANNOT, C_GPU_ANNOT, C_RUNTIME, C_DRIVER, C_KERNEL, C_MEMCPY,
@@ -59,11 +60,15 @@ typedef struct kev {
   int32_t grid[3], block[3];
   double bpsm, occ;
   char dtype[16];
+  int64_t coll_in, coll_out, coll_group; /* an NCCL kernel's "In/Out msg nelems", "Group size" */
+  int coll_args;                         /* which of them were read (COLL_* bits) */
+  char coll_name[24], coll_dtype[24];    /* its "Collective name" and "dtype" */
   char *name;              /* name_len bytes and a NUL */
   size_t name_len, name_cap;
   char *stack;             /* "Call stack" (with_stack=True), stack_len bytes and a NUL */
   size_t stack_len, stack_cap;
   char dims[DIMS_CAP];
+  char concrete[CONCRETE_CAP]; /* "Concrete Inputs": kept in the text of convolutions only */
   char mname[256];
 } kev;
 
@@ -520,8 +525,10 @@ static int set_stack(kev *e, const char *s, size_t n) {
 /* The "args" members read; the others are skipped. */
 enum {
   A_NONE, A_CORR, A_DEVICE, A_STREAM, A_CONTEXT, A_REGS, A_SMEM, A_BYTES, A_BPSM, A_OCC,
-  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK
+  A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK, A_CONCRETE,
+  A_COLL_NAME, A_COLL_IN, A_COLL_OUT, A_COLL_GROUP, A_COLL_DTYPE
 };
+enum { COLL_IN = 1, COLL_OUT = 2, COLL_GROUP = 4, COLL_NAME = 8, COLL_DTYPE = 16 };
 
 static int arg_id(const char *key) {
   static const struct { const char *key; int id; } args[] = {
@@ -534,6 +541,9 @@ static int arg_id(const char *key) {
       {"Sequence number", A_SEQ},      {"Fwd thread id", A_FWD},
       {"Input Dims", A_DIMS},          {"Input type", A_TYPES},
       {"name", A_NAME},                {"Call stack", A_STACK},
+      {"Concrete Inputs", A_CONCRETE}, {"Collective name", A_COLL_NAME},
+      {"In msg nelems", A_COLL_IN},    {"Out msg nelems", A_COLL_OUT},
+      {"Group size", A_COLL_GROUP},    {"dtype", A_COLL_DTYPE},
   };
   for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) /* first bytes first: cheap */
     if (args[i].key[0] == key[0] && strcmp(args[i].key, key) == 0) return args[i].id;
@@ -567,12 +577,25 @@ static kj_tok read_args(kimp *k, kjson *j) {
     case A_FWD: e->fwd_ok = read_int(j, t, &e->fwd_tid); break;
     case A_DIMS: t = kjson_render(j, t, e->dims, sizeof e->dims); break;
     case A_TYPES: t = read_types(j, t, e->dtype, sizeof e->dtype); break;
+    case A_CONCRETE: t = kjson_render(j, t, e->concrete, sizeof e->concrete); break;
     case A_NAME:
       if (t == KJ_STR) snprintf(e->mname, sizeof e->mname, "%s", kjson_text(j));
       break;
     case A_STACK:
       /* optional: a stack that finds no memory is left out */
       if (t == KJ_STR) (void)set_stack(e, kjson_text(j), kjson_len(j));
+      break;
+    case A_COLL_IN: if (read_int(j, t, &e->coll_in)) e->coll_args |= COLL_IN; break;
+    case A_COLL_OUT: if (read_int(j, t, &e->coll_out)) e->coll_args |= COLL_OUT; break;
+    case A_COLL_GROUP: if (read_int(j, t, &e->coll_group)) e->coll_args |= COLL_GROUP; break;
+    case A_COLL_NAME:
+    case A_COLL_DTYPE:
+      if (t == KJ_STR) {
+        int nm = id == A_COLL_NAME;
+        if (nm) snprintf(e->coll_name, sizeof e->coll_name, "%s", kjson_text(j));
+        else snprintf(e->coll_dtype, sizeof e->coll_dtype, "%s", kjson_text(j));
+        e->coll_args |= nm ? COLL_NAME : COLL_DTYPE;
+      }
       break;
     default: break;
     }
@@ -585,7 +608,7 @@ static void ev_reset(kev *e) {
   e->name_len = e->stack_len = 0;
   if (e->name) e->name[0] = '\0';
   if (e->stack) e->stack[0] = '\0';
-  e->dims[0] = e->mname[0] = '\0';
+  e->dims[0] = e->concrete[0] = e->mname[0] = '\0';
   e->bpsm = e->occ = NAN;
 }
 
@@ -631,7 +654,7 @@ static char *put_int(char *p, int64_t v) {
 }
 
 static int range_text(kimp *k, const kev *e) {
-  size_t need = e->name_len + sizeof e->dims + 128;
+  size_t need = e->name_len + sizeof e->dims + sizeof e->concrete + 144;
   if (need > k->text_cap) {
     char *p = realloc(k->text, need);
     if (!p) return -1;
@@ -639,7 +662,8 @@ static int range_text(kimp *k, const kev *e) {
     k->text_cap = need;
   }
   /* need covers every part: the name, dims (bounded by its array), two
-   * numbers of at most 20 digits, dtype (< 32) and the labels */
+   * numbers of at most 20 digits, dtype (< 32), concrete inputs (bounded) and the
+   * labels */
   char *p = k->text;
   p = put_text(p, e->name ? e->name : "", e->name ? e->name_len : 0);
   if (e->seq_ok && e->seq >= 0) p = put_int(put_text(p, ", seq = ", 8), e->seq);
@@ -647,6 +671,9 @@ static int range_text(kimp *k, const kev *e) {
   if (e->dims[0] && strcmp(e->dims, "[]") != 0)
     p = put_text(put_text(p, ", sizes = ", 10), e->dims, strlen(e->dims));
   if (e->dtype[0]) p = put_text(put_text(p, ", dtype = ", 10), e->dtype, strlen(e->dtype));
+  /* a convolution's model needs its strides, padding, dilation and groups */
+  if (e->concrete[0] && e->name && strstr(e->name, "conv"))
+    p = put_text(put_text(p, ", concrete = ", 13), e->concrete, strlen(e->concrete));
   *p = '\0';
   return 0;
 }
@@ -673,6 +700,31 @@ static void memcpy_kinds(const char *name, int *copy, int *src, int *dst) {
     if (p && p > arrow) *dst = mem[i].kind;
     if (p && p < arrow && (p = strstr(arrow, mem[i].tag)) != NULL) *dst = mem[i].kind;
   }
+}
+
+/* The bytes of n elements of a PyTorch dtype as NCCL's arguments name it
+ * (c10's ScalarType names), -1: unknown. */
+static int64_t coll_bytes(const char *dtype, int64_t n) {
+  static const struct { const char *name; int size; } sizes[] = {
+      {"Float", 4}, {"BFloat16", 2}, {"Half", 2}, {"Double", 8}, {"Int", 4}, {"Long", 8},
+      {"Short", 2}, {"Char", 1}, {"Byte", 1}, {"Bool", 1}, {"Float8_e4m3fn", 1},
+      {"Float8_e5m2", 1}, {"ComplexFloat", 8}, {"ComplexDouble", 16}, {"ComplexHalf", 4},
+  };
+  for (size_t i = 0; n >= 0 && n <= INT64_MAX / 16 && i < sizeof sizes / sizeof sizes[0]; i++)
+    if (strcmp(dtype, sizes[i].name) == 0) return n * sizes[i].size;
+  return -1;
+}
+
+/* The collective arguments of the kernel just written (dldb_ranks.h). */
+static int emit_coll(kimp *k, const kev *e) {
+  dldb_kernel_coll c = {
+      .collective = e->coll_args & COLL_NAME ? e->coll_name : NULL,
+      .dtype = e->coll_args & COLL_DTYPE ? e->coll_dtype : NULL,
+      .in_bytes = e->coll_args & COLL_IN ? coll_bytes(e->coll_dtype, e->coll_in) : -1,
+      .out_bytes = e->coll_args & COLL_OUT ? coll_bytes(e->coll_dtype, e->coll_out) : -1,
+      .group_size = e->coll_args & COLL_GROUP && e->coll_group > 0 && e->coll_group <= INT32_MAX
+                        ? (int32_t)e->coll_group : 0};
+  return dldb_write_kernel_coll(k->w, &c, k->err, k->errlen);
 }
 
 static int emit(kimp *k, const kev *e) {
@@ -747,6 +799,7 @@ static int emit(kimp *k, const kev *e) {
       memcpy(kr.grid, e->grid, sizeof kr.grid);
       memcpy(kr.block, e->block, sizeof kr.block);
       int rc = dldb_write_kernel(k->w, &kr, k->err, k->errlen);
+      if (rc == DL_OK && e->coll_args) rc = emit_coll(k, e);
       if (rc) return rc;
       k->st->kernels++;
       if (strcasestr(name, "nccl")) k->st->nccl_kernels++;
@@ -791,14 +844,14 @@ static int emit(kimp *k, const kev *e) {
 
 static int write_event(void *ctx, const void *rec, size_t len);
 
-/* A record: the fixed part of the event, then its name, dims, thread name
- * and call stack, each with its NUL. */
+/* A record: the fixed part of the event, then its name, dims, concrete
+ * inputs, thread name and call stack, each with its NUL. */
 static int put_event(kimp *k, const kev *e) {
   /* names are C strings from here on (as the writer stores them): a "\u0000"
    * inside one ends it */
   size_t name = e->name ? strlen(e->name) : 0, dims = strlen(e->dims), mname = strlen(e->mname);
-  size_t stack = e->stack ? strlen(e->stack) : 0;
-  size_t len = KEV_FIXED + name + 1 + dims + 1 + mname + 1 + stack + 1;
+  size_t stack = e->stack ? strlen(e->stack) : 0, conc = strlen(e->concrete);
+  size_t len = KEV_FIXED + name + 1 + dims + 1 + conc + 1 + mname + 1 + stack + 1;
   int rc = DL_OK;
   char *r;
   if (k->mem) { /* no second thread: the record is written at once */
@@ -820,6 +873,8 @@ static int put_event(kimp *k, const kev *e) {
   r += name + 1;
   memcpy(r, e->dims, dims + 1);
   r += dims + 1;
+  memcpy(r, e->concrete, conc + 1);
+  r += conc + 1;
   memcpy(r, e->mname, mname + 1);
   r += mname + 1;
   memcpy(r, e->stack ? e->stack : "", stack);
@@ -839,7 +894,10 @@ static int write_event(void *ctx, const void *rec, size_t len) {
   if (set_name(e, r, n)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
   r += n + 1;
   n = strlen(r);
-  memcpy(e->dims, r, n + 1); /* both fit: they were copied from a kev */
+  memcpy(e->dims, r, n + 1); /* these fit: they were copied from a kev */
+  r += n + 1;
+  n = strlen(r);
+  memcpy(e->concrete, r, n + 1);
   r += n + 1;
   n = strlen(r);
   memcpy(e->mname, r, n + 1);

@@ -118,7 +118,7 @@ int dlp_step_aggregate(dlp_pipeline *p) {
   ao.key_op_spans = kl > 0 && p->key_op[kl - 1] == '#';
   ao.mode = o->mode;
   ao.no_shapes = o->no_shapes;
-  ao.nsys_rules = p->stage != DLP_S_KINETO && o->nsys_rules;
+  ao.nsys_rules = !(p->stage & (DLP_S_KINETO | DLP_S_MERGE)) && o->nsys_rules;
   ao.iter_start = o->iter_start;
   ao.iter_stop = o->iter_stop;
   ao.aggr_start = o->aggr_start;

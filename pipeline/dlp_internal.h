@@ -27,9 +27,10 @@ enum {
   DLP_S_KINETO = 1u << 2,  /* a Kineto trace or folder: imported */
   DLP_S_DLDB = 1u << 3,    /* a dldb of ours: aggregated again in a copy */
   DLP_S_REPORTS = 1u << 4, /* a dldb: only its reports */
+  DLP_S_MERGE = 1u << 5,   /* a folder of per-rank dldbs: merged into a new one */
 };
-#define DLP_S_IMPORT (DLP_S_NSYS | DLP_S_KINETO)
-#define DLP_S_AGGR (DLP_S_NSYS | DLP_S_KINETO | DLP_S_DLDB)
+#define DLP_S_IMPORT (DLP_S_NSYS | DLP_S_KINETO | DLP_S_MERGE)
+#define DLP_S_AGGR (DLP_S_NSYS | DLP_S_KINETO | DLP_S_MERGE | DLP_S_DLDB)
 
 /* The model data's file name after the profile name (--dump_model_data). */
 #define DLP_MODEL_DATA_SUFFIX "_model_data.json"
@@ -113,6 +114,10 @@ void dlp_reports_discard(dlp_report_set *rs);
 /* dlp_import.c: the steps of an import. */
 int dlp_step_nsys(dlp_pipeline *p);
 int dlp_step_kineto(dlp_pipeline *p);
+/* dlp_merge.c: 1 when path is a folder of dldbs and no traces; the step
+ * that merges them into the run's new dldb. */
+int dlp_is_dldb_dir(const char *path);
+int dlp_step_merge(dlp_pipeline *p);
 int dlp_step_aggregate(dlp_pipeline *p);
 int dlp_step_commit(dlp_pipeline *p);
 

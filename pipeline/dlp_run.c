@@ -49,6 +49,10 @@ static int step_detect(dlp_pipeline *p) {
   static const struct { dli_kind kind; unsigned stage; } kinds[] = {
       {DLI_NSYS_SQLITE, DLP_S_NSYS}, {DLI_DLDB, DLP_S_DLDB}, {DLI_JSON, DLP_S_KINETO}};
   const char *in = p->o->input;
+  if (dlp_is_dldb_dir(in)) { /* per-rank dldbs, to merge */
+    p->stage = DLP_S_MERGE;
+    return DL_OK;
+  }
   dli_kind kind;
   int rc = dli_detect(in, &kind, p->err, p->errlen);
   if (rc != DL_OK) return rc;
@@ -142,6 +146,7 @@ static const struct {
     {"check outputs", step_check, DLP_S_AGGR},
     {"import nsys", dlp_step_nsys, DLP_S_NSYS},
     {"import kineto", dlp_step_kineto, DLP_S_KINETO},
+    {"merge dldbs", dlp_step_merge, DLP_S_MERGE},
     {"reopen dldb", dlp_step_reopen, DLP_S_DLDB},
     {"copy dldb", dlp_step_copy, DLP_S_DLDB},
     {"aggregate", dlp_step_aggregate, DLP_S_AGGR},

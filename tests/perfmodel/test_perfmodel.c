@@ -367,7 +367,8 @@ static int check_view(void *ctx, const tl_row *t) {
 static int test_view_tracelens(void) {
   static const struct { const char *table, *model; int by_flops; } checks[] = {
       {"GEMM.csv", "GEMM", 1}, {"SDPA_fwd.csv", "attention", 1},
-      {"BinaryElementwise.csv", "elementwise", 0}, {"Normalization.csv", "normalization", 0},
+      {"CONV_fwd.csv", "convolution", 1}, {"BinaryElementwise.csv", "elementwise", 0},
+      {"Normalization.csv", "normalization", 0},
   };
   int rows = 0;
   for (size_t t = 0; t < 2; t++) {
@@ -387,7 +388,7 @@ static int test_view_tracelens(void) {
     sqlite3_close(v.db);
     ASSERT_OK(rc);
   }
-  ASSERT(rows >= 17);
+  ASSERT(rows >= 20);
   return 0;
 }
 

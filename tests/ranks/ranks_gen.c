@@ -17,17 +17,26 @@ void rg_defaults(rg_params *p) {
   *p = (rg_params){.ranks = 8, .iters = 6, .compute_us = 20000, .straggler = 3,
                    .straggler_us = 6000, .skew_rank = 5, .skew_us = 1500,
                    .allreduce_us = 2000, .allgather_us = 500,
-                   .allreduce_bytes = 100 << 20, .allgather_bytes = 8 << 20};
+                   .allreduce_bytes = 100 << 20, .allgather_bytes = 8 << 20,
+                   .loader_rank = -1, .tail_rank = -1};
 }
 
 static int64_t compute_of(const rg_params *p, int r) {
   return p->compute_us + (r == p->straggler ? p->straggler_us : 0);
 }
 
+/* Data loading before the compute kernel. */
+static int64_t loader_of(const rg_params *p, int r) {
+  return r == p->loader_rank ? p->loader_us : 0;
+}
+
+/* When rank r arrives at the all-reduce. */
+static int64_t arrival(const rg_params *p, int r) { return loader_of(p, r) + compute_of(p, r); }
+
 static int64_t max_compute(const rg_params *p) {
   int64_t m = 0;
   for (int r = 0; r < p->ranks; r++)
-    if (compute_of(p, r) > m) m = compute_of(p, r);
+    if (arrival(p, r) > m) m = arrival(p, r);
   return m;
 }
 
@@ -39,12 +48,12 @@ typedef struct rg_iter {
 static rg_iter iter_of(const rg_params *p, int r) {
   rg_iter t;
   int64_t all_arrived = max_compute(p);
-  t.ar_start = compute_of(p, r);
+  t.ar_start = arrival(p, r);
   t.ar_end = all_arrived + p->allreduce_us;
   int64_t skew = p->skew_rank >= 0 && p->skew_rank < p->ranks ? p->skew_us : 0;
   t.ag_start = t.ar_end + (r == p->skew_rank ? p->skew_us : 0);
   t.ag_end = t.ar_end + skew + p->allgather_us;
-  t.len = t.ag_end + TAIL_US;
+  t.len = t.ag_end + TAIL_US + (r == p->tail_rank ? p->tail_us : 0);
   return t;
 }
 
@@ -55,15 +64,28 @@ rg_expect rg_expected(const rg_params *p, int r) {
   return (rg_expect){.compute_ns = compute_of(p, r) * 1000 * n, .comm_ns = comm * 1000 * n,
                      .exposed_ns = comm * 1000 * n,
                      .idle_ns = (t.len - compute_of(p, r) - comm) * 1000 * n,
-                     .iter_ns = t.len * 1000};
+                     .iter_ns = t.len * 1000, .loader_ns = loader_of(p, r) * 1000 * n};
 }
 
-static void kernel(FILE *f, const char *name, int dev, int64_t ts, int64_t dur, int64_t corr) {
+/* extra: more "args" members (",\"k\":v..."), "" none. */
+static void kernel(FILE *f, const char *name, int dev, int64_t ts, int64_t dur, int64_t corr,
+                   const char *extra) {
   fprintf(f,
           ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":%d,\"tid\":7,\"ts\":%lld,"
           "\"dur\":%lld,\"args\":{\"device\":%d,\"stream\":7,\"correlation\":%lld,"
-          "\"grid\":[132,1,1],\"block\":[256,1,1]}}",
-          name, dev, (long long)ts, (long long)dur, dev, (long long)corr);
+          "\"grid\":[132,1,1],\"block\":[256,1,1]%s}}",
+          name, dev, (long long)ts, (long long)dur, dev, (long long)corr, extra);
+}
+
+/* The NCCL arguments the profiler records on a collective's kernel: an
+ * all-gather's input is its output's share of one rank. */
+static void coll_args(char *out, size_t n, const char *coll, int64_t bytes, int ranks,
+                      int gather) {
+  int64_t elems = bytes / 4;
+  snprintf(out, n,
+           ",\"Collective name\":\"%s\",\"In msg nelems\":%lld,\"Out msg nelems\":%lld,"
+           "\"Group size\":%d,\"dtype\":\"Float\"",
+           coll, (long long)(gather ? elems / ranks : elems), (long long)elems, ranks);
 }
 
 static void launch(FILE *f, int pid, int64_t ts, int64_t corr) {
@@ -98,20 +120,30 @@ static int write_rank(const rg_params *p, const char *dir, int r) {
           dev, r, p->ranks, pid);
   rg_iter t = iter_of(p, r);
   int64_t corr = 1;
+  char ar[256], ag[256];
+  coll_args(ar, sizeof ar, "allreduce", p->allreduce_bytes, p->ranks, 0);
+  coll_args(ag, sizeof ag, "all_gather", p->allgather_bytes, p->ranks, 1);
   for (int i = 0; i < p->iters; i++) {
     int64_t s = T0_US + (int64_t)i * t.len;
     fprintf(f,
             ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\","
             "\"pid\":%d,\"tid\":1,\"ts\":%lld,\"dur\":%lld,\"args\":{}}",
             i, pid, (long long)s, (long long)t.len);
-    launch(f, pid, s + 1, corr);
-    kernel(f, K_COMPUTE, dev, s + t.ar_start - compute_of(p, r), compute_of(p, r), corr++);
-    comms_op(f, pid, s + 3, "allreduce", p->allreduce_bytes, p->ranks);
-    launch(f, pid, s + 4, corr);
-    kernel(f, K_ALLREDUCE, dev, s + t.ar_start, t.ar_end - t.ar_start, corr++);
-    comms_op(f, pid, s + 6, "all_gather", p->allgather_bytes, p->ranks);
-    launch(f, pid, s + 7, corr);
-    kernel(f, K_ALLGATHER, dev, s + t.ag_start, t.ag_end - t.ag_start, corr++);
+    if (loader_of(p, r))
+      fprintf(f,
+              ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#"
+              "_SingleProcessDataLoaderIter.__next__\",\"pid\":%d,\"tid\":1,\"ts\":%lld,"
+              "\"dur\":%lld,\"args\":{}}",
+              pid, (long long)s, (long long)loader_of(p, r));
+    launch(f, pid, s + 1 + loader_of(p, r), corr);
+    kernel(f, K_COMPUTE, dev, s + t.ar_start - compute_of(p, r), compute_of(p, r), corr++, "");
+    int64_t l = loader_of(p, r); /* the host's calls follow its data loading */
+    comms_op(f, pid, s + 3 + l, "allreduce", p->allreduce_bytes, p->ranks);
+    launch(f, pid, s + 4 + l, corr);
+    kernel(f, K_ALLREDUCE, dev, s + t.ar_start, t.ar_end - t.ar_start, corr++, ar);
+    comms_op(f, pid, s + 6 + l, "all_gather", p->allgather_bytes, p->ranks);
+    launch(f, pid, s + 7 + l, corr);
+    kernel(f, K_ALLGATHER, dev, s + t.ag_start, t.ag_end - t.ag_start, corr++, ag);
   }
   fprintf(f, "\n]}\n");
   return fclose(f) == 0 ? 0 : -1;

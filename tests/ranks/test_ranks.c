@@ -139,6 +139,77 @@ static int check_findings(const char *db, const rg_params *p) {
   return 0;
 }
 
+static double q_real(const char *db, const char *sql) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  double v = -999;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_type(st, 0) != SQLITE_NULL)
+    v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+/* a equals b to 1 part in 10^9 (bandwidths: a quotient of integers). */
+static int near(double a, double b) { return fabs(a - b) <= 1e-9 * fabs(b); }
+
+/* The generated collectives' NCCL-tests figures: S the full buffer, its
+ * transfer time the generated one, bus bandwidth 2(n-1)/n of the algorithm
+ * bandwidth for the all-reduce, (n-1)/n for the all-gather; the H100 SXM's
+ * NVLink 4 is 450 GB/s in one direction. */
+static double alg_bw(int64_t bytes, int64_t us) { return (double)bytes / ((double)us * 1e-6); }
+
+static int check_bandwidth(const char *db, const rg_params *p) {
+  static const char *ar = "FROM view_dl_collectives WHERE kernel_name LIKE 'ncclDevKernel_AllReduce%'";
+  static const char *ag = "FROM view_dl_collectives WHERE kernel_name LIKE 'ncclDevKernel_AllGather%'";
+  char sql[512], txt[64];
+  int n = p->ranks;
+  double ar_alg = alg_bw(p->allreduce_bytes, p->allreduce_us);
+  double ag_alg = alg_bw(p->allgather_bytes, p->allgather_us);
+  snprintf(sql, sizeof sql, "SELECT bytes %s", ar);
+  ASSERT_EQ(q_int(db, sql), p->allreduce_bytes * p->iters);
+  snprintf(sql, sizeof sql, "SELECT bytes %s", ag);
+  ASSERT_EQ(q_int(db, sql), p->allgather_bytes * p->iters);
+  snprintf(sql, sizeof sql, "SELECT collective %s", ar);
+  q_text(db, sql, txt, sizeof txt);
+  ASSERT_STR_EQ(txt, "allreduce");
+  snprintf(sql, sizeof sql, "SELECT collective %s", ag);
+  q_text(db, sql, txt, sizeof txt);
+  ASSERT_STR_EQ(txt, "allgather");
+  snprintf(sql, sizeof sql, "SELECT group_size %s", ar);
+  ASSERT_EQ(q_int(db, sql), n);
+  snprintf(sql, sizeof sql, "SELECT alg_bandwidth %s", ar);
+  ASSERT(near(q_real(db, sql), ar_alg));
+  snprintf(sql, sizeof sql, "SELECT bus_bandwidth %s", ar);
+  ASSERT(near(q_real(db, sql), ar_alg * 2 * (n - 1) / n));
+  snprintf(sql, sizeof sql, "SELECT alg_bandwidth %s", ag);
+  ASSERT(near(q_real(db, sql), ag_alg));
+  snprintf(sql, sizeof sql, "SELECT bus_bandwidth %s", ag);
+  ASSERT(near(q_real(db, sql), ag_alg * (n - 1) / n));
+  snprintf(sql, sizeof sql, "SELECT link_bandwidth %s", ar);
+  ASSERT(near(q_real(db, sql), 450e9));
+  return 0;
+}
+
+/* The all-reduce's bus bandwidth, far below the link's, is found. */
+static int check_bandwidth_finding(const char *db, const rg_params *p) {
+  char txt[1024], want[512];
+  int n = p->ranks;
+  double bus = alg_bw(p->allreduce_bytes, p->allreduce_us) * 2 * (n - 1) / n;
+  q_text(db, "SELECT problem FROM aggr_findings WHERE rule_id = 'collective_bandwidth_detector'",
+         txt, sizeof txt);
+  snprintf(want, sizeof want,
+           "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*) "
+           "(allreduce of %.1f MiB on average, %d ranks, %d instances) reaches a bus bandwidth "
+           "of %.1f GB/s (algorithm bandwidth %.1f GB/s), %.1f%% of its GPU's link (450.0 GB/s",
+           (double)p->allreduce_bytes / (1 << 20), n, p->iters, bus / 1e9,
+           alg_bw(p->allreduce_bytes, p->allreduce_us) / 1e9, 100.0 * bus / 450e9);
+  ASSERT_CONTAINS(txt, want);
+  return 0;
+}
+
 /* The collectives: matched on every rank, their transfer time and skew. */
 static int check_collectives(const char *db, const rg_params *p) {
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_collectives"), 2);
@@ -159,7 +230,25 @@ static int job(const rg_params *p) {
   char dir[1100], db[1200];
   ASSERT_OK(generate(p, dir, sizeof dir));
   ASSERT_OK(run(dir, db, sizeof db));
-  if (check_ranks(db, p) || check_findings(db, p) || check_collectives(db, p)) return 1;
+  if (check_ranks(db, p) || check_findings(db, p) || check_collectives(db, p) ||
+      check_bandwidth(db, p) || check_bandwidth_finding(db, p))
+    return 1;
+  return 0;
+}
+
+/* Collectives near their link's bandwidth, or of messages too small to be
+ * bound by it, are not found slow. */
+static int test_bandwidth_at_link(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.allreduce_bytes = 400 << 20; /* 367 GB/s of bus bandwidth: 82 % of NVLink 4 */
+  p.allgather_bytes = 512 << 10; /* 0.9 GB/s, but 512 KiB: bound by latency */
+  char dir[1100], db[1200];
+  ASSERT_OK(generate(&p, dir, sizeof dir));
+  ASSERT_OK(run(dir, db, sizeof db));
+  if (check_bandwidth(db, &p)) return 1;
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings "
+                      "WHERE rule_id = 'collective_bandwidth_detector'"), 0);
   return 0;
 }
 
@@ -200,6 +289,106 @@ static int test_exposed_no_straggler(void) {
   return 0;
 }
 
+/* A rank that loads data before its compute is the straggler, for its
+ * data loading, which its row shows (its process's DataLoader op). */
+static int test_rank_data_loading(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.straggler = -1;
+  p.loader_rank = 2;
+  p.loader_us = 5000;
+  char dir[1100], db[1200], sql[256], txt[1024];
+  ASSERT_OK(generate(&p, dir, sizeof dir));
+  ASSERT_OK(run(dir, db, sizeof db));
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(sql, sizeof sql, "SELECT dataloader_time FROM view_dl_ranks WHERE rank = %d", r);
+    ASSERT_EQ(q_int(db, sql), rg_expected(&p, r).loader_ns);
+  }
+  ASSERT_EQ(rg_expected(&p, 2).loader_ns, 5000 * 1000 * p.iters);
+  q_text(db, "SELECT problem FROM aggr_findings WHERE rule_id = 'straggler_detector'", txt,
+         sizeof txt);
+  ASSERT_CONTAINS(txt, "rank 2 is a straggler: its data loading is 5.000 ms per iteration");
+  return 0;
+}
+
+/* Each rank's iteration time is its own steps': a rank whose steps are
+ * longer shows it. */
+static int test_rank_iter_avg(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.straggler = p.skew_rank = -1;
+  p.tail_rank = 4;
+  p.tail_us = 3000;
+  char dir[1100], db[1200], sql[256];
+  ASSERT_OK(generate(&p, dir, sizeof dir));
+  ASSERT_OK(run(dir, db, sizeof db));
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(sql, sizeof sql, "SELECT iter_avg FROM view_dl_ranks WHERE rank = %d", r);
+    ASSERT_EQ(q_int(db, sql), rg_expected(&p, r).iter_ns);
+  }
+  ASSERT_EQ(rg_expected(&p, 4).iter_ns - rg_expected(&p, 0).iter_ns, 3000 * 1000);
+  return 0;
+}
+
+/* The rows of query sql as one text (rows joined by newlines). */
+static void q_rows(const char *db, const char *sql, char *out, size_t n) {
+  char wrapped[1024];
+  snprintf(wrapped, sizeof wrapped, "SELECT group_concat(r, char(10)) FROM (%s)", sql);
+  q_text(db, wrapped, out, n);
+}
+
+/* Per-rank dldbs, each imported from its rank's trace alone, merged by
+ * dlprof --database=DIR: the same per-rank figures, collectives and
+ * findings as the folder of traces imported at once. */
+static int test_merge_rank_dldbs(void) {
+  rg_params p;
+  rg_defaults(&p);
+  char job[1100], all[1200], merged[1200], dldbs[1100], trace[1300], one[1200], link[1300];
+  ASSERT_OK(generate(&p, job, sizeof job));
+  ASSERT_OK(run(job, all, sizeof all));
+  snprintf(dldbs, sizeof dldbs, "%s/dldbs%d", work, ++case_no);
+  mkdir(dldbs, 0755);
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(trace, sizeof trace, "%s/rank-%d.pt.trace.json", job, r);
+    ASSERT_OK(run(trace, one, sizeof one));
+    snprintf(link, sizeof link, "%s/rank-%d.sqlite", dldbs, r);
+    unlink(link);
+    ASSERT_OK(symlink(one, link));
+  }
+  ASSERT_OK(run(dldbs, merged, sizeof merged));
+  static const char *const queries[] = {
+      "SELECT rank || '|' || device_id || '|' || local_device || '|' || gpu_name || '|' || "
+      "world_size || '|' || iterations || '|' || iter_avg || '|' || wall_clock_time || '|' || "
+      "compute_time || '|' || communication_time || '|' || exposed_communication_time || '|' || "
+      "idle_time || '|' || dataloader_time || '|' || wait_time AS r FROM view_dl_ranks "
+      "ORDER BY rank",
+      "SELECT rank || '|' || iter_value || '|' || duration || '|' || kernel_busy_time || '|' || "
+      "communication_time || '|' || exposed_communication_time AS r "
+      "FROM view_dl_rank_iterations ORDER BY rank, iter_value",
+      "SELECT kernel_name || '|' || ranks || '|' || instances || '|' || total_time || '|' || "
+      "start_skew_avg || '|' || start_skew_max || '|' || last_rank || '|' || transfer_time || "
+      "'|' || bytes || '|' || bus_bandwidth AS r FROM view_dl_collectives ORDER BY kernel_name",
+      "SELECT rule_id || '|' || problem AS r FROM aggr_findings ORDER BY rule_id",
+  };
+  static char a[65536], b[65536];
+  for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
+    q_rows(all, queries[i], a, sizeof a);
+    q_rows(merged, queries[i], b, sizeof b);
+    ASSERT(a[0] != '\0');
+    ASSERT_STR_EQ(b, a);
+  }
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks"), p.ranks);
+  q_text(merged, "SELECT problem FROM aggr_findings WHERE rule_id = 'straggler_detector'", a,
+         sizeof a);
+  ASSERT_CONTAINS(a, "rank 3 is a straggler");
+  /* a rank in two of the dldbs (the merged one beside its sources) is refused */
+  snprintf(link, sizeof link, "%s/merged.sqlite", dldbs);
+  unlink(link);
+  ASSERT_OK(symlink(merged, link));
+  ASSERT(run(dldbs, one, sizeof one) != 0);
+  return 0;
+}
+
 static int test_hta_sampled_ranks(void) {
   char dir[1100], src[1200], dst[1200], db[1200];
   snprintf(dir, sizeof dir, "%s/hta_sampled", work);
@@ -235,8 +424,39 @@ static int test_hta_nccl(void) {
   ASSERT_EQ(q_int(db, "SELECT world_size FROM dl_gpu_ranks"), 2);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_ranks"), 1);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM gpus WHERE gpu_name LIKE 'rank 0, GPU %'"), 1);
-  /* one rank: nothing to match across ranks, no straggler */
-  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_collectives"), 0);
+  /* one rank: no straggler; its collectives with the sizes recorded on
+   * their kernels, by hand from the trace: 15 all-reduce kernels of
+   * "In msg nelems" Float elements (4 bytes), 306,684,384 bytes in all, in
+   * 46,762,159 ns of kernel time (the one rank waits in no other); 3
+   * broadcasts of 53,120 Float and 3 of 53 Long (8 bytes): 638,712 bytes in
+   * 114,334 ns. "Group size" 2: the all-reduce's bus bandwidth is
+   * 2(2-1)/2 = 1 times its algorithm bandwidth; an A100 SXM4's NVLink 3 is
+   * 300 GB/s in one direction. */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_collectives"), 2);
+  static const char *ar =
+      "FROM view_dl_collectives WHERE kernel_name LIKE 'ncclKernel_AllReduce_RING_LL%'";
+  static const char *bc =
+      "FROM view_dl_collectives WHERE kernel_name LIKE 'ncclKernel_Broadcast_RING_LL%'";
+  char sql[512];
+  snprintf(sql, sizeof sql, "SELECT bytes %s", ar);
+  ASSERT_EQ(q_int(db, sql), 306684384);
+  snprintf(sql, sizeof sql, "SELECT transfer_time %s", ar);
+  ASSERT_EQ(q_int(db, sql), 46762159);
+  snprintf(sql, sizeof sql, "SELECT group_size %s", ar);
+  ASSERT_EQ(q_int(db, sql), 2);
+  snprintf(sql, sizeof sql, "SELECT alg_bandwidth %s", ar);
+  ASSERT(near(q_real(db, sql), 306684384e9 / 46762159));
+  snprintf(sql, sizeof sql, "SELECT bus_bandwidth %s", ar);
+  ASSERT(near(q_real(db, sql), 306684384e9 / 46762159));
+  snprintf(sql, sizeof sql, "SELECT link_bandwidth %s", ar);
+  ASSERT(near(q_real(db, sql), 300e9));
+  snprintf(sql, sizeof sql, "SELECT bytes %s", bc);
+  ASSERT_EQ(q_int(db, sql), 638712);
+  snprintf(sql, sizeof sql, "SELECT bus_bandwidth %s", bc);
+  ASSERT(near(q_real(db, sql), 638712e9 / 114334));
+  /* one rank's kernel time holds its waiting: no bandwidth finding */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings "
+                      "WHERE rule_id = 'collective_bandwidth_detector'"), 0);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_findings WHERE rule_id = 'straggler_detector'"),
             0);
   return 0;
@@ -256,6 +476,10 @@ int main(int argc, char **argv) {
   RUN(test_job_8);
   RUN(test_job_1024);
   RUN(test_exposed_no_straggler);
+  RUN(test_bandwidth_at_link);
+  RUN(test_merge_rank_dldbs);
+  RUN(test_rank_data_loading);
+  RUN(test_rank_iter_avg);
   char hta[1100];
   snprintf(hta, sizeof hta, "%s/traces/kineto/hta", shared);
   struct stat sb;

@@ -56,11 +56,16 @@ test('Ranks page: straggler first, spread, heatmap, collectives', async () => {
     const colls = await page.locator('#ranks-colls').innerText();
     assert.match(colls, /ncclDevKernel_AllGather_RING_LL/);
     assert.match(colls, /rank 5 \(6×\)/);
+    // the all-reduce: 100 MiB, 91.75 GB/s of bus bandwidth, 20 % of NVLink 4's 450
+    assert.match(colls, /100\.0 MiB/);
+    assert.match(colls, /91\.8 GB\/s \(20% of 450\)/);
     assert.match(await page.locator('nav').innerText(), /Ranks/);
     assert.deepEqual(page.problems, []);
     await page.goto(`${server.url}/`);
     await settled(page);
-    assert.match(await page.locator('[data-panel="expert-systems"]').innerText(), /rank 3 is a straggler/);
+    const findings = await page.locator('[data-panel="expert-systems"]').innerText();
+    assert.match(findings, /rank 3 is a straggler/);
+    assert.match(findings, /Collective bandwidth: ncclDevKernel_AllReduce/);
     await page.close();
   } finally {
     await server.stop();

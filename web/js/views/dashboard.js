@@ -492,6 +492,13 @@ const PANELS = [
             'Show ops',
           );
         }
+        if (fn === 'ShowOpShapes') {
+          return h(
+            'a',
+            { class: 'btn btn-small btn-action', href: env.ctx.href('roofline', {}), title: 'Show the ops and input shapes on the Roofline page' },
+            'Show roofline',
+          );
+        }
         if (fn === 'ShowBadIterationRange') {
           let args;
           try {

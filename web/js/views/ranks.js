@@ -3,7 +3,8 @@
 // idle and data loading, with the median and the spread of each; ranks
 // sorted so the outliers come first (the largest distance from the median
 // of any column, in units of the median iteration); a rank-by-iteration
-// heatmap of exposed communication (canvas); the collectives across ranks.
+// heatmap of exposed communication (canvas); the collectives across ranks,
+// with their message size and bus bandwidth against the GPU's link.
 
 import * as router from '../router.js';
 import { getAll } from '../api.js';
@@ -109,6 +110,20 @@ function rankTable(rows, st, ctx, route) {
   );
 }
 
+/** A size in bytes per instance ("" unknown): MiB from 1 MiB, else KiB. */
+export function fmtSize(bytes, instances) {
+  if (bytes === null || bytes === undefined || !instances) return '';
+  const b = Number(bytes) / Number(instances);
+  return b >= 1048576 ? `${(b / 1048576).toFixed(1)} MiB` : `${(b / 1024).toFixed(1)} KiB`;
+}
+
+/** A bandwidth in bytes/s as GB/s ("" unknown), with its share of the link. */
+export function fmtBw(bps, link) {
+  if (bps === null || bps === undefined) return '';
+  const gb = `${(Number(bps) / 1e9).toFixed(1)} GB/s`;
+  return link ? `${gb} (${((100 * Number(bps)) / Number(link)).toFixed(0)}% of ${(Number(link) / 1e9).toFixed(0)})` : gb;
+}
+
 /** Draws cells[rank index][iteration index] (0..1) on the canvas. */
 function drawHeatmap(canvas, ranks, iters, cell) {
   const cw = Math.max(2, Math.min(24, Math.floor(720 / Math.max(1, iters.length))));
@@ -183,7 +198,18 @@ export default {
                   h(
                     'tr',
                     null,
-                    ['Kernel', 'Ranks', 'Instances', 'Avg', 'Start skew (avg)', 'Start skew (max)', 'Last rank', 'Transfer'].map((t) => h('th', null, t)),
+                    [
+                      'Kernel',
+                      'Ranks',
+                      'Instances',
+                      'Avg',
+                      'Start skew (avg)',
+                      'Start skew (max)',
+                      'Last rank',
+                      'Transfer',
+                      'Size (avg)',
+                      'Bus bandwidth (of link, GB/s)',
+                    ].map((t) => h('th', null, t)),
                   ),
                 ),
                 h(
@@ -201,6 +227,8 @@ export default {
                       h('td', { class: 'num' }, fmtTime(c.start_skew_max)),
                       h('td', { class: 'num' }, `rank ${c.last_rank} (${c.last_rank_count}×)`),
                       h('td', { class: 'num' }, fmtTime(c.transfer_time)),
+                      h('td', { class: 'num' }, fmtSize(c.bytes, c.instances)),
+                      h('td', { class: 'num', title: c.collective || '' }, fmtBw(c.bus_bandwidth, c.link_bandwidth)),
                     ),
                   ),
                 ),

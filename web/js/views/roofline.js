@@ -1,9 +1,11 @@
-// roofline.js - Roofline (view_dl_op_shapes): one point per op and input
-// shapes at its arithmetic intensity (FLOP per byte) and achieved TFLOP/s,
-// under the GPU's roof (memory bandwidth, then the compute peak of the
-// commonest data type); a click on a point opens its op in Ops and Kernels.
-// Beside it the table of ops and shapes: model, FLOPs and bytes per call,
-// TFLOP/s, TB/s, % of roofline, bound.
+// roofline.js - Roofline (view_dl_op_shapes): one roofline per GPU, one
+// point per op and input shapes that ran on it, at its arithmetic intensity
+// (FLOP per byte) and achieved TFLOP/s, under that GPU's roof (memory
+// bandwidth, then the compute peak of the data type of its row with the
+// most GPU time, from the peaks of its name); with several GPUs a selector
+// picks one (the one of the most GPU time first). A click on a point opens
+// its op in Ops and Kernels. Beside it the table of ops and shapes: model,
+// FLOPs and bytes per call, TFLOP/s, TB/s, % of roofline, bound.
 
 import * as router from '../router.js';
 import { getAll } from '../api.js';
@@ -23,11 +25,32 @@ function roofPoints(peak, bw, lo, hi) {
   return pts;
 }
 
-/** The chart's datasets: the points (modelled rows with time) and the roof. */
+const hasPoint = (r) => Number(r.tflops_per_s) > 0 && Number(r.arithmetic_intensity) > 0;
+
+/**
+ * The GPUs of the rows with a point, most GPU time first: { id, name, rows }
+ * (id: the view's device_id, -1 when it has none; name: the peaks' GPU name,
+ * '' when unknown).
+ */
+function gpusOf(rows) {
+  const by = new Map();
+  for (const r of rows) {
+    if (!hasPoint(r)) continue;
+    const id = r.device_id === null || r.device_id === undefined ? -1 : Number(r.device_id);
+    if (!by.has(id)) by.set(id, { id, name: '', rows: [], time: 0 });
+    const g = by.get(id);
+    g.rows.push(r);
+    g.time += Number(r.gpu_time) || 0;
+    if (!g.name && r.gpu_name) g.name = r.gpu_name;
+  }
+  return [...by.values()].sort((a, b) => b.time - a.time || a.id - b.id);
+}
+
+const gpuLabel = (g) => `GPU ${g.id}: ${g.name || 'unknown peaks'} (${g.rows.length} points)`;
+
+/** The chart's datasets for one GPU's rows: the points and its roof. */
 function datasets(rows) {
-  const pts = rows
-    .filter((r) => Number(r.tflops_per_s) > 0 && Number(r.arithmetic_intensity) > 0)
-    .map((r) => ({ x: Number(r.arithmetic_intensity), y: Number(r.tflops_per_s), row: r }));
+  const pts = rows.filter(hasPoint).map((r) => ({ x: Number(r.arithmetic_intensity), y: Number(r.tflops_per_s), row: r }));
   const sets = [
     {
       type: 'scatter',
@@ -100,7 +123,8 @@ export default {
       router.go('ops', { aggr_id: b.aggr_id, domain: b.domain, op: row.op_node_id });
     };
     const canvas = h('canvas', { role: 'img', 'aria-label': 'Roofline: achieved TFLOP/s against arithmetic intensity per op and input shapes' });
-    const chartCard = card('Roofline', { id: 'roofline-chart' });
+    const tools = h('span', { class: 'roofline-gpus' });
+    const chartCard = card('Roofline', { id: 'roofline-chart', tools });
     chartCard.body.append(h('div', { class: 'chart-wrap chart-roofline' }, canvas));
     const chart = rooflineChart(canvas, openOp);
     const table = new DataTable({
@@ -130,11 +154,24 @@ export default {
       hint: 'FLOPs and bytes per call from the perf models (docs/dldb.md "Op shapes and perf models"); a click opens the op.',
     });
     root.append(viewHeader('Roofline', aggrLine(ctx, route0)), chartCard.el, table.el);
+    const show = (g) => {
+      chart.data.datasets = datasets(g ? g.rows : []);
+      chart.update();
+      canvas.dataset.points = String(chart.data.datasets[0] ? chart.data.datasets[0].data.length : 0);
+      canvas.dataset.gpu = g ? String(g.id) : '';
+    };
     getAll('dl_op_shapes', { ...ctx.base(route0), sort: 'gpu_time', order: 'desc' })
       .then((d) => {
-        chart.data.datasets = datasets(d.rows.slice(0, MAX_POINTS));
-        chart.update();
-        canvas.dataset.points = String(chart.data.datasets[0] ? chart.data.datasets[0].data.length : 0);
+        const gpus = gpusOf(d.rows.slice(0, MAX_POINTS));
+        if (gpus.length > 1) {
+          const select = h(
+            'select',
+            { id: 'roofline-gpu', 'aria-label': 'GPU of the roofline', on: { change: (ev) => show(gpus[Number(ev.target.value)]) } },
+            gpus.map((g, i) => h('option', { value: i }, gpuLabel(g))),
+          );
+          replace(tools, h('label', { for: 'roofline-gpu', class: 'selector' }, 'GPU '), select);
+        }
+        show(gpus[0]);
       })
       .catch((e) => replace(chartCard.body, note(`Could not load: ${e.message}`, 'note note-error')));
     return {
