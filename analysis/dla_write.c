@@ -21,6 +21,7 @@
 #include "dla_tc.h"
 #include "dla_write.h"
 #include "dldb_aggr.h"
+#include "dldb_tlwrite.h"
 
 /* What every writer reads: the context, the sums, the facts, the findings
  * and the aggregation's id (all borrowed). */
@@ -333,6 +334,15 @@ static int w_nvtx(const wctx *x) {
   return rc;
 }
 
+/* The timeline's tracks, events and bins, from the raw tables and this
+ * aggregation's iterations: last, once the analysis's records are freed. */
+static int w_timeline(const wctx *x) {
+  dla__progress(x->c, "writing the timeline", 0, 1);
+  int rc = dldb_timeline_write(x->c->w, x->aggr_id, x->c->err, x->c->errlen);
+  if (rc == DL_OK) dla__progress(x->c, "writing the timeline", 1, 1);
+  return rc;
+}
+
 /* Commits; the first aggregation of a file builds the index of kernels by
  * op here. */
 static int w_commit(const wctx *x) {
@@ -346,7 +356,7 @@ static int w_commit(const wctx *x) {
 static int (*const writers[])(const wctx *) = {
     w_meta,     w_stats,    w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
     w_iter_ops, w_op_kernels, w_groups, w_op_types,  w_comm, w_shapes,       w_ranks,
-    w_gpus,     w_findings, w_nvtx,     w_commit,
+    w_gpus,     w_findings, w_nvtx,     w_timeline, w_commit,
 };
 
 int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_finding *fd,

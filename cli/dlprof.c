@@ -82,6 +82,9 @@ static const char *const usage_text =
     "  --formats=LIST, --file_formats=LIST  csv,json (default: csv)\n"
     "  -f, --force=true|false  replace existing outputs (default: false)\n"
     "  --nsys_rules=true|false also run Nsight Systems' expert rules (default: false)\n"
+    "  --export=chrome_trace   also write PROFILE_NAME_trace.json: the timeline (the\n"
+    "                          whole profile, or --iter_start to --iter_stop) as Chrome\n"
+    "                          trace JSON for Perfetto and chrome://tracing\n"
     "  --dump_model_data=true|false       also write PROFILE_NAME_model_data.json:\n"
     "                          ops, their kernels and timings, iterations (default: false)\n"
     "  --detailed_mode=true|false         op shapes, data types and perf models where\n"
@@ -166,7 +169,8 @@ static int parse_formats(const char *v, int *csv, int *json) {
 typedef enum { O_DATABASE, O_MODE, O_KEY, O_ISTART, O_ISTOP, O_OUT, O_NAME, O_REPORTS,
                O_FORMATS, O_FORCE, O_VERB, O_HELP, O_VERSION, O_NSYS_RULES,
                O_DELAY, O_DURATION, O_PROFILE_RANGE, O_DUMP_MODEL, O_DETAILED, O_NSYS_OPTS,
-               O_NSYS_BASE, O_TB_DIR, O_DOMAINS, O_COMPARE_TO, O_FAIL_THRESHOLD } opt_id;
+               O_NSYS_BASE, O_TB_DIR, O_DOMAINS, O_COMPARE_TO, O_FAIL_THRESHOLD,
+               O_EXPORT } opt_id;
 static const struct { const char *name; char short_name; opt_id id; int takes_value; } options[] = {
     {"database", 0, O_DATABASE, 1},    {"nsys_database", 0, O_DATABASE, 1},
     {"mode", 'm', O_MODE, 1},          {"key_op", 0, O_KEY, 1},
@@ -184,6 +188,7 @@ static const struct { const char *name; char short_name; opt_id id; int takes_va
     {"nsys_base_name", 0, O_NSYS_BASE, 1},   {"tb_dir", 0, O_TB_DIR, 1},
     {"domains", 0, O_DOMAINS, 1},
     {"compare_to", 0, O_COMPARE_TO, 1},      {"fail_threshold", 0, O_FAIL_THRESHOLD, 1},
+    {"export", 0, O_EXPORT, 1},
 };
 
 /* --domains=A,B: at most 8 names, none empty, each under 256 bytes. */
@@ -287,6 +292,10 @@ static int apply(cli *c, opt_id id, const char *name, const char *v) {
   case O_NSYS_BASE:
   case O_TB_DIR: return apply_accepted(c, id, name, v);
   case O_COMPARE_TO: c->compare_to = v; return 0;
+  case O_EXPORT:
+    if (strcmp(v, "chrome_trace")) return fail("--%s: expected chrome_trace, got '%s'", name, v);
+    c->o.export_chrome = 1;
+    return 0;
   case O_FAIL_THRESHOLD: {
     char *end;
     errno = 0;

@@ -116,6 +116,8 @@ static int db_connect(dldb *db, char *err, size_t errlen) {
   sqlite3_extended_result_codes(db->sql, 1);
   if (dldb__register_functions(db->sql, db->shared) != SQLITE_OK)
     return dldb__sql_err(db, SQLITE_ERROR, "register functions", err, errlen);
+  if (dldb__timeline_views(db) != DL_OK)
+    return dldb__sql_err(db, SQLITE_ERROR, "timeline views", err, errlen);
   return DL_OK;
 }
 

@@ -91,4 +91,8 @@ void dldb__count_put(dldb__shared *m, char *key, int64_t value);
  * their state and must outlive the connection). */
 int dldb__register_functions(sqlite3 *sql, dldb__shared *m);
 
+/* NVIDIA DLProf files: creates TEMP timeline views over their read_only_*
+ * tables (dldb_timeline.c); other files: nothing. DL_OK or DL_EFORMAT. */
+int dldb__timeline_views(dldb *db);
+
 #endif

@@ -53,7 +53,7 @@
 typedef struct dldb_writer dldb_writer;
 
 /* Schema version of db/schema.sql (PRAGMA user_version). */
-#define DLDB_SCHEMA_VERSION 6
+#define DLDB_SCHEMA_VERSION 7
 /* The DLProf view layer we implement (db_version). */
 #define DLDB_VIEW_VERSION "1.8.0"
 /* dl_meta 'format'. */

@@ -15,7 +15,7 @@
 -- of a view's columns or rows; a view rewritten to give the same rows faster
 -- keeps it (a dldb written before still reads and aggregates the same).
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 ---------------------------------------------------------------------------
 -- (a) Raw records
@@ -1332,3 +1332,146 @@ JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id
 WHERE x.flops IS NOT NULL
 GROUP BY x.aggr_id, o.op_node_type, x.model;
+
+---------------------------------------------------------------------------
+-- The timeline: one row per event drawn, one row per track
+---------------------------------------------------------------------------
+-- kind: 'gpu_stream' (kernels, memcpys, memsets of one process's device and
+-- stream), 'cpu_thread' (the CUDA API calls of one thread), 'cpu_ranges'
+-- (the NVTX ranges and framework ops of one thread, nested), 'iterations'
+-- (the iterations of the latest aggregation, as a band). A track is one
+-- (kind, pid, tid, device_id, stream_id); columns that do not apply are
+-- NULL. start and dur are ns on the profile's clock. nccl = 1 marks NCCL
+-- kernels. event_id: the row id of the event in its own table.
+CREATE VIEW view_dl_timeline_events AS
+SELECT 'gpu_stream' AS kind, k.pid AS pid, NULL AS tid, k.device_id AS device_id,
+       k.stream_id AS stream_id, k.gpu_start_ns AS start, k.gpu_end_ns - k.gpu_start_ns AS dur,
+       s.value AS name, 'kernel' AS category, k.id AS event_id,
+       CASE WHEN s.value LIKE 'nccl%' OR s.value LIKE '%ncclKernel%' OR s.value LIKE '%ncclDevKernel%'
+            THEN 1 ELSE 0 END AS nccl
+FROM kernels k JOIN strings s ON s.id = k.short_name_id
+UNION ALL
+SELECT 'gpu_stream', m.pid, NULL, m.device_id, m.stream_id, m.gpu_start_ns,
+       m.gpu_end_ns - m.gpu_start_ns,
+       CASE m.copy_kind WHEN 1 THEN 'Memcpy HtoD' WHEN 2 THEN 'Memcpy DtoH'
+                        WHEN 8 THEN 'Memcpy DtoD' WHEN 10 THEN 'Memcpy PtoP'
+                        ELSE 'Memcpy' END,
+       'memcpy', m.id, 0
+FROM memcpys m
+UNION ALL
+SELECT 'gpu_stream', m.pid, NULL, m.device_id, m.stream_id, m.gpu_start_ns,
+       m.gpu_end_ns - m.gpu_start_ns, 'Memset', 'memset', m.id, 0
+FROM memsets m
+UNION ALL
+SELECT 'cpu_thread', c.pid, c.tid, NULL, NULL, c.start_ns, c.end_ns - c.start_ns, s.value,
+       'cuda_api', c.id, 0
+FROM cuda_api_calls c JOIN strings s ON s.id = c.name_id
+UNION ALL
+SELECT 'cpu_ranges', r.pid, r.tid, NULL, NULL, r.start_ns, r.end_ns - r.start_ns, s.value,
+       'range', r.id, 0
+FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id
+WHERE r.kind <> 3
+UNION ALL
+SELECT 'iterations', NULL, NULL, NULL, NULL, i.start_time, i.stop_time - i.start_time,
+       'iteration ' || i.iter_value, 'iteration', i.iter_value, 0
+FROM aggr_iterations i
+WHERE i.aggr_id = (SELECT MAX(aggr_id) FROM aggregations);
+
+-- The tracks and their events as the analysis writes them
+-- (db/dldb_tlwrite.c, from the tables above and the latest aggregation's
+-- iterations): one row per track, in drawing order (track_id): the
+-- iterations, GPU streams (by process, device, stream), CPU threads, their
+-- ranges. busy_time is the union of the track's events (ns); first_start
+-- and last_end bound them. bin_ns: the finest bins' length (levels of bins:
+-- bin_ns << 2 (level - 1), level 1 .. levels; 0: none, few events).
+CREATE TABLE dl_timeline_tracks (
+  track_id    INTEGER PRIMARY KEY,
+  kind        TEXT NOT NULL,
+  device_id   INTEGER,
+  stream_id   INTEGER,
+  pid         INTEGER,
+  tid         INTEGER,
+  name        TEXT NOT NULL,
+  event_count INTEGER NOT NULL,
+  busy_time   INTEGER NOT NULL,
+  first_start INTEGER NOT NULL,
+  last_end    INTEGER NOT NULL,
+  nccl_count  INTEGER NOT NULL,
+  bin_ns      INTEGER NOT NULL,
+  levels      INTEGER NOT NULL
+);
+
+-- A track's events (level 0) and bins (levels 1 ..), DLDB_TL_BLOCK of them
+-- a row in start order, packed (db/dldb_tlpack.h): start is the first
+-- one's start, end the largest end in the row (ns), n how many. A window
+-- reads the rows of its track and level with start < its end and end at or
+-- after its start, by the index.
+CREATE TABLE dl_timeline_blocks (
+  track_id INTEGER NOT NULL,
+  level    INTEGER NOT NULL,
+  start    INTEGER NOT NULL,
+  end      INTEGER NOT NULL,
+  n        INTEGER NOT NULL,
+  data     BLOB NOT NULL
+);
+CREATE INDEX dl_timeline_blocks_by_time ON dl_timeline_blocks(track_id, level, start, end);
+
+CREATE VIEW view_dl_timeline_tracks AS
+SELECT track_id, kind, device_id, stream_id, pid, tid, name, event_count, busy_time,
+       first_start, last_end, nccl_count, bin_ns, levels
+FROM dl_timeline_tracks;
+
+CREATE VIEW view_dl_timeline_blocks AS
+SELECT track_id, level, start, end, n, data FROM dl_timeline_blocks;
+
+-- The texts the blocks' tags name (dldb_tlpack.h).
+CREATE VIEW view_dl_timeline_names AS
+SELECT id, value AS name FROM strings;
+
+-- The details of one event the Timeline page selects (by event_id, the row
+-- id in its own table), and the links between a CUDA call and the kernels
+-- it launched (through the newest aggregation's aggr_kernels: the call's
+-- start, the kernel's op).
+CREATE VIEW view_dl_timeline_kernel_details AS
+SELECT k.id AS event_id, k.pid AS pid, k.device_id AS device_id, k.stream_id AS stream_id,
+       k.gpu_start_ns AS start, k.gpu_end_ns - k.gpu_start_ns AS dur, s.value AS name,
+       l.value AS long_name, k.grid_x AS grid_x, k.grid_y AS grid_y, k.grid_z AS grid_z,
+       k.block_x AS block_x, k.block_y AS block_y, k.block_z AS block_z,
+       k.registers_per_thread AS registers_per_thread, k.static_smem_bytes AS static_smem_bytes,
+       k.dynamic_smem_bytes AS dynamic_smem_bytes, k.correlation_id AS correlation_id
+FROM kernels k JOIN strings s ON s.id = k.short_name_id JOIN strings l ON l.id = k.long_name_id;
+
+CREATE VIEW view_dl_timeline_memcpy_details AS
+SELECT m.id AS event_id, m.pid AS pid, m.device_id AS device_id, m.stream_id AS stream_id,
+       m.gpu_start_ns AS start, m.gpu_end_ns - m.gpu_start_ns AS dur, m.bytes AS bytes,
+       m.copy_kind AS copy_kind, m.src_kind AS src_kind, m.dst_kind AS dst_kind,
+       m.correlation_id AS correlation_id
+FROM memcpys m;
+
+CREATE VIEW view_dl_timeline_memset_details AS
+SELECT m.id AS event_id, m.pid AS pid, m.device_id AS device_id, m.stream_id AS stream_id,
+       m.gpu_start_ns AS start, m.gpu_end_ns - m.gpu_start_ns AS dur, m.bytes AS bytes,
+       m.value AS value, m.correlation_id AS correlation_id
+FROM memsets m;
+
+CREATE VIEW view_dl_timeline_call_details AS
+SELECT c.id AS event_id, c.pid AS pid, c.tid AS tid, c.start_ns AS start,
+       c.end_ns - c.start_ns AS dur, s.value AS name, c.correlation_id AS correlation_id,
+       c.return_value AS return_value
+FROM cuda_api_calls c JOIN strings s ON s.id = c.name_id;
+
+CREATE VIEW view_dl_timeline_range_details AS
+SELECT r.id AS event_id, r.pid AS pid, r.tid AS tid, r.start_ns AS start,
+       r.end_ns - r.start_ns AS dur, s.value AS name, d.value AS domain, st.value AS call_stack
+FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id
+JOIN domains dm ON dm.id = r.domain_id JOIN strings d ON d.id = dm.name_id
+LEFT JOIN nvtx_range_stacks k ON k.range_id = r.id LEFT JOIN strings st ON st.id = k.stack_id;
+
+CREATE VIEW view_dl_timeline_launches AS
+SELECT a.aggr_id AS aggr_id, a.iter_value AS iter_value, a.kernel_id AS kernel_id,
+       a.api_start_ns AS api_start, a.api_dur_ns AS api_dur, o.op_node_id AS op_node_id,
+       o.op_node_name AS op_node_name, o.op_node_type AS op_node_type
+FROM aggr_kernels a LEFT JOIN aggr_ops o ON o.aggr_id = a.aggr_id AND o.op_idx = a.op_idx;
+
+CREATE VIEW view_dl_timeline_iterations AS
+SELECT aggr_id, iter_value, start_time FROM aggr_iterations;

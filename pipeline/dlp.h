@@ -96,6 +96,9 @@ typedef struct dlp_opts {
   int csv, json;            /* the report formats */
   int dump_model_data;      /* 1: also <profile_name>_model_data.json beside the reports
                                (report/dlr_model.h) */
+  int export_chrome;        /* 1: also <profile_name>_trace.json: the timeline (the whole
+                               profile, or iter_start to iter_stop) as Chrome trace JSON
+                               (report/dlr_chrome.h) */
   int iter_note;            /* 1: read back the iterations aggregated (DLP_EV_ITER_CLAMPED) */
   /* NULL, or the expert findings (CSV) of the aggregation, after the reports */
   int (*findings)(void *ctx, const char *buf, size_t len);

@@ -34,13 +34,15 @@ enum {
 
 /* The model data's file name after the profile name (--dump_model_data). */
 #define DLP_MODEL_DATA_SUFFIX "_model_data.json"
+#define DLP_CHROME_SUFFIX "_trace.json" /* --export=chrome_trace */
 
 /* The reports of a run, written to temporary files beside their
  * destinations and renamed into place together (after the dldb). */
 #define DLP_MAX_DOMAINS 8      /* --domains: aggregations of one run */
 #define DLP_DOMAIN_MAX 256     /* bytes of a domain name */
-#define DLP_MAX_REPORT_FILES (65 * DLP_MAX_DOMAINS) /* 32 reports x 2 formats, the model
-                                                       data, per domain */
+#define DLP_MAX_REPORT_FILES (65 * DLP_MAX_DOMAINS + 1) /* 32 reports x 2 formats, the
+                                                           model data, per domain; the
+                                                           Chrome trace */
 /* One aggregation of the run and its domain: the reports of infix "" are
  * named as a run of one domain names them (the default domain's). */
 typedef struct dlp_domain_aggr {

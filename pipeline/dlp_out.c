@@ -11,6 +11,7 @@
 #include "dldb.h"
 #include "dlp_internal.h"
 #include "dlr.h"
+#include "dlr_chrome.h"
 #include "dlr_model.h"
 #include "dlr_stats.h"
 
@@ -48,6 +49,11 @@ static void model_path(const dlp_opts *o, const char *infix, char *buf, size_t l
   snprintf(buf, len, "%s/%s%s%s", o->output_path, o->profile_name, infix, DLP_MODEL_DATA_SUFFIX);
 }
 
+/* The Chrome trace's path (one a run, whatever the domains). */
+static void chrome_path(const dlp_opts *o, char *buf, size_t len) {
+  snprintf(buf, len, "%s/%s%s", o->output_path, o->profile_name, DLP_CHROME_SUFFIX);
+}
+
 /* Bit i of o->reports in format f (0: CSV, 1: JSON) is asked for. */
 static int wanted(const dlp_opts *o, int i, int f) {
   return (o->reports & (1u << i)) && (f == 0 ? o->csv : o->json);
@@ -83,8 +89,12 @@ static int check_domain(const dlp_opts *o, const char *infix, char *err, size_t 
 }
 
 int dlp_check_outputs(const dlp_opts *o, const char *dldb_path, char *err, size_t errlen) {
-  char name[DLP_DOMAIN_MAX], infix[DLP_DOMAIN_MAX + 1];
+  char name[DLP_DOMAIN_MAX], infix[DLP_DOMAIN_MAX + 1], path[PATH_MAX];
   int rc = dldb_path ? check_output(o, dldb_path, err, errlen) : DL_OK;
+  if (rc == DL_OK && o->export_chrome) {
+    chrome_path(o, path, sizeof path);
+    rc = check_output(o, path, err, errlen);
+  }
   if (!o->domains) return rc == DL_OK ? check_domain(o, "", err, errlen) : rc;
   for (int k = 0; rc == DL_OK && dlp_domain_at(o, k, name, sizeof name); k++) {
     dlp_domain_infix(name, infix, sizeof infix);
@@ -97,19 +107,41 @@ static int file_sink(void *ctx, const char *buf, size_t len) {
   return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : 1;
 }
 
-/* What writes one output file: a report (dlr_write), or the model data. */
-typedef int (*gen_fn)(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
-                      const char *domain, dlr_sink_fn sink, void *ctx, char *err, size_t errlen);
+/* What writes one output file: a report (dlr_write), the model data, or the
+ * Chrome trace (of o's iterations). */
+typedef int (*gen_fn)(const dlp_opts *o, dldb *db, const char *name, dlr_format fmt,
+                      int64_t aggr_id, const char *domain, dlr_sink_fn sink, void *ctx, char *err,
+                      size_t errlen);
 
-static int model_gen(dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
-                     const char *domain, dlr_sink_fn sink, void *ctx, char *err, size_t errlen) {
+static int report_gen(const dlp_opts *o, dldb *db, const char *name, dlr_format fmt,
+                      int64_t aggr_id, const char *domain, dlr_sink_fn sink, void *ctx, char *err,
+                      size_t errlen) {
+  (void)o;
+  return dlr_write(db, name, fmt, aggr_id, domain, sink, ctx, err, errlen);
+}
+
+static int model_gen(const dlp_opts *o, dldb *db, const char *name, dlr_format fmt,
+                     int64_t aggr_id, const char *domain, dlr_sink_fn sink, void *ctx, char *err,
+                     size_t errlen) {
+  (void)o;
   (void)name;
   (void)fmt;
   return dlr_model_write(db, aggr_id, domain, sink, ctx, err, errlen);
 }
 
+static int chrome_gen(const dlp_opts *o, dldb *db, const char *name, dlr_format fmt,
+                      int64_t aggr_id, const char *domain, dlr_sink_fn sink, void *ctx, char *err,
+                      size_t errlen) {
+  (void)name;
+  (void)fmt;
+  (void)aggr_id;
+  (void)domain;
+  return dlr_chrome_write(db, o->iter_start, o->iter_stop, sink, ctx, err, errlen);
+}
+
 /* Writes one output with gen to a temporary file beside path (its name in tmp). */
-static int write_report(gen_fn gen, dldb *db, const char *name, dlr_format fmt, int64_t aggr_id,
+static int write_report(gen_fn gen, const dlp_opts *o, dldb *db, const char *name,
+                        dlr_format fmt, int64_t aggr_id,
                         const char *domain, const char *path, char *tmp, size_t tmplen,
                         char *err, size_t errlen) {
   snprintf(tmp, tmplen, "%s.tmp-XXXXXX", path);
@@ -127,7 +159,7 @@ static int write_report(gen_fn gen, dldb *db, const char *name, dlr_format fmt, 
     return dl_err(err, errlen, DL_EIO, "%s: %s", path, strerror(errno));
   }
   errno = 0;
-  int rc = gen(db, name, fmt, aggr_id, domain, file_sink, f, err, errlen);
+  int rc = gen(o, db, name, fmt, aggr_id, domain, file_sink, f, err, errlen);
   int werr = ferror(f) ? errno : 0; /* a full disk: EFBIG, ENOSPC */
   if (werr && rc != DL_OK)
     rc = dl_err(err, errlen, DL_EIO, "%s: write failed: %s", path, strerror(werr));
@@ -155,7 +187,7 @@ static int write_all(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *dom
       report_path(o, infix, dlp_report_name(i), (dlr_format)f, path, sizeof path);
       dlp_emit(p, &(dlp_event){.kind = DLP_EV_WRITING_REPORT, .path = path});
       if (rs->n == DLP_MAX_REPORT_FILES) break;
-      int rc = write_report(dlr_write, db, dlp_report_name(i), (dlr_format)f, aggr_id, domain,
+      int rc = write_report(report_gen, o, db, dlp_report_name(i), (dlr_format)f, aggr_id, domain,
                             path, rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
       if (rc != DL_OK) return rc;
       snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
@@ -163,7 +195,7 @@ static int write_all(dlp_pipeline *p, dldb *db, int64_t aggr_id, const char *dom
   if (!o->dump_model_data || rs->n == DLP_MAX_REPORT_FILES) return DL_OK;
   model_path(o, infix, path, sizeof path);
   dlp_emit(p, &(dlp_event){.kind = DLP_EV_WRITING_REPORT, .path = path});
-  int rc = write_report(model_gen, db, "model_data", DLR_JSON, aggr_id, domain, path,
+  int rc = write_report(model_gen, o, db, "model_data", DLR_JSON, aggr_id, domain, path,
                         rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
   if (rc == DL_OK) snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
   return rc;
@@ -182,6 +214,14 @@ static int write_domains(dlp_pipeline *p, dldb *db, const char *def_domain) {
     const dlp_domain_aggr *d = &p->dom[k];
     rc = write_all(p, db, d->aggr_id, d->name[0] ? d->name : def_domain, d->infix);
   }
+  dlp_report_set *rs = &p->rs;
+  if (rc != DL_OK || !p->o->export_chrome || rs->n == DLP_MAX_REPORT_FILES) return rc;
+  char path[PATH_MAX];
+  chrome_path(p->o, path, sizeof path);
+  dlp_emit(p, &(dlp_event){.kind = DLP_EV_WRITING_REPORT, .path = path});
+  rc = write_report(chrome_gen, p->o, db, "chrome_trace", DLR_JSON, -1, NULL, path,
+                    rs->tmp[rs->n], sizeof rs->tmp[0], p->err, p->errlen);
+  if (rc == DL_OK) snprintf(rs->dest[rs->n++], sizeof rs->dest[0], "%s", path);
   return rc;
 }
 

@@ -23,6 +23,8 @@ const dlv_route dlv_routes[] = {
   {"/api/v1/dl_compare_ops",        DLV_EXACT,  api_compare,     0},
   {"/api/v1/dl_compare_summary",    DLV_EXACT,  api_compare,     0},
   {"/api/v1/dl_compare_iterations", DLV_EXACT,  api_compare,     0},
+  {"/api/v1/dl_timeline",           DLV_EXACT,  api_timeline,    1},
+  {"/api/v1/dl_timeline_event",     DLV_EXACT,  api_timeline_event, 1},
   {"/api/v1/",                      DLV_VIEW,   api_view,        1},
   {NULL,                            0,          NULL,            0},
 };

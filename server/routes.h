@@ -56,6 +56,8 @@ int dlv_answer_query(dlv_req *r, const dlv_answer *a);
 int api_health(dlv_req *r);
 int api_runs(dlv_req *r);
 int api_compare(dlv_req *r);
+int api_timeline(dlv_req *r);
+int api_timeline_event(dlv_req *r);
 int api_version(dlv_req *r);
 int api_info(dlv_req *r);
 int api_view(dlv_req *r);

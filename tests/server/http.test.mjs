@@ -230,7 +230,7 @@ test('health, version and info', async () => {
   const info = (await get(v, '/api/v1/info')).json;
   assert.equal(info.database, 'dlprof_dldb.sqlite');
   assert.equal(info.producer, 'nvidia-dlprof');
-  assert.equal(info.views.length, 23);
+  assert.equal(info.views.length, 24); // DLProf's 23 and the timeline's tracks (TEMP views)
   assert.deepEqual(info.missing, []);
   assert.equal(info.default_aggr_id, 1);
   assert.equal(info.default_domain, 'default-domain');

@@ -22,10 +22,11 @@ import gpus from './views/gpus.js';
 import statistics from './views/statistics.js';
 import ranks from './views/ranks.js';
 import roofline from './views/roofline.js';
+import timeline from './views/timeline.js';
 import runsPage from './views/runs.js';
 import comparePage from './views/compare.js';
 
-const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, ranks, statistics, roofline];
+const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, ranks, statistics, roofline, timeline];
 // Pages of no one run.
 const PAGES = [runsPage, comparePage];
 

@@ -138,6 +138,21 @@ export default {
     const hint = h('div', { class: 'chart-hint' });
     chartCard.body.append(h('div', { class: 'chart-wrap chart-iter-big' }, canvas), hint);
     const chart = iterationChart(canvas, (a, b) => router.update({ from: a, to: b }));
+    // a click (no drag) on a bar opens the Timeline on its iterations' time range
+    let downX = null;
+    canvas.addEventListener('mousedown', (ev) => (downX = ev.offsetX));
+    canvas.addEventListener('click', (ev) => {
+      if (downX === null || Math.abs(ev.offsetX - downX) > 4 || !all || !ctx.has('view_dl_timeline_tracks')) return;
+      const hit = chart.getElementsAtEventForMode(ev, 'index', { intersect: false }, false)[0];
+      if (!hit) return;
+      const lo = chart.$dlFirst[hit.index];
+      const hi = chart.$dlLast[hit.index];
+      const rows = all.filter((x) => Number(x.iter_value) >= lo && Number(x.iter_value) <= hi);
+      if (!rows.length) return;
+      const start = Math.min(...rows.map((x) => Number(x.start_time)));
+      const end = Math.max(...rows.map((x) => Number(x.stop_time)));
+      router.go('timeline', { ...ctx.base(router.current()), start, end });
+    });
 
     let names = new Map();
     const step = stepColumn();

@@ -81,6 +81,9 @@ export default {
       baseParams: (r) => (r.params.op ? { ...ctx.base(r), op_node_id: r.params.op } : null),
       placeholder: 'Select an op above to see its kernels.',
       empty: 'This op launched no kernels.',
+      // a kernel opens the Timeline with its launches highlighted
+      onRowClick: ctx.has('view_dl_timeline_tracks') ? (row) => router.go('timeline', { ...ctx.base(router.current()), q: row.kernel_name }) : undefined,
+      hint: ctx.has('view_dl_timeline_tracks') ? 'Click a kernel to see it in the Timeline.' : undefined,
       filterPlaceholder: 'Filter kernels…',
     });
 

@@ -1,0 +1,501 @@
+/* dldb_tlwrite.c - the timeline's tables (see dldb_tlwrite.h). One kind of
+ * track at a time: its sources read in row order into per-track arrays,
+ * then each track sorted, summed, packed and written. */
+#include "dldb_tlwrite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dldb_tlpack.h"
+#include "dldb_write_internal.h"
+
+enum { TK_ITER, TK_GPU, TK_CPU, TK_RANGES, TK_COUNT };
+
+static const char *const kind_names[TK_COUNT] = {"iterations", "gpu_stream", "cpu_thread",
+                                                 "cpu_ranges"};
+
+/* The rows of each kind. Columns: pid, tid, device, stream (NULL where they
+ * do not apply), start, dur, tag (dldb_tlpack.h; a kernel's NCCL mark is
+ * added in C), id. ?1: the aggregation. */
+typedef struct tl_source {
+  int kind;
+  int kernels; /* 1: tag is a kernel's short name id, to mark NCCL kernels */
+  const char *sql;
+} tl_source;
+
+static const tl_source sources[] = {
+    {TK_ITER, 0,
+     "SELECT NULL, NULL, NULL, NULL, start_time, stop_time - start_time, iter_value, iter_value "
+     "FROM aggr_iterations WHERE aggr_id = ?1"},
+    {TK_GPU, 1,
+     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
+     "short_name_id, id FROM kernels"},
+    {TK_GPU, 0,
+     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
+     "copy_kind * 4 + 1, id FROM memcpys"},
+    {TK_GPU, 0,
+     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, 2, id "
+     "FROM memsets"},
+    {TK_CPU, 0,
+     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id FROM cuda_api_calls"},
+    {TK_RANGES, 0,
+     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id FROM nvtx_ranges "
+     "WHERE kind <> 3"},
+};
+
+enum { K_PID, K_TID, K_DEV, K_STREAM, K_N };
+
+typedef struct tl_track {
+  int64_t key[K_N];
+  int has[K_N]; /* 0: the column is NULL */
+  dldb_tl_rec *ev;
+  size_t n, cap;
+} tl_track;
+
+/* A kernel name's NCCL mark, by strings id (open addressing). */
+typedef struct nccl_slot {
+  int64_t id; /* 0: empty */
+  int nccl;
+} nccl_slot;
+
+typedef struct tl_writer {
+  dldb_writer *w;
+  char *err;
+  size_t errlen;
+  tl_track *t;
+  size_t nt, tcap;
+  size_t *slots; /* track index + 1 by key hash; 0: empty */
+  size_t nslots;
+  nccl_slot nccl[4096];
+  sqlite3_stmt *name, *block, *track;
+  int64_t next_track;
+  unsigned char buf[DLDB_TL_BLOCK * DLDB_TL_ITEM_MAX];
+} tl_writer;
+
+static int sqlerr(tl_writer *x, const char *what) {
+  return dl_err(x->err, x->errlen, DL_EDB, "timeline: %s: %s", what, sqlite3_errmsg(x->w->db));
+}
+
+static int oom(tl_writer *x) { return dl_err(x->err, x->errlen, DL_ENOMEM, "timeline: out of memory"); }
+
+int dldb_timeline_has_tables(dldb_writer *w) {
+  return dldb__has_table(w, "dl_timeline_tracks") && dldb__has_table(w, "dl_timeline_blocks");
+}
+
+/* ---- NCCL kernels: the names the view's LIKE patterns matched ----------- */
+
+static int ci_prefix(const char *s, const char *p) {
+  for (; *p; s++, p++)
+    if (!*s || (*s | 0x20) != (*p | 0x20)) return 0;
+  return 1;
+}
+
+static int ci_contains(const char *s, const char *p) {
+  for (; *s; s++)
+    if (ci_prefix(s, p)) return 1;
+  return 0;
+}
+
+static int nccl_name(const char *s) {
+  return ci_prefix(s, "nccl") || ci_contains(s, "ncclKernel") || ci_contains(s, "ncclDevKernel");
+}
+
+/* 1 when kernel name id is an NCCL kernel's; -1 on a SQLite error. */
+static int is_nccl(tl_writer *x, int64_t id) {
+  size_t n = sizeof x->nccl / sizeof *x->nccl, h = (size_t)(id * 0x9E3779B97F4A7C15ull) % n;
+  for (size_t probe = 0; probe < n; probe++, h = (h + 1) % n) {
+    if (x->nccl[h].id == id) return x->nccl[h].nccl;
+    if (x->nccl[h].id == 0) break;
+  }
+  sqlite3_reset(x->name);
+  sqlite3_bind_int64(x->name, 1, id);
+  int rc = sqlite3_step(x->name), nccl = 0;
+  if (rc == SQLITE_ROW) nccl = nccl_name((const char *)sqlite3_column_text(x->name, 0));
+  else if (rc != SQLITE_DONE) return -1;
+  if (x->nccl[h].id == 0 && id != 0) x->nccl[h] = (nccl_slot){.id = id, .nccl = nccl};
+  return nccl;
+}
+
+/* ---- Tracks by key ------------------------------------------------------ */
+
+static size_t key_hash(const int64_t *key, const int *has) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < K_N; i++) h = (h ^ (uint64_t)(has[i] ? key[i] : INT64_MIN)) * 1099511628211ull;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static int same_key(const tl_track *t, const int64_t *key, const int *has) {
+  for (int i = 0; i < K_N; i++)
+    if (t->has[i] != has[i] || (has[i] && t->key[i] != key[i])) return 0;
+  return 1;
+}
+
+static int rehash(tl_writer *x) {
+  size_t n = x->nslots ? x->nslots * 2 : 64;
+  size_t *s = calloc(n, sizeof *s);
+  if (!s) return -1;
+  for (size_t i = 0; i < x->nt; i++) {
+    size_t h = key_hash(x->t[i].key, x->t[i].has) % n;
+    while (s[h]) h = (h + 1) % n;
+    s[h] = i + 1;
+  }
+  free(x->slots);
+  x->slots = s;
+  x->nslots = n;
+  return 0;
+}
+
+/* The track of key, added when new; NULL when out of memory. */
+static tl_track *track_of(tl_writer *x, const int64_t *key, const int *has) {
+  if ((x->nt + 1) * 2 > x->nslots && rehash(x)) return NULL;
+  size_t h = key_hash(key, has) % x->nslots;
+  for (; x->slots[h]; h = (h + 1) % x->nslots)
+    if (same_key(&x->t[x->slots[h] - 1], key, has)) return &x->t[x->slots[h] - 1];
+  if (x->nt == x->tcap) {
+    size_t cap = x->tcap ? x->tcap * 2 : 16;
+    tl_track *p = realloc(x->t, cap * sizeof *p);
+    if (!p) return NULL;
+    x->t = p;
+    x->tcap = cap;
+  }
+  tl_track *t = &x->t[x->nt++];
+  memset(t, 0, sizeof *t);
+  memcpy(t->key, key, sizeof t->key);
+  memcpy(t->has, has, sizeof t->has);
+  x->slots[h] = x->nt;
+  return t;
+}
+
+static int push(tl_track *t, const dldb_tl_rec *e) {
+  if (t->n == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    dldb_tl_rec *p = realloc(t->ev, cap * sizeof *p);
+    if (!p) return -1;
+    t->ev = p;
+    t->cap = cap;
+  }
+  t->ev[t->n++] = *e;
+  return 0;
+}
+
+/* Reads one source's rows into their tracks. */
+static int read_source(tl_writer *x, const tl_source *src, int64_t aggr_id) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(x->w->db, src->sql, -1, &st, NULL) != SQLITE_OK)
+    return sqlerr(x, "read");
+  if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, aggr_id);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t key[K_N];
+    int has[K_N];
+    for (int i = 0; i < K_N; i++) {
+      has[i] = sqlite3_column_type(st, i) != SQLITE_NULL;
+      key[i] = has[i] ? sqlite3_column_int64(st, i) : 0;
+    }
+    dldb_tl_rec e = {.start = sqlite3_column_int64(st, 4), .dur = sqlite3_column_int64(st, 5),
+                     .tag = sqlite3_column_int64(st, 6), .id = sqlite3_column_int64(st, 7)};
+    if (src->kernels) {
+      int nccl = is_nccl(x, e.tag);
+      if (nccl < 0) break;
+      e.tag = e.tag * 4 + (nccl ? DLDB_TL_NCCL : DLDB_TL_KERNEL);
+    }
+    tl_track *t = track_of(x, key, has);
+    if (!t || push(t, &e)) {
+      sqlite3_finalize(st);
+      return oom(x);
+    }
+  }
+  if (rc != SQLITE_DONE) {
+    rc = sqlerr(x, "read");
+    sqlite3_finalize(st);
+    return rc;
+  }
+  sqlite3_finalize(st);
+  return DL_OK;
+}
+
+/* ---- One track: sorted, summed, packed ---------------------------------- */
+
+static int cmp_rec(const void *pa, const void *pb) {
+  const dldb_tl_rec *a = pa, *b = pb;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->dur != b->dur) return a->dur < b->dur ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Drawing order within a kind: process, device, stream, thread. */
+static int cmp_track(const void *pa, const void *pb) {
+  static const int order[K_N] = {K_PID, K_DEV, K_STREAM, K_TID};
+  const tl_track *a = pa, *b = pb;
+  for (int i = 0; i < K_N; i++) {
+    int k = order[i];
+    if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
+  }
+  return 0;
+}
+
+static void sort_events(tl_track *t) {
+  for (size_t i = 1; i < t->n; i++)
+    if (cmp_rec(&t->ev[i - 1], &t->ev[i]) > 0) {
+      qsort(t->ev, t->n, sizeof *t->ev, cmp_rec);
+      return;
+    }
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t stop_of(const dldb_tl_rec *e) { return e->start + max64(e->dur, 0); }
+
+typedef struct tl_sums {
+  int64_t busy, first, last, nccl, bin_ns, levels;
+} tl_sums;
+
+static tl_sums sums_of(const tl_track *t) {
+  tl_sums s = {.first = t->ev[0].start, .last = INT64_MIN};
+  int64_t reach = INT64_MIN;
+  for (size_t i = 0; i < t->n; i++) {
+    const dldb_tl_rec *e = &t->ev[i];
+    int64_t stop = e->start + e->dur, lo = max64(e->start, reach);
+    if (stop > lo) s.busy += stop - lo;
+    reach = max64(reach, stop);
+    s.last = max64(s.last, stop);
+    s.nccl += t->has[K_DEV] && (e->tag & 3) == DLDB_TL_NCCL;
+  }
+  return s;
+}
+
+static int put_block(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
+                     int n, size_t len) {
+  sqlite3_stmt *st = x->block;
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, track_id);
+  sqlite3_bind_int(st, 2, level);
+  sqlite3_bind_int64(st, 3, start);
+  sqlite3_bind_int64(st, 4, end);
+  sqlite3_bind_int(st, 5, n);
+  sqlite3_bind_blob(st, 6, x->buf, (int)len, SQLITE_STATIC);
+  return sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(x, "write block");
+}
+
+static int write_events(tl_writer *x, int64_t track_id, const tl_track *t) {
+  for (size_t i = 0; i < t->n; i += DLDB_TL_BLOCK) {
+    size_t m = min64((int64_t)(t->n - i), DLDB_TL_BLOCK), len = 0;
+    dldb_tl_rec prev = {0};
+    int64_t end = INT64_MIN;
+    for (size_t j = i; j < i + m; j++) {
+      len += dldb_tl_put_event(x->buf + len, &prev, &t->ev[j]);
+      end = max64(end, t->ev[j].start + t->ev[j].dur);
+    }
+    int rc = put_block(x, track_id, 0, t->ev[i].start, max64(end, t->ev[i].start), (int)m, len);
+    if (rc) return rc;
+  }
+  return DL_OK;
+}
+
+static int write_bins(tl_writer *x, int64_t track_id, int level, int64_t g,
+                      const dldb_tl_bin *b, size_t n) {
+  for (size_t i = 0; i < n; i += DLDB_TL_BLOCK) {
+    size_t m = min64((int64_t)(n - i), DLDB_TL_BLOCK), len = 0;
+    dldb_tl_bin prev = {0};
+    for (size_t j = i; j < i + m; j++) len += dldb_tl_put_bin(x->buf + len, &prev, &b[j]);
+    int rc = put_block(x, track_id, level, b[i].index * g, (b[i + m - 1].index + 1) * g, (int)m,
+                       len);
+    if (rc) return rc;
+  }
+  return DL_OK;
+}
+
+/* Appends to v (n used) the busy time of [a, b) on the grid g: v ends at
+ * or before a's bin, so indexes ascend. -1 when out of memory. */
+static int add_busy(dldb_tl_bin **v, size_t *n, size_t *cap, int64_t a, int64_t b, int64_t g) {
+  while (a < b) {
+    int64_t i = dldb_tl_bin_of(a, g), seg = min64(b, (i + 1) * g);
+    if (!*n || (*v)[*n - 1].index != i) {
+      if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 1024;
+        dldb_tl_bin *p = realloc(*v, c * sizeof *p);
+        if (!p) return -1;
+        *v = p;
+        *cap = c;
+      }
+      (*v)[(*n)++] = (dldb_tl_bin){.index = i, .tag = -1};
+    }
+    (*v)[*n - 1].busy += seg - a;
+    a = seg;
+  }
+  return 0;
+}
+
+/* The finest bins (grid g) of t's events: busy from the union of the
+ * events, then count, best and tag of the events starting in each. */
+static dldb_tl_bin *finest_bins(const tl_track *t, int64_t g, size_t *nout) {
+  dldb_tl_bin *v = NULL;
+  size_t n = 0, cap = 0;
+  int64_t cs = 0, ce = INT64_MIN;
+  for (size_t i = 0; i < t->n; i++) {
+    int64_t s = t->ev[i].start, e = stop_of(&t->ev[i]);
+    if (e <= s) continue;
+    if (s > ce) {
+      if (ce > cs && add_busy(&v, &n, &cap, cs, ce, g)) goto fail;
+      cs = s;
+      ce = e;
+    } else if (e > ce) {
+      ce = e;
+    }
+  }
+  if (ce > cs && add_busy(&v, &n, &cap, cs, ce, g)) goto fail;
+  /* every event starts in a busy bin or, of no length, in one of its own */
+  size_t k = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    const dldb_tl_rec *e = &t->ev[i];
+    int64_t b = dldb_tl_bin_of(e->start, g);
+    while (k < n && v[k].index < b) k++;
+    if (k == n || v[k].index != b) {
+      if (n == cap) {
+        size_t c = cap ? cap * 2 : 1024;
+        dldb_tl_bin *p = realloc(v, c * sizeof *p);
+        if (!p) goto fail;
+        v = p;
+        cap = c;
+      }
+      memmove(&v[k + 1], &v[k], (n - k) * sizeof *v);
+      v[k] = (dldb_tl_bin){.index = b, .tag = -1};
+      n++;
+    }
+    int64_t cover = min64(stop_of(e), (b + 1) * g) - e->start;
+    v[k].count++;
+    if (v[k].tag < 0 || cover > v[k].best) {
+      v[k].best = cover;
+      v[k].tag = e->tag;
+    }
+  }
+  *nout = n;
+  return v;
+fail:
+  free(v);
+  return NULL;
+}
+
+/* The next level's bins (4 to 1), in place; returns their count. */
+static size_t coarser(dldb_tl_bin *v, size_t n) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t p = dldb_tl_bin_of(v[i].index, 4);
+    if (m && v[m - 1].index == p) {
+      dldb_tl_bin *d = &v[m - 1];
+      d->busy += v[i].busy;
+      d->count += v[i].count;
+      if (v[i].tag >= 0 && (d->tag < 0 || v[i].best > d->best)) {
+        d->best = v[i].best;
+        d->tag = v[i].tag;
+      }
+    } else {
+      v[m] = v[i];
+      v[m++].index = p;
+    }
+  }
+  return m;
+}
+
+/* Writes the levels of bins of t; sets s->bin_ns and s->levels. */
+static int write_levels(tl_writer *x, int64_t track_id, const tl_track *t, tl_sums *s) {
+  if (t->n < DLDB_TL_MIN_EVENTS) return DL_OK;
+  int64_t span = max64(1, s->last - s->first), want = (int64_t)t->n / DLDB_TL_PER_BIN, g = 1;
+  while (g < (INT64_C(1) << 50) && g * want < span) g <<= 1;
+  size_t n = 0;
+  dldb_tl_bin *v = finest_bins(t, g, &n);
+  if (!v) return oom(x);
+  int rc = DL_OK, level = 1;
+  s->bin_ns = g;
+  for (;; level++, g <<= 2) {
+    if ((rc = write_bins(x, track_id, level, g, v, n)) != DL_OK) break;
+    s->levels = level;
+    if (n <= DLDB_TL_TOP_BINS || g >= (INT64_C(1) << 58)) break;
+    n = coarser(v, n);
+  }
+  free(v);
+  return rc;
+}
+
+static void track_name(const tl_track *t, int kind, char *buf, size_t len) {
+  if (kind == TK_ITER) snprintf(buf, len, "Iterations");
+  else if (kind == TK_GPU)
+    snprintf(buf, len, "GPU %lld stream %lld", (long long)t->key[K_DEV],
+             (long long)t->key[K_STREAM]);
+  else if (kind == TK_CPU) snprintf(buf, len, "CUDA API, thread %lld", (long long)t->key[K_TID]);
+  else snprintf(buf, len, "Ranges, thread %lld", (long long)t->key[K_TID]);
+}
+
+static int write_track(tl_writer *x, int kind, tl_track *t) {
+  int64_t id = ++x->next_track;
+  sort_events(t);
+  tl_sums s = sums_of(t);
+  int rc = write_events(x, id, t);
+  if (rc == DL_OK) rc = write_levels(x, id, t, &s);
+  if (rc) return rc;
+  char name[96];
+  track_name(t, kind, name, sizeof name);
+  sqlite3_stmt *st = x->track;
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_text(st, 2, kind_names[kind], -1, SQLITE_STATIC);
+  static const int col[K_N] = {5, 6, 3, 4}; /* pid, tid, device_id, stream_id */
+  for (int k = 0; k < K_N; k++) {
+    if (t->has[k]) sqlite3_bind_int64(st, col[k], t->key[k]);
+    else sqlite3_bind_null(st, col[k]);
+  }
+  sqlite3_bind_text(st, 7, name, -1, SQLITE_TRANSIENT);
+  const int64_t v[] = {(int64_t)t->n, s.busy, s.first, s.last, s.nccl, s.bin_ns, s.levels};
+  for (int k = 0; k < 7; k++) sqlite3_bind_int64(st, 8 + k, v[k]);
+  return sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(x, "write track");
+}
+
+static void drop_tracks(tl_writer *x) {
+  for (size_t i = 0; i < x->nt; i++) free(x->t[i].ev);
+  x->nt = 0;
+  if (x->slots) memset(x->slots, 0, x->nslots * sizeof *x->slots);
+}
+
+/* Reads every source of kind, then writes its tracks in drawing order. */
+static int write_kind(tl_writer *x, int kind, int64_t aggr_id) {
+  int rc = DL_OK;
+  for (size_t i = 0; rc == DL_OK && i < sizeof sources / sizeof *sources; i++)
+    if (sources[i].kind == kind) rc = read_source(x, &sources[i], aggr_id);
+  if (rc == DL_OK) qsort(x->t, x->nt, sizeof *x->t, cmp_track);
+  for (size_t i = 0; rc == DL_OK && i < x->nt; i++) rc = write_track(x, kind, &x->t[i]);
+  drop_tracks(x);
+  return rc;
+}
+
+static const char *const prepared[] = {
+    "SELECT value FROM strings WHERE id = ?1",
+    "INSERT INTO dl_timeline_blocks(track_id, level, start, end, n, data) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    "INSERT INTO dl_timeline_tracks(track_id, kind, device_id, stream_id, pid, tid, name, "
+    "event_count, busy_time, first_start, last_end, nccl_count, bin_ns, levels) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+};
+
+int dldb_timeline_write(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen) {
+  if (!dldb_timeline_has_tables(w)) return DL_OK;
+  tl_writer *x = calloc(1, sizeof *x);
+  if (!x) return dl_err(err, errlen, DL_ENOMEM, "timeline: out of memory");
+  *x = (tl_writer){.w = w, .err = err, .errlen = errlen};
+  sqlite3_stmt **st[] = {&x->name, &x->block, &x->track};
+  int rc = DL_OK;
+  if (sqlite3_exec(w->db, "DELETE FROM dl_timeline_blocks; DELETE FROM dl_timeline_tracks", NULL,
+                   NULL, NULL) != SQLITE_OK)
+    rc = sqlerr(x, "clear");
+  for (size_t i = 0; rc == DL_OK && i < sizeof st / sizeof *st; i++)
+    if (sqlite3_prepare_v2(w->db, prepared[i], -1, st[i], NULL) != SQLITE_OK)
+      rc = sqlerr(x, "prepare");
+  if (rc == DL_OK && rehash(x)) rc = oom(x);
+  for (int kind = 0; rc == DL_OK && kind < TK_COUNT; kind++) rc = write_kind(x, kind, aggr_id);
+  drop_tracks(x);
+  for (size_t i = 0; i < sizeof st / sizeof *st; i++) sqlite3_finalize(*st[i]);
+  free(x->t);
+  free(x->slots);
+  free(x);
+  return rc;
+}

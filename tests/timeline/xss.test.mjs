@@ -1,0 +1,77 @@
+// xss.test.mjs - the Timeline page shows hostile names as text. The dldb
+// dlprof writes from HTA's DDP rank has the name of its longest kernel, of
+// that kernel's CUDA call and of an op range rewritten (sqlite3 CLI) into
+// HTML/script payloads: the canvas draws them with fillText, the details
+// show them literally and create no element from them, the search box
+// finds them, the exported JSON keeps them as strings, and window.__xss
+// stays undefined. Run: node tests/web/run.mjs tests/timeline/xss.test.mjs.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { DDP_KINETO, sql, sqlWrite, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
+
+const IMG = '<img src=x onerror=window.__xss=1>';
+const SCRIPT = '<script>window.__xss=1</script>';
+const SVG = '"><svg onload=window.__xss=1>';
+const esc = (s) => s.replaceAll("'", "''");
+
+let dbs, servers, browser, stop, k;
+
+before(async () => {
+  ({ dbs, servers, browser, stop } = await viewersOn('timeline-xss', (dir) => {
+    const db = dlprofDldb(DDP_KINETO, dir, 'ddp');
+    const longest = `(SELECT id FROM kernels ORDER BY gpu_end_ns - gpu_start_ns DESC LIMIT 1)`;
+    sqlWrite(
+      db,
+      `UPDATE strings SET value = '${esc(IMG)}' WHERE id = (SELECT short_name_id FROM kernels WHERE id = ${longest});
+       UPDATE strings SET value = '${esc(SCRIPT)}' WHERE id = (SELECT c.name_id FROM cuda_api_calls c
+         JOIN kernels k ON k.pid = c.pid AND k.correlation_id = c.correlation_id WHERE k.id = ${longest});
+       UPDATE strings SET value = '${esc(SVG)}' WHERE id = (SELECT name_id FROM nvtx_ranges
+         WHERE kind <> 3 ORDER BY end_ns - start_ns DESC LIMIT 1 OFFSET 3);`,
+    );
+    return { ddp: db };
+  }));
+  k = sql(dbs.ddp, `SELECT e.start, e.dur, e.event_id, t.track_id FROM view_dl_timeline_events e
+    JOIN view_dl_timeline_tracks t ON t.kind = e.kind AND t.device_id = e.device_id AND t.stream_id = e.stream_id AND t.pid = e.pid
+    WHERE e.kind = 'gpu_stream' AND e.name = '${esc(IMG)}' ORDER BY e.dur DESC LIMIT 1`)[0];
+  assert.ok(k, 'the payload is a kernel name in the views');
+});
+
+after(async () => {
+  if (stop) await stop();
+});
+
+test('hostile kernel, call and range names stay text', async () => {
+  const page = await watchedPage(browser.context);
+  await page.goto(`${servers.ddp.url}/#/timeline?start=${k.start - 4 * k.dur}&end=${k.start + 5 * k.dur}&q=${encodeURIComponent('<')}`);
+  await page.waitForSelector('canvas.timeline-canvas[data-loaded]', { timeout: 20000 });
+  const d = await page.locator('canvas.timeline-canvas').evaluate((c) => ({ ...c.dataset }));
+  assert.ok(Number(d.highlighted) > 0, 'the search finds the payloads');
+  const y = JSON.parse(d.rows).find((r) => r[0] === k.track_id)[1];
+  const box = await page.locator('canvas.timeline-canvas').boundingBox();
+  const x = 220 + ((k.start + k.dur / 2 - Number(d.start)) / (Number(d.end) - Number(d.start))) * (box.width - 220);
+  await page.mouse.click(box.x + x, box.y + y);
+  await page.waitForFunction((n) => document.querySelector('#timeline-details').dataset.name === n, IMG);
+  await page.waitForFunction(() => Number(document.querySelector('#timeline-details').dataset.links) > 0, null, { timeout: 20000 });
+  const text = await page.locator('#timeline-details').innerText();
+  assert.ok(text.includes(IMG), 'the kernel name is shown literally');
+  assert.ok(text.includes(SCRIPT), 'the call name is shown literally');
+  assert.equal(await page.locator('#timeline-details img, #timeline-details script, #timeline-details svg').count(), 0);
+  await page.click('#timeline-details button.timeline-go[data-role="call"]');
+  await page.waitForFunction((n) => document.querySelector('#timeline-details').dataset.name === n, SCRIPT);
+  await page.evaluate(() => {
+    window.__blobs = [];
+    const orig = URL.createObjectURL;
+    URL.createObjectURL = (b) => {
+      window.__blobs.push(b);
+      return orig(b);
+    };
+  });
+  await page.click('#timeline-export');
+  await page.waitForFunction(() => document.querySelector('#timeline-export').dataset.exported !== undefined, null, { timeout: 60000 });
+  const doc = JSON.parse(await page.evaluate(() => window.__blobs[0].text()));
+  const names = new Set(doc.traceEvents.map((e) => e.name));
+  assert.ok(names.has(IMG) && names.has(SCRIPT), 'the export keeps the names as strings');
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.deepEqual(page.problems, []);
+});

@@ -1,0 +1,621 @@
+// timeline.js - Timeline (view_dl_timeline_tracks, /api/v1/dl_timeline): a
+// canvas of tracks (iterations, GPU streams, CUDA API threads, range
+// threads) over time. For each visible track the server answers the window
+// at the canvas's width: raw events when few, else bins (docs/api.md "The
+// timeline's window"), so a long profile draws in one request per track.
+// Drag pans; the wheel, W/S zoom and A/D pan; shift-drag measures a range on
+// the ruler; a click selects an event and shows its details; the search box
+// highlights events whose name holds the text. Group headers collapse. The
+// URL holds the window (start, end in ns), the selection (sel=track:start)
+// and the search (q). A selected event's details come from
+// /api/v1/dl_timeline_event: grid and block, its op (links to the Ops and
+// Kernels by Op pages), its CUDA call or kernels (an arrow from the call to
+// the kernel, a button that selects the other end). "Export window"
+// downloads the window's events as Chrome trace JSON. Names reach the page
+// through textContent and canvas fillText only.
+
+import * as router from '../router.js';
+import { get, getAll } from '../api.js';
+import { h, replace, note, fmtTime, fmtNs, fmtInt, debounce } from '../util.js';
+import { card, viewHeader } from './common.js';
+
+const HEAD_W = 220; // px: the track headers' column
+const RULER_H = 24;
+const ROW_H = 22;
+const GROUP_H = 20;
+const GROUPS = [
+  ['iterations', 'Iterations'],
+  ['gpu_stream', 'GPU streams'],
+  ['cpu_thread', 'CPU threads: CUDA API'],
+  ['cpu_ranges', 'CPU threads: ops and NVTX ranges'],
+];
+const ZOOM_STEP = 1.25;
+const PAN_STEP = 0.1;
+
+/** A stable colour for a name (hue from its hash). */
+function colorOf(name, nccl) {
+  if (nccl) return '#c2410c';
+  let x = 0;
+  const s = String(name);
+  for (let i = 0; i < s.length; i++) x = (x * 31 + s.charCodeAt(i)) | 0;
+  return `hsl(${Math.abs(x) % 360} 55% 55%)`;
+}
+
+/** The categories /api/v1/dl_timeline_event details. */
+const DETAIL_CATEGORIES = new Set(['kernel', 'memcpy', 'memset', 'cuda_api', 'range']);
+
+const num = (v, d) => (v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? d : Number(v));
+
+export default {
+  id: 'timeline',
+  title: 'Timeline',
+  needs: ['view_dl_timeline_tracks'],
+  visible: (ctx) => ctx.has('view_dl_timeline_tracks'),
+  mount(root, ctx) {
+    const base = () => (ctx && ctx.base ? ctx.base(router.current()) : {});
+    const search = h('input', {
+      type: 'search',
+      class: 'input',
+      placeholder: 'Highlight names…',
+      'aria-label': 'Highlight events whose name holds this text',
+      id: 'timeline-search',
+    });
+    const measure = h('span', { class: 'timeline-measure', id: 'timeline-measure' });
+    const canvas = h('canvas', {
+      class: 'timeline-canvas',
+      tabindex: '0',
+      role: 'img',
+      'aria-label': 'Timeline: tracks over time; drag to pan, wheel or W/S to zoom, A/D to pan',
+    });
+    const details = h('div', { class: 'timeline-details', id: 'timeline-details' }, 'Click an event for its details.');
+    const exportBtn = h(
+      'button',
+      { type: 'button', class: 'btn btn-small', id: 'timeline-export', title: 'Download the window as Chrome trace JSON (Perfetto, chrome://tracing)' },
+      'Export window',
+    );
+    const c = card('Timeline', { id: 'timeline', tools: [measure, search, exportBtn] });
+    c.body.append(h('div', { class: 'timeline-wrap' }, canvas), details);
+    const hint = h(
+      'div',
+      { class: 'chart-hint' },
+      'Drag to pan · wheel or W/S to zoom · A/D to pan · shift-drag to measure · click a group header to collapse it.',
+    );
+    c.body.append(hint);
+    root.append(viewHeader('Timeline', 'Every track of the profile: GPU streams, CUDA API calls, ops and ranges per thread, iterations.'), c.el);
+
+    const st = {
+      tracks: [],
+      full: [0, 1], // the whole profile's span, ns
+      start: 0,
+      end: 1,
+      collapsed: new Set(),
+      data: new Map(), // track_id -> answer of the current window
+      rows: [], // drawn rows: {y, h, group, track}
+      sel: null, // {track_id, start}
+      flow: null, // {from: {track_id, start}, to: {track_id, start}}: a CUDA call and its kernel
+      q: '',
+      measure: null, // [t0, t1]
+      seq: 0,
+    };
+
+    const width = () => Math.max(1, canvas.clientWidth - HEAD_W);
+    const xOf = (t) => HEAD_W + ((t - st.start) / (st.end - st.start)) * width();
+    const tOf = (x) => st.start + ((x - HEAD_W) / width()) * (st.end - st.start);
+
+    function layout() {
+      st.rows = [];
+      let y = RULER_H;
+      for (const [kind, label] of GROUPS) {
+        const tr = st.tracks.filter((t) => t.kind === kind);
+        if (!tr.length) continue;
+        st.rows.push({ y, h: GROUP_H, group: kind, label: `${st.collapsed.has(kind) ? '▸' : '▾'} ${label} (${tr.length})` });
+        y += GROUP_H;
+        if (st.collapsed.has(kind)) continue;
+        for (const t of tr) {
+          st.rows.push({ y, h: ROW_H, track: t });
+          y += ROW_H;
+        }
+      }
+      return y;
+    }
+
+    function draw() {
+      const dpr = window.devicePixelRatio || 1;
+      const hgt = layout() + 4;
+      canvas.style.height = `${hgt}px`;
+      canvas.width = Math.round(canvas.clientWidth * dpr);
+      canvas.height = Math.round(hgt * dpr);
+      const g = canvas.getContext('2d');
+      g.setTransform(dpr, 0, 0, dpr, 0, 0);
+      g.clearRect(0, 0, canvas.clientWidth, hgt);
+      g.font = '11px sans-serif';
+      g.textBaseline = 'middle';
+      drawRuler(g);
+      let drawn = 0;
+      let lit = 0;
+      const q = st.q.toLowerCase();
+      for (const r of st.rows) {
+        g.fillStyle = r.group ? '#e2e8f0' : '#f8fafc';
+        g.fillRect(0, r.y, canvas.clientWidth, r.h - 1);
+        g.fillStyle = '#0f172a';
+        g.save();
+        g.beginPath();
+        g.rect(0, r.y, HEAD_W - 4, r.h);
+        g.clip();
+        g.fillText(r.group ? r.label : r.track.name, r.group ? 4 : 14, r.y + r.h / 2);
+        g.restore();
+        if (r.group) continue;
+        const a = st.data.get(r.track.track_id);
+        if (!a) continue;
+        g.save();
+        g.beginPath();
+        g.rect(HEAD_W, r.y, width(), r.h);
+        g.clip();
+        for (const e of a.events || []) {
+          const x0 = xOf(e.start);
+          const x1 = Math.max(x0 + 1, xOf(e.start + e.dur));
+          const hit = q && e.name.toLowerCase().includes(q);
+          const chosen = st.sel && st.sel.track_id === r.track.track_id && st.sel.start === e.start;
+          g.fillStyle = colorOf(e.name, e.nccl);
+          g.globalAlpha = q && !hit ? 0.25 : 1;
+          g.fillRect(x0, r.y + 2, x1 - x0, r.h - 5);
+          if (hit || chosen) {
+            g.globalAlpha = 1;
+            g.strokeStyle = chosen ? '#000' : '#facc15';
+            g.lineWidth = 2;
+            g.strokeRect(x0, r.y + 2, x1 - x0, r.h - 5);
+            lit += hit ? 1 : 0;
+          }
+          if (x1 - x0 > 40) {
+            g.globalAlpha = 1;
+            g.fillStyle = '#fff';
+            g.fillText(e.name.slice(0, Math.floor((x1 - x0) / 6)), x0 + 2, r.y + r.h / 2);
+          }
+          drawn++;
+        }
+        for (const b of a.bins || []) {
+          const x0 = xOf(b.start);
+          const x1 = Math.max(x0 + 1, xOf(b.end));
+          const hit = q && b.name && b.name.toLowerCase().includes(q);
+          g.fillStyle = colorOf(b.name);
+          g.globalAlpha = 0.25 + 0.75 * Math.min(1, b.busy / Math.max(1, b.end - b.start));
+          const hh = (r.h - 5) * Math.min(1, b.busy / Math.max(1, b.end - b.start));
+          g.fillRect(x0, r.y + r.h - 3 - Math.max(2, hh), x1 - x0, Math.max(2, hh));
+          if (hit) {
+            g.globalAlpha = 1;
+            g.fillStyle = '#facc15';
+            g.fillRect(x0, r.y + 1, x1 - x0, 2);
+            lit++;
+          }
+          drawn++;
+        }
+        g.restore();
+        g.globalAlpha = 1;
+      }
+      drawFlow(g);
+      if (st.measure) {
+        const [a, b] = st.measure;
+        g.fillStyle = 'rgba(59,130,246,0.15)';
+        g.fillRect(xOf(Math.min(a, b)), RULER_H, Math.abs(xOf(b) - xOf(a)), hgt - RULER_H);
+      }
+      canvas.dataset.drawn = String(drawn);
+      canvas.dataset.rows = JSON.stringify(st.rows.filter((r) => r.track).map((r) => [r.track.track_id, r.y + r.h / 2]));
+      canvas.dataset.highlighted = String(lit);
+      canvas.dataset.start = String(Math.round(st.start));
+      canvas.dataset.end = String(Math.round(st.end));
+    }
+
+    /** The arrow from the selected CUDA call to its kernel (or back), when both rows show. */
+    function drawFlow(g) {
+      const f = st.flow;
+      const rowOf = (id) => st.rows.find((r) => r.track && r.track.track_id === id);
+      const ra = f && rowOf(f.from.track_id);
+      const rb = f && rowOf(f.to.track_id);
+      canvas.dataset.flow = ra && rb ? `${f.from.track_id}:${f.from.start}>${f.to.track_id}:${f.to.start}` : '';
+      if (!ra || !rb) return;
+      const x0 = xOf(f.from.start);
+      const y0 = ra.y + ra.h / 2;
+      const x1 = xOf(f.to.start);
+      const y1 = rb.y + rb.h / 2;
+      g.save();
+      g.beginPath();
+      g.rect(HEAD_W, RULER_H, width(), canvas.clientHeight);
+      g.clip();
+      g.strokeStyle = '#1d4ed8';
+      g.fillStyle = '#1d4ed8';
+      g.lineWidth = 1.5;
+      g.beginPath();
+      g.moveTo(x0, y0);
+      g.lineTo(x1, y1);
+      g.stroke();
+      const ang = Math.atan2(y1 - y0, x1 - x0);
+      g.beginPath();
+      g.moveTo(x1, y1);
+      g.lineTo(x1 - 8 * Math.cos(ang - 0.4), y1 - 8 * Math.sin(ang - 0.4));
+      g.lineTo(x1 - 8 * Math.cos(ang + 0.4), y1 - 8 * Math.sin(ang + 0.4));
+      g.closePath();
+      g.fill();
+      g.restore();
+    }
+
+    function drawRuler(g) {
+      g.fillStyle = '#fff';
+      g.fillRect(0, 0, canvas.clientWidth, RULER_H);
+      g.fillStyle = '#0f172a';
+      g.fillText(`${fmtTime(st.end - st.start)} shown`, 4, RULER_H / 2);
+      const span = st.end - st.start;
+      let step = 10 ** Math.floor(Math.log10(span / 8));
+      if (span / step > 16) step *= 5;
+      else if (span / step > 8) step *= 2;
+      g.strokeStyle = '#94a3b8';
+      for (let t = Math.ceil(st.start / step) * step; t < st.end; t += step) {
+        const x = xOf(t);
+        g.beginPath();
+        g.moveTo(x, RULER_H - 8);
+        g.lineTo(x, RULER_H);
+        g.stroke();
+        g.fillText(fmtTime(t - st.full[0]), x + 2, RULER_H / 2 - 2);
+      }
+    }
+
+    /** Asks every visible track for the window; draws as answers come. */
+    function load() {
+      const seq = ++st.seq;
+      const s = Math.floor(st.start);
+      const e = Math.max(s + 1, Math.ceil(st.end));
+      const w = Math.min(10000, Math.max(1, Math.floor(width())));
+      draw();
+      const visible = st.tracks.filter((t) => !st.collapsed.has(t.kind));
+      return Promise.all(
+        visible.map((t) =>
+          get('dl_timeline', { track_id: t.track_id, start: s, end: e, width: w }, { quiet: true })
+            .then((a) => {
+              if (seq !== st.seq) return;
+              st.data.set(t.track_id, a);
+              redraw();
+            })
+            .catch(() => {}),
+        ),
+      ).then(() => {
+        if (seq !== st.seq) return;
+        draw();
+        canvas.dataset.loaded = String(seq);
+      });
+    }
+    const redraw = debounce(draw, 16);
+
+    const saveUrl = debounce(() => {
+      router.update(
+        { start: Math.round(st.start), end: Math.round(st.end), sel: st.sel ? `${st.sel.track_id}:${st.sel.start}` : null, q: st.q || null },
+        { replace: true },
+      );
+    }, 200);
+
+    function setWindow(s, e) {
+      const minSpan = 1000;
+      if (e - s < minSpan) {
+        const m = (s + e) / 2;
+        s = m - minSpan / 2;
+        e = m + minSpan / 2;
+      }
+      st.start = s;
+      st.end = e;
+      saveUrl();
+      load();
+    }
+    const zoom = (factor, at) => {
+      const t = at ?? (st.start + st.end) / 2;
+      setWindow(t - (t - st.start) * factor, t + (st.end - t) * factor);
+    };
+    const pan = (frac) => {
+      const d = (st.end - st.start) * frac;
+      setWindow(st.start + d, st.end + d);
+    };
+
+    function rowAt(y) {
+      return st.rows.find((r) => y >= r.y && y < r.y + r.h);
+    }
+
+    function select(r, x) {
+      const a = st.data.get(r.track.track_id);
+      const t = tOf(x);
+      const slack = ((st.end - st.start) / width()) * 2;
+      const e = (a && a.events ? a.events : []).find((v) => t >= v.start - slack && t <= v.start + v.dur + slack);
+      st.sel = e ? { track_id: r.track.track_id, start: e.start } : null;
+      st.flow = null;
+      showDetails(r.track, e);
+      saveUrl();
+      draw();
+    }
+
+    function showDetails(track, e) {
+      if (!e) {
+        replace(details, 'Click an event for its details (zoom in until the track shows events, not bins).');
+        return;
+      }
+      const row = (k, v) => h('tr', null, h('th', null, k), h('td', null, v));
+      replace(
+        details,
+        h(
+          'table',
+          { class: 'kv' },
+          h(
+            'tbody',
+            null,
+            row('Name', e.name),
+            row('Track', track.name),
+            row('Category', e.category),
+            row('Start', `${fmtTime(e.start - st.full[0])} (${fmtNs(e.start)})`),
+            row('Duration', `${fmtTime(e.dur)} (${fmtNs(e.dur)})`),
+            row('Event id', fmtInt(e.event_id)),
+            e.nccl ? row('NCCL', 'yes') : null,
+          ),
+        ),
+      );
+      details.dataset.name = e.name;
+      st.flow = null;
+      if (!DETAIL_CATEGORIES.has(e.category)) return;
+      const want = `${track.track_id}:${e.start}`;
+      get('dl_timeline_event', { category: e.category, event_id: e.event_id }, { quiet: true })
+        .then((d) => {
+          if (!st.sel || `${st.sel.track_id}:${st.sel.start}` !== want) return;
+          showMore(track, e, d);
+        })
+        .catch(() => {});
+    }
+
+    /** The event's details and links (a kernel's call and op, a call's kernels). */
+    function showMore(track, e, d) {
+      const k = d.details || {};
+      const row = (label, ...v) => h('tr', null, h('th', null, label), h('td', null, ...v));
+      const xyz = (p) => [k[`${p}_x`], k[`${p}_y`], k[`${p}_z`]].join(' × ');
+      const rows = [];
+      if (k.device_id !== undefined && k.stream_id !== undefined) rows.push(row('Stream', `GPU ${k.device_id}, stream ${k.stream_id}`));
+      if (k.grid_x !== undefined) rows.push(row('Grid', xyz('grid')), row('Block', xyz('block')));
+      if (k.registers_per_thread !== undefined) rows.push(row('Registers / thread', fmtInt(k.registers_per_thread)));
+      if (k.long_name) rows.push(row('Full name', h('code', null, k.long_name)));
+      if (k.bytes !== undefined) rows.push(row('Bytes', fmtInt(k.bytes)));
+      if (k.domain) rows.push(row('Domain', k.domain));
+      if (k.call_stack) rows.push(row('Call stack', h('pre', { class: 'timeline-stack' }, k.call_stack.split(';').join('\n'))));
+      for (const l of d.links || []) {
+        if (l.op_node_id) {
+          rows.push(
+            row(
+              'Op',
+              h('a', { href: router.href('ops', { ...base(), op: l.op_node_id }), class: 'timeline-op-link' }, l.op_node_name || l.op_node_id),
+              ' ',
+              h(
+                'a',
+                { href: router.href('kernels_by_op', { ...base(), iter: l.iter_value, op: l.op_node_id }), class: 'timeline-kernels-link' },
+                `its kernels in iteration ${l.iter_value}`,
+              ),
+            ),
+          );
+        }
+        if (l.event_id === null) continue;
+        const label = l.role === 'call' ? 'CUDA call' : 'Kernel';
+        const go = h('button', { type: 'button', class: 'btn btn-small timeline-go', 'data-role': l.role }, 'Show');
+        go.addEventListener('click', () => selectLinked(l));
+        rows.push(row(label, `${l.name} · ${fmtTime(l.dur)} `, go));
+        const from = l.role === 'call' ? { track_id: l.track_id, start: l.start } : { track_id: track.track_id, start: e.start };
+        const to = l.role === 'call' ? { track_id: track.track_id, start: e.start } : { track_id: l.track_id, start: l.start };
+        if (!st.flow) st.flow = { from, to };
+      }
+      const body = details.querySelector('tbody');
+      if (body) body.append(...rows);
+      details.dataset.links = String((d.links || []).filter((l) => l.event_id !== null).length);
+      draw();
+    }
+
+    /** Selects a linked event, moving the window to it when it is outside. */
+    function selectLinked(l) {
+      const span = st.end - st.start;
+      if (l.start < st.start || l.start + l.dur > st.end) {
+        st.start = l.start + l.dur / 2 - span / 2;
+        st.end = st.start + span;
+      }
+      st.sel = { track_id: l.track_id, start: l.start };
+      saveUrl();
+      load().then(() => {
+        const t = st.tracks.find((x) => x.track_id === l.track_id);
+        const a = st.data.get(l.track_id);
+        const ev = a && a.events ? a.events.find((v) => v.start === l.start) : null;
+        if (t) showDetails(t, ev || { name: l.name, start: l.start, dur: l.dur, category: l.category, event_id: l.event_id });
+        draw();
+      });
+    }
+
+    /* ---- input ---------------------------------------------------------- */
+    let drag = null;
+    canvas.addEventListener('mousedown', (ev) => {
+      if (ev.button !== 0) return;
+      canvas.focus();
+      drag = { x: ev.offsetX, y: ev.offsetY, start: st.start, end: st.end, measure: ev.shiftKey, moved: false };
+      if (drag.measure) st.measure = [tOf(ev.offsetX), tOf(ev.offsetX)];
+    });
+    canvas.addEventListener('mousemove', (ev) => {
+      if (!drag) return;
+      const dx = ev.offsetX - drag.x;
+      if (Math.abs(dx) > 3) drag.moved = true;
+      if (drag.measure) {
+        st.measure[1] = tOf(ev.offsetX);
+        measure.textContent = `Selected: ${fmtTime(Math.abs(st.measure[1] - st.measure[0]))}`;
+        draw();
+        return;
+      }
+      const d = (dx / width()) * (drag.end - drag.start);
+      st.start = drag.start - d;
+      st.end = drag.end - d;
+      draw();
+    });
+    const up = (ev) => {
+      if (!drag) return;
+      const d = drag;
+      drag = null;
+      if (d.measure) return;
+      if (d.moved) {
+        saveUrl();
+        load();
+        return;
+      }
+      if (ev.type !== 'mouseup') return;
+      const r = rowAt(ev.offsetY);
+      if (!r) return;
+      if (r.group) {
+        if (st.collapsed.has(r.group)) st.collapsed.delete(r.group);
+        else st.collapsed.add(r.group);
+        load();
+      } else if (ev.offsetX >= HEAD_W) {
+        select(r, ev.offsetX);
+      }
+    };
+    canvas.addEventListener('mouseup', up);
+    canvas.addEventListener('mouseleave', up);
+    canvas.addEventListener(
+      'wheel',
+      (ev) => {
+        ev.preventDefault();
+        zoom(ev.deltaY < 0 ? 1 / ZOOM_STEP : ZOOM_STEP, ev.offsetX >= HEAD_W ? tOf(ev.offsetX) : undefined);
+      },
+      { passive: false },
+    );
+    canvas.addEventListener('keydown', (ev) => {
+      const k = ev.key.toLowerCase();
+      const act = { w: () => zoom(1 / ZOOM_STEP), s: () => zoom(ZOOM_STEP), a: () => pan(-PAN_STEP), d: () => pan(PAN_STEP) }[k];
+      if (!act) return;
+      ev.preventDefault();
+      act();
+    });
+    search.addEventListener(
+      'input',
+      debounce(() => {
+        st.q = search.value;
+        saveUrl();
+        draw();
+      }, 150),
+    );
+    const onResize = debounce(() => load(), 150);
+    window.addEventListener('resize', onResize);
+
+    /* ---- export: the window as Chrome trace JSON ------------------------ */
+    /** Every event of track t overlapping [s, e), in pieces the server answers raw. */
+    async function eventsOf(t, s, e, budget) {
+      const out = [];
+      const pieces = [[s, e]];
+      while (pieces.length) {
+        if (--budget.requests < 0) throw new Error('the window holds too many events to export; zoom in');
+        const [a, b] = pieces.pop();
+        const ans = await get('dl_timeline', { track_id: t.track_id, start: a, end: b, width: 10000 }, { quiet: true });
+        if (ans.events) {
+          // an event over two pieces belongs to the one its (clipped) start is in
+          for (const x of ans.events) if (Math.max(x.start, s) >= a) out.push(x);
+          continue;
+        }
+        let from = a;
+        let n = 0;
+        const cut = [];
+        for (const bin of ans.bins) {
+          if (n > 0 && n + bin.count > 9000 && bin.start > from) {
+            cut.push([from, bin.start]);
+            from = bin.start;
+            n = 0;
+          }
+          n += bin.count;
+        }
+        cut.push([from, b]);
+        if (cut.length === 1 && b - a > 1) {
+          const m = Math.floor((a + b) / 2);
+          cut.splice(0, 1, [a, m], [m, b]);
+        }
+        pieces.push(...cut.reverse());
+      }
+      return out;
+    }
+
+    const usec = (ns) => ns / 1000;
+
+    async function exportWindow() {
+      const s = Math.floor(st.start);
+      const e = Math.max(s + 1, Math.ceil(st.end));
+      const budget = { requests: 20000 };
+      const procs = new Map();
+      const meta = [];
+      const events = [];
+      exportBtn.disabled = true;
+      try {
+        for (const t of st.tracks) {
+          const proc = t.kind === 'iterations' ? 'Iterations' : t.device_id !== null && t.device_id !== undefined ? `GPU ${t.device_id}` : `Process ${t.pid}`;
+          if (!procs.has(proc)) {
+            procs.set(proc, procs.size + 1);
+            meta.push({ ph: 'M', name: 'process_name', pid: procs.get(proc), args: { name: proc } });
+          }
+          const pid = procs.get(proc);
+          meta.push({ ph: 'M', name: 'thread_name', pid, tid: t.track_id, args: { name: t.name } });
+          for (const x of await eventsOf(t, s, e, budget)) {
+            const args = { event_id: x.event_id };
+            if (x.nccl) args.nccl = 1;
+            events.push({ ph: 'X', name: x.name, cat: x.category, pid, tid: t.track_id, ts: usec(x.start), dur: usec(Math.max(0, x.dur)), args });
+          }
+        }
+        const doc = { displayTimeUnit: 'ns', otherData: { producer: 'dlprofviewer', start: s, end: e }, traceEvents: [...meta, ...events] };
+        const url = URL.createObjectURL(new Blob([JSON.stringify(doc)], { type: 'application/json' }));
+        const a = h('a', { href: url, download: `timeline_${s}_${e}.json` });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 10000);
+        exportBtn.dataset.exported = String(events.filter((x) => x.cat === 'kernel').length);
+      } catch (err) {
+        replace(details, note(`Could not export: ${err.message}`, 'note note-error'));
+      } finally {
+        exportBtn.disabled = false;
+      }
+    }
+    exportBtn.addEventListener('click', () => exportWindow());
+
+    /* ---- start ---------------------------------------------------------- */
+    function fromRoute(p) {
+      st.start = num(p.start, st.full[0]);
+      st.end = num(p.end, st.full[1]);
+      if (!(st.end > st.start)) [st.start, st.end] = st.full;
+      st.q = p.q || '';
+      search.value = st.q;
+      const m = /^(\d+):(-?\d+)$/.exec(p.sel || '');
+      st.sel = m ? { track_id: Number(m[1]), start: Number(m[2]) } : null;
+    }
+
+    getAll('dl_timeline_tracks', {})
+      .then((d) => {
+        st.tracks = d.rows;
+        if (!st.tracks.length) {
+          replace(c.body, note('This profile has no events to draw.'));
+          return null;
+        }
+        st.full = [Math.min(...st.tracks.map((t) => Number(t.first_start))), Math.max(...st.tracks.map((t) => Number(t.last_end)))];
+        if (st.full[1] <= st.full[0]) st.full[1] = st.full[0] + 1;
+        fromRoute(router.current().params);
+        canvas.dataset.tracks = String(st.tracks.length);
+        return load().then(() => {
+          if (!st.sel) return;
+          const t = st.tracks.find((x) => x.track_id === st.sel.track_id);
+          const a = st.data.get(st.sel.track_id);
+          const e = a && a.events ? a.events.find((v) => v.start === st.sel.start) : null;
+          if (t) showDetails(t, e);
+        });
+      })
+      .catch((e) => replace(c.body, note(`Could not load: ${e.message}`, 'note note-error')));
+
+    return {
+      update: (r) => {
+        if (!st.tracks.length) return; // still starting: the start reads the route
+        const s = num(r.params.start, st.full[0]);
+        const e = num(r.params.end, st.full[1]);
+        if (Math.round(s) !== Math.round(st.start) || Math.round(e) !== Math.round(st.end)) {
+          fromRoute(r.params);
+          load();
+        }
+      },
+      destroy: () => window.removeEventListener('resize', onResize),
+    };
+  },
+};
