@@ -234,6 +234,10 @@ typedef struct plan {
   int64_t range_value;
   int64_t offset;
   int indexed;         /* 1: states the condition of the partial time index */
+  /* within: a key view; the rows whose sort column is in [lo, hi], found
+   * there and read by `at` (a column of both) */
+  const char *within, *at;
+  int64_t lo, hi;
 } plan;
 
 /* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
@@ -279,6 +283,27 @@ static void sb_where(built *q, int *first) {
   *first = 0;
 }
 
+/* The rows of in whose sort column is in [pl->lo, pl->hi]: those of the
+ * key view's rows in that range, by their `at` column (its index), and of
+ * those the ones in the range (`at` need not be unique). */
+static void sb_within(built *q, int *first, const dldb_query *in, const plan *pl) {
+  int lo = q->nb + 1, hi = q->nb + 2, aggr = q->nb + 3;
+  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->lo};
+  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->hi};
+  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
+  sb_where(q, first);
+  sb_ident(&q->sql, in->sort);
+  sb_add(&q->sql, " BETWEEN ?%d AND ?%d AND ", lo, hi);
+  sb_ident(&q->sql, pl->at);
+  sb_add(&q->sql, " IN (SELECT ");
+  sb_ident(&q->sql, pl->at);
+  sb_add(&q->sql, " FROM ");
+  sb_ident(&q->sql, pl->within);
+  sb_add(&q->sql, " WHERE \"aggr_id\" = ?%d AND ", aggr);
+  sb_ident(&q->sql, in->sort);
+  sb_add(&q->sql, " BETWEEN ?%d AND ?%d)", lo, hi);
+}
+
 static int cols_err(dldb *db, const char *view, int n, char *err, size_t errlen) {
   if (n == DL_ENOTFOUND) return dl_err(err, errlen, DL_ENOTFOUND, "%s has no %s", db->path, view);
   return dl_err(err, errlen, n, "%s: cannot read the columns of %s", db->path, view);
@@ -322,6 +347,9 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
   }
   int first = 1;
   int filtered = mode == Q_ROWS || mode == Q_COUNT_FILTERED || mode == Q_SUM_FILTERED;
+  /* rows found by within: read in `at` order (its index), then sorted */
+  int nested = mode == Q_ROWS && pl && pl->within;
+  if (nested) sb_add(&q->sql, "SELECT * FROM (");
   sb_head(q, mode, in->sort);
   sb_ident(&q->sql, f->view);
   if (in->aggr_id >= 0 && col_index(f, "aggr_id") >= 0) {
@@ -350,6 +378,7 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_where(q, &first);
     sb_add(&q->sql, DLDB__TIME_INDEX_COND);
   }
+  if (pl && pl->within) sb_within(q, &first, in, pl);
   if (pl && pl->range_op) {
     sb_where(q, &first);
     sb_ident(&q->sql, pl->range_col);
@@ -384,6 +413,11 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_ident(&q->sql, in->sort);
     sb_add(&q->sql, "%s LIMIT 1 OFFSET ?%d", in->desc ? " DESC" : "", q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = offset};
+  }
+  if (nested) {
+    sb_add(&q->sql, " ORDER BY ");
+    sb_ident(&q->sql, pl->at);
+    sb_add(&q->sql, " LIMIT -1)"); /* a limit: not flattened into the outer query */
   }
   if (mode == Q_ROWS) {
     int terms = 0;
@@ -613,11 +647,58 @@ static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t
   return 1;
 }
 
+/* Sort columns with a key view of their own, in which an aggregation's rows
+ * are in that column's order (its primary key): the page's range of values
+ * is found there, and its rows read by launch time. */
+typedef struct sortkey {
+  const char *view, *sort, *keys, *at;
+} sortkey;
+
+static const sortkey sortkeys[] = {
+    {"view_iteration_kernels", "kernel_duration", "view_dl_kernel_durations", "kernel_timestamp"},
+    {"view_iteration_op_kernels", "kernel_duration", "view_dl_kernel_durations",
+     "kernel_timestamp"},
+};
+
+static const sortkey *sortkey_of(const dldb_query *in) {
+  for (size_t i = 0; i < sizeof sortkeys / sizeof *sortkeys; i++)
+    if (strcmp(sortkeys[i].view, in->view) == 0 && strcmp(sortkeys[i].sort, in->sort) == 0)
+      return &sortkeys[i];
+  return NULL;
+}
+
+/* How to read a page of in (a whole aggregation sorted by a column of
+ * sortkeys): the values v at the page's first row and w at its last, the
+ * rows before v counted, then the rows with values from v to w, ordered as
+ * the plain query orders them, from the offset less those before v. Returns
+ * as seek_plan. */
+static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t errlen) {
+  const sortkey *s = in->sort ? sortkey_of(in) : NULL;
+  if (!s || in->aggr_id < 0 || in->limit <= 0 || in->n_eq > 0 || (in->filter && *in->filter) ||
+      !evaluates(db, in, s->keys, 0))
+    return 0;
+  int64_t v = 0, w = 0, before = 0;
+  plan seek = {.from = s->keys, .offset = in->offset};
+  int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
+  if (rc <= 0) return rc < 0 ? rc : 2;
+  seek.offset = in->offset + in->limit - 1;
+  rc = one_int64(db, in, Q_SEEK, &seek, &w, err, errlen);
+  if (rc < 0) return rc;
+  if (rc == 0) w = in->desc ? INT64_MIN : INT64_MAX; /* the page reaches the end */
+  plan count = {.from = s->keys, .range_col = s->sort, .range_op = in->desc ? ">" : "<",
+                .range_value = v, .offset = -1};
+  if ((rc = one_int64(db, in, Q_COUNT_TOTAL, &count, &before, err, errlen)) < 0) return rc;
+  *pl = (plan){.offset = in->offset - before, .indexed = 1, .within = s->keys, .at = s->at,
+               .lo = in->desc ? w : v, .hi = in->desc ? v : w};
+  return 1;
+}
+
 int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen) {
   built q;
   plan pl = {.offset = -1};
   int rc = seek_plan(db, in, &pl, err, errlen);
+  if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);
   if (rc < 0 || rc == 2) return rc < 0 ? rc : DL_OK;
   const keyview *k = keyview_of(in->view);
   if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 && in->n_eq == 0 &&

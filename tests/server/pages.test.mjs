@@ -75,7 +75,7 @@ async function checkView(server, db, view, scopes, filterCols) {
   assert.ok(rows.length > 0);
   let pages = 0;
   for (const eq of scopes) {
-    for (const [sort, desc] of [['kernel_timestamp', false], ['kernel_timestamp', true], ['kernel_duration', true]]) {
+    for (const [sort, desc] of [['kernel_timestamp', false], ['kernel_timestamp', true], ['kernel_duration', true], ['kernel_duration', false]]) {
       for (const filter of ['', 'GEMM', 'xyzzy']) {
         const n = expected(rows, { eq, filter, filterCols, sort, desc, offset: 0, limit: 0 }).filtered;
         for (const offset of new Set([0, 999, 1001, 2345, Math.max(0, n - 7), n + 5])) {
@@ -118,8 +118,22 @@ test('iteration_op_kernels: every scope, order, filter and depth as computed fro
 });
 
 test('the dldb has the views the viewer reads these lists through', () => {
-  const views = sql(dldb, "SELECT name FROM sqlite_master WHERE type IN ('view', 'index') AND name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time') ORDER BY name");
-  assert.deepEqual(views.map((r) => r.name), ['aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_times']);
+  const views = sql(
+    dldb,
+    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_durs') ORDER BY name",
+  );
+  assert.deepEqual(
+    views.map((r) => r.name),
+    ['aggr_dl_kernel_durs', 'aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_durations', 'view_dl_kernel_times'],
+  );
+  // one key row per launch of the aggregation, with its duration and launch time
+  const missing = sql(
+    dldb,
+    'SELECT (SELECT count(*) FROM view_iteration_kernels) - (SELECT count(*) FROM view_dl_kernel_durations) AS d, ' +
+      '(SELECT count(*) FROM view_iteration_kernels v WHERE NOT EXISTS (SELECT 1 FROM view_dl_kernel_durations k WHERE k.aggr_id = v.aggr_id ' +
+      'AND k.kernel_timestamp = v.kernel_timestamp AND k.kernel_duration = v.kernel_duration)) AS m',
+  )[0];
+  assert.deepEqual(missing, { d: 0, m: 0 });
 });
 
 test("NVIDIA's dldb (without those views): the same lists, read the plain way", async () => {
