@@ -680,7 +680,12 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
   int64_t v = 0, w = 0, before = 0;
   plan seek = {.from = s->keys, .offset = in->offset};
   int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
-  if (rc <= 0) return rc < 0 ? rc : 2;
+  if (rc == 0) { /* past the end; or no keys (an aggregation written without them): plain */
+    seek.offset = 0;
+    rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
+    return rc < 0 ? rc : rc == 1 ? 2 : 0;
+  }
+  if (rc < 0) return rc;
   seek.offset = in->offset + in->limit - 1;
   rc = one_int64(db, in, Q_SEEK, &seek, &w, err, errlen);
   if (rc < 0) return rc;

@@ -12,7 +12,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { noRelu, requireFile, shared, sql, startViewer, work } from './viewer.mjs';
 
@@ -134,6 +134,28 @@ test('the dldb has the views the viewer reads these lists through', () => {
       'AND k.kernel_timestamp = v.kernel_timestamp AND k.kernel_duration = v.kernel_duration)) AS m',
   )[0];
   assert.deepEqual(missing, { d: 0, m: 0 });
+});
+
+test('an aggregation without rows in the duration table: read the plain way', async () => {
+  // a dldb whose aggregation was written by a dlprof that does not fill the
+  // table (a newer file aggregated again by an older one)
+  const bare = join(out, 'no_durs.sqlite');
+  copyFileSync(dldb, bare);
+  execFileSync('sqlite3', [bare, 'DELETE FROM aggr_dl_kernel_durs']);
+  const b = await startViewer(bare, ['--cache-mb', '0']);
+  try {
+    const rows = sqlAll(bare, 'SELECT * FROM view_iteration_kernels WHERE aggr_id = 1');
+    for (const [desc, offset] of [[true, 0], [false, 1001], [true, rows.length - 7]]) {
+      const want = expected(rows, { sort: 'kernel_duration', desc, offset, limit: 50, filterCols: [] });
+      const q = new URLSearchParams({ sort: 'kernel_duration', order: desc ? 'desc' : 'asc', offset, limit: 50 });
+      const got = await get(b, `api/v1/iteration_kernels?${q}`);
+      const key = (r) => `${r.kernel_duration}\u0001${r.device_id}\u0001${r.kernel_name}`;
+      assert.equal(got.rows.length, want.rows.length, q.toString());
+      assert.deepEqual(got.rows.map(key), want.rows.map(key), q.toString());
+    }
+  } finally {
+    assert.equal((await b.stop()).code, 0);
+  }
 });
 
 test("NVIDIA's dldb (without those views): the same lists, read the plain way", async () => {
