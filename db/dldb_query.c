@@ -238,6 +238,11 @@ typedef struct plan {
    * there and read by `at` (a column of both) */
   const char *within, *at;
   int64_t lo, hi;
+  /* 1: the domain and column filters are stated as always true to SQLite's
+   * planner (likelihood() 1.0; they still filter), so that it reads the
+   * rows in the order's index and stops at the page, as for a whole
+   * aggregation, rather than sorting every row that meets them */
+  int likely_eq;
 } plan;
 
 /* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
@@ -359,7 +364,8 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
   }
   if (in->domain && col_index(f, "domain_name") >= 0) {
     sb_where(q, &first);
-    sb_add(&q->sql, "domain_name = ?%d", q->nb + 1);
+    sb_add(&q->sql, pl && pl->likely_eq ? "likelihood(domain_name = ?%d, 1.0)" : "domain_name = ?%d",
+           q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->domain};
   }
   for (int i = 0; i < in->n_eq && i < DLDB_MAX_EQ; i++) {
@@ -368,11 +374,13 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
       return dl_err(err, errlen, DL_EINVAL, "%s has no column %s", f->view,
                     in->eq[i].column ? in->eq[i].column : "(null)");
     sb_where(q, &first);
+    if (pl && pl->likely_eq) sb_add(&q->sql, "likelihood(");
     sb_ident(&q->sql, f->names[c]);
     sb_add(&q->sql, " = ");
     int rc = bind_value(q, f->types[c], f->names[c], in->eq[i].value ? in->eq[i].value : "", err,
                         errlen);
     if (rc) return rc;
+    if (pl && pl->likely_eq) sb_add(&q->sql, ", 1.0)");
   }
   if (pl && pl->indexed) {
     sb_where(q, &first);
@@ -698,6 +706,28 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
   return 1;
 }
 
+/* A page of a kernel's or an op's rows in launch order walks the
+ * aggregation's launches in that order until it has them: about (offset +
+ * limit) * all / matching rows, each joined. Past this many the plain query
+ * (every matching row, sorted) costs less. */
+enum { WALK_MAX_ROWS = 32768 };
+
+/* 1 when the walk for in (with column filters, launch order) reads at most
+ * WALK_MAX_ROWS rows: the rows of its scope and filter and those of the
+ * whole aggregation are sums of view_dl_kernel_calls. */
+static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
+                         const dldb_query *whole) {
+  int64_t match = 0, all = 0;
+  plan calls = {.from = k->calls, .offset = -1};
+  int filtered = in->filter && *in->filter;
+  if (!evaluates(db, in, k->calls, 1) ||
+      one_int64(db, in, filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL, &calls, &match, NULL, 0) != 1 ||
+      one_int64(db, whole, Q_SUM_TOTAL, &calls, &all, NULL, 0) != 1 || match <= 0)
+    return 0;
+  double rows = ((double)(in->offset > 0 ? in->offset : 0) + (double)in->limit) * (double)all;
+  return in->limit > 0 && rows <= (double)WALK_MAX_ROWS * (double)match;
+}
+
 int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen) {
   built q;
@@ -706,9 +736,19 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);
   if (rc < 0 || rc == 2) return rc < 0 ? rc : DL_OK;
   const keyview *k = keyview_of(in->view);
-  if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 && in->n_eq == 0 &&
-      evaluates(db, in, k->keys, 0))
-    pl.indexed = 1; /* the aggregation's rows in launch order, from the index */
+  dldb_query whole = *in; /* the file has the index when it has the key view */
+  whole.n_eq = 0;
+  if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 &&
+      evaluates(db, &whole, k->keys, 0)) {
+    /* the aggregation's rows in launch order, from the index; with column
+     * filters (a kernel, an op) too, but for an iteration, whose rows the
+     * primary key finds */
+    int iter = 0;
+    for (int i = 0; i < in->n_eq; i++) iter |= strcmp(in->eq[i].column, "iter_value") == 0;
+    int walk = !iter && (in->n_eq == 0 || walk_is_short(db, in, k, &whole));
+    pl.indexed = walk;
+    pl.likely_eq = walk && in->n_eq > 0;
+  }
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
