@@ -744,7 +744,8 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
      * filters (a kernel, an op) too, but for an iteration, whose rows the
      * primary key finds */
     int iter = 0;
-    for (int i = 0; i < in->n_eq; i++) iter |= strcmp(in->eq[i].column, "iter_value") == 0;
+    for (int i = 0; i < in->n_eq; i++)
+      iter |= !in->eq[i].column || strcmp(in->eq[i].column, "iter_value") == 0;
     int walk = !iter && (in->n_eq == 0 || walk_is_short(db, in, k, &whole));
     pl.indexed = walk;
     pl.likely_eq = walk && in->n_eq > 0;
