@@ -245,6 +245,30 @@ int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_f
   return dldb__step_done(w, st, err, errlen, "dldb_aggr_finding");
 }
 
+/* The aggregation's kernel launches by duration (aggr_dl_kernel_durs), in
+ * one statement from its written rows: sorted first, so that the table is
+ * filled in key order, where the file has the table. */
+static int kernel_durs(dldb_writer *w, char *err, size_t errlen) {
+  if (!dldb__has_table(w, "aggr_dl_kernel_durs")) return DL_OK;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(w->db,
+                         "INSERT INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "
+                         "kernel_id) SELECT ak.aggr_id, k.gpu_end_ns - k.gpu_start_ns, "
+                         "ak.api_start_ns, ak.kernel_id FROM aggr_kernels ak JOIN kernels k ON "
+                         "k.id = ak.kernel_id WHERE ak.aggr_id = ?1 ORDER BY 1, 2, 3, 4",
+                         -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s", sqlite3_errmsg(w->db));
+  }
+  sqlite3_bind_int64(st, 1, w->aggr_id);
+  int rc = DL_OK;
+  if (sqlite3_step(st) != SQLITE_DONE)
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel durations: %s",
+                sqlite3_errmsg(w->db));
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_end: no open aggregation");
   int rc = dldb__nvtx_totals(w, w->aggr_id, err, errlen);
@@ -253,6 +277,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
    * 11-14 s of a 10 M kernel import (docs/performance.md). Files written
    * before keep theirs; SQLite updates it. */
   if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
+  if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
   if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
   return dldb__tx_commit(w, err, errlen);

@@ -234,6 +234,15 @@ typedef struct plan {
   int64_t range_value;
   int64_t offset;
   int indexed;         /* 1: states the condition of the partial time index */
+  /* within: a key view; the rows whose sort column is in [lo, hi], found
+   * there and read by `at` (a column of both) */
+  const char *within, *at;
+  int64_t lo, hi;
+  /* 1: the domain and column filters are stated as always true to SQLite's
+   * planner (likelihood() 1.0; they still filter), so that it reads the
+   * rows in the order's index and stops at the page, as for a whole
+   * aggregation, rather than sorting every row that meets them */
+  int likely_eq;
 } plan;
 
 /* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
@@ -279,6 +288,27 @@ static void sb_where(built *q, int *first) {
   *first = 0;
 }
 
+/* The rows of in whose sort column is in [pl->lo, pl->hi]: those of the
+ * key view's rows in that range, by their `at` column (its index), and of
+ * those the ones in the range (`at` need not be unique). */
+static void sb_within(built *q, int *first, const dldb_query *in, const plan *pl) {
+  int lo = q->nb + 1, hi = q->nb + 2, aggr = q->nb + 3;
+  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->lo};
+  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->hi};
+  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
+  sb_where(q, first);
+  sb_ident(&q->sql, in->sort);
+  sb_add(&q->sql, " BETWEEN ?%d AND ?%d AND ", lo, hi);
+  sb_ident(&q->sql, pl->at);
+  sb_add(&q->sql, " IN (SELECT ");
+  sb_ident(&q->sql, pl->at);
+  sb_add(&q->sql, " FROM ");
+  sb_ident(&q->sql, pl->within);
+  sb_add(&q->sql, " WHERE \"aggr_id\" = ?%d AND ", aggr);
+  sb_ident(&q->sql, in->sort);
+  sb_add(&q->sql, " BETWEEN ?%d AND ?%d)", lo, hi);
+}
+
 static int cols_err(dldb *db, const char *view, int n, char *err, size_t errlen) {
   if (n == DL_ENOTFOUND) return dl_err(err, errlen, DL_ENOTFOUND, "%s has no %s", db->path, view);
   return dl_err(err, errlen, n, "%s: cannot read the columns of %s", db->path, view);
@@ -322,6 +352,9 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
   }
   int first = 1;
   int filtered = mode == Q_ROWS || mode == Q_COUNT_FILTERED || mode == Q_SUM_FILTERED;
+  /* rows found by within: read in `at` order (its index), then sorted */
+  int nested = mode == Q_ROWS && pl && pl->within;
+  if (nested) sb_add(&q->sql, "SELECT * FROM (");
   sb_head(q, mode, in->sort);
   sb_ident(&q->sql, f->view);
   if (in->aggr_id >= 0 && col_index(f, "aggr_id") >= 0) {
@@ -331,7 +364,8 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
   }
   if (in->domain && col_index(f, "domain_name") >= 0) {
     sb_where(q, &first);
-    sb_add(&q->sql, "domain_name = ?%d", q->nb + 1);
+    sb_add(&q->sql, pl && pl->likely_eq ? "likelihood(domain_name = ?%d, 1.0)" : "domain_name = ?%d",
+           q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->domain};
   }
   for (int i = 0; i < in->n_eq && i < DLDB_MAX_EQ; i++) {
@@ -340,16 +374,19 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
       return dl_err(err, errlen, DL_EINVAL, "%s has no column %s", f->view,
                     in->eq[i].column ? in->eq[i].column : "(null)");
     sb_where(q, &first);
+    if (pl && pl->likely_eq) sb_add(&q->sql, "likelihood(");
     sb_ident(&q->sql, f->names[c]);
     sb_add(&q->sql, " = ");
     int rc = bind_value(q, f->types[c], f->names[c], in->eq[i].value ? in->eq[i].value : "", err,
                         errlen);
     if (rc) return rc;
+    if (pl && pl->likely_eq) sb_add(&q->sql, ", 1.0)");
   }
   if (pl && pl->indexed) {
     sb_where(q, &first);
     sb_add(&q->sql, DLDB__TIME_INDEX_COND);
   }
+  if (pl && pl->within) sb_within(q, &first, in, pl);
   if (pl && pl->range_op) {
     sb_where(q, &first);
     sb_ident(&q->sql, pl->range_col);
@@ -384,6 +421,11 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_ident(&q->sql, in->sort);
     sb_add(&q->sql, "%s LIMIT 1 OFFSET ?%d", in->desc ? " DESC" : "", q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = offset};
+  }
+  if (nested) {
+    sb_add(&q->sql, " ORDER BY ");
+    sb_ident(&q->sql, pl->at);
+    sb_add(&q->sql, " LIMIT -1)"); /* a limit: not flattened into the outer query */
   }
   if (mode == Q_ROWS) {
     int terms = 0;
@@ -613,16 +655,101 @@ static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t
   return 1;
 }
 
+/* Sort columns with a key view of their own, in which an aggregation's rows
+ * are in that column's order (its primary key): the page's range of values
+ * is found there, and its rows read by launch time. */
+typedef struct sortkey {
+  const char *view, *sort, *keys, *at;
+} sortkey;
+
+static const sortkey sortkeys[] = {
+    {"view_iteration_kernels", "kernel_duration", "view_dl_kernel_durations", "kernel_timestamp"},
+    {"view_iteration_op_kernels", "kernel_duration", "view_dl_kernel_durations",
+     "kernel_timestamp"},
+};
+
+static const sortkey *sortkey_of(const dldb_query *in) {
+  for (size_t i = 0; i < sizeof sortkeys / sizeof *sortkeys; i++)
+    if (strcmp(sortkeys[i].view, in->view) == 0 && strcmp(sortkeys[i].sort, in->sort) == 0)
+      return &sortkeys[i];
+  return NULL;
+}
+
+/* How to read a page of in (a whole aggregation sorted by a column of
+ * sortkeys): the values v at the page's first row and w at its last, the
+ * rows before v counted, then the rows with values from v to w, ordered as
+ * the plain query orders them, from the offset less those before v. Returns
+ * as seek_plan. */
+static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t errlen) {
+  const sortkey *s = in->sort ? sortkey_of(in) : NULL;
+  if (!s || in->aggr_id < 0 || in->limit <= 0 || in->n_eq > 0 || (in->filter && *in->filter) ||
+      !evaluates(db, in, s->keys, 0))
+    return 0;
+  int64_t v = 0, w = 0, before = 0;
+  plan seek = {.from = s->keys, .offset = in->offset};
+  int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
+  if (rc == 0) { /* past the end; or no keys (an aggregation written without them): plain */
+    seek.offset = 0;
+    rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
+    return rc < 0 ? rc : rc == 1 ? 2 : 0;
+  }
+  if (rc < 0) return rc;
+  seek.offset = in->offset + in->limit - 1;
+  rc = one_int64(db, in, Q_SEEK, &seek, &w, err, errlen);
+  if (rc < 0) return rc;
+  if (rc == 0) w = in->desc ? INT64_MIN : INT64_MAX; /* the page reaches the end */
+  plan count = {.from = s->keys, .range_col = s->sort, .range_op = in->desc ? ">" : "<",
+                .range_value = v, .offset = -1};
+  if ((rc = one_int64(db, in, Q_COUNT_TOTAL, &count, &before, err, errlen)) < 0) return rc;
+  *pl = (plan){.offset = in->offset - before, .indexed = 1, .within = s->keys, .at = s->at,
+               .lo = in->desc ? w : v, .hi = in->desc ? v : w};
+  return 1;
+}
+
+/* A page of a kernel's or an op's rows in launch order walks the
+ * aggregation's launches in that order until it has them: about (offset +
+ * limit) * all / matching rows, each joined. Past this many the plain query
+ * (every matching row, sorted) costs less. */
+enum { WALK_MAX_ROWS = 32768 };
+
+/* 1 when the walk for in (with column filters, launch order) reads at most
+ * WALK_MAX_ROWS rows: the rows of its scope and filter and those of the
+ * whole aggregation are sums of view_dl_kernel_calls. */
+static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
+                         const dldb_query *whole) {
+  int64_t match = 0, all = 0;
+  plan calls = {.from = k->calls, .offset = -1};
+  int filtered = in->filter && *in->filter;
+  if (!evaluates(db, in, k->calls, 1) ||
+      one_int64(db, in, filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL, &calls, &match, NULL, 0) != 1 ||
+      one_int64(db, whole, Q_SUM_TOTAL, &calls, &all, NULL, 0) != 1 || match <= 0)
+    return 0;
+  double rows = ((double)(in->offset > 0 ? in->offset : 0) + (double)in->limit) * (double)all;
+  return in->limit > 0 && rows <= (double)WALK_MAX_ROWS * (double)match;
+}
+
 int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen) {
   built q;
   plan pl = {.offset = -1};
   int rc = seek_plan(db, in, &pl, err, errlen);
+  if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);
   if (rc < 0 || rc == 2) return rc < 0 ? rc : DL_OK;
   const keyview *k = keyview_of(in->view);
-  if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 && in->n_eq == 0 &&
-      evaluates(db, in, k->keys, 0))
-    pl.indexed = 1; /* the aggregation's rows in launch order, from the index */
+  dldb_query whole = *in; /* the file has the index when it has the key view */
+  whole.n_eq = 0;
+  if (rc == 0 && k && in->sort && strcmp(in->sort, k->order) == 0 &&
+      evaluates(db, &whole, k->keys, 0)) {
+    /* the aggregation's rows in launch order, from the index; with column
+     * filters (a kernel, an op) too, but for an iteration, whose rows the
+     * primary key finds */
+    int iter = 0;
+    for (int i = 0; i < in->n_eq; i++)
+      iter |= !in->eq[i].column || strcmp(in->eq[i].column, "iter_value") == 0;
+    int walk = !iter && (in->n_eq == 0 || walk_is_short(db, in, k, &whole));
+    pl.indexed = walk;
+    pl.likely_eq = walk && in->n_eq > 0;
+  }
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);

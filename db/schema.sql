@@ -1061,6 +1061,30 @@ JOIN aggregations a ON a.aggr_id = ak.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
+-- Each kernel launch of an aggregation by GPU duration: the kernel lists
+-- sorted by duration (kernel_duration, the column the pages sort by besides
+-- launch time) find a page's rows here, then read them by launch time
+-- (aggr_kernels_by_time). Written whole at the end of each aggregation, in
+-- key order. Optional: files without it sort the plain way.
+CREATE TABLE aggr_dl_kernel_durs (
+  aggr_id      INTEGER NOT NULL,
+  gpu_dur_ns   INTEGER NOT NULL,
+  api_start_ns INTEGER NOT NULL,
+  kernel_id    INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, gpu_dur_ns, api_start_ns, kernel_id)
+) WITHOUT ROWID;
+
+-- The sort keys of view_iteration_kernels' and view_iteration_op_kernels'
+-- rows by duration, one row per row of theirs (aggr_dl_kernel_durs).
+-- Optional for readers.
+CREATE VIEW view_dl_kernel_durations AS
+SELECT kd.aggr_id AS aggr_id, s.value AS domain_name, kd.gpu_dur_ns AS kernel_duration,
+       kd.api_start_ns AS kernel_timestamp
+FROM aggr_dl_kernel_durs kd
+JOIN aggregations a ON a.aggr_id = kd.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
 -- Per op and kernel name, how many rows of view_iteration_kernels and
 -- view_iteration_op_kernels (the aggregated iterations) they have: the
 -- viewer counts the rows of a name filter, a kernel or an op as a sum here.

@@ -12,7 +12,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { noRelu, requireFile, shared, sql, startViewer, work } from './viewer.mjs';
 
@@ -75,7 +75,7 @@ async function checkView(server, db, view, scopes, filterCols) {
   assert.ok(rows.length > 0);
   let pages = 0;
   for (const eq of scopes) {
-    for (const [sort, desc] of [['kernel_timestamp', false], ['kernel_timestamp', true], ['kernel_duration', true]]) {
+    for (const [sort, desc] of [['kernel_timestamp', false], ['kernel_timestamp', true], ['kernel_duration', true], ['kernel_duration', false]]) {
       for (const filter of ['', 'GEMM', 'xyzzy']) {
         const n = expected(rows, { eq, filter, filterCols, sort, desc, offset: 0, limit: 0 }).filtered;
         for (const offset of new Set([0, 999, 1001, 2345, Math.max(0, n - 7), n + 5])) {
@@ -118,8 +118,44 @@ test('iteration_op_kernels: every scope, order, filter and depth as computed fro
 });
 
 test('the dldb has the views the viewer reads these lists through', () => {
-  const views = sql(dldb, "SELECT name FROM sqlite_master WHERE type IN ('view', 'index') AND name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time') ORDER BY name");
-  assert.deepEqual(views.map((r) => r.name), ['aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_times']);
+  const views = sql(
+    dldb,
+    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_durs') ORDER BY name",
+  );
+  assert.deepEqual(
+    views.map((r) => r.name),
+    ['aggr_dl_kernel_durs', 'aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_durations', 'view_dl_kernel_times'],
+  );
+  // one key row per launch of the aggregation, with its duration and launch time
+  const missing = sql(
+    dldb,
+    'SELECT (SELECT count(*) FROM view_iteration_kernels) - (SELECT count(*) FROM view_dl_kernel_durations) AS d, ' +
+      '(SELECT count(*) FROM view_iteration_kernels v WHERE NOT EXISTS (SELECT 1 FROM view_dl_kernel_durations k WHERE k.aggr_id = v.aggr_id ' +
+      'AND k.kernel_timestamp = v.kernel_timestamp AND k.kernel_duration = v.kernel_duration)) AS m',
+  )[0];
+  assert.deepEqual(missing, { d: 0, m: 0 });
+});
+
+test('an aggregation without rows in the duration table: read the plain way', async () => {
+  // a dldb whose aggregation was written by a dlprof that does not fill the
+  // table (a newer file aggregated again by an older one)
+  const bare = join(out, 'no_durs.sqlite');
+  copyFileSync(dldb, bare);
+  execFileSync('sqlite3', [bare, 'DELETE FROM aggr_dl_kernel_durs']);
+  const b = await startViewer(bare, ['--cache-mb', '0']);
+  try {
+    const rows = sqlAll(bare, 'SELECT * FROM view_iteration_kernels WHERE aggr_id = 1');
+    for (const [desc, offset] of [[true, 0], [false, 1001], [true, rows.length - 7]]) {
+      const want = expected(rows, { sort: 'kernel_duration', desc, offset, limit: 50, filterCols: [] });
+      const q = new URLSearchParams({ sort: 'kernel_duration', order: desc ? 'desc' : 'asc', offset, limit: 50 });
+      const got = await get(b, `api/v1/iteration_kernels?${q}`);
+      const key = (r) => `${r.kernel_duration}\u0001${r.device_id}\u0001${r.kernel_name}`;
+      assert.equal(got.rows.length, want.rows.length, q.toString());
+      assert.deepEqual(got.rows.map(key), want.rows.map(key), q.toString());
+    }
+  } finally {
+    assert.equal((await b.stop()).code, 0);
+  }
 });
 
 test("NVIDIA's dldb (without those views): the same lists, read the plain way", async () => {
