@@ -46,7 +46,27 @@ static int rank_saved(const double *saved, int n, const dla_facts *f, int *order
   return m < DLA_PERF_MAX_FINDINGS ? m : DLA_PERF_MAX_FINDINGS;
 }
 
-static void attn_describe(const dla_attn_fact *a, double saved, dla_finding *o) {
+/* One finding per fact worth one, largest saving first: saved_of(fact) and
+ * describe(fact, saved, finding) over n facts of size bytes each. */
+typedef double (*saved_fn)(const void *fact);
+typedef void (*describe_fn)(const void *fact, double saved, dla_finding *o);
+
+static size_t emit_ranked(const dla_facts *f, const void *facts, size_t size, int n,
+                          saved_fn saved_of, describe_fn describe, dla_finding *o, size_t cap) {
+  double saved[DLA_MAX_PERF_FACTS];
+  int order[DLA_MAX_PERF_FACTS];
+  const char *base = facts;
+  if (n > DLA_MAX_PERF_FACTS) n = DLA_MAX_PERF_FACTS;
+  for (int i = 0; i < n; i++) saved[i] = saved_of(base + (size_t)i * size);
+  int m = rank_saved(saved, n, f, order);
+  size_t k = 0;
+  for (int i = 0; i < m && k < cap; i++)
+    describe(base + (size_t)order[i] * size, saved[order[i]], &o[k++]);
+  return k;
+}
+
+static void attn_describe(const void *fact, double saved, dla_finding *o) {
+  const dla_attn_fact *a = fact;
   snprintf(o->problem, sizeof o->problem,
            "Attention runs unfused: %s, softmax and %s over scores %s (%s, "
            "batch x heads %lld, "
@@ -71,19 +91,14 @@ static void attn_describe(const dla_attn_fact *a, double saved, dla_finding *o) 
   snprintf(o->js_function, sizeof o->js_function, "ShowOpShapes");
 }
 
+static double attn_saved(const void *fact) { return dla_attn_saved_ns(fact); }
+
 size_t dla__rule_unfused_attention(const dla_facts *f, dla_finding *o, size_t cap) {
-  double saved[DLA_MAX_PERF_FACTS];
-  int order[DLA_MAX_PERF_FACTS],
-      n = f->n_attn < DLA_MAX_PERF_FACTS ? f->n_attn : DLA_MAX_PERF_FACTS;
-  for (int i = 0; i < n; i++) saved[i] = dla_attn_saved_ns(&f->attn[i]);
-  int m = rank_saved(saved, n, f, order);
-  size_t k = 0;
-  for (int i = 0; i < m && k < cap; i++)
-    attn_describe(&f->attn[order[i]], saved[order[i]], &o[k++]);
-  return k;
+  return emit_ranked(f, f->attn, sizeof f->attn[0], f->n_attn, attn_saved, attn_describe, o, cap);
 }
 
-static void fuse_describe(const dla_fuse_fact *u, double saved, dla_finding *o) {
+static void fuse_describe(const void *fact, double saved, dla_finding *o) {
+  const dla_fuse_fact *u = fact;
   double bytes = 2.0 * (u->n_ops - 1) * u->elems * u->bpe;
   snprintf(o->problem, sizeof o->problem,
            "%d elementwise ops run one after another on %.0f elements (%s, "
@@ -103,19 +118,14 @@ static void fuse_describe(const dla_fuse_fact *u, double saved, dla_finding *o) 
   snprintf(o->js_function, sizeof o->js_function, "ShowOpShapes");
 }
 
+static double fuse_saved(const void *fact) { return dla_fuse_saved_ns(fact); }
+
 size_t dla__rule_elementwise_fusion(const dla_facts *f, dla_finding *o, size_t cap) {
-  double saved[DLA_MAX_PERF_FACTS];
-  int order[DLA_MAX_PERF_FACTS],
-      n = f->n_fuse < DLA_MAX_PERF_FACTS ? f->n_fuse : DLA_MAX_PERF_FACTS;
-  for (int i = 0; i < n; i++) saved[i] = dla_fuse_saved_ns(&f->fuse[i]);
-  int m = rank_saved(saved, n, f, order);
-  size_t k = 0;
-  for (int i = 0; i < m && k < cap; i++)
-    fuse_describe(&f->fuse[order[i]], saved[order[i]], &o[k++]);
-  return k;
+  return emit_ranked(f, f->fuse, sizeof f->fuse[0], f->n_fuse, fuse_saved, fuse_describe, o, cap);
 }
 
-static void small_describe(const dla_small_gemm_fact *g, double saved, dla_finding *o) {
+static void small_describe(const void *fact, double saved, dla_finding *o) {
+  const dla_small_gemm_fact *g = fact;
   snprintf(o->problem, sizeof o->problem,
            "%s %s (%s, M x N x K = %lld x %lld x %lld, batch %lld) is too small to "
            "fill the "
@@ -135,14 +145,9 @@ static void small_describe(const dla_small_gemm_fact *g, double saved, dla_findi
   snprintf(o->js_function, sizeof o->js_function, "ShowOpShapes");
 }
 
+static double small_saved(const void *fact) { return dla_small_gemm_saved_ns(fact); }
+
 size_t dla__rule_small_gemms(const dla_facts *f, dla_finding *o, size_t cap) {
-  double saved[DLA_MAX_PERF_FACTS];
-  int order[DLA_MAX_PERF_FACTS],
-      n = f->n_small_gemm < DLA_MAX_PERF_FACTS ? f->n_small_gemm : DLA_MAX_PERF_FACTS;
-  for (int i = 0; i < n; i++) saved[i] = dla_small_gemm_saved_ns(&f->small_gemm[i]);
-  int m = rank_saved(saved, n, f, order);
-  size_t k = 0;
-  for (int i = 0; i < m && k < cap; i++)
-    small_describe(&f->small_gemm[order[i]], saved[order[i]], &o[k++]);
-  return k;
+  return emit_ranked(f, f->small_gemm, sizeof f->small_gemm[0], f->n_small_gemm, small_saved,
+                     small_describe, o, cap);
 }
