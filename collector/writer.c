@@ -19,10 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dl_map.h"
 #include "dldb_write_live.h"
 #include "kname.h"
 
-/* ---- An id -> value map (open addressing, backward-shift deletion) ------ */
+/* ---- Maps of the writer's state (common/dl_map) --------------------------- */
 
 typedef struct open_range {
   int ended;                      /* 1: only the end is known yet */
@@ -31,82 +32,22 @@ typedef struct open_range {
   int64_t end_ns, end_tid;
 } open_range;
 
-typedef struct idmap {
-  uint64_t *keys;                 /* 0: empty */
-  void **vals;
-  size_t cap, n;
-} idmap;
-
-static size_t slot_of(uint64_t k, size_t cap) {
-  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+/* Pointer values in a dl_map: user-space addresses on 64-bit Linux are
+ * below 2^63, so a pointer stored as int64 is never the map's -1 (none). */
+static void *map_ptr(const dl_map *m, uint64_t k) {
+  int64_t v = dl_map_get(m, k);
+  return v < 0 ? NULL : (void *)(intptr_t)v;
 }
 
-static int idmap_grow(idmap *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 256;
-  uint64_t *nk = calloc(ncap, sizeof *nk);
-  void **nv = calloc(ncap, sizeof *nv);
-  if (!nk || !nv) {
-    free(nk);
-    free(nv);
-    return -1;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->keys[i]) continue;
-    size_t j = slot_of(m->keys[i], ncap);
-    while (nk[j]) j = (j + 1) & (ncap - 1);
-    nk[j] = m->keys[i];
-    nv[j] = m->vals[i];
-  }
-  free(m->keys);
-  free(m->vals);
-  m->keys = nk;
-  m->vals = nv;
-  m->cap = ncap;
-  return 0;
+static int map_put_ptr(dl_map *m, uint64_t k, void *p) {
+  return dl_map_put(m, k, (int64_t)(intptr_t)p);
 }
 
-static void **idmap_find(idmap *m, uint64_t k) {
-  if (!m->cap) return NULL;
-  for (size_t j = slot_of(k, m->cap); m->keys[j]; j = (j + 1) & (m->cap - 1))
-    if (m->keys[j] == k) return &m->vals[j];
-  return NULL;
-}
-
-static int idmap_put(idmap *m, uint64_t k, void *v) {
-  if ((m->n + 1) * 2 > m->cap && idmap_grow(m)) return -1;
-  size_t j = slot_of(k, m->cap);
-  while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
-  if (!m->keys[j]) m->n++;
-  m->keys[j] = k;
-  m->vals[j] = v;
-  return 0;
-}
-
-static void idmap_del(idmap *m, uint64_t k) {
-  if (!m->cap) return;
-  size_t j = slot_of(k, m->cap);
-  while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
-  if (!m->keys[j]) return;
-  m->keys[j] = 0;
-  m->n--;
-  /* shift back the entries of the same run */
-  for (size_t i = (j + 1) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
-    size_t want = slot_of(m->keys[i], m->cap);
-    if (((i - want) & (m->cap - 1)) >= ((i - j) & (m->cap - 1))) {
-      m->keys[j] = m->keys[i];
-      m->vals[j] = m->vals[i];
-      m->keys[i] = 0;
-      j = i;
-    }
-  }
-}
-
-static void idmap_free(idmap *m, int free_vals) {
-  for (size_t i = 0; free_vals && i < m->cap; i++)
-    if (m->keys[i]) free(m->vals[i]);
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
+/* Frees every pointer value of m, then m. */
+static void map_free_ptrs(dl_map *m) {
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->vals[i] >= 0) free((void *)(intptr_t)m->vals[i]);
+  dl_map_free(m);
 }
 
 /* ---- The writer -------------------------------------------------------- */
@@ -133,13 +74,13 @@ struct dlc_writer {
   uint64_t flush_req, flush_done; /* under mu */
   pthread_cond_t flushed;
   /* writer-thread state */
-  idmap open;                     /* range id -> open_range */
-  idmap threads;                  /* tid + 1 -> (void *)1 once written */
-  idmap knames;                   /* interned kernel-name pointer -> kname_pair */
-  idmap api_names;                /* API name pointer (static) -> string id */
-  idmap domains;                  /* domain name's string id -> its copy (owned) */
+  dl_map open;                    /* range id -> open_range (owned) */
+  dl_map threads;                 /* tid -> 1 once written */
+  dl_map knames;                  /* interned kernel-name pointer -> kname_pair (owned) */
+  dl_map api_names;               /* API name pointer (static) -> string id */
+  dl_map domains;                 /* domain name's string id -> its copy (owned) */
   int64_t last_tid;               /* the thread of the last API call (written) */
-  idmap ctx_dev;                  /* context id + 1 -> device id + 1 */
+  dl_map ctx_dev;                 /* context id -> device id */
   int64_t last_commit_ns;
   dlc_writer_stats st;
   atomic_llong dropped_batches, dropped_records;
@@ -219,7 +160,7 @@ static int write_thread(dlc_writer *w, int64_t tid, const char *name) {
   char buf[64] = "", path[64];
   if (!name) {
     if (tid == w->last_tid && tid) return 0;
-    if (idmap_find(&w->threads, (uint64_t)tid + 1)) {
+    if (dl_map_get(&w->threads, (uint64_t)tid) >= 0) {
       w->last_tid = tid;
       return 0;
     }
@@ -231,7 +172,7 @@ static int write_thread(dlc_writer *w, int64_t tid, const char *name) {
     }
     name = buf[0] ? buf : NULL;
   }
-  if (idmap_put(&w->threads, (uint64_t)tid + 1, (void *)1)) return fail(w, "out of memory");
+  if (dl_map_put(&w->threads, (uint64_t)tid, 1)) return fail(w, "out of memory");
   dldb_thread t = {.pid = w->o.pid, .tid = tid, .name = name};
   char err[256];
   if (dldb_write_thread(dldb_live_writer(w->live), &t, err, sizeof err)) return fail(w, err);
@@ -276,10 +217,10 @@ static const char *keep_domain(dlc_writer *w, const char *s) {
   if (!s) return NULL;
   int64_t id = keep_id(w, s);
   if (!id) return NULL;
-  void **slot = idmap_find(&w->domains, (uint64_t)id);
-  if (slot) return *slot;
+  const char *kept = map_ptr(&w->domains, (uint64_t)id);
+  if (kept) return kept;
   char *copy = strdup(s);
-  if (!copy || idmap_put(&w->domains, (uint64_t)id, copy)) {
+  if (!copy || map_put_ptr(&w->domains, (uint64_t)id, copy)) {
     free(copy);
     fail(w, "out of memory");
     return NULL;
@@ -289,11 +230,11 @@ static const char *keep_domain(dlc_writer *w, const char *s) {
 
 static int nvtx_begin(dlc_writer *w, const dlc_nvtx_begin *b) {
   if (b->range_kind == DLC_RANGE_MARK) return write_range(w, b, 0, b->t_ns, b->tid);
-  void **slot = idmap_find(&w->open, b->id);
-  if (slot && ((open_range *)*slot)->ended) { /* its end came first */
-    open_range *o = *slot;
+  open_range *ended = map_ptr(&w->open, b->id);
+  if (ended && ended->ended) { /* its end came first */
+    open_range *o = ended;
     int rc = write_range(w, b, 0, o->end_ns, o->end_tid);
-    idmap_del(&w->open, b->id);
+    dl_map_del(&w->open, b->id);
     free(o);
     return rc;
   }
@@ -303,7 +244,7 @@ static int nvtx_begin(dlc_writer *w, const dlc_nvtx_begin *b) {
   o->b.name = NULL; /* by id: o->name_id */
   o->name_id = keep_id(w, b->name);
   o->b.domain = keep_domain(w, b->domain);
-  if (!o->name_id || (b->domain && !o->b.domain) || idmap_put(&w->open, b->id, o)) {
+  if (!o->name_id || (b->domain && !o->b.domain) || map_put_ptr(&w->open, b->id, o)) {
     free(o);
     return fail(w, "out of memory");
   }
@@ -311,10 +252,10 @@ static int nvtx_begin(dlc_writer *w, const dlc_nvtx_begin *b) {
 }
 
 static int nvtx_end(dlc_writer *w, const dlc_nvtx_end *e) {
-  void **slot = idmap_find(&w->open, e->id);
-  if (!slot) { /* the begin is in another thread's ring not drained yet */
-    open_range *o = calloc(1, sizeof *o);
-    if (!o || idmap_put(&w->open, e->id, o)) {
+  open_range *o = map_ptr(&w->open, e->id);
+  if (!o) { /* the begin is in another thread's ring not drained yet */
+    o = calloc(1, sizeof *o);
+    if (!o || map_put_ptr(&w->open, e->id, o)) {
       free(o);
       return fail(w, "out of memory");
     }
@@ -323,21 +264,19 @@ static int nvtx_end(dlc_writer *w, const dlc_nvtx_end *e) {
     o->end_tid = e->tid;
     return 0;
   }
-  open_range *o = *slot;
   if (o->ended) return 0; /* a second end: ignore */
   int rc = write_range(w, &o->b, o->name_id, e->t_ns, e->tid);
-  idmap_del(&w->open, e->id);
+  dl_map_del(&w->open, e->id);
   free(o);
   return rc;
 }
 
 static int write_kernel(dlc_writer *w, const dlc_kernel *k) {
   char err[256];
-  void **slot = idmap_find(&w->knames, (uint64_t)(uintptr_t)k->name);
-  kname_pair *p = slot ? *slot : NULL;
+  kname_pair *p = map_ptr(&w->knames, (uint64_t)(uintptr_t)k->name);
   if (!p) {
     if (!(p = calloc(1, sizeof *p)) || dlc_kname(k->name, &p->long_name, &p->short_name) ||
-        idmap_put(&w->knames, (uint64_t)(uintptr_t)k->name, p)) {
+        map_put_ptr(&w->knames, (uint64_t)(uintptr_t)k->name, p)) {
       if (p) free(p->long_name), free(p->short_name);
       free(p);
       return fail(w, "out of memory");
@@ -363,14 +302,14 @@ static int write_kernel(dlc_writer *w, const dlc_kernel *k) {
 /* The string id of an API name (static strings: cached by pointer). */
 static int api_name_id(dlc_writer *w, const char *name, int64_t *id) {
   char err[256];
-  void **slot = name ? idmap_find(&w->api_names, (uint64_t)(uintptr_t)name) : NULL;
-  if (slot) {
-    *id = (int64_t)(intptr_t)*slot;
+  int64_t known = name ? dl_map_get(&w->api_names, (uint64_t)(uintptr_t)name) : -1;
+  if (known >= 0) {
+    *id = known;
     return 0;
   }
   if (dldb_writer_intern(dldb_live_writer(w->live), name, id, err, sizeof err))
     return fail(w, err);
-  if (name && idmap_put(&w->api_names, (uint64_t)(uintptr_t)name, (void *)(intptr_t)*id))
+  if (name && dl_map_put(&w->api_names, (uint64_t)(uintptr_t)name, *id))
     return fail(w, "out of memory");
   return 0;
 }
@@ -421,8 +360,7 @@ int dlc_writer_put(dlc_writer *w, const dlc_record *r) {
   }
   case DLC_CONTEXT: {
     const dlc_context *c = &r->u.context;
-    if (idmap_put(&w->ctx_dev, (uint64_t)c->context_id + 1,
-                  (void *)(uintptr_t)(c->device_id + 1)))
+    if (dl_map_put(&w->ctx_dev, (uint64_t)c->context_id, (int64_t)c->device_id))
       rc = fail(w, "out of memory");
     else if (dldb_live_context(w->live, c->context_id, c->device_id, c->null_stream_id, err,
                                sizeof err))
@@ -431,9 +369,9 @@ int dlc_writer_put(dlc_writer *w, const dlc_record *r) {
   }
   case DLC_SYNC: {
     const dlc_sync *s = &r->u.sync;
-    void **dev = idmap_find(&w->ctx_dev, (uint64_t)s->context_id + 1);
+    int64_t dev = dl_map_get(&w->ctx_dev, (uint64_t)s->context_id);
     dldb_sync d = {.sync_type = s->type,
-                   .device_id = dev ? (int32_t)((uintptr_t)*dev - 1) : 0,
+                   .device_id = dev >= 0 ? (int32_t)dev : 0,
                    .stream_id = s->stream_id, .event_id = s->event_id,
                    .start_ns = s->start_ns, .end_ns = s->end_ns,
                    .correlation_id = s->correlation_id, .pid = w->o.pid};
@@ -516,13 +454,13 @@ static void final_round(dlc_writer *w, int64_t end_ns) {
   round_once(w, 0);
   atomic_store(&w->final_done, 1);
   for (size_t i = 0; i < w->open.cap; i++) {
-    open_range *o = w->open.keys[i] ? w->open.vals[i] : NULL;
-    if (!o) continue;
+    if (w->open.vals[i] < 0) continue;
+    open_range *o = (open_range *)(intptr_t)w->open.vals[i];
     if (o->ended) w->st.unmatched_ends++;
     else if (end_ns > 0 && !atomic_load(&w->failed))
       write_range(w, &o->b, o->name_id, end_ns, o->b.tid);
   }
-  idmap_free(&w->open, 1);
+  map_free_ptrs(&w->open);
   commit(w);
 }
 
@@ -644,15 +582,16 @@ int dlc_writer_close(dlc_writer **pw, int64_t end_ns, dlc_writer_stats *st, char
   w->st.dropped_records = atomic_load(&w->dropped_records);
   if (st) *st = w->st;
   for (size_t i = 0; i < w->knames.cap; i++) {
-    kname_pair *p = w->knames.keys[i] ? w->knames.vals[i] : NULL;
-    if (p) free(p->long_name), free(p->short_name);
+    if (w->knames.vals[i] < 0) continue;
+    kname_pair *p = (kname_pair *)(intptr_t)w->knames.vals[i];
+    free(p->long_name), free(p->short_name);
   }
-  idmap_free(&w->knames, 1);
-  idmap_free(&w->threads, 0);
-  idmap_free(&w->api_names, 0);
-  idmap_free(&w->domains, 1);
-  idmap_free(&w->ctx_dev, 0);
-  idmap_free(&w->open, 1);
+  map_free_ptrs(&w->knames);
+  dl_map_free(&w->threads);
+  dl_map_free(&w->api_names);
+  map_free_ptrs(&w->domains);
+  dl_map_free(&w->ctx_dev);
+  map_free_ptrs(&w->open);
   close(w->pipe_rd);
   close(w->pipe_wr);
   pthread_mutex_destroy(&w->mu);

@@ -74,6 +74,28 @@ int dl_map_put(dl_map *m, uint64_t key, int64_t val) {
   return 0;
 }
 
+int dl_map_del(dl_map *m, uint64_t key) {
+  if (!m->cap) return 0;
+  size_t mask = m->cap - 1, j = mix64(key) & mask;
+  while (m->vals[j] >= 0 && m->keys[j] != key) j = (j + 1) & mask;
+  if (m->vals[j] < 0) return 0;
+  m->vals[j] = -1;
+  m->n--;
+  /* Backward shift: move each later entry of the run into the hole when its
+   * home slot is not between the hole and it, so that every lookup's probe
+   * still reaches its key without tombstones. */
+  for (size_t i = (j + 1) & mask; m->vals[i] >= 0; i = (i + 1) & mask) {
+    size_t home = mix64(m->keys[i]) & mask;
+    if (((i - home) & mask) >= ((i - j) & mask)) {
+      m->keys[j] = m->keys[i];
+      m->vals[j] = m->vals[i];
+      m->vals[i] = -1;
+      j = i;
+    }
+  }
+  return 1;
+}
+
 void dl_smap_init(dl_smap *m) { memset(m, 0, sizeof *m); }
 
 void dl_smap_free(dl_smap *m) {

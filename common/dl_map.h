@@ -28,6 +28,9 @@ void dl_map_free(dl_map *m);
 int64_t dl_map_get(const dl_map *m, uint64_t key);
 /* Sets key to val (val >= 0). Returns 0, or -1 when out of memory. */
 int dl_map_put(dl_map *m, uint64_t key, int64_t val);
+/* Removes key (backward-shift deletion, no tombstones). Returns 1 when it
+ * was there, else 0. */
+int dl_map_del(dl_map *m, uint64_t key);
 
 typedef struct dl_smap {
   const char **keys; /* NULL: empty slot */

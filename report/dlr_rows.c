@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_map.h"
 #include "dlr_internal.h"
 
 void dlr_fields_init(dlr_fields *f, const char *const *names, int n) {
@@ -141,21 +142,14 @@ const char *dlr_source(dldb *db, const char *base, char *buf, size_t len) {
   return buf;
 }
 
-/* ---- The op table: open addressing on op_node_id ------------------------- */
+/* ---- The op table: ops in load order, found by op_node_id --------------- */
 
 struct dlr_ops {
-  dlr_op *slots; /* id == NULL: empty */
-  size_t cap;    /* a power of two */
-  size_t n;
-  char **order;  /* ids in load order (borrowed from slots) */
+  dlr_op *ops;     /* in load order */
+  size_t n, cap;
+  dl_smap by_id;   /* op_node_id -> index in ops; keys borrowed from ops[i].id */
   int rc;
 };
-
-static uint64_t hash(const char *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
 
 static void op_clear(dlr_op *op) {
   free(op->id);
@@ -166,30 +160,6 @@ static void op_clear(dlr_op *op) {
   for (size_t i = 0; i < op->nk; i++) free(op->knames[i]);
   free(op->knames);
   free(op->ktc);
-}
-
-static int grow(dlr_ops *ops) {
-  size_t cap = ops->cap ? ops->cap * 2 : 256;
-  dlr_op *slots = calloc(cap, sizeof *slots);
-  char **order = calloc(cap / 2, sizeof *order);
-  if (!slots || !order) {
-    free(slots);
-    free(order);
-    return DL_ENOMEM;
-  }
-  for (size_t i = 0; i < ops->cap; i++) {
-    if (!ops->slots[i].id) continue;
-    size_t j = hash(ops->slots[i].id) & (cap - 1);
-    while (slots[j].id) j = (j + 1) & (cap - 1);
-    slots[j] = ops->slots[i];
-  }
-  if (ops->n) memcpy(order, ops->order, ops->n * sizeof *order);
-  free(ops->slots);
-  free(ops->order);
-  ops->slots = slots;
-  ops->order = order;
-  ops->cap = cap;
-  return DL_OK;
 }
 
 static const char *const OP_FIELDS[] = {"op_node_id", "op_node_name", "direction",
@@ -214,9 +184,16 @@ static int ops_row(void *ctx, const dldb_row *row) {
   dlr_fields_resolve(&l->f, row);
   const char *id = dlr_text(&l->f, row, OF_ID);
   if (dlr_ops_find(ops, id)) return 0; /* first row of an id wins */
-  if ((ops->n + 1) * 2 > ops->cap && (ops->rc = grow(ops)) != DL_OK) return 1;
-  size_t j = hash(id) & (ops->cap - 1);
-  while (ops->slots[j].id) j = (j + 1) & (ops->cap - 1);
+  if (ops->n == ops->cap) {
+    size_t cap = ops->cap ? ops->cap * 2 : 256;
+    dlr_op *grown = realloc(ops->ops, cap * sizeof *grown);
+    if (!grown) {
+      ops->rc = DL_ENOMEM;
+      return 1;
+    }
+    ops->ops = grown;
+    ops->cap = cap;
+  }
   dlr_op op = {0};
   int bad = 0;
   op.id = dup_text(id, &bad);
@@ -231,8 +208,12 @@ static int ops_row(void *ctx, const dldb_row *row) {
     ops->rc = DL_ENOMEM;
     return 1;
   }
-  ops->slots[j] = op;
-  ops->order[ops->n++] = ops->slots[j].id;
+  if (dl_smap_put(&ops->by_id, op.id, (int64_t)ops->n)) {
+    op_clear(&op);
+    ops->rc = DL_ENOMEM;
+    return 1;
+  }
+  ops->ops[ops->n++] = op;
   return 0;
 }
 
@@ -240,10 +221,9 @@ int dlr_ops_load(dldb *db, int64_t aggr_id, const char *domain, int eligible_onl
                  const char *sort, dlr_ops **out, char *err, size_t errlen) {
   *out = NULL;
   ops_load l = {0};
-  if (!(l.ops = calloc(1, sizeof *l.ops)) || grow(l.ops) != DL_OK) {
-    dlr_ops_free(&l.ops);
+  if (!(l.ops = calloc(1, sizeof *l.ops)))
     return dl_err(err, errlen, DL_ENOMEM, "report: out of memory");
-  }
+  dl_smap_init(&l.ops->by_id);
   dlr_fields_init(&l.f, OP_FIELDS, OF_N);
   dldb_query q;
   dlr_query_init(&q, "view_op_nodes", aggr_id, domain, sort);
@@ -262,17 +242,13 @@ int dlr_ops_load(dldb *db, int64_t aggr_id, const char *domain, int eligible_onl
 size_t dlr_ops_count(const dlr_ops *ops) { return ops ? ops->n : 0; }
 
 dlr_op *dlr_ops_nth(dlr_ops *ops, size_t i) {
-  return ops && i < ops->n ? dlr_ops_find(ops, ops->order[i]) : NULL;
+  return ops && i < ops->n ? &ops->ops[i] : NULL;
 }
 
 dlr_op *dlr_ops_find(const dlr_ops *ops, const char *id) {
-  if (!ops || !ops->cap || !id) return NULL;
-  size_t j = hash(id) & (ops->cap - 1);
-  while (ops->slots[j].id) {
-    if (strcmp(ops->slots[j].id, id) == 0) return &ops->slots[j];
-    j = (j + 1) & (ops->cap - 1);
-  }
-  return NULL;
+  if (!ops || !id) return NULL;
+  int64_t i = dl_smap_get(&ops->by_id, id);
+  return i < 0 ? NULL : &ops->ops[i];
 }
 
 int dlr_op_add_kernel(dlr_op *op, const char *name, int uses_tc) {
@@ -296,10 +272,9 @@ int dlr_op_add_kernel(dlr_op *op, const char *name, int uses_tc) {
 
 void dlr_ops_free(dlr_ops **ops) {
   if (!ops || !*ops) return;
-  for (size_t i = 0; i < (*ops)->cap; i++)
-    if ((*ops)->slots[i].id) op_clear(&(*ops)->slots[i]);
-  free((*ops)->slots);
-  free((*ops)->order);
+  for (size_t i = 0; i < (*ops)->n; i++) op_clear(&(*ops)->ops[i]);
+  free((*ops)->ops);
+  dl_smap_free(&(*ops)->by_id);
   free(*ops);
   *ops = NULL;
 }

@@ -1,7 +1,8 @@
 /*
  * test_dl_map.c - the hash maps of common/dl_map.h: many keys through
  * several doublings, values replaced, absent keys, keys that differ only in
- * their high bits (packed pairs), and string keys borrowed from the caller.
+ * their high bits (packed pairs), deletions checked against a plain array
+ * in a small, crowded table, and string keys borrowed from the caller.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,39 @@ static int test_map(void) {
   dl_map_free(&m);
   ASSERT_EQ(m.cap, 0);
   ASSERT_EQ(dl_map_get(&m, 1), -1);
+  return 0;
+}
+
+/* Deletes and re-adds keys in a table kept small (at most 48 keys, so long
+ * runs wrap around its end) and checks every key against a plain array after
+ * each step: a wrong backward shift loses a key or finds a deleted one. */
+static int test_map_del(void) {
+  enum { KEYS = 48 };
+  int64_t want[KEYS];
+  for (int k = 0; k < KEYS; k++) want[k] = -1;
+  dl_map m;
+  dl_map_init(&m);
+  ASSERT_EQ(dl_map_del(&m, 1), 0); /* empty, no table yet */
+  uint64_t x = 88172645463325252ull; /* xorshift64: a fixed sequence */
+  for (int step = 0; step < 20000; step++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int k = (int)(x % KEYS);
+    if (x >> 63) {
+      ASSERT_EQ(dl_map_del(&m, (uint64_t)k << 40), want[k] >= 0);
+      want[k] = -1;
+    } else {
+      ASSERT_OK(dl_map_put(&m, (uint64_t)k << 40, step));
+      want[k] = step;
+    }
+    size_t n = 0;
+    for (int j = 0; j < KEYS; j++) {
+      ASSERT_EQ(dl_map_get(&m, (uint64_t)j << 40), want[j]);
+      n += want[j] >= 0;
+    }
+    ASSERT_EQ(m.n, n);
+  }
+  ASSERT(m.cap <= 128); /* deletions freed their slots: the table never grew past 2 x 48 */
+  dl_map_free(&m);
   return 0;
 }
 
@@ -60,6 +94,7 @@ static int test_smap(void) {
 
 int main(void) {
   RUN(test_map);
+  RUN(test_map_del);
   RUN(test_smap);
   TEST_DONE();
 }
