@@ -58,6 +58,8 @@ int api_runs(dlv_req *r);
 int api_compare(dlv_req *r);
 int api_timeline(dlv_req *r);
 int api_timeline_event(dlv_req *r);
+int api_timeline_focus(dlv_req *r);
+int api_gpu_idle_gaps(dlv_req *r);
 int api_version(dlv_req *r);
 int api_info(dlv_req *r);
 int api_view(dlv_req *r);

@@ -11,6 +11,7 @@ import { h, replace, fmtInt, fmtTime, fmtNs, fmtPct, timeSpan, pctSpan, linkify,
 import { doughnut, setDoughnut, iterationChart, setIterations, iterMaxBars, COLORS, ITER_CATEGORIES } from '../charts.js';
 import { cell } from '../table.js';
 import { card, viewHeader, aggrLine, opColumns, iterSeries, barsNote, rangeControls, intParam, kvList, iterNames, iterLabel } from './common.js';
+import { timelineLink } from './timeline.js';
 
 const GUIDANCE = [
   ['Tensor Cores: what they are and how to use them', 'https://developer.nvidia.com/tensor-cores'],
@@ -378,6 +379,7 @@ const PANELS = [
         replace(c.body, note(d.rows.length ? 'No op ran on the GPU in this aggregation.' : 'No ops in this aggregation.'));
         return;
       }
+      const tl = env.ctx.has('view_dl_timeline_tracks');
       const table = h(
         'table',
         { class: 'data clickable' },
@@ -388,6 +390,7 @@ const PANELS = [
             'tr',
             null,
             cols.map((c) => h('th', { class: ['time', 'int', 'bool'].includes(c.type) ? 'num' : null, scope: 'col' }, c.label)),
+            tl ? h('th', { scope: 'col' }, 'Timeline') : null,
           ),
         ),
         h(
@@ -398,6 +401,7 @@ const PANELS = [
               'tr',
               { tabindex: 0, dataset: { key: r.op_node_id }, title: `Show the kernels of ${r.op_node_id}` },
               cols.map((c) => h('td', { class: [['time', 'int', 'bool'].includes(c.type) ? 'num' : null, c.cls] }, cell(c, r))),
+              tl ? h('td', null, timelineLink(env.ctx, { of: 'op', op: r.op_node_id }, 'Open the Timeline on this op’s kernels (its first iteration)')) : null,
             );
             const open = () => router.go('ops', { ...env.base, op: r.op_node_id });
             tr.addEventListener('click', open);
@@ -517,6 +521,15 @@ const PANELS = [
         }
         return null;
       };
+      /* the finding's evidence on the Timeline, where its rule quotes a range (asked per row; none: no link) */
+      const evidence = (i) => {
+        const td = h('td', { class: 'action' });
+        if (!env.ctx.has('view_dl_findings') || !env.ctx.has('view_dl_timeline_tracks')) return td;
+        get('dl_timeline_focus', { of: 'finding', finding: i + 1, aggr_id: env.base.aggr_id }, { quiet: true })
+          .then((f) => td.append(timelineLink(env.ctx, { of: 'finding', finding: i + 1 }, `Open the Timeline on ${f.what}`)))
+          .catch(() => {});
+        return td;
+      };
       /* DLProf's text for a profile without a key op names an empty one */
       const problem = (t) => String(t).replace('key op  not found', 'no key op was set (--key_op), so the whole profile is one iteration');
       replace(
@@ -536,18 +549,20 @@ const PANELS = [
                 h('th', { scope: 'col' }, 'Problem'),
                 h('th', { scope: 'col' }, 'Recommendation'),
                 h('th', { scope: 'col', class: 'action' }, 'Action'),
+                h('th', { scope: 'col', class: 'action' }, 'Evidence'),
               ),
             ),
             h(
               'tbody',
               null,
-              d.rows.map((r) =>
+              d.rows.map((r, i) =>
                 h(
                   'tr',
                   null,
                   h('td', { class: 'problem' }, problem(r.problem)),
                   h('td', null, linkify(r.recommendation)),
                   h('td', { class: 'action' }, action(r)),
+                  evidence(i),
                 ),
               ),
             ),
@@ -649,6 +664,59 @@ const PANELS = [
                   h('td', { class: 'num' }, num(x.est_achieved_occupancy, fmtPct)),
                 );
               }),
+            ),
+          ),
+        ),
+      );
+    },
+  },
+  /* each GPU's longest idle stretches between two of its kernels, memcpys
+   * or memsets (/api/v1/dl_gpu_idle_gaps, from the timeline's bins) */
+  {
+    id: 'idle-gaps',
+    row: 6,
+    cpuRow: 0,
+    when: (ctx) => ctx.has('view_dl_timeline_tracks'),
+    card: (ctx, more, id) =>
+      card('GPU Idle Gaps', { id, cls: 'span-2', sub: h('span', { class: 'card-sub' }, 'the longest stretches when a GPU runs nothing, whole profile') }),
+    needs: ['view_dl_timeline_tracks'],
+    wait: 'body',
+    load: () => get('dl_gpu_idle_gaps', { limit: 10 }),
+    render(c, d, env) {
+      if (!d.rows.length) {
+        replace(c.body, note('No idle gap between two GPU events.'));
+        return;
+      }
+      replace(
+        c.body,
+        h(
+          'div',
+          { class: 'table-scroll' },
+          h(
+            'table',
+            { class: 'data idle-gaps' },
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ['GPU', 'Idle', 'Start', 'Timeline'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              d.rows.map((r) =>
+                h(
+                  'tr',
+                  { dataset: { device: String(r.device_id), start: String(r.start), end: String(r.end) } },
+                  h('td', { class: 'num' }, String(r.device_id)),
+                  h('td', { class: 'num' }, timeSpan(r.duration)),
+                  h('td', { class: 'num', title: fmtNs(r.start) }, `${(Number(r.start) / 1e9).toFixed(6)} s`),
+                  h('td', null, timelineLink(env.ctx, { of: 'range', rs: r.start, re: r.end }, `Open the Timeline on this gap of GPU ${r.device_id}`)),
+                ),
+              ),
             ),
           ),
         ),

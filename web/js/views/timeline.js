@@ -13,6 +13,14 @@
 // the kernel, a button that selects the other end). "Export window"
 // downloads the window's events as Chrome trace JSON. Names reach the page
 // through textContent and canvas fillText only.
+//
+// Other pages open it on a row's range (timelineLink): the URL names the
+// row (of=op&op=ID[&iter=N], of=kernel&iter&at&device_id&name,
+// of=iteration&iter=N, of=finding&finding=NTH) and the page asks
+// /api/v1/dl_timeline_focus for its range and event, or holds the range
+// itself (of=range&rs=S&re=E: an idle gap); it then shows the range with a
+// tenth of its length on each side, shaded, its event selected, and puts
+// the window, the selection and the search in the URL in place of the row.
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
@@ -44,6 +52,43 @@ function colorOf(name, nccl) {
 /** The categories /api/v1/dl_timeline_event details. */
 const DETAIL_CATEGORIES = new Set(['kernel', 'memcpy', 'memset', 'cuda_api', 'range']);
 
+/** The URL keys that name a row to open on (dropped once it is open). */
+const FOCUS_KEYS = ['of', 'op', 'iter', 'at', 'device_id', 'name', 'finding', 'rs', 're'];
+
+/**
+ * A link that opens the Timeline on a row's range. params: of and its keys
+ * (above), and q to highlight names there.
+ */
+export function timelineLink(ctx, params, title) {
+  return h(
+    'a',
+    {
+      href: router.href('timeline', { ...ctx.base(router.current()), ...params }),
+      class: 'timeline-link',
+      title: title || 'Open the Timeline on this range',
+    },
+    'Timeline',
+  );
+}
+
+/** A table column of timelineLink(ctx, params(row)) (none where params gives null), where the database has a timeline. */
+export function timelineColumn(ctx, params, title) {
+  return ctx.has('view_dl_timeline_tracks')
+    ? {
+        key: 'timeline',
+        label: 'Timeline',
+        sortable: false,
+        render: (r) => {
+          const p = params(r);
+          return p ? timelineLink(ctx, p, title) : '';
+        },
+      }
+    : null;
+}
+
+/** The focus of a kernel launch row (view_iteration_kernels, view_iteration_op_kernels). */
+export const launchFocus = (r) => ({ of: 'kernel', iter: r.iter_value, at: r.kernel_timestamp, device_id: r.device_id, name: r.kernel_name });
+
 const num = (v, d) => (v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? d : Number(v));
 
 export default {
@@ -74,7 +119,8 @@ export default {
       'Export window',
     );
     const c = card('Timeline', { id: 'timeline', tools: [measure, search, exportBtn] });
-    c.body.append(h('div', { class: 'timeline-wrap' }, canvas), details);
+    const focusLine = h('div', { class: 'chart-hint', id: 'timeline-focus' });
+    c.body.append(focusLine, h('div', { class: 'timeline-wrap' }, canvas), details);
     const hint = h(
       'div',
       { class: 'chart-hint' },
@@ -266,6 +312,7 @@ export default {
       const w = Math.min(10000, Math.max(1, Math.floor(width())));
       draw();
       const visible = st.tracks.filter((t) => !st.collapsed.has(t.kind));
+      performance.mark('timeline:asked'); // marks for bench/timeline_page.mjs
       return Promise.all(
         visible.map((t) =>
           get('dl_timeline', { track_id: t.track_id, start: s, end: e, width: w }, { quiet: true })
@@ -278,7 +325,9 @@ export default {
         ),
       ).then(() => {
         if (seq !== st.seq) return;
+        performance.mark('timeline:answered');
         draw();
+        performance.mark('timeline:drawn');
         canvas.dataset.loaded = String(seq);
       });
     }
@@ -386,11 +435,26 @@ export default {
               ' ',
               h(
                 'a',
-                { href: router.href('kernels_by_op', { ...base(), iter: l.iter_value, op: l.op_node_id }), class: 'timeline-kernels-link' },
+                { href: router.href('kernels-by-op', { ...base(), iter: l.iter_value, op: l.op_node_id }), class: 'timeline-kernels-link' },
                 `its kernels in iteration ${l.iter_value}`,
               ),
             ),
           );
+          // the kernel's own row: the op's kernels in that iteration, filtered to its name
+          if (e.category === 'kernel')
+            rows.push(
+              row(
+                'Kernel row',
+                h(
+                  'a',
+                  {
+                    href: router.href('kernels-by-op', { ...base(), iter: l.iter_value, op: l.op_node_id, 'k.filter': e.name }),
+                    class: 'timeline-kernel-row-link',
+                  },
+                  `${l.op_node_id} · ${e.name} in iteration ${l.iter_value}`,
+                ),
+              ),
+            );
         }
         if (l.event_id === null) continue;
         const label = l.role === 'call' ? 'CUDA call' : 'Kernel';
@@ -584,8 +648,63 @@ export default {
       st.sel = m ? { track_id: Number(m[1]), start: Number(m[2]) } : null;
     }
 
+    /** The range, event and names of the row the URL names (FOCUS_KEYS). */
+    function focusOf(p) {
+      if (p.of === 'range') {
+        const s = num(p.rs, NaN);
+        const e = num(p.re, NaN);
+        if (!(e > s)) return Promise.reject(new Error('the range is empty'));
+        return Promise.resolve({ start: s, end: e, track_id: null, q: null, what: 'the range' });
+      }
+      const q = { of: p.of };
+      for (const k of FOCUS_KEYS.slice(1)) if (p[k] !== undefined) q[k] = p[k];
+      const b = base();
+      if (b.aggr_id !== undefined && b.aggr_id !== null) q.aggr_id = b.aggr_id;
+      return get('dl_timeline_focus', q, { quiet: true });
+    }
+
+    /** Opens the window on the row the URL names, then puts the window in the URL in its place. */
+    function applyFocus(p) {
+      return focusOf(p)
+        .then((f) => {
+          const span = f.end - f.start;
+          const pad = Math.max(1, Math.ceil(span / 10));
+          st.start = f.start - pad;
+          st.end = f.end + pad;
+          st.measure = [f.start, f.end];
+          measure.textContent = `Selected: ${fmtTime(span)}`;
+          if (f.track_id !== null && f.track_id !== undefined) st.sel = { track_id: Number(f.track_id), start: Number(f.sel_start) };
+          if (!p.q && f.q) st.q = f.q;
+          search.value = st.q;
+          focusLine.textContent = `Showing ${f.what}.`;
+          focusLine.dataset.of = p.of;
+        })
+        .catch((e) => {
+          focusLine.textContent = '';
+          replace(details, note(`Could not find it on the timeline: ${e.message}`, 'note note-error'));
+        })
+        .then(() => {
+          const c0 = {};
+          for (const k of FOCUS_KEYS) c0[k] = null;
+          router.update(
+            { ...c0, start: Math.round(st.start), end: Math.round(st.end), sel: st.sel ? `${st.sel.track_id}:${st.sel.start}` : null, q: st.q || null },
+            { replace: true },
+          );
+        });
+    }
+
+    /** Shows the selected event's details once its track's answer is in. */
+    function showSelected() {
+      if (!st.sel) return;
+      const t = st.tracks.find((x) => x.track_id === st.sel.track_id);
+      const a = st.data.get(st.sel.track_id);
+      const e = a && a.events ? a.events.find((v) => v.start === st.sel.start) : null;
+      if (t) showDetails(t, e);
+    }
+
     getAll('dl_timeline_tracks', {})
       .then((d) => {
+        performance.mark('timeline:tracks');
         st.tracks = d.rows;
         if (!st.tracks.length) {
           replace(c.body, note('This profile has no events to draw.'));
@@ -593,21 +712,23 @@ export default {
         }
         st.full = [Math.min(...st.tracks.map((t) => Number(t.first_start))), Math.max(...st.tracks.map((t) => Number(t.last_end)))];
         if (st.full[1] <= st.full[0]) st.full[1] = st.full[0] + 1;
-        fromRoute(router.current().params);
+        const p = router.current().params;
+        fromRoute(p);
         canvas.dataset.tracks = String(st.tracks.length);
-        return load().then(() => {
-          if (!st.sel) return;
-          const t = st.tracks.find((x) => x.track_id === st.sel.track_id);
-          const a = st.data.get(st.sel.track_id);
-          const e = a && a.events ? a.events.find((v) => v.start === st.sel.start) : null;
-          if (t) showDetails(t, e);
-        });
+        return (p.of ? applyFocus(p) : Promise.resolve()).then(() => load()).then(showSelected);
       })
       .catch((e) => replace(c.body, note(`Could not load: ${e.message}`, 'note note-error')));
 
     return {
       update: (r) => {
         if (!st.tracks.length) return; // still starting: the start reads the route
+        if (r.params.of) {
+          fromRoute(r.params);
+          applyFocus(r.params)
+            .then(() => load())
+            .then(showSelected);
+          return;
+        }
         const s = num(r.params.start, st.full[0]);
         const e = num(r.params.end, st.full[1]);
         if (Math.round(s) !== Math.round(st.start) || Math.round(e) !== Math.round(st.end)) {
