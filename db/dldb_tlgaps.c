@@ -9,8 +9,9 @@
 #include "dldb_read.h"
 #include "dldb_timeline.h"
 
+/* The columns NVIDIA's files have too; the bins come from dldb_timeline_track. */
 static const char tracks_sql[] =
-    "SELECT track_id, device_id, first_start, last_end, bin_ns, levels "
+    "SELECT track_id, device_id, first_start, last_end "
     "FROM view_dl_timeline_tracks WHERE kind = 'gpu_stream' AND device_id IS NOT NULL "
     "AND event_count > 0 ORDER BY device_id, track_id";
 
@@ -27,6 +28,8 @@ typedef struct gp_grid {
   int64_t *part; /* bins longer than a cell and partly busy: [a, b) pairs to read raw */
   int nparts, cap;
   int oom;
+  int exact;      /* 1: read partly busy bins longer than a cell raw */
+  int64_t coarse; /* the longest bins read that are longer than a cell (ns), 0: none */
 } gp_grid;
 
 static int64_t fdiv(int64_t t, int64_t g) {
@@ -62,13 +65,13 @@ static int add_part(gp_grid *gr, int64_t a, int64_t b) {
 }
 
 /* A bin no longer than a cell marks its cells; a longer one wholly busy
- * too, one partly busy is read raw (add_part), so that a gap inside it
- * shows. */
+ * too, and one partly busy in the first pass; in the exact pass that one
+ * is read raw (add_part), so that a gap inside it shows. */
 static int mark_bin(void *ctx, const dldb_tl_bin_row *b) {
   gp_grid *gr = ctx;
   int64_t a = b->index * gr->g, e = a + gr->g;
   if (b->busy <= 0 && b->count <= 0) return 0;
-  if (gr->g <= gr->cell || b->busy >= gr->g) mark(gr, a, e);
+  if (gr->g <= gr->cell || b->busy >= gr->g || !gr->exact) mark(gr, a, e);
   else return add_part(gr, a, e);
   return 0;
 }
@@ -92,6 +95,7 @@ static int mark_track(dldb *db, gp_grid *gr, const gp_track *t, int64_t hi, char
   }
   gr->g = g;
   if (g > gr->wide) gr->wide = g;
+  if (g > gr->cell && g > gr->coarse) gr->coarse = g;
   gr->nparts = 0;
   int rc = dldb_timeline_bins(db, t->id, level, fdiv(gr->lo, g), fdiv(hi - 1, g) + 1, mark_bin,
                               gr, err, errlen);
@@ -148,8 +152,40 @@ static void keep(dldb_tl_gap *cand, int *nc, int cap, dldb_tl_gap g) {
   if (longer(&g, &cand[w]) < 0) cand[w] = g;
 }
 
+/* One pass over the grid: marks the tracks' busy cells, then refines the
+ * longest idle runs into found (room for cap, *nf so far). */
+static int scan(dldb *db, const gp_track *tr, int n, gp_grid *gr, int64_t hi, int cap,
+                dldb_tl_gap *cand, int want, dldb_tl_gap *found, int *nf, char *err,
+                size_t errlen) {
+  int nc = 0, rc = DL_OK;
+  memset(gr->busy, 0, (size_t)gr->n);
+  for (int i = 0; rc == DL_OK && i < n; i++) rc = mark_track(db, gr, &tr[i], hi, err, errlen);
+  /* the idle runs between the first busy cell and the last, by length in cells */
+  for (int64_t i = 0, seen = 0; rc == DL_OK && i < gr->n; i++) {
+    if (gr->busy[i]) {
+      seen = 1;
+      continue;
+    }
+    int64_t j = i;
+    while (j < gr->n && !gr->busy[j]) j++;
+    if (seen && j < gr->n)
+      keep(cand, &nc, want, (dldb_tl_gap){0, gr->lo + i * gr->cell, gr->lo + j * gr->cell});
+    i = j - 1;
+  }
+  for (int i = 0; rc == DL_OK && i < nc; i++) {
+    dldb_tl_gap g;
+    rc = refine(db, tr, n, gr, cand[i].start_ns, cand[i].end_ns, &g, err, errlen);
+    if (rc == DL_OK && g.end_ns > g.start_ns) keep(found, nf, cap, g);
+  }
+  return rc;
+}
+
 /* The gaps of one device (tracks tr[0 .. n)), up to cap of them, added to
- * the longest kept in out (room for cap, *nout so far). */
+ * the longest kept in out (room for cap, *nout so far). A first pass marks
+ * every bin with an event busy; a gap inside bins longer than a cell is
+ * shorter than two of them, so when the pass finds cap gaps that long or
+ * longer it stands, else a second pass reads such bins raw where they are
+ * partly busy. */
 static int device_gaps(dldb *db, const gp_track *tr, int n, int cap, dldb_tl_gap *out, int *nout,
                        char *err, size_t errlen) {
   int64_t lo = tr[0].first, hi = tr[0].last;
@@ -161,33 +197,28 @@ static int device_gaps(dldb *db, const gp_track *tr, int n, int cap, dldb_tl_gap
   gp_grid gr = {.lo = lo, .cell = (hi - lo + DLDB_TL_GAP_CELLS - 1) / DLDB_TL_GAP_CELLS};
   gr.n = (hi - lo + gr.cell - 1) / gr.cell;
   gr.wide = gr.cell;
-  int want = 4 * cap + 16, nc = 0, rc = DL_OK;
+  int want = 4 * cap + 16, nf = 0, rc = DL_OK;
   dldb_tl_gap *cand = malloc((size_t)want * sizeof *cand);
-  if (!(gr.busy = calloc((size_t)gr.n, 1)) || !cand) {
+  dldb_tl_gap *found = malloc((size_t)cap * sizeof *found);
+  if (!(gr.busy = malloc((size_t)gr.n)) || !cand || !found) {
     rc = dl_err(err, errlen, DL_ENOMEM, "out of memory finding idle gaps");
     goto out;
   }
-  for (int i = 0; rc == DL_OK && i < n; i++) rc = mark_track(db, &gr, &tr[i], hi, err, errlen);
-  /* the idle runs between the first busy cell and the last, by length in cells */
-  for (int64_t i = 0, seen = 0; rc == DL_OK && i < gr.n; i++) {
-    if (gr.busy[i]) {
-      seen = 1;
-      continue;
-    }
-    int64_t j = i;
-    while (j < gr.n && !gr.busy[j]) j++;
-    if (seen && j < gr.n) keep(cand, &nc, want, (dldb_tl_gap){0, lo + i * gr.cell, lo + j * gr.cell});
-    i = j - 1;
+  rc = scan(db, tr, n, &gr, hi, cap, cand, want, found, &nf, err, errlen);
+  int64_t shortest = nf ? found[0].end_ns - found[0].start_ns : 0;
+  for (int i = 1; i < nf; i++)
+    if (found[i].end_ns - found[i].start_ns < shortest) shortest = found[i].end_ns - found[i].start_ns;
+  if (rc == DL_OK && gr.coarse > 0 && (nf < cap || shortest < 2 * gr.coarse)) {
+    gr.exact = 1;
+    nf = 0;
+    rc = scan(db, tr, n, &gr, hi, cap, cand, want, found, &nf, err, errlen);
   }
-  for (int i = 0; rc == DL_OK && i < nc; i++) {
-    dldb_tl_gap g;
-    rc = refine(db, tr, n, &gr, cand[i].start_ns, cand[i].end_ns, &g, err, errlen);
-    if (rc == DL_OK && g.end_ns > g.start_ns) keep(out, nout, cap, g);
-  }
+  for (int i = 0; rc == DL_OK && i < nf; i++) keep(out, nout, cap, found[i]);
 out:
   free(gr.busy);
   free(gr.part);
   free(cand);
+  free(found);
   return rc;
 }
 
@@ -201,8 +232,7 @@ static int read_tracks(dldb *db, int all, int64_t device_id, gp_track **tr, int 
   *n = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     gp_track t = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                  sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-                  sqlite3_column_int64(st, 4), sqlite3_column_int(st, 5)};
+                  sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), 0, 0};
     if (!all && t.device != device_id) continue;
     if (*n == cap) {
       cap = cap ? 2 * cap : 16;
@@ -216,7 +246,14 @@ static int read_tracks(dldb *db, int all, int64_t device_id, gp_track **tr, int 
     (*tr)[(*n)++] = t;
   }
   dldb__stmt_done(st);
-  return rc == SQLITE_DONE ? DL_OK : dldb__sql_err(db, rc, "idle gaps", err, errlen);
+  if (rc != SQLITE_DONE) return dldb__sql_err(db, rc, "idle gaps", err, errlen);
+  for (int i = 0; i < *n; i++) {
+    dldb_tl_track tt;
+    if ((rc = dldb_timeline_track(db, (*tr)[i].id, &tt, err, errlen))) return rc;
+    (*tr)[i].bin_ns = tt.bin_ns;
+    (*tr)[i].levels = tt.levels;
+  }
+  return DL_OK;
 }
 
 int dldb_timeline_gaps(dldb *db, int all, int64_t device_id, int limit, dldb_tl_gap *out, int *n,

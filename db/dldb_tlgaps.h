@@ -3,11 +3,11 @@
  * its events (kernels, memcpys, memsets on any of its streams) when none
  * runs, from the timeline's stored bins (view_dl_timeline_tracks,
  * dldb_timeline.h). The bins of all the device's streams, on a grid of a
- * DLDB_TL_GAP_CELLS-th of the profile, find the idle stretches; the raw
- * events at each one's two ends give its exact start (the last end before
- * it) and end (the next start). A gap shorter than a cell of that grid may
- * be missed; the idle time before the first event and after the last is
- * no gap. Nothing is cached; the work is bounded by the grid.
+ * DLDB_TL_GAP_CELLS-th of the profile, find the idle stretches (bins longer
+ * than a cell: see device_gaps); the raw events at each one's two ends give
+ * its exact start (the last end before it) and end (the next start). A gap
+ * shorter than two cells of that grid may be missed; the idle time before
+ * the first event and after the last is no gap. Nothing is cached.
  */
 #ifndef DLDB_TLGAPS_H
 #define DLDB_TLGAPS_H

@@ -15,22 +15,26 @@
 //   - an expert finding's evidence (the dashboard): the iteration with the
 //     most dataloader time, the one with the most exposed communication
 //     (NCCL kernels highlighted), the iteration's band selected;
-//   - a GPU's idle gap (the dashboard's GPU Idle Gaps): the longest
-//     stretches when the GPU runs nothing, equal to those found here from
-//     the trace's own events, and the window on it.
+//   - a GPU's idle gap: the longest (the dashboard's GPU Utilization) and the
+//     ten longest of every GPU (the GPUs page, on a 4-GPU Nsight Systems
+//     export of CloverLeaf) are the stretches when the GPU runs nothing found
+//     here from the trace's own kernels, memcpys and memsets, and each opens
+//     the window on it.
 // From the timeline a selected kernel's details link to its op's row (Ops)
 // and to its own row (Kernels by Op, filtered to its name).
 // Run: node tests/web/run.mjs tests/timeline/links.test.mjs (env of tests/web).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DDP_KINETO, sql, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
+import { CLOVER_EXPORT, DDP_KINETO, sql, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
 
-let db, url, browser, stop;
+let db, url, browser, stop, dbs, servers;
 
 before(async () => {
-  let dbs, servers;
-  ({ dbs, servers, browser, stop } = await viewersOn('timeline_links', (dir) => ({ ddp: dlprofDldb(DDP_KINETO, dir, 'ddp') })));
+  ({ dbs, servers, browser, stop } = await viewersOn('timeline_links', (dir) => ({
+    ddp: dlprofDldb(DDP_KINETO, dir, 'ddp'),
+    clover: dlprofDldb(CLOVER_EXPORT, dir, 'clover'),
+  })));
   db = dbs.ddp;
   url = servers.ddp.url;
 });
@@ -245,10 +249,10 @@ test("an expert finding's evidence opens its iteration; exposed communication hi
   assert.deepEqual(page.problems, []);
 });
 
-test("the dashboard's GPU Idle Gaps are the trace's longest and open the timeline on each", async () => {
-  // the gaps from the raw events: between two GPU events of a device when none runs
+/** Every idle gap of each device of dldb d from its raw events, longest first. */
+function gapsOf(d) {
   const ev = sql(
-    db,
+    d,
     `SELECT device_id, gpu_start_ns AS s, gpu_end_ns AS e FROM kernels UNION ALL SELECT device_id, gpu_start_ns, gpu_end_ns FROM memcpys
      UNION ALL SELECT device_id, gpu_start_ns, gpu_end_ns FROM memsets ORDER BY 1, 2`,
   );
@@ -260,24 +264,39 @@ test("the dashboard's GPU Idle Gaps are the trace's longest and open the timelin
     if (end !== null && x.s > end) gaps.push({ device_id: dev, start: end, end: x.s });
     end = end === null ? x.e : Math.max(end, x.e);
   }
-  gaps.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  return gaps.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+}
+
+const gapOf = (el) => ({ device_id: Number(el.dataset.device), start: Number(el.dataset.start), end: Number(el.dataset.end) });
+
+test("the dashboard's longest GPU idle gap is the trace's and opens the timeline on it", async () => {
+  const gaps = gapsOf(db);
   const page = await watchedPage(browser.context);
   await page.goto(`${url}/#/`);
-  const rows = page.locator('[data-panel="idle-gaps"] tbody tr');
-  await rows.first().waitFor({ timeout: 20000 });
-  const shown = await rows.evaluateAll((trs) =>
-    trs.map((t) => ({
-      device_id: Number(t.dataset.device),
-      start: Number(t.dataset.start),
-      end: Number(t.dataset.end),
-    })),
-  );
-  assert.deepEqual(shown, gaps.slice(0, shown.length));
-  assert.equal(shown.length, Math.min(10, gaps.length));
-  await rows.first().locator('a.timeline-link').click();
+  const gap = page.locator('[data-panel="gpu-utilization"] .idle-gap');
+  await gap.waitFor({ timeout: 20000 });
+  assert.deepEqual(await gap.evaluate(gapOf), gaps[0]);
+  await gap.locator('a.timeline-link').click();
   const p = await opened(page);
   await assertOn(page, p, gaps[0].start, gaps[0].end, null);
   assert.match(await page.locator('#timeline-measure').innerText(), /Selected: /);
+  assert.deepEqual(page.problems, []);
+});
+
+test("the GPUs page lists every GPU's longest idle gaps; each opens the timeline on it", async () => {
+  const gaps = gapsOf(dbs.clover);
+  const page = await watchedPage(browser.context);
+  await page.goto(`${servers.clover.url}/#/gpus`);
+  const rows = page.locator('[data-panel="idle-gaps"] tbody tr');
+  await rows.first().waitFor({ timeout: 20000 });
+  const shown = await rows.evaluateAll((trs) =>
+    trs.map((t) => ({ device_id: Number(t.dataset.device), start: Number(t.dataset.start), end: Number(t.dataset.end) })),
+  );
+  assert.equal(shown.length, Math.min(10, gaps.length));
+  assert.deepEqual(shown, gaps.slice(0, shown.length));
+  await rows.nth(2).locator('a.timeline-link').click();
+  const p = await opened(page);
+  await assertOn(page, p, gaps[2].start, gaps[2].end, null);
   assert.deepEqual(page.problems, []);
 });
 

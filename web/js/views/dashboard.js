@@ -225,11 +225,12 @@ const PANELS = [
     chart: (c) => doughnut(c.canvas, ['Using GPU', 'Idle GPU'], [COLORS.gpu, COLORS.idle], 'pct'),
     wait: 'foot',
     load: (env) => get('domain_model_gpu_utilization', env.base),
-    render(c, d) {
+    render(c, d, env) {
       const u = Number(d.gpu_utilization) || 0;
       setDoughnut(c.chart, [u, Math.max(0, 100 - u)]);
       centerText(c.center, fmtPct(u), 'GPU busy', `${u} %`);
       replace(c.foot, 'Average over GPUs during the aggregated iterations.');
+      if (env.ctx.has('view_dl_timeline_tracks')) idleGap(c.foot, env.ctx);
     },
   },
   {
@@ -670,60 +671,27 @@ const PANELS = [
       );
     },
   },
-  /* each GPU's longest idle stretches between two of its kernels, memcpys
-   * or memsets (/api/v1/dl_gpu_idle_gaps, from the timeline's bins) */
-  {
-    id: 'idle-gaps',
-    row: 6,
-    cpuRow: 0,
-    when: (ctx) => ctx.has('view_dl_timeline_tracks'),
-    card: (ctx, more, id) =>
-      card('GPU Idle Gaps', { id, cls: 'span-2', sub: h('span', { class: 'card-sub' }, 'the longest stretches when a GPU runs nothing, whole profile') }),
-    needs: ['view_dl_timeline_tracks'],
-    wait: 'body',
-    load: () => get('dl_gpu_idle_gaps', { limit: 10 }),
-    render(c, d, env) {
-      if (!d.rows.length) {
-        replace(c.body, note('No idle gap between two GPU events.'));
-        return;
-      }
-      replace(
-        c.body,
+];
+
+/* The GPUs' longest idle gap (/api/v1/dl_gpu_idle_gaps, whole profile),
+ * a link to it on the Timeline, added to el when the answer comes (the
+ * panel does not wait for it); the GPUs page lists more. */
+function idleGap(el, ctx) {
+  get('dl_gpu_idle_gaps', { limit: 1 }, { quiet: true })
+    .then((d) => {
+      const g = d.rows[0];
+      if (!g) return;
+      el.append(
         h(
           'div',
-          { class: 'table-scroll' },
-          h(
-            'table',
-            { class: 'data idle-gaps' },
-            h(
-              'thead',
-              null,
-              h(
-                'tr',
-                null,
-                ['GPU', 'Idle', 'Start', 'Timeline'].map((t) => h('th', { scope: 'col' }, t)),
-              ),
-            ),
-            h(
-              'tbody',
-              null,
-              d.rows.map((r) =>
-                h(
-                  'tr',
-                  { dataset: { device: String(r.device_id), start: String(r.start), end: String(r.end) } },
-                  h('td', { class: 'num' }, String(r.device_id)),
-                  h('td', { class: 'num' }, timeSpan(r.duration)),
-                  h('td', { class: 'num', title: fmtNs(r.start) }, `${(Number(r.start) / 1e9).toFixed(6)} s`),
-                  h('td', null, timelineLink(env.ctx, { of: 'range', rs: r.start, re: r.end }, `Open the Timeline on this gap of GPU ${r.device_id}`)),
-                ),
-              ),
-            ),
-          ),
+          { class: 'idle-gap', dataset: { device: String(g.device_id), start: String(g.start), end: String(g.end) } },
+          `Longest idle gap: ${fmtTime(g.duration)} on GPU ${g.device_id} `,
+          timelineLink(ctx, { of: 'range', rs: g.start, re: g.end }, 'Open the Timeline on this idle gap'),
         ),
       );
-    },
-  },
-];
+    })
+    .catch(() => {});
+}
 
 /* The panels shown and the row each sits in, for the layout (cpuOnly). */
 function layoutPanels(ctx, cpuOnly) {

@@ -7,10 +7,10 @@
 
 import { get, getAll } from '../api.js';
 import * as router from '../router.js';
-import { h, replace, linkify } from '../util.js';
+import { h, replace, linkify, identText } from '../util.js';
 import { DataTable } from '../table.js';
 import { viewHeader, aggrLine, opColumns } from './common.js';
-import { timelineColumn } from './timeline.js';
+import { timelineLink } from './timeline.js';
 
 const KERNEL_PARAMS = ['k.sort', 'k.order', 'k.offset', 'k.limit', 'k.filter'];
 const SCAN_PAGE = 1000; // the server's largest page
@@ -47,15 +47,23 @@ export default {
       title: 'Ops',
       endpoint: 'op_nodes',
       noun: 'ops',
-      // the Timeline on the op's kernels in the first iteration that runs one
-      columns: [
-        ...opColumns(ctx),
-        timelineColumn(
-          ctx,
-          (r) => (Number(r.kernel_calls) > 0 ? { of: 'op', op: r.op_node_id } : null),
-          'Open the Timeline on this op’s kernels (its first iteration)',
-        ),
-      ].filter(Boolean),
+      // the Op ID links to the Timeline on the op's kernels in the first iteration that runs one
+      columns: opColumns(ctx).map((c) =>
+        c.key === 'op_node_id' && ctx.has('view_dl_timeline_tracks')
+          ? {
+              ...c,
+              render: (r) =>
+                h(
+                  'span',
+                  null,
+                  identText(r.op_node_id),
+                  Number(r.kernel_calls) > 0
+                    ? [' ', timelineLink(ctx, { of: 'op', op: r.op_node_id }, 'Open the Timeline on this op’s kernels (its first iteration)')]
+                    : null,
+                ),
+            }
+          : c,
+      ),
       baseParams: (r) => ({ ...ctx.base(r), is_bad_data_type: r.params.bad === '1' ? 1 : null }),
       rowKey: (row) => row.op_node_id,
       selected: (r) => r.params.op,
