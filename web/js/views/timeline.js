@@ -40,13 +40,20 @@ const GROUPS = [
 const ZOOM_STEP = 1.25;
 const PAN_STEP = 0.1;
 
+const colors = new Map(); // name -> colour: a long kernel name is hashed once, not at every draw
+
 /** A stable colour for a name (hue from its hash). */
 function colorOf(name, nccl) {
   if (nccl) return '#c2410c';
-  let x = 0;
   const s = String(name);
+  let c = colors.get(s);
+  if (c) return c;
+  let x = 0;
   for (let i = 0; i < s.length; i++) x = (x * 31 + s.charCodeAt(i)) | 0;
-  return `hsl(${Math.abs(x) % 360} 55% 55%)`;
+  c = `hsl(${Math.abs(x) % 360} 55% 55%)`;
+  if (colors.size > 50000) colors.clear();
+  colors.set(s, c);
+  return c;
 }
 
 /** The categories /api/v1/dl_timeline_event details. */
@@ -142,6 +149,9 @@ export default {
       q: '',
       measure: null, // [t0, t1]
       seq: 0,
+      counts: new Map(), // track_id -> {drawn, lit}: what its row shows
+      drawMs: 0, // time spent drawing and how many draws (bench/timeline_page.mjs reads them)
+      draws: 0,
     };
 
     const width = () => Math.max(1, canvas.clientWidth - HEAD_W);
@@ -166,89 +176,145 @@ export default {
     }
 
     function draw() {
+      const t0 = performance.now();
       const dpr = window.devicePixelRatio || 1;
       const hgt = layout() + 4;
       canvas.style.height = `${hgt}px`;
-      canvas.width = Math.round(canvas.clientWidth * dpr);
-      canvas.height = Math.round(hgt * dpr);
+      // a new size reallocates the canvas: only when it changes
+      const cw = Math.round(canvas.clientWidth * dpr);
+      const ch = Math.round(hgt * dpr);
+      if (canvas.width !== cw || canvas.height !== ch) {
+        canvas.width = cw;
+        canvas.height = ch;
+      }
       const g = canvas.getContext('2d');
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
       g.clearRect(0, 0, canvas.clientWidth, hgt);
       g.font = '11px sans-serif';
       g.textBaseline = 'middle';
       drawRuler(g);
-      let drawn = 0;
-      let lit = 0;
-      const q = st.q.toLowerCase();
-      for (const r of st.rows) {
-        g.fillStyle = r.group ? '#e2e8f0' : '#f8fafc';
-        g.fillRect(0, r.y, canvas.clientWidth, r.h - 1);
-        g.fillStyle = '#0f172a';
-        g.save();
-        g.beginPath();
-        g.rect(0, r.y, HEAD_W - 4, r.h);
-        g.clip();
-        g.fillText(r.group ? r.label : r.track.name, r.group ? 4 : 14, r.y + r.h / 2);
-        g.restore();
-        if (r.group) continue;
-        const a = st.data.get(r.track.track_id);
-        if (!a) continue;
-        g.save();
-        g.beginPath();
-        g.rect(HEAD_W, r.y, width(), r.h);
-        g.clip();
-        for (const e of a.events || []) {
-          const x0 = xOf(e.start);
-          const x1 = Math.max(x0 + 1, xOf(e.start + e.dur));
-          const hit = q && e.name.toLowerCase().includes(q);
-          const chosen = st.sel && st.sel.track_id === r.track.track_id && st.sel.start === e.start;
-          g.fillStyle = colorOf(e.name, e.nccl);
-          g.globalAlpha = q && !hit ? 0.25 : 1;
-          g.fillRect(x0, r.y + 2, x1 - x0, r.h - 5);
-          if (hit || chosen) {
-            g.globalAlpha = 1;
-            g.strokeStyle = chosen ? '#000' : '#facc15';
-            g.lineWidth = 2;
-            g.strokeRect(x0, r.y + 2, x1 - x0, r.h - 5);
-            lit += hit ? 1 : 0;
-          }
-          if (x1 - x0 > 40) {
-            g.globalAlpha = 1;
-            g.fillStyle = '#fff';
-            g.fillText(e.name.slice(0, Math.floor((x1 - x0) / 6)), x0 + 2, r.y + r.h / 2);
-          }
-          drawn++;
-        }
-        for (const b of a.bins || []) {
-          const x0 = xOf(b.start);
-          const x1 = Math.max(x0 + 1, xOf(b.end));
-          const hit = q && b.name && b.name.toLowerCase().includes(q);
-          g.fillStyle = colorOf(b.name);
-          g.globalAlpha = 0.25 + 0.75 * Math.min(1, b.busy / Math.max(1, b.end - b.start));
-          const hh = (r.h - 5) * Math.min(1, b.busy / Math.max(1, b.end - b.start));
-          g.fillRect(x0, r.y + r.h - 3 - Math.max(2, hh), x1 - x0, Math.max(2, hh));
-          if (hit) {
-            g.globalAlpha = 1;
-            g.fillStyle = '#facc15';
-            g.fillRect(x0, r.y + 1, x1 - x0, 2);
-            lit++;
-          }
-          drawn++;
-        }
-        g.restore();
-        g.globalAlpha = 1;
-      }
+      st.counts.clear();
+      const x = scale();
+      for (const r of st.rows) paintRow(g, r, x);
       drawFlow(g);
       if (st.measure) {
         const [a, b] = st.measure;
         g.fillStyle = 'rgba(59,130,246,0.15)';
         g.fillRect(xOf(Math.min(a, b)), RULER_H, Math.abs(xOf(b) - xOf(a)), hgt - RULER_H);
       }
-      canvas.dataset.drawn = String(drawn);
       canvas.dataset.rows = JSON.stringify(st.rows.filter((r) => r.track).map((r) => [r.track.track_id, r.y + r.h / 2]));
+      drawn(t0);
+    }
+
+    /** The canvas's x of a time, for this draw (the width read once). */
+    function scale() {
+      const k = width() / (st.end - st.start);
+      const s0 = st.start;
+      return (t) => HEAD_W + (t - s0) * k;
+    }
+
+    /** Puts the totals of the rows painted on the canvas, and the draw's time. */
+    function drawn(t0) {
+      let n = 0;
+      let lit = 0;
+      for (const c of st.counts.values()) {
+        n += c.drawn;
+        lit += c.lit;
+      }
+      canvas.dataset.drawn = String(n);
       canvas.dataset.highlighted = String(lit);
       canvas.dataset.start = String(Math.round(st.start));
       canvas.dataset.end = String(Math.round(st.end));
+      st.drawMs += performance.now() - t0;
+      st.draws++;
+      canvas.dataset.drawMs = st.drawMs.toFixed(1);
+      canvas.dataset.draws = String(st.draws);
+    }
+
+    /** Paints row r (a group header, or a track's header and its answer); xOf: scale(). */
+    function paintRow(g, r, xOf) {
+      const cw = canvas.clientWidth;
+      g.globalAlpha = 1;
+      g.fillStyle = r.group ? '#e2e8f0' : '#f8fafc';
+      g.fillRect(0, r.y, cw, r.h - 1);
+      g.fillStyle = '#0f172a';
+      g.save();
+      g.beginPath();
+      g.rect(0, r.y, HEAD_W - 4, r.h);
+      g.clip();
+      g.fillText(r.group ? r.label : r.track.name, r.group ? 4 : 14, r.y + r.h / 2);
+      g.restore();
+      if (r.group) return;
+      const a = st.data.get(r.track.track_id);
+      if (!a) return;
+      const q = st.q.toLowerCase();
+      let drawn = 0;
+      let lit = 0;
+      g.save();
+      g.beginPath();
+      g.rect(HEAD_W, r.y, cw - HEAD_W, r.h);
+      g.clip();
+      for (const e of a.events || []) {
+        const x0 = xOf(e.start);
+        const x1 = Math.max(x0 + 1, xOf(e.start + e.dur));
+        const hit = q && e.name.toLowerCase().includes(q);
+        const chosen = st.sel && st.sel.track_id === r.track.track_id && st.sel.start === e.start;
+        g.fillStyle = colorOf(e.name, e.nccl);
+        g.globalAlpha = q && !hit ? 0.25 : 1;
+        g.fillRect(x0, r.y + 2, x1 - x0, r.h - 5);
+        if (hit || chosen) {
+          g.globalAlpha = 1;
+          g.strokeStyle = chosen ? '#000' : '#facc15';
+          g.lineWidth = 2;
+          g.strokeRect(x0, r.y + 2, x1 - x0, r.h - 5);
+          lit += hit ? 1 : 0;
+        }
+        if (x1 - x0 > 40) {
+          g.globalAlpha = 1;
+          g.fillStyle = '#fff';
+          g.fillText(e.name.slice(0, Math.floor((x1 - x0) / 6)), x0 + 2, r.y + r.h / 2);
+        }
+        drawn++;
+      }
+      for (const b of a.bins || []) {
+        const x0 = xOf(b.start);
+        const x1 = Math.max(x0 + 1, xOf(b.end));
+        const hit = q && b.name && b.name.toLowerCase().includes(q);
+        const full = Math.min(1, b.busy / Math.max(1, b.end - b.start));
+        g.fillStyle = colorOf(b.name);
+        g.globalAlpha = 0.25 + 0.75 * full;
+        const hh = Math.max(2, (r.h - 5) * full);
+        g.fillRect(x0, r.y + r.h - 3 - hh, x1 - x0, hh);
+        if (hit) {
+          g.globalAlpha = 1;
+          g.fillStyle = '#facc15';
+          g.fillRect(x0, r.y + 1, x1 - x0, 2);
+          lit++;
+        }
+        drawn++;
+      }
+      g.restore();
+      g.globalAlpha = 1;
+      st.counts.set(r.track.track_id, { drawn, lit });
+    }
+
+    /** Paints the row of one track whose answer came in, when nothing overlays the rows
+     * (a full draw otherwise): the others stay as they are. */
+    function paintTrack(id) {
+      const r = st.rows.find((x) => x.track && x.track.track_id === id);
+      if (!r || st.measure || st.flow || canvas.width === 0) {
+        redraw();
+        return;
+      }
+      const t0 = performance.now();
+      const dpr = window.devicePixelRatio || 1;
+      const g = canvas.getContext('2d');
+      g.setTransform(dpr, 0, 0, dpr, 0, 0);
+      g.font = '11px sans-serif';
+      g.textBaseline = 'middle';
+      g.clearRect(0, r.y, canvas.clientWidth, r.h);
+      paintRow(g, r, scale());
+      drawn(t0);
     }
 
     /** The arrow from the selected CUDA call to its kernel (or back), when both rows show. */
@@ -310,23 +376,26 @@ export default {
       const s = Math.floor(st.start);
       const e = Math.max(s + 1, Math.ceil(st.end));
       const w = Math.min(10000, Math.max(1, Math.floor(width())));
-      draw();
       const visible = st.tracks.filter((t) => !st.collapsed.has(t.kind));
-      performance.mark('timeline:asked'); // marks for bench/timeline_page.mjs
-      return Promise.all(
+      // every request goes out before the first draw; each answer paints its row
+      const asked = Promise.all(
         visible.map((t) =>
           get('dl_timeline', { track_id: t.track_id, start: s, end: e, width: w }, { quiet: true })
             .then((a) => {
               if (seq !== st.seq) return;
               st.data.set(t.track_id, a);
-              redraw();
+              paintTrack(t.track_id);
             })
             .catch(() => {}),
         ),
-      ).then(() => {
+      );
+      performance.mark('timeline:asked'); // marks for bench/timeline_page.mjs
+      draw();
+      return asked.then(() => {
         if (seq !== st.seq) return;
         performance.mark('timeline:answered');
-        draw();
+        // every row is painted already, unless an overlay asked for full draws
+        if (st.measure || st.flow) draw();
         performance.mark('timeline:drawn');
         canvas.dataset.loaded = String(seq);
       });
