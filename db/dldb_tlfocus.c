@@ -44,6 +44,9 @@ static const char iter_track_sql[] =
     "SELECT track_id FROM view_dl_timeline_tracks WHERE kind = 'iterations' ORDER BY track_id "
     "LIMIT 1";
 
+static const char finding_count_sql[] =
+    "SELECT COUNT(*) FROM view_dl_findings WHERE aggr_id = ?1";
+
 static const char finding_sql[] =
     "SELECT rule_id FROM view_dl_findings WHERE aggr_id = ?1 ORDER BY seq LIMIT 1 OFFSET ?2";
 
@@ -175,7 +178,7 @@ int dldb_timeline_focus_launch(dldb *db, int64_t aggr_id, int64_t iter, int64_t 
   if (rc) return rc;
   fc_bind b[5] = {{aggr_id, NULL}, {iter, NULL}, {api_start_ns, NULL}, {device_id, NULL},
                   {0, name}};
-  int64_t k[7];
+  int64_t k[7] = {0};
   rc = one_row(db, launch_sql, b, 5, k, 7, NULL, 0, err, errlen);
   if (rc <= 0)
     return rc < 0 ? rc
@@ -193,7 +196,7 @@ int dldb_timeline_focus_iter(dldb *db, int64_t aggr_id, int64_t iter, dldb_tl_fo
   int rc = newest(db, &aggr_id, err, errlen);
   if (rc) return rc;
   fc_bind b[2] = {{aggr_id, NULL}, {iter, NULL}};
-  int64_t se[2], track = 0;
+  int64_t se[2] = {0, 0}, track = 0;
   rc = one_row(db, iter_sql, b, 2, se, 2, NULL, 0, err, errlen);
   if (rc <= 0)
     return rc < 0 ? rc : dl_err(err, errlen, DL_ENOTFOUND, "no iteration %lld", (long long)iter);
@@ -230,7 +233,7 @@ static int iter_of(dldb *db, int64_t aggr_id, const char *sql, const char *why, 
 static int ev_bad_type_op(dldb *db, int64_t aggr_id, dldb_tl_focus *f, char *err, size_t errlen) {
   fc_bind b = {aggr_id, NULL};
   char op[256];
-  int64_t dummy;
+  int64_t dummy = 0;
   int rc = one_row(db, bad_type_op_sql, &b, 1, &dummy, 0, op, sizeof op, err, errlen);
   if (rc <= 0) return rc < 0 ? rc : dl_err(err, errlen, DL_ENOTFOUND, "no op of a bad data type");
   return dldb_timeline_focus_op(db, aggr_id, op, -1, f, err, errlen);
@@ -285,6 +288,16 @@ static const struct {
     {"underutilized_gpu_detector", ev_gap},
 };
 
+int dldb_timeline_finding_count(dldb *db, int64_t aggr_id, int64_t *n, char *err, size_t errlen) {
+  *n = 0;
+  if (!dldb_has_view(db, "view_dl_findings")) return DL_OK;
+  int rc = newest(db, &aggr_id, err, errlen);
+  if (rc) return rc == DL_ENOTFOUND ? DL_OK : rc;
+  fc_bind b = {aggr_id, NULL};
+  rc = one_row(db, finding_count_sql, &b, 1, n, 1, NULL, 0, err, errlen);
+  return rc < 0 ? rc : DL_OK;
+}
+
 int dldb_timeline_focus_finding(dldb *db, int64_t aggr_id, int64_t nth, dldb_tl_focus *f,
                                 char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
@@ -294,7 +307,7 @@ int dldb_timeline_focus_finding(dldb *db, int64_t aggr_id, int64_t nth, dldb_tl_
   if (rc) return rc;
   fc_bind b[2] = {{aggr_id, NULL}, {nth - 1, NULL}};
   char rule[128];
-  int64_t dummy;
+  int64_t dummy = 0;
   rc = one_row(db, finding_sql, b, 2, &dummy, 0, rule, sizeof rule, err, errlen);
   if (rc <= 0)
     return rc < 0 ? rc : dl_err(err, errlen, DL_ENOTFOUND, "no finding %lld", (long long)nth);

@@ -44,6 +44,10 @@ int dldb_timeline_focus_launch(dldb *db, int64_t aggr_id, int64_t iter, int64_t 
 int dldb_timeline_focus_iter(dldb *db, int64_t aggr_id, int64_t iter, dldb_tl_focus *f,
                              char *err, size_t errlen);
 
+/* How many findings the aggregation has (view_dl_findings); 0 in a file
+ * without the view. DL_OK or DL_EIO. */
+int dldb_timeline_finding_count(dldb *db, int64_t aggr_id, int64_t *n, char *err, size_t errlen);
+
 /* The nth (1 ..) finding of the aggregation, in view_expert_systems' order. */
 int dldb_timeline_focus_finding(dldb *db, int64_t aggr_id, int64_t nth, dldb_tl_focus *f,
                                 char *err, size_t errlen);

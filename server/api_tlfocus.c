@@ -7,6 +7,9 @@
  *       of=finding&finding=NTH          (&aggr_id=A, &run=RUN on each)
  *     -> {"of":..,"start":S,"end":E,"track_id":T|null,"sel_start":..|null,
  *         "category":..|null,"event_id":..|null,"q":..|null,"what":".."}
+ *   GET /api/v1/dl_timeline_findings(?aggr_id=A)
+ *     -> {"rows":[{"finding":NTH,"start":S,"end":E,"what":".."}, ...]}:
+ *        the findings whose evidence has a range (the others left out)
  *   GET /api/v1/dl_gpu_idle_gaps(?device_id=D)(&limit=N)
  *     -> {"rows":[{"device_id":D,"start":S,"end":E,"duration":ns}, ...]}
  * (db/dldb_tlfocus.h, db/dldb_tlgaps.h). 404 where the row has no range.
@@ -161,6 +164,44 @@ int api_timeline_focus(dlv_req *r) {
   char err[512];
   int rc = fq_kinds[k].fn(db, &a, &f, err, sizeof err);
   return rc ? send_rc(r, rc, err) : send_focus(r, a.of, &f);
+}
+
+int api_timeline_findings(dlv_req *r) {
+  fq_args a;
+  int status = parse(r, &a);
+  if (status) return status;
+  if ((status = dlv_req_verify(r)) != 0) return status;
+  dldb *db = NULL;
+  if ((status = dlv_req_db(r, &db)) != 0) return status;
+  char err[512];
+  int64_t n = 0;
+  int rc = dldb_timeline_finding_count(db, a.aggr_id, &n, err, sizeof err);
+  dlv_jbuf b = {0};
+  dlv_jbuf_lit(&b, "{\"rows\":[");
+  for (int64_t i = 1, k = 0; rc == DL_OK && i <= n; i++) {
+    dldb_tl_focus f;
+    rc = dldb_timeline_focus_finding(db, a.aggr_id, i, &f, err, sizeof err);
+    if (rc == DL_ENOTFOUND) { /* no range: no row */
+      rc = DL_OK;
+      continue;
+    }
+    if (rc) break;
+    dlv_jbuf_lit(&b, k++ ? ",{\"finding\":" : "{\"finding\":");
+    dlv_jbuf_int(&b, i);
+    opt_int(&b, ",\"start\":", 1, f.start_ns);
+    opt_int(&b, ",\"end\":", 1, f.end_ns);
+    dlv_jbuf_lit(&b, ",\"what\":");
+    dlv_jbuf_str(&b, f.what);
+    dlv_jbuf_lit(&b, "}");
+  }
+  dlv_jbuf_lit(&b, "]}");
+  size_t len = 0;
+  char *text = dlv_jbuf_take(&b, &len);
+  if (rc) status = send_rc(r, rc, err);
+  else status = text ? dlv_send_json_text(r, 200, text, len)
+                     : dlv_send_error(r, 500, "internal", "out of memory building the answer");
+  free(text);
+  return status;
 }
 
 int api_gpu_idle_gaps(dlv_req *r) {

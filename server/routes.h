@@ -59,6 +59,7 @@ int api_compare(dlv_req *r);
 int api_timeline(dlv_req *r);
 int api_timeline_event(dlv_req *r);
 int api_timeline_focus(dlv_req *r);
+int api_timeline_findings(dlv_req *r);
 int api_gpu_idle_gaps(dlv_req *r);
 int api_version(dlv_req *r);
 int api_info(dlv_req *r);

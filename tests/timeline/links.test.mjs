@@ -21,7 +21,9 @@
 //     here from the trace's own kernels, memcpys and memsets, and each opens
 //     the window on it.
 // From the timeline a selected kernel's details link to its op's row (Ops)
-// and to its own row (Kernels by Op, filtered to its name).
+// and to its own row (Kernels by Op, filtered to its name). The focus API
+// answers 400 for what it lacks, 404 where a row has no range, and lists
+// the findings with evidence.
 // Run: node tests/web/run.mjs tests/timeline/links.test.mjs (env of tests/web).
 
 import { test, before, after } from 'node:test';
@@ -324,4 +326,26 @@ test("a selected kernel's details link to its op's row and its own kernel row", 
   await sel.waitFor({ timeout: 20000 });
   assert.equal(await sel.getAttribute('data-key'), id);
   assert.deepEqual(page.problems, []);
+});
+
+test('the focus API: 400 without what it needs, 404 where a row has no range, the findings with evidence', async () => {
+  const status = async (q) => (await fetch(`${url}/api/v1/${q}`)).status;
+  assert.equal(await status('dl_timeline_focus'), 400);
+  assert.equal(await status('dl_timeline_focus?of=nope'), 400);
+  assert.equal(await status('dl_timeline_focus?of=op'), 400);
+  assert.equal(await status('dl_timeline_focus?of=kernel&iter=1&at=5'), 400);
+  assert.equal(await status('dl_timeline_focus?of=finding&finding=0'), 400);
+  assert.equal(await status('dl_gpu_idle_gaps?limit=101'), 400);
+  assert.equal(await status('dl_timeline_focus?of=op&op=NO_SUCH_OP'), 404);
+  assert.equal(await status('dl_timeline_focus?of=iteration&iter=999999'), 404);
+  assert.equal(await status('dl_timeline_focus?of=finding&finding=3'), 404);
+  const cpuOnly = sql(db, `SELECT op_node_id FROM view_op_nodes WHERE aggr_id = ${AGGR} AND kernel_calls = 0 LIMIT 1`)[0];
+  if (cpuOnly) assert.equal(await status(`dl_timeline_focus?of=op&op=${encodeURIComponent(cpuOnly.op_node_id)}`), 404);
+  const f = await (await fetch(`${url}/api/v1/dl_timeline_findings`)).json();
+  assert.deepEqual(
+    f.rows.map((r) => r.finding),
+    [1, 2],
+  );
+  const it = iterRange(f.rows[0].what.match(/^iteration (\d+)/)[1]);
+  assert.deepEqual([f.rows[0].start, f.rows[0].end], [it.s, it.e]);
 });

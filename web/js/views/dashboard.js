@@ -522,15 +522,19 @@ const PANELS = [
         }
         return null;
       };
-      /* the finding's evidence on the Timeline, where its rule quotes a range (asked per row; none: no link) */
-      const evidence = (i) => {
-        const td = h('td', { class: 'action' });
-        if (!env.ctx.has('view_dl_findings') || !env.ctx.has('view_dl_timeline_tracks')) return td;
-        get('dl_timeline_focus', { of: 'finding', finding: i + 1, aggr_id: env.base.aggr_id }, { quiet: true })
-          .then((f) => td.append(timelineLink(env.ctx, { of: 'finding', finding: i + 1 }, `Open the Timeline on ${f.what}`)))
+      /* each finding's evidence on the Timeline, where its rule quotes a range
+       * (one request for all the rows, after they render; none: no link) */
+      const tds = d.rows.map(() => h('td', { class: 'action' }));
+      const evidence = (i) => tds[i];
+      if (env.ctx.has('view_dl_findings') && env.ctx.has('view_dl_timeline_tracks'))
+        get('dl_timeline_findings', { aggr_id: env.base.aggr_id }, { quiet: true })
+          .then((ev) => {
+            for (const f of ev.rows) {
+              const td = tds[Number(f.finding) - 1];
+              if (td) td.append(timelineLink(env.ctx, { of: 'finding', finding: f.finding }, `Open the Timeline on ${f.what}`));
+            }
+          })
           .catch(() => {});
-        return td;
-      };
       /* DLProf's text for a profile without a key op names an empty one */
       const problem = (t) => String(t).replace('key op  not found', 'no key op was set (--key_op), so the whole profile is one iteration');
       replace(
