@@ -1499,3 +1499,9 @@ FROM aggr_kernels a LEFT JOIN aggr_ops o ON o.aggr_id = a.aggr_id AND o.op_idx =
 
 CREATE VIEW view_dl_timeline_iterations AS
 SELECT aggr_id, iter_value, start_time FROM aggr_iterations;
+
+-- The rule of each expert finding (view_expert_systems' rows, in seq
+-- order): the Timeline page opens a finding's evidence by its rule
+-- (db/dldb_tlfocus.c).
+CREATE VIEW view_dl_findings AS
+SELECT aggr_id, seq, rule_id FROM aggr_findings;

@@ -25,6 +25,9 @@ const dlv_route dlv_routes[] = {
   {"/api/v1/dl_compare_iterations", DLV_EXACT,  api_compare,     0},
   {"/api/v1/dl_timeline",           DLV_EXACT,  api_timeline,    1},
   {"/api/v1/dl_timeline_event",     DLV_EXACT,  api_timeline_event, 1},
+  {"/api/v1/dl_timeline_focus",     DLV_EXACT,  api_timeline_focus, 1},
+  {"/api/v1/dl_timeline_findings",  DLV_EXACT,  api_timeline_findings, 1},
+  {"/api/v1/dl_gpu_idle_gaps",      DLV_EXACT,  api_gpu_idle_gaps, 1},
   {"/api/v1/",                      DLV_VIEW,   api_view,        1},
   {NULL,                            0,          NULL,            0},
 };

@@ -11,6 +11,7 @@ import { h, replace, fmtInt, fmtTime, fmtNs, fmtPct, timeSpan, pctSpan, linkify,
 import { doughnut, setDoughnut, iterationChart, setIterations, iterMaxBars, COLORS, ITER_CATEGORIES } from '../charts.js';
 import { cell } from '../table.js';
 import { card, viewHeader, aggrLine, opColumns, iterSeries, barsNote, rangeControls, intParam, kvList, iterNames, iterLabel } from './common.js';
+import { timelineLink } from './timeline.js';
 
 const GUIDANCE = [
   ['Tensor Cores: what they are and how to use them', 'https://developer.nvidia.com/tensor-cores'],
@@ -224,11 +225,12 @@ const PANELS = [
     chart: (c) => doughnut(c.canvas, ['Using GPU', 'Idle GPU'], [COLORS.gpu, COLORS.idle], 'pct'),
     wait: 'foot',
     load: (env) => get('domain_model_gpu_utilization', env.base),
-    render(c, d) {
+    render(c, d, env) {
       const u = Number(d.gpu_utilization) || 0;
       setDoughnut(c.chart, [u, Math.max(0, 100 - u)]);
       centerText(c.center, fmtPct(u), 'GPU busy', `${u} %`);
       replace(c.foot, 'Average over GPUs during the aggregated iterations.');
+      if (env.ctx.has('view_dl_timeline_tracks')) idleGap(c.foot, env.ctx);
     },
   },
   {
@@ -378,6 +380,7 @@ const PANELS = [
         replace(c.body, note(d.rows.length ? 'No op ran on the GPU in this aggregation.' : 'No ops in this aggregation.'));
         return;
       }
+      const tl = env.ctx.has('view_dl_timeline_tracks');
       const table = h(
         'table',
         { class: 'data clickable' },
@@ -388,6 +391,7 @@ const PANELS = [
             'tr',
             null,
             cols.map((c) => h('th', { class: ['time', 'int', 'bool'].includes(c.type) ? 'num' : null, scope: 'col' }, c.label)),
+            tl ? h('th', { scope: 'col' }, 'Timeline') : null,
           ),
         ),
         h(
@@ -398,6 +402,7 @@ const PANELS = [
               'tr',
               { tabindex: 0, dataset: { key: r.op_node_id }, title: `Show the kernels of ${r.op_node_id}` },
               cols.map((c) => h('td', { class: [['time', 'int', 'bool'].includes(c.type) ? 'num' : null, c.cls] }, cell(c, r))),
+              tl ? h('td', null, timelineLink(env.ctx, { of: 'op', op: r.op_node_id }, 'Open the Timeline on this op’s kernels (its first iteration)')) : null,
             );
             const open = () => router.go('ops', { ...env.base, op: r.op_node_id });
             tr.addEventListener('click', open);
@@ -517,6 +522,19 @@ const PANELS = [
         }
         return null;
       };
+      /* each finding's evidence on the Timeline, where its rule quotes a range
+       * (one request for all the rows, after they render; none: no link) */
+      const tds = d.rows.map(() => h('td', { class: 'action' }));
+      const evidence = (i) => tds[i];
+      if (env.ctx.has('view_dl_findings') && env.ctx.has('view_dl_timeline_tracks'))
+        get('dl_timeline_findings', { aggr_id: env.base.aggr_id }, { quiet: true })
+          .then((ev) => {
+            for (const f of ev.rows) {
+              const td = tds[Number(f.finding) - 1];
+              if (td) td.append(timelineLink(env.ctx, { of: 'finding', finding: f.finding }, `Open the Timeline on ${f.what}`));
+            }
+          })
+          .catch(() => {});
       /* DLProf's text for a profile without a key op names an empty one */
       const problem = (t) => String(t).replace('key op  not found', 'no key op was set (--key_op), so the whole profile is one iteration');
       replace(
@@ -536,18 +554,20 @@ const PANELS = [
                 h('th', { scope: 'col' }, 'Problem'),
                 h('th', { scope: 'col' }, 'Recommendation'),
                 h('th', { scope: 'col', class: 'action' }, 'Action'),
+                h('th', { scope: 'col', class: 'action' }, 'Evidence'),
               ),
             ),
             h(
               'tbody',
               null,
-              d.rows.map((r) =>
+              d.rows.map((r, i) =>
                 h(
                   'tr',
                   null,
                   h('td', { class: 'problem' }, problem(r.problem)),
                   h('td', null, linkify(r.recommendation)),
                   h('td', { class: 'action' }, action(r)),
+                  evidence(i),
                 ),
               ),
             ),
@@ -656,6 +676,26 @@ const PANELS = [
     },
   },
 ];
+
+/* The GPUs' longest idle gap (/api/v1/dl_gpu_idle_gaps, whole profile),
+ * a link to it on the Timeline, added to el when the answer comes (the
+ * panel does not wait for it); the GPUs page lists more. */
+function idleGap(el, ctx) {
+  get('dl_gpu_idle_gaps', { limit: 1 }, { quiet: true })
+    .then((d) => {
+      const g = d.rows[0];
+      if (!g) return;
+      el.append(
+        h(
+          'div',
+          { class: 'idle-gap', dataset: { device: String(g.device_id), start: String(g.start), end: String(g.end) } },
+          `Longest idle gap: ${fmtTime(g.duration)} on GPU ${g.device_id} `,
+          timelineLink(ctx, { of: 'range', rs: g.start, re: g.end }, 'Open the Timeline on this idle gap'),
+        ),
+      );
+    })
+    .catch(() => {});
+}
 
 /* The panels shown and the row each sits in, for the layout (cpuOnly). */
 function layoutPanels(ctx, cpuOnly) {

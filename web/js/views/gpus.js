@@ -1,12 +1,47 @@
 // gpus.js - GPUs (only with more than one GPU): utilization per device as a
-// bar chart and the device table (view_gpu_devices).
+// bar chart, the device table (view_gpu_devices) and, where the database has
+// a timeline, each GPU's longest idle gaps (/api/v1/dl_gpu_idle_gaps), each
+// a link to the Timeline on it.
 
 import * as router from '../router.js';
-import { getAll } from '../api.js';
-import { h, replace, note } from '../util.js';
+import { get, getAll } from '../api.js';
+import { h, replace, note, fmtNs, timeSpan } from '../util.js';
 import { pctBarChart } from '../charts.js';
 import { DataTable } from '../table.js';
 import { card, viewHeader, aggrLine } from './common.js';
+import { timelineLink } from './timeline.js';
+
+/** The longest idle gaps of every GPU (whole profile), in a card. */
+function gapsCard(ctx) {
+  const c = card('Longest Idle Gaps', {
+    id: 'idle-gaps',
+    sub: h('span', { class: 'card-sub' }, 'when a GPU runs nothing between two of its events, whole profile'),
+  });
+  get('dl_gpu_idle_gaps', { limit: 10 }, { quiet: true })
+    .then((d) => {
+      if (!d.rows.length) {
+        replace(c.body, note('No idle gap between two GPU events.'));
+        return;
+      }
+      const row = (r) =>
+        h(
+          'tr',
+          { dataset: { device: String(r.device_id), start: String(r.start), end: String(r.end) } },
+          h('td', { class: 'num' }, String(r.device_id)),
+          h('td', { class: 'num' }, timeSpan(r.duration)),
+          h('td', { class: 'num', title: fmtNs(r.start) }, `${(Number(r.start) / 1e9).toFixed(6)} s`),
+          h('td', null, timelineLink(ctx, { of: 'range', rs: r.start, re: r.end }, `Open the Timeline on this idle gap of GPU ${r.device_id}`)),
+        );
+      const head = h(
+        'tr',
+        null,
+        ['GPU', 'Idle', 'Start', 'Timeline'].map((t) => h('th', { scope: 'col' }, t)),
+      );
+      replace(c.body, h('div', { class: 'table-scroll' }, h('table', { class: 'data idle-gaps' }, h('thead', null, head), h('tbody', null, d.rows.map(row)))));
+    })
+    .catch((e) => replace(c.body, note(`Could not load: ${e.message}`, 'note note-error')));
+  return c;
+}
 
 export default {
   id: 'gpus',
@@ -35,6 +70,7 @@ export default {
       filterPlaceholder: 'Filter GPU names…',
     });
     root.append(viewHeader('GPUs', aggrLine(ctx, route0)), chartCard.el, table.el);
+    if (ctx.has('view_dl_timeline_tracks')) root.append(gapsCard(ctx).el);
     getAll('gpu_devices', { ...ctx.base(route0), sort: 'device_id', order: 'asc' })
       .then((d) => {
         // a rank's GPU by its name ("rank R, GPU D (name)"), not its composite id

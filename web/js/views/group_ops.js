@@ -9,6 +9,7 @@ import { getAll, apiUrl } from '../api.js';
 import { h, replace, fmtInt, debounce, loading } from '../util.js';
 import { cell, isNumeric } from '../table.js';
 import { viewHeader, aggrLine } from './common.js';
+import { timelineLink } from './timeline.js';
 
 const COLUMNS = [
   { key: 'row_trimmed_name', label: 'Name', cls: 'name tree-name' },
@@ -220,6 +221,11 @@ export default {
               const tip = isRoot ? '/: the ops in a name scope; ops outside every scope are listed beside it' : n.row.row_full_name;
               td.append(tog, h('span', { class: 'tree-label', title: tip }, name));
               if (!n.isGroup) td.append(' ', h('span', { class: 'id muted' }, n.row.row_full_id));
+              if (!n.isGroup && Number(n.row.gpu_time_sum) > 0 && ctx.has('view_dl_timeline_tracks')) {
+                const tl = timelineLink(ctx, { of: 'op', op: n.row.row_full_id }, 'Open the Timeline on this op’s kernels (its first iteration)');
+                tl.addEventListener('click', (ev) => ev.stopPropagation()); // not the row's own link to Ops
+                td.append(' ', tl);
+              }
             } else {
               td.append(cell(c, n.row));
             }

@@ -7,6 +7,7 @@ import * as router from '../router.js';
 import { h } from '../util.js';
 import { DataTable } from '../table.js';
 import { viewHeader, aggrLine, iterationColumns, kernelRowColumns, iterNames, iterLabel, stepColumn } from './common.js';
+import { timelineColumn, launchFocus } from './timeline.js';
 
 const KERNEL_PARAMS = ['k.sort', 'k.order', 'k.offset', 'k.limit', 'k.filter'];
 
@@ -46,7 +47,8 @@ export default {
       endpoint: 'iteration_kernels',
       prefix: 'k.',
       noun: 'kernels',
-      columns: kernelRowColumns(true),
+      // the Timeline on the launch: its call's start to the kernel's end
+      columns: [...kernelRowColumns(true), timelineColumn(ctx, launchFocus, 'Open the Timeline on this launch')].filter(Boolean),
       baseParams: (r) => (r.params.iter !== undefined ? { ...ctx.base(r), iter_value: r.params.iter } : null),
       placeholder: 'Select an iteration above to see its kernels.',
       empty: 'No kernels in this iteration.',

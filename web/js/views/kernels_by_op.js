@@ -7,6 +7,7 @@ import * as router from '../router.js';
 import { h } from '../util.js';
 import { DataTable } from '../table.js';
 import { viewHeader, aggrLine, iterationColumns, kernelRowColumns, iterNames, iterLabel, stepColumn } from './common.js';
+import { timelineColumn, launchFocus } from './timeline.js';
 
 const state = (p) => [`${p}sort`, `${p}order`, `${p}offset`, `${p}limit`, `${p}filter`];
 
@@ -76,7 +77,8 @@ export default {
       endpoint: 'iteration_op_kernels',
       prefix: 'k.',
       noun: 'kernels',
-      columns: kernelRowColumns(false),
+      // the Timeline on the launch: its call's start to the kernel's end
+      columns: [...kernelRowColumns(false), timelineColumn(ctx, launchFocus, 'Open the Timeline on this launch')].filter(Boolean),
       baseParams: (r) => (r.params.iter !== undefined && r.params.op ? { ...ctx.base(r), iter_value: r.params.iter, op_node_id: r.params.op } : null),
       placeholder: 'Select an op above to see its kernels.',
       empty: 'This op launched no kernels in this iteration.',

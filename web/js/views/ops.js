@@ -7,9 +7,10 @@
 
 import { get, getAll } from '../api.js';
 import * as router from '../router.js';
-import { h, replace, linkify } from '../util.js';
+import { h, replace, linkify, identText } from '../util.js';
 import { DataTable } from '../table.js';
 import { viewHeader, aggrLine, opColumns } from './common.js';
+import { timelineLink } from './timeline.js';
 
 const KERNEL_PARAMS = ['k.sort', 'k.order', 'k.offset', 'k.limit', 'k.filter'];
 const SCAN_PAGE = 1000; // the server's largest page
@@ -46,7 +47,23 @@ export default {
       title: 'Ops',
       endpoint: 'op_nodes',
       noun: 'ops',
-      columns: opColumns(ctx),
+      // the Op ID links to the Timeline on the op's kernels in the first iteration that runs one
+      columns: opColumns(ctx).map((c) =>
+        c.key === 'op_node_id' && ctx.has('view_dl_timeline_tracks')
+          ? {
+              ...c,
+              render: (r) =>
+                h(
+                  'span',
+                  null,
+                  identText(r.op_node_id),
+                  Number(r.kernel_calls) > 0
+                    ? [' ', timelineLink(ctx, { of: 'op', op: r.op_node_id }, 'Open the Timeline on this op’s kernels (its first iteration)')]
+                    : null,
+                ),
+            }
+          : c,
+      ),
       baseParams: (r) => ({ ...ctx.base(r), is_bad_data_type: r.params.bad === '1' ? 1 : null }),
       rowKey: (row) => row.op_node_id,
       selected: (r) => r.params.op,
@@ -81,8 +98,10 @@ export default {
       baseParams: (r) => (r.params.op ? { ...ctx.base(r), op_node_id: r.params.op } : null),
       placeholder: 'Select an op above to see its kernels.',
       empty: 'This op launched no kernels.',
-      // a kernel opens the Timeline with its launches highlighted
-      onRowClick: ctx.has('view_dl_timeline_tracks') ? (row) => router.go('timeline', { ...ctx.base(router.current()), q: row.kernel_name }) : undefined,
+      // a kernel opens the Timeline on its op's kernels (the first iteration), its launches highlighted
+      onRowClick: ctx.has('view_dl_timeline_tracks')
+        ? (row) => router.go('timeline', { ...ctx.base(router.current()), of: 'op', op: router.current().params.op, q: row.kernel_name })
+        : undefined,
       hint: ctx.has('view_dl_timeline_tracks') ? 'Click a kernel to see it in the Timeline.' : undefined,
       filterPlaceholder: 'Filter kernels…',
     });

@@ -13,6 +13,14 @@
 // the kernel, a button that selects the other end). "Export window"
 // downloads the window's events as Chrome trace JSON. Names reach the page
 // through textContent and canvas fillText only.
+//
+// Other pages open it on a row's range (timelineLink): the URL names the
+// row (of=op&op=ID[&iter=N], of=kernel&iter&at&device_id&name,
+// of=iteration&iter=N, of=finding&finding=NTH) and the page asks
+// /api/v1/dl_timeline_focus for its range and event, or holds the range
+// itself (of=range&rs=S&re=E: an idle gap); it then shows the range with a
+// tenth of its length on each side, shaded, its event selected, and puts
+// the window, the selection and the search in the URL in place of the row.
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
@@ -32,17 +40,61 @@ const GROUPS = [
 const ZOOM_STEP = 1.25;
 const PAN_STEP = 0.1;
 
+const colors = new Map(); // name -> colour: a long kernel name is hashed once, not at every draw
+
 /** A stable colour for a name (hue from its hash). */
 function colorOf(name, nccl) {
   if (nccl) return '#c2410c';
-  let x = 0;
   const s = String(name);
+  let c = colors.get(s);
+  if (c) return c;
+  let x = 0;
   for (let i = 0; i < s.length; i++) x = (x * 31 + s.charCodeAt(i)) | 0;
-  return `hsl(${Math.abs(x) % 360} 55% 55%)`;
+  c = `hsl(${Math.abs(x) % 360} 55% 55%)`;
+  if (colors.size > 50000) colors.clear();
+  colors.set(s, c);
+  return c;
 }
 
 /** The categories /api/v1/dl_timeline_event details. */
 const DETAIL_CATEGORIES = new Set(['kernel', 'memcpy', 'memset', 'cuda_api', 'range']);
+
+/** The URL keys that name a row to open on (dropped once it is open). */
+const FOCUS_KEYS = ['of', 'op', 'iter', 'at', 'device_id', 'name', 'finding', 'rs', 're'];
+
+/**
+ * A link that opens the Timeline on a row's range. params: of and its keys
+ * (above), and q to highlight names there.
+ */
+export function timelineLink(ctx, params, title) {
+  return h(
+    'a',
+    {
+      href: router.href('timeline', { ...ctx.base(router.current()), ...params }),
+      class: 'timeline-link',
+      title: title || 'Open the Timeline on this range',
+    },
+    'Timeline',
+  );
+}
+
+/** A table column of timelineLink(ctx, params(row)) (none where params gives null), where the database has a timeline. */
+export function timelineColumn(ctx, params, title) {
+  return ctx.has('view_dl_timeline_tracks')
+    ? {
+        key: 'timeline',
+        label: 'Timeline',
+        sortable: false,
+        render: (r) => {
+          const p = params(r);
+          return p ? timelineLink(ctx, p, title) : '';
+        },
+      }
+    : null;
+}
+
+/** The focus of a kernel launch row (view_iteration_kernels, view_iteration_op_kernels). */
+export const launchFocus = (r) => ({ of: 'kernel', iter: r.iter_value, at: r.kernel_timestamp, device_id: r.device_id, name: r.kernel_name });
 
 const num = (v, d) => (v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? d : Number(v));
 
@@ -74,7 +126,8 @@ export default {
       'Export window',
     );
     const c = card('Timeline', { id: 'timeline', tools: [measure, search, exportBtn] });
-    c.body.append(h('div', { class: 'timeline-wrap' }, canvas), details);
+    const focusLine = h('div', { class: 'chart-hint', id: 'timeline-focus' });
+    c.body.append(focusLine, h('div', { class: 'timeline-wrap' }, canvas), details);
     const hint = h(
       'div',
       { class: 'chart-hint' },
@@ -96,6 +149,9 @@ export default {
       q: '',
       measure: null, // [t0, t1]
       seq: 0,
+      counts: new Map(), // track_id -> {drawn, lit}: what its row shows
+      drawMs: 0, // time spent drawing and how many draws (bench/timeline_page.mjs reads them)
+      draws: 0,
     };
 
     const width = () => Math.max(1, canvas.clientWidth - HEAD_W);
@@ -120,89 +176,145 @@ export default {
     }
 
     function draw() {
+      const t0 = performance.now();
       const dpr = window.devicePixelRatio || 1;
       const hgt = layout() + 4;
       canvas.style.height = `${hgt}px`;
-      canvas.width = Math.round(canvas.clientWidth * dpr);
-      canvas.height = Math.round(hgt * dpr);
+      // a new size reallocates the canvas: only when it changes
+      const cw = Math.round(canvas.clientWidth * dpr);
+      const ch = Math.round(hgt * dpr);
+      if (canvas.width !== cw || canvas.height !== ch) {
+        canvas.width = cw;
+        canvas.height = ch;
+      }
       const g = canvas.getContext('2d');
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
       g.clearRect(0, 0, canvas.clientWidth, hgt);
       g.font = '11px sans-serif';
       g.textBaseline = 'middle';
       drawRuler(g);
-      let drawn = 0;
-      let lit = 0;
-      const q = st.q.toLowerCase();
-      for (const r of st.rows) {
-        g.fillStyle = r.group ? '#e2e8f0' : '#f8fafc';
-        g.fillRect(0, r.y, canvas.clientWidth, r.h - 1);
-        g.fillStyle = '#0f172a';
-        g.save();
-        g.beginPath();
-        g.rect(0, r.y, HEAD_W - 4, r.h);
-        g.clip();
-        g.fillText(r.group ? r.label : r.track.name, r.group ? 4 : 14, r.y + r.h / 2);
-        g.restore();
-        if (r.group) continue;
-        const a = st.data.get(r.track.track_id);
-        if (!a) continue;
-        g.save();
-        g.beginPath();
-        g.rect(HEAD_W, r.y, width(), r.h);
-        g.clip();
-        for (const e of a.events || []) {
-          const x0 = xOf(e.start);
-          const x1 = Math.max(x0 + 1, xOf(e.start + e.dur));
-          const hit = q && e.name.toLowerCase().includes(q);
-          const chosen = st.sel && st.sel.track_id === r.track.track_id && st.sel.start === e.start;
-          g.fillStyle = colorOf(e.name, e.nccl);
-          g.globalAlpha = q && !hit ? 0.25 : 1;
-          g.fillRect(x0, r.y + 2, x1 - x0, r.h - 5);
-          if (hit || chosen) {
-            g.globalAlpha = 1;
-            g.strokeStyle = chosen ? '#000' : '#facc15';
-            g.lineWidth = 2;
-            g.strokeRect(x0, r.y + 2, x1 - x0, r.h - 5);
-            lit += hit ? 1 : 0;
-          }
-          if (x1 - x0 > 40) {
-            g.globalAlpha = 1;
-            g.fillStyle = '#fff';
-            g.fillText(e.name.slice(0, Math.floor((x1 - x0) / 6)), x0 + 2, r.y + r.h / 2);
-          }
-          drawn++;
-        }
-        for (const b of a.bins || []) {
-          const x0 = xOf(b.start);
-          const x1 = Math.max(x0 + 1, xOf(b.end));
-          const hit = q && b.name && b.name.toLowerCase().includes(q);
-          g.fillStyle = colorOf(b.name);
-          g.globalAlpha = 0.25 + 0.75 * Math.min(1, b.busy / Math.max(1, b.end - b.start));
-          const hh = (r.h - 5) * Math.min(1, b.busy / Math.max(1, b.end - b.start));
-          g.fillRect(x0, r.y + r.h - 3 - Math.max(2, hh), x1 - x0, Math.max(2, hh));
-          if (hit) {
-            g.globalAlpha = 1;
-            g.fillStyle = '#facc15';
-            g.fillRect(x0, r.y + 1, x1 - x0, 2);
-            lit++;
-          }
-          drawn++;
-        }
-        g.restore();
-        g.globalAlpha = 1;
-      }
+      st.counts.clear();
+      const x = scale();
+      for (const r of st.rows) paintRow(g, r, x);
       drawFlow(g);
       if (st.measure) {
         const [a, b] = st.measure;
         g.fillStyle = 'rgba(59,130,246,0.15)';
         g.fillRect(xOf(Math.min(a, b)), RULER_H, Math.abs(xOf(b) - xOf(a)), hgt - RULER_H);
       }
-      canvas.dataset.drawn = String(drawn);
       canvas.dataset.rows = JSON.stringify(st.rows.filter((r) => r.track).map((r) => [r.track.track_id, r.y + r.h / 2]));
+      drawn(t0);
+    }
+
+    /** The canvas's x of a time, for this draw (the width read once). */
+    function scale() {
+      const k = width() / (st.end - st.start);
+      const s0 = st.start;
+      return (t) => HEAD_W + (t - s0) * k;
+    }
+
+    /** Puts the totals of the rows painted on the canvas, and the draw's time. */
+    function drawn(t0) {
+      let n = 0;
+      let lit = 0;
+      for (const c of st.counts.values()) {
+        n += c.drawn;
+        lit += c.lit;
+      }
+      canvas.dataset.drawn = String(n);
       canvas.dataset.highlighted = String(lit);
       canvas.dataset.start = String(Math.round(st.start));
       canvas.dataset.end = String(Math.round(st.end));
+      st.drawMs += performance.now() - t0;
+      st.draws++;
+      canvas.dataset.drawMs = st.drawMs.toFixed(1);
+      canvas.dataset.draws = String(st.draws);
+    }
+
+    /** Paints row r (a group header, or a track's header and its answer); xOf: scale(). */
+    function paintRow(g, r, xOf) {
+      const cw = canvas.clientWidth;
+      g.globalAlpha = 1;
+      g.fillStyle = r.group ? '#e2e8f0' : '#f8fafc';
+      g.fillRect(0, r.y, cw, r.h - 1);
+      g.fillStyle = '#0f172a';
+      g.save();
+      g.beginPath();
+      g.rect(0, r.y, HEAD_W - 4, r.h);
+      g.clip();
+      g.fillText(r.group ? r.label : r.track.name, r.group ? 4 : 14, r.y + r.h / 2);
+      g.restore();
+      if (r.group) return;
+      const a = st.data.get(r.track.track_id);
+      if (!a) return;
+      const q = st.q.toLowerCase();
+      let drawn = 0;
+      let lit = 0;
+      g.save();
+      g.beginPath();
+      g.rect(HEAD_W, r.y, cw - HEAD_W, r.h);
+      g.clip();
+      for (const e of a.events || []) {
+        const x0 = xOf(e.start);
+        const x1 = Math.max(x0 + 1, xOf(e.start + e.dur));
+        const hit = q && e.name.toLowerCase().includes(q);
+        const chosen = st.sel && st.sel.track_id === r.track.track_id && st.sel.start === e.start;
+        g.fillStyle = colorOf(e.name, e.nccl);
+        g.globalAlpha = q && !hit ? 0.25 : 1;
+        g.fillRect(x0, r.y + 2, x1 - x0, r.h - 5);
+        if (hit || chosen) {
+          g.globalAlpha = 1;
+          g.strokeStyle = chosen ? '#000' : '#facc15';
+          g.lineWidth = 2;
+          g.strokeRect(x0, r.y + 2, x1 - x0, r.h - 5);
+          lit += hit ? 1 : 0;
+        }
+        if (x1 - x0 > 40) {
+          g.globalAlpha = 1;
+          g.fillStyle = '#fff';
+          g.fillText(e.name.slice(0, Math.floor((x1 - x0) / 6)), x0 + 2, r.y + r.h / 2);
+        }
+        drawn++;
+      }
+      for (const b of a.bins || []) {
+        const x0 = xOf(b.start);
+        const x1 = Math.max(x0 + 1, xOf(b.end));
+        const hit = q && b.name && b.name.toLowerCase().includes(q);
+        const full = Math.min(1, b.busy / Math.max(1, b.end - b.start));
+        g.fillStyle = colorOf(b.name);
+        g.globalAlpha = 0.25 + 0.75 * full;
+        const hh = Math.max(2, (r.h - 5) * full);
+        g.fillRect(x0, r.y + r.h - 3 - hh, x1 - x0, hh);
+        if (hit) {
+          g.globalAlpha = 1;
+          g.fillStyle = '#facc15';
+          g.fillRect(x0, r.y + 1, x1 - x0, 2);
+          lit++;
+        }
+        drawn++;
+      }
+      g.restore();
+      g.globalAlpha = 1;
+      st.counts.set(r.track.track_id, { drawn, lit });
+    }
+
+    /** Paints the row of one track whose answer came in, when nothing overlays the rows
+     * (a full draw otherwise): the others stay as they are. */
+    function paintTrack(id) {
+      const r = st.rows.find((x) => x.track && x.track.track_id === id);
+      if (!r || st.measure || st.flow || canvas.width === 0) {
+        redraw();
+        return;
+      }
+      const t0 = performance.now();
+      const dpr = window.devicePixelRatio || 1;
+      const g = canvas.getContext('2d');
+      g.setTransform(dpr, 0, 0, dpr, 0, 0);
+      g.font = '11px sans-serif';
+      g.textBaseline = 'middle';
+      g.clearRect(0, r.y, canvas.clientWidth, r.h);
+      paintRow(g, r, scale());
+      drawn(t0);
     }
 
     /** The arrow from the selected CUDA call to its kernel (or back), when both rows show. */
@@ -264,21 +376,27 @@ export default {
       const s = Math.floor(st.start);
       const e = Math.max(s + 1, Math.ceil(st.end));
       const w = Math.min(10000, Math.max(1, Math.floor(width())));
-      draw();
       const visible = st.tracks.filter((t) => !st.collapsed.has(t.kind));
-      return Promise.all(
+      // every request goes out before the first draw; each answer paints its row
+      const asked = Promise.all(
         visible.map((t) =>
           get('dl_timeline', { track_id: t.track_id, start: s, end: e, width: w }, { quiet: true })
             .then((a) => {
               if (seq !== st.seq) return;
               st.data.set(t.track_id, a);
-              redraw();
+              paintTrack(t.track_id);
             })
             .catch(() => {}),
         ),
-      ).then(() => {
+      );
+      performance.mark('timeline:asked'); // marks for bench/timeline_page.mjs
+      draw();
+      return asked.then(() => {
         if (seq !== st.seq) return;
-        draw();
+        performance.mark('timeline:answered');
+        // every row is painted already, unless an overlay asked for full draws
+        if (st.measure || st.flow) draw();
+        performance.mark('timeline:drawn');
         canvas.dataset.loaded = String(seq);
       });
     }
@@ -386,11 +504,26 @@ export default {
               ' ',
               h(
                 'a',
-                { href: router.href('kernels_by_op', { ...base(), iter: l.iter_value, op: l.op_node_id }), class: 'timeline-kernels-link' },
+                { href: router.href('kernels-by-op', { ...base(), iter: l.iter_value, op: l.op_node_id }), class: 'timeline-kernels-link' },
                 `its kernels in iteration ${l.iter_value}`,
               ),
             ),
           );
+          // the kernel's own row: the op's kernels in that iteration, filtered to its name
+          if (e.category === 'kernel')
+            rows.push(
+              row(
+                'Kernel row',
+                h(
+                  'a',
+                  {
+                    href: router.href('kernels-by-op', { ...base(), iter: l.iter_value, op: l.op_node_id, 'k.filter': e.name }),
+                    class: 'timeline-kernel-row-link',
+                  },
+                  `${l.op_node_id} · ${e.name} in iteration ${l.iter_value}`,
+                ),
+              ),
+            );
         }
         if (l.event_id === null) continue;
         const label = l.role === 'call' ? 'CUDA call' : 'Kernel';
@@ -584,8 +717,63 @@ export default {
       st.sel = m ? { track_id: Number(m[1]), start: Number(m[2]) } : null;
     }
 
+    /** The range, event and names of the row the URL names (FOCUS_KEYS). */
+    function focusOf(p) {
+      if (p.of === 'range') {
+        const s = num(p.rs, NaN);
+        const e = num(p.re, NaN);
+        if (!(e > s)) return Promise.reject(new Error('the range is empty'));
+        return Promise.resolve({ start: s, end: e, track_id: null, q: null, what: 'the range' });
+      }
+      const q = { of: p.of };
+      for (const k of FOCUS_KEYS.slice(1)) if (p[k] !== undefined) q[k] = p[k];
+      const b = base();
+      if (b.aggr_id !== undefined && b.aggr_id !== null) q.aggr_id = b.aggr_id;
+      return get('dl_timeline_focus', q, { quiet: true });
+    }
+
+    /** Opens the window on the row the URL names, then puts the window in the URL in its place. */
+    function applyFocus(p) {
+      return focusOf(p)
+        .then((f) => {
+          const span = f.end - f.start;
+          const pad = Math.max(1, Math.ceil(span / 10));
+          st.start = f.start - pad;
+          st.end = f.end + pad;
+          st.measure = [f.start, f.end];
+          measure.textContent = `Selected: ${fmtTime(span)}`;
+          if (f.track_id !== null && f.track_id !== undefined) st.sel = { track_id: Number(f.track_id), start: Number(f.sel_start) };
+          if (!p.q && f.q) st.q = f.q;
+          search.value = st.q;
+          focusLine.textContent = `Showing ${f.what}.`;
+          focusLine.dataset.of = p.of;
+        })
+        .catch((e) => {
+          focusLine.textContent = '';
+          replace(details, note(`Could not find it on the timeline: ${e.message}`, 'note note-error'));
+        })
+        .then(() => {
+          const c0 = {};
+          for (const k of FOCUS_KEYS) c0[k] = null;
+          router.update(
+            { ...c0, start: Math.round(st.start), end: Math.round(st.end), sel: st.sel ? `${st.sel.track_id}:${st.sel.start}` : null, q: st.q || null },
+            { replace: true },
+          );
+        });
+    }
+
+    /** Shows the selected event's details once its track's answer is in. */
+    function showSelected() {
+      if (!st.sel) return;
+      const t = st.tracks.find((x) => x.track_id === st.sel.track_id);
+      const a = st.data.get(st.sel.track_id);
+      const e = a && a.events ? a.events.find((v) => v.start === st.sel.start) : null;
+      if (t) showDetails(t, e);
+    }
+
     getAll('dl_timeline_tracks', {})
       .then((d) => {
+        performance.mark('timeline:tracks');
         st.tracks = d.rows;
         if (!st.tracks.length) {
           replace(c.body, note('This profile has no events to draw.'));
@@ -593,21 +781,23 @@ export default {
         }
         st.full = [Math.min(...st.tracks.map((t) => Number(t.first_start))), Math.max(...st.tracks.map((t) => Number(t.last_end)))];
         if (st.full[1] <= st.full[0]) st.full[1] = st.full[0] + 1;
-        fromRoute(router.current().params);
+        const p = router.current().params;
+        fromRoute(p);
         canvas.dataset.tracks = String(st.tracks.length);
-        return load().then(() => {
-          if (!st.sel) return;
-          const t = st.tracks.find((x) => x.track_id === st.sel.track_id);
-          const a = st.data.get(st.sel.track_id);
-          const e = a && a.events ? a.events.find((v) => v.start === st.sel.start) : null;
-          if (t) showDetails(t, e);
-        });
+        return (p.of ? applyFocus(p) : Promise.resolve()).then(() => load()).then(showSelected);
       })
       .catch((e) => replace(c.body, note(`Could not load: ${e.message}`, 'note note-error')));
 
     return {
       update: (r) => {
         if (!st.tracks.length) return; // still starting: the start reads the route
+        if (r.params.of) {
+          fromRoute(r.params);
+          applyFocus(r.params)
+            .then(() => load())
+            .then(showSelected);
+          return;
+        }
         const s = num(r.params.start, st.full[0]);
         const e = num(r.params.end, st.full[1]);
         if (Math.round(s) !== Math.round(st.start) || Math.round(e) !== Math.round(st.end)) {

@@ -1,0 +1,87 @@
+// Times the Timeline page's whole-profile view in headless Chromium: from
+// navigation start until every visible track's window is drawn (the page's
+// performance mark timeline:drawn, set with the canvas's data-loaded once
+// all its track requests are answered and drawn).
+// Cold: a fresh browser context each run (no HTTP cache). Warm: the same
+// context loads the page again (assets cached; the server and the OS have
+// read the file before). Prints, per kind, the median, worst and best of
+// RUNS, the API requests of one load and the slowest of them.
+// Usage: node bench/timeline_page.mjs URL [RUNS]   (URL: the viewer's root)
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(join(here, '..', 'tests', 'package.json'));
+const { chromium } = require('playwright-core');
+
+const root = process.argv[2].replace(/\/$/, '');
+const runs = Number(process.argv[3] || 5);
+const url = `${root}/#/timeline`;
+const profile = mkdtempSync(join(tmpdir(), 'dl-bench-'));
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  env: { ...process.env, HOME: profile, XDG_CONFIG_HOME: profile, XDG_CACHE_HOME: profile },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+/** Loads the page in page; returns ms from navigation start to the drawn
+ * canvas and the API requests' durations. */
+async function once(page) {
+  const errors = [];
+  const onConsole = (m) => { if (m.type() === 'error') errors.push(m.text()); };
+  page.on('console', onConsole);
+  await page.goto('about:blank');
+  await page.goto(url);
+  await page.waitForSelector('canvas.timeline-canvas[data-loaded]', { timeout: 60000 });
+  const r = await page.evaluate(() => ({
+    // the page's own mark, set when the last track's window is drawn (the
+    // time this evaluate runs adds the browser's and the driver's latency)
+    ms: performance.getEntriesByName('timeline:drawn')[0].startTime,
+    seen: performance.now(),
+    tracks: Number(document.querySelector('canvas.timeline-canvas').dataset.tracks),
+    drawMs: Number(document.querySelector('canvas.timeline-canvas').dataset.drawMs),
+    draws: Number(document.querySelector('canvas.timeline-canvas').dataset.draws),
+    api: performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/v1/'))
+      .map((e) => ({ path: new URL(e.name).pathname, start: e.startTime, dur: e.duration })),
+    marks: performance.getEntriesByType('mark').filter((m) => m.name.startsWith('timeline:')).map((m) => `${m.name} ${m.startTime.toFixed(0)}`),
+    all: performance.getEntriesByType('resource').map((e) => `${new URL(e.name).pathname} ${e.startTime.toFixed(0)}+${e.duration.toFixed(0)}`),
+  }));
+  page.off('console', onConsole);
+  if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
+  return r;
+}
+
+const cold = [];
+const warm = [];
+let sample = null;
+try {
+  for (let i = 0; i < runs; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await ctx.newPage();
+    const c = await once(page);
+    cold.push(c.ms);
+    if (process.env.DL_BENCH_VERBOSE) console.log(`cold load ${i + 1}:\n${[...c.all, ...c.marks].join('\n')}`);
+    const w = await once(page);
+    warm.push(w.ms);
+    sample = w;
+    await ctx.close();
+  }
+} finally {
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+const fmt = (x) => `${(x / 1000).toFixed(3)} s`;
+for (const [name, t] of [['cold', cold], ['warm', warm]]) {
+  t.sort((a, b) => a - b);
+  console.log(`timeline whole profile drawn (${name}, ${runs} loads): median ${fmt(t[Math.floor(runs / 2)])}, ` +
+              `worst ${fmt(t[runs - 1])}, best ${fmt(t[0])}`);
+}
+const tl = sample.api.filter((a) => a.path === '/api/v1/dl_timeline');
+const slow = [...sample.api].sort((a, b) => b.dur - a.dur).slice(0, 3);
+if (process.env.DL_BENCH_VERBOSE) console.log([...sample.all, ...sample.marks].join('\n'));
+console.log(`one warm load: drawn at ${sample.ms.toFixed(0)} ms, seen by the driver at ${sample.seen.toFixed(0)} ms; ${sample.tracks} tracks, ${sample.draws} draws in ${sample.drawMs} ms, ${sample.api.length} API requests (${tl.length} dl_timeline); ` +
+            `slowest: ${slow.map((a) => `${a.path} ${a.dur.toFixed(0)} ms`).join(', ')}`);
