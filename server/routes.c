@@ -25,6 +25,7 @@ const dlv_route dlv_routes[] = {
   {"/api/v1/dl_compare_iterations", DLV_EXACT,  api_compare,     0},
   {"/api/v1/dl_timeline",           DLV_EXACT,  api_timeline,    1},
   {"/api/v1/dl_timeline_event",     DLV_EXACT,  api_timeline_event, 1},
+  {"/api/v1/dl_rank_heatmap",       DLV_EXACT,  api_rank_heatmap, 1},
   {"/api/v1/",                      DLV_VIEW,   api_view,        1},
   {NULL,                            0,          NULL,            0},
 };

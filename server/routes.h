@@ -58,6 +58,7 @@ int api_runs(dlv_req *r);
 int api_compare(dlv_req *r);
 int api_timeline(dlv_req *r);
 int api_timeline_event(dlv_req *r);
+int api_rank_heatmap(dlv_req *r);
 int api_version(dlv_req *r);
 int api_info(dlv_req *r);
 int api_view(dlv_req *r);
