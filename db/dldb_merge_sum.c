@@ -334,7 +334,8 @@ static int run_row(dldb_writer *w, sqlite3_stmt *st, const int64_t *v, const int
     if (null && null[i]) sqlite3_bind_null(st, i + 1);
     else sqlite3_bind_int64(st, i + 1, v[i]);
   }
-  if (with_text) dldb__bind_text(st, n + 1, t);
+  if (with_text && t) dldb__bind_text(st, n + 1, t);
+  else if (with_text) sqlite3_bind_null(st, n + 1);
   int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(w, err, errlen, "dldb_merge_sum_write");
   sqlite3_reset(st);
   return rc;

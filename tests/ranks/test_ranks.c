@@ -496,6 +496,52 @@ static int test_merge_rank_summaries(void) {
   return 0;
 }
 
+/* Files named as tensorboard_trace_handler names them
+ * ("<host>_<pid>.<time>.pt.trace.json") give each rank its host; other
+ * names give none. Merged from per-rank dldbs, the hosts stay. */
+static int test_rank_hosts(void) {
+  rg_params p;
+  rg_defaults(&p);
+  char job[1100], named[1100], from[1300], to[1300], db[1200], sql[256], txt[256];
+  ASSERT_OK(generate(&p, job, sizeof job));
+  snprintf(named, sizeof named, "%s/named%d", work, ++case_no);
+  snprintf(to, sizeof to, "rm -rf '%s'", named); /* a folder of an earlier run */
+  ASSERT_EQ(system(to), 0);
+  mkdir(named, 0755);
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(from, sizeof from, "%s/rank-%d.pt.trace.json", job, r);
+    if (r == 7) snprintf(to, sizeof to, "%s/worker7.1700000000000.pt.trace.json", named);
+    else snprintf(to, sizeof to, "%s/gpu-node%d_%d.1700000000000.pt.trace.json", named, r / 4,
+                  4000 + r);
+    ASSERT_OK(rename(from, to)); /* a link would be read by its target's name */
+  }
+  ASSERT_OK(run(named, db, sizeof db));
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(sql, sizeof sql, "SELECT ifnull(host, 'NULL') FROM view_dl_ranks WHERE rank = %d", r);
+    q_text(db, sql, txt, sizeof txt);
+    if (r == 7) ASSERT_STR_EQ(txt, "NULL");
+    else ASSERT_STR_EQ(txt, r < 4 ? "gpu-node0" : "gpu-node1");
+  }
+  /* per-rank dldbs merged (three with raw records, four as summaries): the
+   * hosts are kept */
+  char dldbs[1100], one[1200], link[1300], merged[1200];
+  snprintf(dldbs, sizeof dldbs, "%s/hostdldbs%d", work, ++case_no);
+  mkdir(dldbs, 0755);
+  for (int r = 0; r < 7; r++) {
+    snprintf(from, sizeof from, "%s/gpu-node%d_%d.1700000000000.pt.trace.json", named, r / 4,
+             4000 + r);
+    ASSERT_OK(run(from, one, sizeof one));
+    snprintf(link, sizeof link, "%s/r%d.sqlite", dldbs, r);
+    unlink(link);
+    ASSERT_OK(symlink(one, link));
+  }
+  ASSERT_OK(run(dldbs, merged, sizeof merged));
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks WHERE host = 'gpu-node0'"), 4);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks WHERE host = 'gpu-node1'"), 3);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM dl_rank_sources WHERE detail = 0"), 4);
+  return 0;
+}
+
 static int test_hta_sampled_ranks(void) {
   char dir[1100], src[1200], dst[1200], db[1200];
   snprintf(dir, sizeof dir, "%s/hta_sampled", work);
@@ -586,6 +632,7 @@ int main(int argc, char **argv) {
   RUN(test_bandwidth_at_link);
   RUN(test_merge_rank_dldbs);
   RUN(test_merge_rank_summaries);
+  RUN(test_rank_hosts);
   RUN(test_rank_data_loading);
   RUN(test_rank_iter_avg);
   char hta[1100];
