@@ -1150,7 +1150,7 @@ JOIN strings s ON s.id = d.name_id;
 -- The rank of a distributed job each GPU belongs to: from the trace's
 -- distributedInfo (rank, world_size), else the file's place in a folder of
 -- per-rank traces; local_device is the device number inside its process;
--- host NULL where the trace does not say.
+-- host: the <host> of a file named <host>_<pid>.<time>.pt.trace.json, else NULL.
 CREATE TABLE dl_gpu_ranks (
   device_id    INTEGER PRIMARY KEY,  -- gpus.device_id
   rank         INTEGER NOT NULL,
