@@ -31,14 +31,16 @@ static const char *const q_iters =
     "SELECT iter_value, duration_ns, kernel_busy_ns, communication_ns, exposed_comm_ns "
     "FROM aggr_dl_iter_gpu WHERE aggr_id = ?1 AND device_id = ?2 ORDER BY iter_value";
 /* The collective kernels of GPU ?1 whose start is in the aggregation's
- * window ?2 to ?3 (?4 1: its iterations are the whole profile). */
+ * window ?2 to ?3 (?4 1: its iterations are the whole profile): the names
+ * first, then one pass over kernels (it has no index by name). */
 static const char *const q_events =
     "SELECT n.value, k.gpu_start_ns, k.gpu_end_ns - k.gpu_start_ns, "
     "max(ifnull(c.in_bytes, -1), ifnull(c.out_bytes, -1)), ifnull(c.group_size, -1), "
     "c.collective FROM kernels k JOIN strings n ON n.id = k.short_name_id "
     "LEFT JOIN dl_kernel_collectives c ON c.kernel_id = k.id "
-    "WHERE k.device_id = ?1 AND n.value LIKE '%nccl%' "
-    "AND (?4 OR (k.gpu_start_ns >= ?2 AND k.gpu_start_ns < ?3)) ORDER BY k.id";
+    "WHERE k.device_id = ?1 AND k.short_name_id IN (SELECT id FROM strings "
+    "WHERE value LIKE '%nccl%') AND (?4 OR (k.gpu_start_ns >= ?2 AND k.gpu_start_ns < ?3)) "
+    "ORDER BY k.id";
 static const char *const q_window =
     "SELECT a.wall_start_ns, a.wall_end_ns, s.iter_start = 0 AND "
     "s.iter_stop >= s.total_iterations - 1 FROM aggregations a "
