@@ -24,6 +24,7 @@
 
 #include "dla_internal.h"
 #include "dla_peaks.h"
+#include "dldb_merge_src.h"
 #include "dldb_scan.h"
 
 typedef struct cev {
@@ -104,8 +105,45 @@ static int is_coll(const dla_ctx *c, dl_map *m, int32_t s, int *oom) {
   return (int)v;
 }
 
+/* The collective kernels of the ranks a merge kept as summaries only
+ * (dldb_merge_src.h), with their recorded sizes appended to sz. */
+typedef struct src_events {
+  const dl_map *ridx;
+  coll_sizes *sz;
+  cev *v;
+  size_t n, cap;
+} src_events;
+
+static int add_src_event(void *ctx, const dldb_src_event *e) {
+  src_events *s = ctx;
+  int64_t r = dl_map_get(s->ridx, (uint64_t)(uint32_t)e->device_id);
+  if (r < 0) return DL_OK;
+  if (s->n == s->cap) {
+    cev *p = realloc(s->v, 2 * s->cap * sizeof *p);
+    if (!p) return DL_ENOMEM;
+    s->v = p;
+    s->cap *= 2;
+  }
+  int32_t si = -1;
+  if (e->bytes >= 0 || e->group_size >= 0 || e->collective) {
+    coll_sizes *z = s->sz;
+    if (z->n == z->cap) {
+      size_t ncap = z->cap ? 2 * z->cap : 256;
+      coll_size *p = realloc(z->v, ncap * sizeof *p);
+      if (!p) return DL_ENOMEM;
+      z->v = p;
+      z->cap = ncap;
+    }
+    z->v[z->n] = (coll_size){e->bytes >= 0 ? e->bytes : -1, e->group_size > 0 ? e->group_size : 0,
+                             kind_of(e->collective)};
+    si = (int32_t)z->n++;
+  }
+  s->v[s->n++] = (cev){(int32_t)e->kernel_name_id, (int32_t)r, e->start_ns, e->dur_ns, si};
+  return DL_OK;
+}
+
 /* The events of the ranks' collectives in the window, sorted. */
-static int collect(const dla_ctx *c, const dl_map *ridx, const coll_sizes *sz, cev **out,
+static int collect(const dla_ctx *c, const dl_map *ridx, coll_sizes *sz, cev **out,
                    size_t *n) {
   dl_map coll;
   dl_map_init(&coll);
@@ -131,9 +169,14 @@ static int collect(const dla_ctx *c, const dl_map *ridx, const coll_sizes *sz, c
                     (int32_t)si};
   }
   dl_map_free(&coll);
-  if (oom) {
+  src_events se = {.ridx = ridx, .sz = sz, .v = v, .n = nv, .cap = cap};
+  int rc = oom ? DL_ENOMEM
+               : dldb_scan_rank_source_events(c->w, add_src_event, &se, c->err, c->errlen);
+  v = se.v;
+  nv = se.n;
+  if (rc != DL_OK) {
     free(v);
-    return DL_ENOMEM;
+    return rc;
   }
   dla__qsort(v, nv, sizeof *v, cev_cmp);
   *out = v;

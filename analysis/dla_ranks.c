@@ -22,11 +22,12 @@
 #include "dla_coll.h"
 #include "dla_internal.h"
 #include "dla_rankhost.h"
+#include "dldb_merge_src.h"
 #include "dldb_ranks.h"
 
 struct dla_ranks {
   dldb_dl_rank_row *rows;
-  size_t n;
+  size_t n, cap;
   dldb_dl_collective_row *coll;
   size_t ncoll;
 };
@@ -210,9 +211,24 @@ static int rank_rows(dla_ctx *c, const rank_list *l, struct dla_ranks *x) {
         /* the profile's data loading is one rank's only when it holds one GPU */
         .dataloader_ns = ng == 1 ? c->cat_total[DLA_CAT_DATALOADER] : 0};
   }
+  x->cap = ng + 1;
   dla__qsort(x->rows, x->n, sizeof *x->rows, cmp_row);
   /* several ranks: each one's own steps and data loading, from its process */
   return x->n >= 2 ? dla__rank_host(c, x->rows, x->n) : DL_OK;
+}
+
+/* A rank of a merge kept as its summary only (no raw records here). */
+static int add_source_row(void *ctx, const dldb_dl_rank_row *r) {
+  struct dla_ranks *x = ctx;
+  if (x->n == x->cap) {
+    size_t ncap = 2 * x->cap + 16;
+    dldb_dl_rank_row *p = realloc(x->rows, ncap * sizeof *p);
+    if (!p) return DL_ENOMEM;
+    x->rows = p;
+    x->cap = ncap;
+  }
+  x->rows[x->n++] = *r;
+  return DL_OK;
 }
 
 /* The collectives of the ranks' devices (one rank too: their sizes and
@@ -237,6 +253,9 @@ int dla__ranks_run(dla_ctx *c, dla_facts *f) {
   if (!x) return DL_ENOMEM;
   int rc = dldb_scan_gpu_ranks(c->w, load_rank, &l, c->err, c->errlen);
   if (rc == DL_OK) rc = rank_rows(c, &l, x);
+  size_t own = x->n;
+  if (rc == DL_OK) rc = dldb_scan_rank_sources(c->w, add_source_row, x, c->err, c->errlen);
+  if (rc == DL_OK && x->n > own) dla__qsort(x->rows, x->n, sizeof *x->rows, cmp_row);
   if (rc == DL_OK && x->n >= 1) rc = collectives(c, x);
   if (rc == DL_OK && x->n >= 2) {
     f->n_ranks = (int)x->n;
@@ -255,6 +274,7 @@ int dla__ranks_write(dla_ctx *c, int64_t aggr_id) {
   if (!x || !dldb_ranks_has_tables(c->w)) return DL_OK;
   int rc = dldb_aggr_dl_ranks(c->w, aggr_id, x->rows, x->n, c->err, c->errlen);
   if (rc == DL_OK) rc = dldb_aggr_dl_collectives(c->w, aggr_id, x->coll, x->ncoll, c->err, c->errlen);
+  if (rc == DL_OK) rc = dldb_aggr_rank_source_iters(c->w, aggr_id, c->err, c->errlen);
   return rc;
 }
 

@@ -1,18 +1,22 @@
 #!/bin/sh
 # ranks_merge.sh - the cluster recipe on one machine: a synthetic job
-# (tests/ranks/ranks_gen.c) imported one rank at a time, JOBS imports at
-# once (as each node of a cluster imports its own ranks), then the folder of
-# per-rank dldbs merged by dlprof --database=DIR; wall time of the imports,
-# wall time and peak RSS of the merge (import, analysis, commit), and the
-# size of the traces and of the dldbs (figures in docs/performance.md
-# "Ranks").
+# (tests/ranks/ranks_gen.c), each rank's trace written, imported alone and
+# removed, JOBS ranks at once (as each node of a cluster imports its own
+# ranks), then the folder of per-rank dldbs merged by dlprof
+# --database=DIR; wall time of the imports, wall time and peak RSS of the
+# merge (summaries of every rank, raw records of three, the analysis and
+# the commit), and the size of the traces and of the dldbs (figures in
+# docs/performance.md "Ranks").
 #
-#   bench/ranks_merge.sh BUILD RANKS ITERS
+#   bench/ranks_merge.sh BUILD RANKS ITERS [KERNELS]
 #
-# BUILD holds cli/dlprof (a Release build). ITERS sets each rank's trace
-# size (about 1.6 KB per iteration). JOBS (default 2) imports run at once;
-# the job is written to $BENCH_DIR (default /tmp/ranks-merge) and its traces
-# are removed once imported.
+# BUILD holds cli/dlprof (a Release build). ITERS and KERNELS (compute
+# kernels per iteration, default 1) set each rank's trace size: about
+# 1.6 KB per iteration and 0.35 KB per kernel (200 iterations of 290
+# kernels: 20 MB). JOBS (default 2) ranks at once; MERGE_OPTS: more options
+# of the merge (--detail_ranks=all: every rank's raw records). The job is
+# written to $BENCH_DIR (default /tmp/ranks-merge); only JOBS traces exist
+# at a time.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$1
@@ -21,31 +25,36 @@ ITERS=$3
 DIR=${BENCH_DIR:-/tmp/ranks-merge}
 JOBS=${JOBS:-2}
 [ -x "$BUILD/cli/dlprof" ] || { echo "ranks_merge: $BUILD/cli/dlprof: not built" >&2; exit 1; }
+KERNELS=${4:-1}
 rm -rf "$DIR"
 mkdir -p "$DIR/job" "$DIR/dldbs" "$DIR/out" "$DIR/merged"
 cc -O2 -I"$ROOT/tests/ranks" "$ROOT/tests/ranks/ranks_gen.c" "$ROOT/tests/ranks/gen_main.c" \
   -o "$DIR/ranks_gen"
-"$DIR/ranks_gen" "$DIR/job" "$RANKS" "$ITERS"
-json_mb=$(du -sm "$DIR/job" | cut -f1)
+"$DIR/ranks_gen" "$DIR/job" "$RANKS" "$ITERS" "$KERNELS" 0
 per_rank_mb=$(du -sm "$DIR/job/rank-0.pt.trace.json" | cut -f1)
-# one rank: its trace into its own folder, the dldb into dldbs/, the trace gone
+rm -f "$DIR/job/rank-0.pt.trace.json"
+# one rank: its trace written, imported into its own folder, the dldb into
+# dldbs/, the trace gone
 cat >"$DIR/one.sh" <<EOS
 #!/bin/sh
 set -e
-r=\$(basename "\$1" .pt.trace.json)
-mkdir -p "$DIR/out/\$r"
-"$BUILD/cli/dlprof" --database="\$1" --output_path="$DIR/out/\$r" --force=true -v quiet >/dev/null
-mv "$DIR/out/\$r/dlprof_dldb.sqlite" "$DIR/dldbs/\$r.sqlite"
-rm -rf "$DIR/out/\$r" "\$1"
+"$DIR/ranks_gen" "$DIR/job" "$RANKS" "$ITERS" "$KERNELS" "\$1"
+t="$DIR/job/rank-\$1.pt.trace.json"
+mkdir -p "$DIR/out/\$1"
+"$BUILD/cli/dlprof" --database="\$t" --output_path="$DIR/out/\$1" --force=true -v quiet >/dev/null
+mv "$DIR/out/\$1/dlprof_dldb.sqlite" "$DIR/dldbs/rank-\$1.sqlite"
+rm -rf "$DIR/out/\$1" "\$t"
 EOS
 chmod +x "$DIR/one.sh"
 t0=$(date +%s.%N)
-ls "$DIR"/job/*.pt.trace.json | xargs -P "$JOBS" -n 1 "$DIR/one.sh"
+seq 0 $((RANKS - 1)) | xargs -P "$JOBS" -n 1 "$DIR/one.sh"
 t1=$(date +%s.%N)
+json_mb=$((per_rank_mb * RANKS))
 dldb_mb=$(du -sm "$DIR/dldbs" | cut -f1)
+# shellcheck disable=SC2086
 /usr/bin/time -f '%e %M' -o "$DIR/time.merge" "$BUILD/cli/dlprof" --database="$DIR/dldbs" \
-  --output_path="$DIR/merged" --force=true -v quiet >/dev/null
+  --output_path="$DIR/merged" --force=true -v quiet ${MERGE_OPTS:-} >/dev/null
 read -r wall kb <"$DIR/time.merge"
 merged_mb=$(du -sm "$DIR/merged/dlprof_dldb.sqlite" | cut -f1)
-echo "ranks  iters  trace/rank(MB)  traces(MB)  imports wall(s, $JOBS at once)  dldbs(MB)  merge wall(s)  merge peak RSS(MB)  merged dldb(MB)"
-echo "$RANKS  $ITERS  $per_rank_mb  $json_mb  $(echo "$t1 - $t0" | bc)  $dldb_mb  $wall  $((kb / 1024))  $merged_mb"
+echo "ranks  iters  kernels/iter  trace/rank(MB)  traces(MB)  imports wall(s, $JOBS at once)  dldbs(MB)  merge wall(s)  merge peak RSS(MB)  merged dldb(MB)"
+echo "$RANKS  $ITERS  $KERNELS  $per_rank_mb  $json_mb  $(echo "$t1 - $t0" | bc)  $dldb_mb  $wall  $((kb / 1024))  $merged_mb"

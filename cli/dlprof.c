@@ -69,6 +69,10 @@ static const char *const usage_text =
     "                          domain with ranges, the default one first, its\n"
     "                          reports named PROFILE_NAME_...)\n"
     "  --iter_start=N, --iter_stop=N      the iterations to aggregate (inclusive)\n"
+    "  --detail_ranks=all|R,S,...         merging a folder of per-rank dldbs: the\n"
+    "                          ranks whose raw records are kept beside the\n"
+    "                          slowest, the median and the fastest (all: every\n"
+    "                          rank's); the others keep their summaries\n"
     "  --output_path=DIR                  where outputs go, created with its parents\n"
     "                          when missing (default: .)\n"
     "  --profile_name=NAME, --base_name=NAME\n"
@@ -170,7 +174,7 @@ typedef enum { O_DATABASE, O_MODE, O_KEY, O_ISTART, O_ISTOP, O_OUT, O_NAME, O_RE
                O_FORMATS, O_FORCE, O_VERB, O_HELP, O_VERSION, O_NSYS_RULES,
                O_DELAY, O_DURATION, O_PROFILE_RANGE, O_DUMP_MODEL, O_DETAILED, O_NSYS_OPTS,
                O_NSYS_BASE, O_TB_DIR, O_DOMAINS, O_COMPARE_TO, O_FAIL_THRESHOLD,
-               O_EXPORT } opt_id;
+               O_EXPORT, O_DETAIL_RANKS } opt_id;
 static const struct { const char *name; char short_name; opt_id id; int takes_value; } options[] = {
     {"database", 0, O_DATABASE, 1},    {"nsys_database", 0, O_DATABASE, 1},
     {"mode", 'm', O_MODE, 1},          {"key_op", 0, O_KEY, 1},
@@ -188,7 +192,7 @@ static const struct { const char *name; char short_name; opt_id id; int takes_va
     {"nsys_base_name", 0, O_NSYS_BASE, 1},   {"tb_dir", 0, O_TB_DIR, 1},
     {"domains", 0, O_DOMAINS, 1},
     {"compare_to", 0, O_COMPARE_TO, 1},      {"fail_threshold", 0, O_FAIL_THRESHOLD, 1},
-    {"export", 0, O_EXPORT, 1},
+    {"export", 0, O_EXPORT, 1},              {"detail_ranks", 0, O_DETAIL_RANKS, 1},
 };
 
 /* --domains=A,B: at most 8 names, none empty, each under 256 bytes. */
@@ -292,6 +296,12 @@ static int apply(cli *c, opt_id id, const char *name, const char *v) {
   case O_NSYS_BASE:
   case O_TB_DIR: return apply_accepted(c, id, name, v);
   case O_COMPARE_TO: c->compare_to = v; return 0;
+  case O_DETAIL_RANKS:
+    if (!*v || strspn(v, "0123456789,") != strlen(v)) {
+      if (strcmp(v, "all")) return fail("--%s: expected all or ranks R,S,..., got '%s'", name, v);
+    }
+    c->o.detail_ranks = v;
+    return 0;
   case O_EXPORT:
     if (strcmp(v, "chrome_trace")) return fail("--%s: expected chrome_trace, got '%s'", name, v);
     c->o.export_chrome = 1;

@@ -21,7 +21,8 @@ int dldb_write_gpu_rank(dldb_writer *w, const dldb_gpu_rank *r, char *err, size_
   sqlite3_bind_int(st, 1, r->device_id);
   sqlite3_bind_int(st, 2, r->rank);
   sqlite3_bind_int(st, 3, r->local_device);
-  dldb__bind_text(st, 4, r->host);
+  if (r->host) dldb__bind_text(st, 4, r->host);
+  else sqlite3_bind_null(st, 4); /* unknown: NULL (db/schema.sql), not '' */
   sqlite3_bind_int(st, 5, r->world_size);
   int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(w, err, errlen, fn);
   sqlite3_finalize(st);

@@ -1150,7 +1150,7 @@ JOIN strings s ON s.id = d.name_id;
 -- The rank of a distributed job each GPU belongs to: from the trace's
 -- distributedInfo (rank, world_size), else the file's place in a folder of
 -- per-rank traces; local_device is the device number inside its process;
--- host NULL where the trace does not say.
+-- host: the <host> of a file named <host>_<pid>.<time>.pt.trace.json, else NULL.
 CREATE TABLE dl_gpu_ranks (
   device_id    INTEGER PRIMARY KEY,  -- gpus.device_id
   rank         INTEGER NOT NULL,
@@ -1233,7 +1233,7 @@ CREATE TABLE aggr_dl_collectives (
 
 CREATE VIEW view_dl_ranks AS
 SELECT x.aggr_id AS aggr_id, s.value AS domain_name, x.rank, x.device_id,
-       r.local_device, r.host, r.world_size, g.gpu_name,
+       r.local_device, r.host, r.world_size, coalesce(g.gpu_name, m.gpu_name) AS gpu_name,
        x.iterations, x.iter_avg_ns AS iter_avg, x.wall_ns AS wall_clock_time,
        x.computation_ns AS compute_time, x.communication_ns AS communication_time,
        x.exposed_comm_ns AS exposed_communication_time, x.idle_ns AS idle_time,
@@ -1243,7 +1243,65 @@ JOIN aggregations a ON a.aggr_id = x.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id
 LEFT JOIN dl_gpu_ranks r ON r.device_id = x.device_id
-LEFT JOIN gpus g ON g.device_id = x.device_id;
+LEFT JOIN gpus g ON g.device_id = x.device_id
+LEFT JOIN dl_rank_sources m ON m.device_id = x.device_id;
+
+-- A merge of per-rank dldbs (dlprof --database=DIR, db/dldb_merge_sum.c)
+-- keeps every rank's summary and the raw records of a few ranks only (the
+-- slowest, the median, the fastest, and those asked for): one row per GPU
+-- of a rank, its figures from its own dldb's newest aggregation (as
+-- aggr_dl_ranks, ns); source: the rank's dldb, its file name in the merged
+-- folder; detail 1: its raw records are in this file. The analysis takes
+-- the rows of the ranks without raw records into aggr_dl_ranks,
+-- aggr_dl_iter_gpu and (with their collective kernels) aggr_dl_collectives.
+-- Empty in any other file.
+CREATE TABLE dl_rank_sources (
+  device_id        INTEGER PRIMARY KEY,  -- rank x 100 + local_device, as dl_gpu_ranks
+  rank             INTEGER NOT NULL,
+  gpu_name         TEXT,
+  source           TEXT NOT NULL,
+  detail           INTEGER NOT NULL,
+  origin_ns        INTEGER NOT NULL,      -- its own dldb's dl_meta time_origin_ns
+  iterations       INTEGER NOT NULL,
+  iter_avg_ns      INTEGER NOT NULL,
+  wall_ns          INTEGER NOT NULL,
+  computation_ns   INTEGER NOT NULL,
+  communication_ns INTEGER NOT NULL,
+  exposed_comm_ns  INTEGER NOT NULL,
+  idle_ns          INTEGER NOT NULL,
+  dataloader_ns    INTEGER NOT NULL
+);
+
+-- Per GPU of dl_rank_sources and its own aggregated iteration (as
+-- aggr_dl_iter_gpu): the heatmap's cells of a rank without raw records.
+CREATE TABLE dl_rank_source_iters (
+  device_id        INTEGER NOT NULL,
+  iter_value       INTEGER NOT NULL,
+  duration_ns      INTEGER NOT NULL,
+  kernel_busy_ns   INTEGER NOT NULL,
+  communication_ns INTEGER NOT NULL,
+  exposed_comm_ns  INTEGER NOT NULL,
+  PRIMARY KEY (device_id, iter_value)
+) WITHOUT ROWID;
+
+-- Per GPU of dl_rank_sources: its collective kernels (names with "nccl")
+-- in its own aggregated iterations, for the matching of collectives across
+-- ranks (analysis/dla_coll.c): start_ns after its own dldb's time origin
+-- (dl_rank_sources.origin_ns); bytes, group_size, collective as
+-- dl_kernel_collectives (bytes: the larger buffer; NULL: not recorded).
+CREATE TABLE dl_rank_source_events (
+  device_id      INTEGER NOT NULL,
+  kernel_name_id INTEGER NOT NULL REFERENCES strings(id),
+  start_ns       INTEGER NOT NULL,
+  dur_ns         INTEGER NOT NULL,
+  bytes          INTEGER,
+  group_size     INTEGER,
+  collective     TEXT
+);
+
+CREATE VIEW view_dl_rank_sources AS
+SELECT m.rank, m.device_id, m.source, m.detail
+FROM dl_rank_sources m;
 
 -- Per rank and aggregated iteration: the heatmap's cells.
 CREATE VIEW view_dl_rank_iterations AS

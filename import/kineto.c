@@ -1108,6 +1108,25 @@ static kj_tok read_metadata(kimp *k, kjson *j, kj_tok t) {
   }
 }
 
+/* The host of a file named as torch.profiler.tensorboard_trace_handler's
+ * default worker name makes it, "<host>_<pid>.<time>.pt.trace.json"
+ * (socket.gethostname(), os.getpid()): the text before the last '_' of the
+ * name's first part when digits follow it; "" otherwise. */
+static void host_of_path(const char *path, char *out, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strcspn(base, ".");
+  const char *us = NULL;
+  for (const char *c = base; c < base + len; c++)
+    if (*c == '_') us = c;
+  out[0] = '\0';
+  if (!us || us == base || us + 1 == base + len || (size_t)(us - base) >= n) return;
+  for (const char *c = us + 1; c < base + len; c++)
+    if (!isdigit((unsigned char)*c)) return;
+  memcpy(out, base, (size_t)(us - base));
+  out[us - base] = '\0';
+}
+
 /* GPU rows of one file: the devices it used (all it lists when it used none). */
 static int write_gpus(kimp *k) {
   int64_t list[MAX_DEVS];
@@ -1131,8 +1150,10 @@ static int write_gpus(kimp *k) {
                   .cc_major = d ? d->cc_major : 0, .cc_minor = d ? d->cc_minor : 0,
                   .sm_count = d ? d->sm_count : 0, .memory_bytes = d ? d->mem : 0};
     int rc = dldb_write_gpu(k->w, &g, k->err, k->errlen);
+    char host[256];
+    host_of_path(k->path, host, sizeof host);
     dldb_gpu_rank gr = {.device_id = g.device_id, .rank = k->rank, .local_device = (int32_t)list[i],
-                        .world_size = k->st->world_size};
+                        .world_size = k->st->world_size, .host = host[0] ? host : NULL};
     if (!rc && ranked) rc = dldb_write_gpu_rank(k->w, &gr, k->err, k->errlen);
     if (rc) return rc;
     k->st->gpus++;

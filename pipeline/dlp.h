@@ -91,6 +91,10 @@ typedef struct dlp_opts {
                                only gets its reports: each domain's newest aggregation */
   int shape_opts;           /* 1: options that shape an aggregation were given: a dldb
                                with aggregations gets a new one (else only its reports) */
+  const char *detail_ranks;  /* a folder of per-rank dldbs: "all" (every rank's raw
+                               records), or "R,S,...": ranks whose raw records are merged
+                               beside the slowest, the median and the fastest (NULL:
+                               those three); the others' summaries only */
   int force;                /* 1: replace existing outputs */
   unsigned reports;         /* bit i: dlp_report_name(i); 0: none */
   int csv, json;            /* the report formats */

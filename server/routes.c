@@ -28,6 +28,7 @@ const dlv_route dlv_routes[] = {
   {"/api/v1/dl_timeline_focus",     DLV_EXACT,  api_timeline_focus, 1},
   {"/api/v1/dl_timeline_findings",  DLV_EXACT,  api_timeline_findings, 1},
   {"/api/v1/dl_gpu_idle_gaps",      DLV_EXACT,  api_gpu_idle_gaps, 1},
+  {"/api/v1/dl_rank_heatmap",       DLV_EXACT,  api_rank_heatmap, 1},
   {"/api/v1/",                      DLV_VIEW,   api_view,        1},
   {NULL,                            0,          NULL,            0},
 };

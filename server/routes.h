@@ -61,6 +61,7 @@ int api_timeline_event(dlv_req *r);
 int api_timeline_focus(dlv_req *r);
 int api_timeline_findings(dlv_req *r);
 int api_gpu_idle_gaps(dlv_req *r);
+int api_rank_heatmap(dlv_req *r);
 int api_version(dlv_req *r);
 int api_info(dlv_req *r);
 int api_view(dlv_req *r);

@@ -45,6 +45,7 @@ const dlv_view dlv_views[DLV_VIEW_COUNT] = {
   {"dl_ranks",                     "view_dl_ranks",                     DLV_LIST,   AD, "rank",             0, {"rank", "device_id", NULL},               "the Ranks page: per rank of a distributed job"},
   {"dl_rank_iterations",           "view_dl_rank_iterations",           DLV_LIST,   AD, "iter_value",       0, {"rank", "device_id", NULL},               "the Ranks page's heatmap: per rank and iteration"},
   {"dl_collectives",               "view_dl_collectives",               DLV_LIST,   AD, "total_time",       1, {"kernel_name", NULL},                     "collectives across ranks: time, start skew, last rank"},
+  {"dl_rank_sources",              "view_dl_rank_sources",              DLV_LIST,   0,  "rank",             0, {"rank", "device_id", NULL},               "a merge of per-rank dldbs: each rank's dldb, and whether its raw records are here"},
   {"dl_timeline_tracks",           "view_dl_timeline_tracks",           DLV_LIST,   0,  "track_id",         0, {"track_id", NULL},                        "the Timeline page's tracks"},
   {"dl_findings",                  "view_dl_findings",                  DLV_LIST,   A,  "seq",              0, {"seq", NULL},                             "the rule of each expert finding (the Timeline's evidence links)"},
   /* nsys-stats-style statistics, in nsys stats' order (row_idx) */

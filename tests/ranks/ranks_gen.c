@@ -18,7 +18,7 @@ void rg_defaults(rg_params *p) {
                    .straggler_us = 6000, .skew_rank = 5, .skew_us = 1500,
                    .allreduce_us = 2000, .allgather_us = 500,
                    .allreduce_bytes = 100 << 20, .allgather_bytes = 8 << 20,
-                   .loader_rank = -1, .tail_rank = -1};
+                   .loader_rank = -1, .tail_rank = -1, .compute_kernels = 1};
 }
 
 static int64_t compute_of(const rg_params *p, int r) {
@@ -104,7 +104,7 @@ static void comms_op(FILE *f, int pid, int64_t ts, const char *coll, int64_t byt
           pid, (long long)ts, coll, (long long)(bytes / 4), (long long)(bytes / 4), ranks);
 }
 
-static int write_rank(const rg_params *p, const char *dir, int r) {
+int rg_write_rank(const rg_params *p, const char *dir, int r) {
   char path[1024];
   snprintf(path, sizeof path, "%s/rank-%d.pt.trace.json", dir, r);
   FILE *f = fopen(path, "w");
@@ -135,8 +135,13 @@ static int write_rank(const rg_params *p, const char *dir, int r) {
               "_SingleProcessDataLoaderIter.__next__\",\"pid\":%d,\"tid\":1,\"ts\":%lld,"
               "\"dur\":%lld,\"args\":{}}",
               pid, (long long)s, (long long)loader_of(p, r));
-    launch(f, pid, s + 1 + loader_of(p, r), corr);
-    kernel(f, K_COMPUTE, dev, s + t.ar_start - compute_of(p, r), compute_of(p, r), corr++, "");
+    int nk = p->compute_kernels > 1 ? p->compute_kernels : 1;
+    int64_t c0 = s + t.ar_start - compute_of(p, r), each = compute_of(p, r) / nk;
+    for (int k = 0; k < nk; k++) { /* the last takes the remainder */
+      int64_t d = k == nk - 1 ? compute_of(p, r) - each * (nk - 1) : each;
+      launch(f, pid, s + 1 + loader_of(p, r), corr);
+      kernel(f, K_COMPUTE, dev, c0 + each * k, d, corr++, "");
+    }
     int64_t l = loader_of(p, r); /* the host's calls follow its data loading */
     comms_op(f, pid, s + 3 + l, "allreduce", p->allreduce_bytes, p->ranks);
     launch(f, pid, s + 4 + l, corr);
@@ -151,6 +156,6 @@ static int write_rank(const rg_params *p, const char *dir, int r) {
 
 int rg_write(const rg_params *p, const char *dir) {
   for (int r = 0; r < p->ranks; r++)
-    if (write_rank(p, dir, r)) return -1;
+    if (rg_write_rank(p, dir, r)) return -1;
   return 0;
 }

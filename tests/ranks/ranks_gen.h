@@ -17,6 +17,8 @@
 typedef struct rg_params {
   int ranks, iters;
   int64_t compute_us;        /* every rank's compute per iteration */
+  int compute_kernels;       /* kernels the compute is split into, back to back (sizes
+                                traces for benchmarks; the figures do not change) */
   int straggler;             /* -1: none */
   int64_t straggler_us;      /* its extra compute per iteration */
   int skew_rank;             /* -1: none */
@@ -43,5 +45,8 @@ rg_expect rg_expected(const rg_params *p, int r);
 /* Writes dir/rank-R.pt.trace.json for every rank (dir must exist).
  * 0 or -1 (errno set). */
 int rg_write(const rg_params *p, const char *dir);
+
+/* Writes the trace of rank r alone (0 or -1, errno set). */
+int rg_write_rank(const rg_params *p, const char *dir, int r);
 
 #endif

@@ -3,7 +3,10 @@
  * and 1,024 ranks (ranks_gen.h) through dlprof --database=DIR, whose per-rank
  * figures must equal the generated ones, whose planted straggler must be
  * named without "communication is exposed" advice for the waiting it
- * causes, and whose planted collective skew must be found; then HTA's two
+ * causes, and whose planted collective skew must be found; per-rank dldbs
+ * merged (every rank's raw records, or the summaries of all and the raw
+ * records of the slowest, the median and the fastest) with the same
+ * figures as the folder of traces; then HTA's two
  * sampled ranks and its NCCL trace, whose ranks must be as recorded.
  *
  * Usage: test_ranks DLPROF SHARED_DIR WORK_DIR
@@ -337,47 +340,88 @@ static void q_rows(const char *db, const char *sql, char *out, size_t n) {
   q_text(db, wrapped, out, n);
 }
 
-/* Per-rank dldbs, each imported from its rank's trace alone, merged by
- * dlprof --database=DIR: the same per-rank figures, collectives and
- * findings as the folder of traces imported at once. */
-static int test_merge_rank_dldbs(void) {
-  rg_params p;
-  rg_defaults(&p);
-  char job[1100], all[1200], merged[1200], dldbs[1100], trace[1300], one[1200], link[1300];
-  ASSERT_OK(generate(&p, job, sizeof job));
-  ASSERT_OK(run(job, all, sizeof all));
-  snprintf(dldbs, sizeof dldbs, "%s/dldbs%d", work, ++case_no);
+/* dlprof --database=input with one more option into a fresh folder, as run(). */
+static int run_opt(const char *input, const char *opt, char *db, size_t n) {
+  char dir[1100], cmd[4096];
+  snprintf(dir, sizeof dir, "%s/out%d", work, ++case_no);
+  mkdir(dir, 0755);
+  snprintf(db, n, "%s/dlprof_dldb.sqlite", dir);
+  unlink(db);
+  snprintf(cmd, sizeof cmd,
+           "'%s' --database='%s' --output_path='%s' --force=true %s >'%s/log.txt' 2>&1",
+           dlprof_bin, input, dir, opt, dir);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The figures a merge must give as the folder of traces imported at once:
+ * per rank, per rank and iteration, per collective, and the findings on
+ * ranks (the others are of the whole profile: a merge of summaries has the
+ * raw records of a few ranks only). */
+static const char *const merge_queries[] = {
+    "SELECT rank || '|' || device_id || '|' || local_device || '|' || gpu_name || '|' || "
+    "world_size || '|' || iterations || '|' || iter_avg || '|' || wall_clock_time || '|' || "
+    "compute_time || '|' || communication_time || '|' || exposed_communication_time || '|' || "
+    "idle_time || '|' || dataloader_time || '|' || wait_time AS r FROM view_dl_ranks "
+    "ORDER BY rank",
+    "SELECT rank || '|' || iter_value || '|' || duration || '|' || kernel_busy_time || '|' || "
+    "communication_time || '|' || exposed_communication_time AS r "
+    "FROM view_dl_rank_iterations ORDER BY rank, iter_value",
+    "SELECT kernel_name || '|' || ranks || '|' || instances || '|' || total_time || '|' || "
+    "start_skew_avg || '|' || start_skew_max || '|' || last_rank || '|' || transfer_time || "
+    "'|' || bytes || '|' || bus_bandwidth AS r FROM view_dl_collectives ORDER BY kernel_name",
+    "SELECT rule_id || '|' || problem AS r FROM aggr_findings WHERE rule_id IN "
+    "('straggler_detector', 'collective_skew_detector', 'exposed_communication_detector', "
+    "'collective_bandwidth_detector') ORDER BY rule_id",
+};
+
+static int same_figures(const char *all, const char *merged, size_t nq) {
+  static char a[65536], b[65536];
+  for (size_t i = 0; i < nq; i++) {
+    q_rows(all, merge_queries[i], a, sizeof a);
+    q_rows(merged, merge_queries[i], b, sizeof b);
+    ASSERT(a[0] != '\0');
+    ASSERT_STR_EQ(b, a);
+  }
+  return 0;
+}
+
+/* Job p imported as a folder of traces into *all, and one rank at a time
+ * into dldbs linked into the fresh folder dldbs. */
+static int rank_dldbs(const rg_params *p, char *all, size_t na, char *dldbs, size_t nd) {
+  char job[1100], trace[1300], one[1200], link[1300];
+  ASSERT_OK(generate(p, job, sizeof job));
+  ASSERT_OK(run(job, all, na));
+  snprintf(dldbs, nd, "%s/dldbs%d", work, ++case_no);
   mkdir(dldbs, 0755);
-  for (int r = 0; r < p.ranks; r++) {
+  for (int r = 0; r < p->ranks; r++) {
     snprintf(trace, sizeof trace, "%s/rank-%d.pt.trace.json", job, r);
     ASSERT_OK(run(trace, one, sizeof one));
     snprintf(link, sizeof link, "%s/rank-%d.sqlite", dldbs, r);
     unlink(link);
     ASSERT_OK(symlink(one, link));
   }
-  ASSERT_OK(run(dldbs, merged, sizeof merged));
-  static const char *const queries[] = {
-      "SELECT rank || '|' || device_id || '|' || local_device || '|' || gpu_name || '|' || "
-      "world_size || '|' || iterations || '|' || iter_avg || '|' || wall_clock_time || '|' || "
-      "compute_time || '|' || communication_time || '|' || exposed_communication_time || '|' || "
-      "idle_time || '|' || dataloader_time || '|' || wait_time AS r FROM view_dl_ranks "
-      "ORDER BY rank",
-      "SELECT rank || '|' || iter_value || '|' || duration || '|' || kernel_busy_time || '|' || "
-      "communication_time || '|' || exposed_communication_time AS r "
-      "FROM view_dl_rank_iterations ORDER BY rank, iter_value",
-      "SELECT kernel_name || '|' || ranks || '|' || instances || '|' || total_time || '|' || "
-      "start_skew_avg || '|' || start_skew_max || '|' || last_rank || '|' || transfer_time || "
-      "'|' || bytes || '|' || bus_bandwidth AS r FROM view_dl_collectives ORDER BY kernel_name",
-      "SELECT rule_id || '|' || problem AS r FROM aggr_findings ORDER BY rule_id",
-  };
+  return 0;
+}
+
+/* Per-rank dldbs, each imported from its rank's trace alone, merged by
+ * dlprof --database=DIR --detail_ranks=all (every rank's raw records): the
+ * same per-rank figures, collectives and every finding as the folder of
+ * traces imported at once. */
+static int test_merge_rank_dldbs(void) {
+  rg_params p;
+  rg_defaults(&p);
+  char all[1200], merged[1200], dldbs[1100], one[1200], link[1300];
+  if (rank_dldbs(&p, all, sizeof all, dldbs, sizeof dldbs)) return 1;
+  ASSERT_OK(run_opt(dldbs, "--detail_ranks=all", merged, sizeof merged));
+  if (same_figures(all, merged, sizeof merge_queries / sizeof merge_queries[0])) return 1;
   static char a[65536], b[65536];
-  for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
-    q_rows(all, queries[i], a, sizeof a);
-    q_rows(merged, queries[i], b, sizeof b);
-    ASSERT(a[0] != '\0');
-    ASSERT_STR_EQ(b, a);
-  }
+  const char *every = "SELECT rule_id || '|' || problem AS r FROM aggr_findings ORDER BY rule_id";
+  q_rows(all, every, a, sizeof a);
+  q_rows(merged, every, b, sizeof b);
+  ASSERT_STR_EQ(b, a);
   ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks"), p.ranks);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM dl_rank_sources WHERE detail = 1"), p.ranks);
   q_text(merged, "SELECT problem FROM aggr_findings WHERE rule_id = 'straggler_detector'", a,
          sizeof a);
   ASSERT_CONTAINS(a, "rank 3 is a straggler");
@@ -386,6 +430,115 @@ static int test_merge_rank_dldbs(void) {
   unlink(link);
   ASSERT_OK(symlink(merged, link));
   ASSERT(run(dldbs, one, sizeof one) != 0);
+  /* and so is a rank's dldb given twice, as summaries */
+  unlink(link);
+  snprintf(a, sizeof a, "%s/rank-2.sqlite", dldbs);
+  snprintf(link, sizeof link, "%s/rank-2-again.sqlite", dldbs);
+  ASSERT_OK(symlink(a, link));
+  ASSERT(run(dldbs, one, sizeof one) != 0);
+  unlink(link);
+  return 0;
+}
+
+/* The ranks, slowest first, by their own time (wall less exposed
+ * communication), from the folder of traces' import: "R,S,..." of the
+ * fastest, the median and the slowest (ranks sorted). */
+static void expected_detail(const char *all, int n, char *out, size_t len) {
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT group_concat(rank) FROM (SELECT rank FROM (SELECT rank, row_number() OVER "
+           "(ORDER BY wall_clock_time - exposed_communication_time, rank) - 1 AS i "
+           "FROM view_dl_ranks) WHERE i IN (0, %d, %d) ORDER BY rank)",
+           (n - 1) / 2, n - 1);
+  q_text(all, sql, out, len);
+}
+
+/* The default merge keeps every rank's summary and the raw records of the
+ * slowest, the median and the fastest rank only (and of those asked for):
+ * the per-rank figures, the heatmap, the collectives (their skew from
+ * every rank's collective kernels) and the findings on ranks equal the
+ * folder of traces'; the other ranks have no raw record in the file. */
+static int test_merge_rank_summaries(void) {
+  rg_params p;
+  rg_defaults(&p);
+  /* own times: the straggler 3 slowest, then the skewed 5 (it waits less),
+   * the other six equal (the median among them by rank) */
+  char all[1200], merged[1200], dldbs[1100], want[256], got[256];
+  if (rank_dldbs(&p, all, sizeof all, dldbs, sizeof dldbs)) return 1;
+  ASSERT_OK(run(dldbs, merged, sizeof merged));
+  if (same_figures(all, merged, sizeof merge_queries / sizeof merge_queries[0])) return 1;
+  expected_detail(all, p.ranks, want, sizeof want);
+  ASSERT_CONTAINS(want, "3"); /* the straggler is the slowest */
+  q_text(merged, "SELECT group_concat(rank) FROM (SELECT rank FROM view_dl_rank_sources "
+                 "WHERE detail = 1 ORDER BY rank)", got, sizeof got);
+  ASSERT_STR_EQ(got, want);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_rank_sources"), p.ranks);
+  ASSERT_EQ(q_int(merged, "SELECT count(DISTINCT device_id) FROM kernels"), 3);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM kernels WHERE device_id IN "
+                          "(SELECT device_id FROM dl_rank_sources WHERE detail = 0)"), 0);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM kernels WHERE device_id NOT IN "
+                          "(SELECT device_id FROM dl_rank_sources WHERE detail = 1)"), 0);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM dl_rank_source_iters i JOIN dl_rank_sources m "
+                          "ON m.device_id = i.device_id WHERE m.detail = 0"),
+            (int64_t)(p.ranks - 3) * p.iters);
+  q_text(merged, "SELECT source FROM view_dl_rank_sources WHERE rank = 5", got, sizeof got);
+  ASSERT_STR_EQ(got, "rank-5.sqlite");
+  /* ranks asked for keep their raw records too */
+  ASSERT_OK(run_opt(dldbs, "--detail_ranks=5,7", merged, sizeof merged));
+  if (same_figures(all, merged, sizeof merge_queries / sizeof merge_queries[0])) return 1;
+  q_text(merged, "SELECT group_concat(rank) FROM (SELECT rank FROM view_dl_rank_sources "
+                 "WHERE detail = 1 ORDER BY rank)", got, sizeof got);
+  ASSERT_CONTAINS(got, "5");
+  ASSERT_CONTAINS(got, "7");
+  ASSERT_EQ(q_int(merged, "SELECT count(DISTINCT device_id) FROM kernels"),
+            q_int(merged, "SELECT count(*) FROM dl_rank_sources WHERE detail = 1"));
+  ASSERT(run_opt(dldbs, "--detail_ranks=x", merged, sizeof merged) != 0);
+  return 0;
+}
+
+/* Files named as tensorboard_trace_handler names them
+ * ("<host>_<pid>.<time>.pt.trace.json") give each rank its host; other
+ * names give none. Merged from per-rank dldbs, the hosts stay. */
+static int test_rank_hosts(void) {
+  rg_params p;
+  rg_defaults(&p);
+  char job[1100], named[1100], from[1300], to[1300], db[1200], sql[256], txt[256];
+  ASSERT_OK(generate(&p, job, sizeof job));
+  snprintf(named, sizeof named, "%s/named%d", work, ++case_no);
+  snprintf(to, sizeof to, "rm -rf '%s'", named); /* a folder of an earlier run */
+  ASSERT_EQ(system(to), 0);
+  mkdir(named, 0755);
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(from, sizeof from, "%s/rank-%d.pt.trace.json", job, r);
+    if (r == 7) snprintf(to, sizeof to, "%s/worker7.1700000000000.pt.trace.json", named);
+    else snprintf(to, sizeof to, "%s/gpu-node%d_%d.1700000000000.pt.trace.json", named, r / 4,
+                  4000 + r);
+    ASSERT_OK(rename(from, to)); /* a link would be read by its target's name */
+  }
+  ASSERT_OK(run(named, db, sizeof db));
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(sql, sizeof sql, "SELECT ifnull(host, 'NULL') FROM view_dl_ranks WHERE rank = %d", r);
+    q_text(db, sql, txt, sizeof txt);
+    if (r == 7) ASSERT_STR_EQ(txt, "NULL");
+    else ASSERT_STR_EQ(txt, r < 4 ? "gpu-node0" : "gpu-node1");
+  }
+  /* per-rank dldbs merged (three with raw records, four as summaries): the
+   * hosts are kept */
+  char dldbs[1100], one[1200], link[1300], merged[1200];
+  snprintf(dldbs, sizeof dldbs, "%s/hostdldbs%d", work, ++case_no);
+  mkdir(dldbs, 0755);
+  for (int r = 0; r < 7; r++) {
+    snprintf(from, sizeof from, "%s/gpu-node%d_%d.1700000000000.pt.trace.json", named, r / 4,
+             4000 + r);
+    ASSERT_OK(run(from, one, sizeof one));
+    snprintf(link, sizeof link, "%s/r%d.sqlite", dldbs, r);
+    unlink(link);
+    ASSERT_OK(symlink(one, link));
+  }
+  ASSERT_OK(run(dldbs, merged, sizeof merged));
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks WHERE host = 'gpu-node0'"), 4);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks WHERE host = 'gpu-node1'"), 3);
+  ASSERT_EQ(q_int(merged, "SELECT count(*) FROM dl_rank_sources WHERE detail = 0"), 4);
   return 0;
 }
 
@@ -478,6 +631,8 @@ int main(int argc, char **argv) {
   RUN(test_exposed_no_straggler);
   RUN(test_bandwidth_at_link);
   RUN(test_merge_rank_dldbs);
+  RUN(test_merge_rank_summaries);
+  RUN(test_rank_hosts);
   RUN(test_rank_data_loading);
   RUN(test_rank_iter_avg);
   char hta[1100];

@@ -2,8 +2,10 @@
 // (ranks_gen, a straggler at rank 3 and a late rank 5) through dlprof and
 // dlprofviewer. The page lists the ranks with the straggler first, the
 // median and spread, a heatmap canvas of ranks by iterations, and the
-// collectives with the rank that starts last; the dashboard's findings
-// name the straggler; the GPUs page names GPUs by rank.
+// collectives with the rank that starts last; the heatmap comes in one
+// request (dl_rank_heatmap); the dashboard's findings name the straggler.
+// A merge of per-rank dldbs served beside them links each rank kept as its
+// summary only to its own dldb.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,6 +44,8 @@ test('Ranks page: straggler first, spread, heatmap, collectives', async () => {
   const server = await startServer(db);
   try {
     const page = await watchedPage(browser.context);
+    const asked = [];
+    page.on('request', (q) => asked.push(q.url()));
     await page.goto(`${server.url}/#/ranks`);
     await settled(page);
     const rows = page.locator('#ranks-table tbody tr');
@@ -60,12 +64,57 @@ test('Ranks page: straggler first, spread, heatmap, collectives', async () => {
     assert.match(colls, /100\.0 MiB/);
     assert.match(colls, /91\.8 GB\/s \(20% of 450\)/);
     assert.match(await page.locator('nav').innerText(), /Ranks/);
+    // the heatmap's 8 x 6 cells in one request, no pages of dl_rank_iterations
+    assert.equal(asked.filter((u) => u.includes('/api/v1/dl_rank_heatmap')).length, 1);
+    assert.equal(asked.filter((u) => u.includes('/api/v1/dl_rank_iterations')).length, 0);
+    const info = await (await fetch(`${server.url}/api/v1/info`)).json();
+    const map = await (await fetch(`${server.url}/api/v1/dl_rank_heatmap?aggr_id=${info.default_aggr_id}`)).json();
+    assert.equal(map.rows.length, 48);
+    assert.deepEqual(map.columns, ['iter_value', 'device_id', 'duration', 'exposed_communication_time']);
+    assert.equal((await fetch(`${server.url}/api/v1/dl_rank_heatmap`)).status, 400);
     assert.deepEqual(page.problems, []);
     await page.goto(`${server.url}/`);
     await settled(page);
     const findings = await page.locator('[data-panel="expert-systems"]').innerText();
     assert.match(findings, /rank 3 is a straggler/);
     assert.match(findings, /Collective bandwidth: ncclDevKernel_AllReduce/);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('Ranks page of a merge: summary-only ranks link to their own dldb', async () => {
+  const folder = path.join(work, 'served');
+  fs.mkdirSync(folder);
+  for (let r = 0; r < 8; r++) {
+    const out = path.join(work, `r${r}`);
+    fs.mkdirSync(out);
+    const res = spawnSync(DLPROF, [`--database=${path.join(work, 'job', `rank-${r}.pt.trace.json`)}`, `--output_path=${out}`, '-v', 'quiet'], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    fs.renameSync(path.join(out, 'dlprof_dldb.sqlite'), path.join(folder, `rank-${r}.sqlite`));
+  }
+  const merged = path.join(folder, 'merged');
+  fs.mkdirSync(merged);
+  const res = spawnSync(DLPROF, [`--database=${folder}`, `--output_path=${merged}`, '-v', 'quiet'], { encoding: 'utf8' });
+  assert.equal(res.status, 0, res.stderr);
+  const server = await startServer(folder);
+  try {
+    const runs = (await (await fetch(`${server.url}/api/v1/runs`)).json()).rows;
+    const run = (name) => runs.find((x) => x.path === name || x.path.endsWith(`/${name}`));
+    const page = await watchedPage(browser.context);
+    await page.goto(`${server.url}/#/ranks?run=${run('dlprof_dldb.sqlite').run}`);
+    await settled(page);
+    assert.equal(await page.locator('#ranks-table tbody tr').count(), 8);
+    // the straggler 3 keeps its raw records: its iterations here
+    const own = page.locator('#ranks-table tbody tr[data-rank="3"] td a');
+    assert.match(await own.getAttribute('href'), /#\/iterations/);
+    // rank 1, a summary: its own dldb's dashboard
+    const link = page.locator('#ranks-table tbody tr[data-rank="1"] a.rank-source');
+    assert.equal(await link.count(), 1);
+    assert.match(await link.getAttribute('href'), new RegExp(`run=${run('rank-1.sqlite').run}`));
+    assert.equal(await page.locator('#ranks-table a.rank-source').count(), 5);
+    assert.deepEqual(page.problems, []);
     await page.close();
   } finally {
     await server.stop();

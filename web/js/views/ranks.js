@@ -4,10 +4,12 @@
 // sorted so the outliers come first (the largest distance from the median
 // of any column, in units of the median iteration); a rank-by-iteration
 // heatmap of exposed communication (canvas); the collectives across ranks,
-// with their message size and bus bandwidth against the GPU's link.
+// with their message size and bus bandwidth against the GPU's link. In a
+// merge of per-rank dldbs a rank kept as its summary only links to its own
+// dldb when the viewer serves it beside the merged one (view_dl_rank_sources).
 
 import * as router from '../router.js';
-import { getAll } from '../api.js';
+import { get, getAll } from '../api.js';
 import { h, replace, note, fmtTime, fmtInt } from '../util.js';
 import { card, viewHeader, aggrLine } from './common.js';
 
@@ -78,11 +80,62 @@ function summaryTable(st) {
   );
 }
 
-function rankTable(rows, st, ctx, route) {
-  const med = st.compute_time.median;
+/** The folder and file name of a path. */
+function splitPath(p) {
+  const i = String(p || '').lastIndexOf('/');
+  return i < 0 ? ['', String(p || '')] : [p.slice(0, i), p.slice(i + 1)];
+}
+
+/**
+ * The served run of a rank kept as its summary only by a merge (source: its
+ * dldb's file name): the run of that name in the folder of the current
+ * run, else of that name anywhere; null when not served.
+ */
+export function sourceRun(runs, current, source) {
+  const [dir] = splitPath(current && current.path);
+  const named = (runs || []).filter((r) => splitPath(r.path)[1] === source);
+  return named.find((r) => splitPath(r.path)[0] === dir) || named[0] || null;
+}
+
+/** The rank cell: the rank's iterations here, or its own dldb (a merge's summary-only rank). */
+function rankCell(r, src, ctx, route) {
+  if (!src || Number(src.detail)) {
+    return h('a', { href: router.href('iterations', { ...ctx.base(route), device: r.device_id }) }, String(r.rank));
+  }
+  const run = sourceRun(ctx.runs, ctx.runRow(route.params.run) || (ctx.runs || [])[0], src.source);
+  return run
+    ? h('a', { href: router.href('dashboard', { run: run.run }), class: 'rank-source', title: `its own dldb, ${src.source}` }, String(r.rank))
+    : h('span', { class: 'rank-summary', title: `summary only: serve ${src.source} beside this dldb for its detail` }, String(r.rank));
+}
+
+/** Rows drawn at once: the outliers come first, the rest follows in chunks. */
+export const ROW_CHUNK = 128;
+
+function rankRow(r, med, ctx, route, sources) {
   return h(
+    'tr',
+    { dataset: { rank: String(r.rank) }, class: Number(r.compute_time) > med * 1.05 ? 'rank-outlier' : null },
+    h('td', { class: 'num' }, rankCell(r, sources.get(Number(r.device_id)), ctx, route)),
+    h('td', null, r.gpu_name || `device ${r.device_id}`),
+    COLS.map((c) => h('td', { class: 'num' }, fmtTime(Number(r[c.key]) || 0))),
+  );
+}
+
+/**
+ * The ranks table: its first ROW_CHUNK rows (the outliers) now, the others
+ * in later tasks so that the page shows before a thousand rows are laid
+ * out; data-complete is set once every row is in.
+ */
+function rankTable(rows, st, ctx, route, sources) {
+  const med = st.compute_time.median;
+  const body = h(
+    'tbody',
+    null,
+    rows.slice(0, ROW_CHUNK).map((r) => rankRow(r, med, ctx, route, sources)),
+  );
+  const table = h(
     'table',
-    { class: 'data-table', id: 'ranks-table' },
+    { class: 'data-table', id: 'ranks-table', dataset: { ranks: String(rows.length) } },
     h(
       'thead',
       null,
@@ -94,20 +147,19 @@ function rankTable(rows, st, ctx, route) {
         COLS.map((c) => h('th', null, c.label)),
       ),
     ),
-    h(
-      'tbody',
-      null,
-      rows.map((r) =>
-        h(
-          'tr',
-          { dataset: { rank: String(r.rank) }, class: Number(r.compute_time) > med * 1.05 ? 'rank-outlier' : null },
-          h('td', { class: 'num' }, h('a', { href: router.href('iterations', { ...ctx.base(route), device: r.device_id }) }, String(r.rank))),
-          h('td', null, r.gpu_name || `device ${r.device_id}`),
-          COLS.map((c) => h('td', { class: 'num' }, fmtTime(Number(r[c.key]) || 0))),
-        ),
-      ),
-    ),
+    body,
   );
+  const more = (from) => {
+    if (from >= rows.length || !table.isConnected) {
+      table.dataset.complete = '1';
+      return;
+    }
+    body.append(...rows.slice(from, from + ROW_CHUNK).map((r) => rankRow(r, med, ctx, route, sources)));
+    setTimeout(() => more(from + ROW_CHUNK), 0);
+  };
+  if (rows.length <= ROW_CHUNK) table.dataset.complete = '1';
+  else setTimeout(() => more(ROW_CHUNK), 0);
+  return table;
 }
 
 /** A size in bytes per instance ("" unknown): MiB from 1 MiB, else KiB. */
@@ -142,6 +194,20 @@ function drawHeatmap(canvas, ranks, iters, cell) {
   );
 }
 
+/**
+ * The heatmap's cells as {device_id, iter_value, duration,
+ * exposed_communication_time}: one request (GET /api/v1/dl_rank_heatmap),
+ * else the pages of dl_rank_iterations.
+ */
+async function heatmapRows(base) {
+  try {
+    const m = await get('dl_rank_heatmap', { aggr_id: base.aggr_id }, { quiet: true });
+    return { rows: m.rows.map(([iter, dev, dur, exp]) => ({ iter_value: iter, device_id: dev, duration: dur, exposed_communication_time: exp })) };
+  } catch {
+    return getAll('dl_rank_iterations', { ...base, sort: 'iter_value', order: 'asc' }).catch(() => ({ rows: [] }));
+  }
+}
+
 export default {
   id: 'ranks',
   title: 'Ranks',
@@ -167,10 +233,12 @@ export default {
     const base = ctx.base(route0);
     Promise.all([
       getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }),
-      getAll('dl_rank_iterations', { ...base, sort: 'iter_value', order: 'asc' }).catch(() => ({ rows: [] })),
+      heatmapRows(base),
       getAll('dl_collectives', { ...base, sort: 'total_time', order: 'desc' }).catch(() => ({ rows: [] })),
+      ctx.has('view_dl_rank_sources') ? getAll('dl_rank_sources', { sort: 'rank', order: 'asc' }).catch(() => ({ rows: [] })) : { rows: [] },
     ])
-      .then(([ranks, iters, colls]) => {
+      .then(([ranks, iters, colls, srcs]) => {
+        const sources = new Map(srcs.rows.map((x) => [Number(x.device_id), x]));
         if (!ranks.rows.length) {
           replace(tableCard.body, note('No ranks in this aggregation.'));
           return;
@@ -178,7 +246,7 @@ export default {
         const st = spread(ranks.rows);
         const rows = outliersFirst(ranks.rows, st);
         replace(spreadCard.body, summaryTable(st));
-        replace(tableCard.body, rankTable(rows, st, ctx, route0));
+        replace(tableCard.body, rankTable(rows, st, ctx, route0, sources));
         const byKey = new Map(iters.rows.map((r) => [`${r.device_id}/${r.iter_value}`, r]));
         const iterList = [...new Set(iters.rows.map((r) => Number(r.iter_value)))].sort((a, b) => a - b);
         drawHeatmap(canvas, rows, iterList, (rk, it) => {

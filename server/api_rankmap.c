@@ -1,0 +1,63 @@
+/*
+ * api_rankmap.c - GET /api/v1/dl_rank_heatmap?aggr_id=A(&run=RUN): the
+ * Ranks page's heatmap in one answer (db/dldb_rankmap.h): every ranked
+ * GPU's aggregated iterations as rows of [iter_value, device_id, duration,
+ * exposed_communication_time] (ns), by iteration then device.
+ *
+ * Data flow: the query string checked (400 before any I/O) -> the run's
+ * handle -> the cells -> one JSON object.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "dldb_rankmap.h"
+#include "json.h"
+#include "routes.h"
+
+typedef struct map_out {
+  dlv_jbuf b;
+  int64_t n;
+} map_out;
+
+static int cell_json(void *ctx, const dldb_rank_cell *c) {
+  map_out *o = ctx;
+  dlv_jbuf_lit(&o->b, o->n++ ? ",[" : "[");
+  const int64_t v[] = {c->iter_value, c->device_id, c->duration_ns, c->exposed_comm_ns};
+  for (int i = 0; i < 4; i++) {
+    if (i) dlv_jbuf_lit(&o->b, ",");
+    dlv_jbuf_int(&o->b, v[i]);
+  }
+  dlv_jbuf_lit(&o->b, "]");
+  return 0;
+}
+
+int api_rank_heatmap(dlv_req *r) {
+  char text[32], *end = NULL;
+  errno = 0;
+  long long aggr = dlv_query_value(r->query, "aggr_id", text, sizeof text) > 0
+                       ? strtoll(text, &end, 10)
+                       : -1;
+  if (errno || !end || end == text || *end || aggr < 0)
+    return dlv_send_error(r, 400, "bad_param", "aggr_id is required: an integer >= 0");
+  int status = dlv_req_verify(r);
+  if (status) return status;
+  dldb *db = NULL;
+  if ((status = dlv_req_db(r, &db)) != 0) return status;
+  char err[512];
+  map_out o = {0};
+  dlv_jbuf_lit(&o.b, "{\"aggr_id\":");
+  dlv_jbuf_int(&o.b, aggr);
+  dlv_jbuf_lit(&o.b, ",\"columns\":[\"iter_value\",\"device_id\",\"duration\","
+                     "\"exposed_communication_time\"],\"rows\":[");
+  int rc = dldb_rank_heatmap(db, aggr, cell_json, &o, err, sizeof err);
+  dlv_jbuf_lit(&o.b, "]}");
+  size_t len = 0;
+  char *out = dlv_jbuf_take(&o.b, &len);
+  if (rc == DL_ENOTFOUND) status = dlv_send_error(r, 404, "not_found", "%s", err);
+  else if (rc) status = dlv_send_error(r, 500, "db_error", "%s", err);
+  else if (!out) status = dlv_send_error(r, 500, "internal", "out of memory building the answer");
+  else status = dlv_send_json_text(r, 200, out, len);
+  free(out);
+  return status;
+}
