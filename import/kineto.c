@@ -76,6 +76,14 @@ typedef struct kev {
 
 #define KEV_FIXED offsetof(kev, name)
 
+/* The texts of an event as emit() reads them: in the pipeline's record,
+ * each with its length and a NUL (put_event, write_event). */
+typedef enum { T_NAME, T_DIMS, T_CONCRETE, T_MNAME, T_STACK, T_COUNT } ktext_part;
+typedef struct ktext {
+  const char *s[T_COUNT];
+  uint32_t n[T_COUNT];
+} ktext;
+
 typedef struct kimp {
   const char *path;          /* the file being read */
   const dli_opts *opts;      /* its progress callback (may be NULL) */
@@ -104,7 +112,7 @@ typedef struct kimp {
   int64_t base_ns;
   kstack *stacks;            /* python_function frames and the ops without a Call stack */
   kev ev;                    /* the event being parsed (parsing thread) */
-  kev wev;                   /* the event being written (kpipe's thread) */
+  kev wev;                   /* the fixed part of the event being written (kpipe's thread) */
   kpipe *pipe;               /* parsed events on their way to emit() */
   int64_t names_cut;         /* names longer than DLI_MAX_NAME_BYTES */
   char *text;                /* range text scratch */
@@ -486,7 +494,7 @@ static kj_tok read_types(kjson *j, kj_tok t, char *dtype, size_t cap) {
     if (k == KJ_ARR_END || k == KJ_ERROR) return k;
     if (k == KJ_STR && !dtype[0]) {
       const char *f = float_type(kjson_text(j), strlen(kjson_text(j)));
-      if (f) snprintf(dtype, cap, "%s", f);
+      if (f && strlen(f) < cap) memcpy(dtype, f, strlen(f) + 1); /* once per op: no printf */
     }
     if (kjson_skip(j, k) == KJ_ERROR) return KJ_ERROR;
   }
@@ -684,8 +692,8 @@ static char *put_int(char *p, int64_t v) {
   return p;
 }
 
-static int range_text(kimp *k, const kev *e) {
-  size_t need = e->name_len + sizeof e->dims + sizeof e->concrete + 144;
+static int range_text(kimp *k, const kev *e, const ktext *x) {
+  size_t need = x->n[T_NAME] + sizeof e->dims + sizeof e->concrete + 144;
   if (need > k->text_cap) {
     char *p = realloc(k->text, need);
     if (!p) return -1;
@@ -696,15 +704,15 @@ static int range_text(kimp *k, const kev *e) {
    * numbers of at most 20 digits, dtype (< 32), concrete inputs (bounded) and the
    * labels */
   char *p = k->text;
-  p = put_text(p, e->name ? e->name : "", e->name ? e->name_len : 0);
+  p = put_text(p, x->s[T_NAME], x->n[T_NAME]);
   if (e->seq_ok && e->seq >= 0) p = put_int(put_text(p, ", seq = ", 8), e->seq);
   if (e->fwd_ok && e->fwd_tid > 0) p = put_int(put_text(p, ", fwd_tid = ", 12), e->fwd_tid);
-  if (e->dims[0] && strcmp(e->dims, "[]") != 0)
-    p = put_text(put_text(p, ", sizes = ", 10), e->dims, strlen(e->dims));
+  if (x->n[T_DIMS] && strcmp(x->s[T_DIMS], "[]") != 0)
+    p = put_text(put_text(p, ", sizes = ", 10), x->s[T_DIMS], x->n[T_DIMS]);
   if (e->dtype[0]) p = put_text(put_text(p, ", dtype = ", 10), e->dtype, strlen(e->dtype));
   /* a convolution's model needs its strides, padding, dilation and groups */
-  if (e->concrete[0] && e->name && strstr(e->name, "conv"))
-    p = put_text(put_text(p, ", concrete = ", 13), e->concrete, strlen(e->concrete));
+  if (x->n[T_CONCRETE] && strstr(x->s[T_NAME], "conv"))
+    p = put_text(put_text(p, ", concrete = ", 13), x->s[T_CONCRETE], x->n[T_CONCRETE]);
   *p = '\0';
   return 0;
 }
@@ -758,12 +766,20 @@ static int emit_coll(kimp *k, const kev *e) {
   return dldb_write_kernel_coll(k->w, &c, k->err, k->errlen);
 }
 
-static int emit(kimp *k, const kev *e) {
-  const char *name = e->name ? e->name : "";
+/* 1 if name holds "nccl" in any case (strcasestr, without its set-up per
+ * call: once per kernel). */
+static int has_nccl(const char *name) {
+  for (const char *p = name; *p; p++)
+    if ((*p | 0x20) == 'n' && strncasecmp(p, "nccl", 4) == 0) return 1;
+  return 0;
+}
+
+static int emit(kimp *k, const kev *e, const ktext *x) {
+  const char *name = x->s[T_NAME];
   if (e->cat_capital && e->cat != C_OTHER && e->cat != C_TRACE) k->st->generation = 1;
   if (e->ph == 'M') {
-    if (strcmp(name, "thread_name") == 0 && e->pid_ok && e->tid_ok && e->mname[0]) {
-      dldb_thread t = {.pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid), .name = e->mname};
+    if (strcmp(name, "thread_name") == 0 && e->pid_ok && e->tid_ok && x->n[T_MNAME]) {
+      dldb_thread t = {.pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid), .name = x->s[T_MNAME]};
       k->st->threads++;
       return dldb_write_thread(k->w, &t, k->err, k->errlen);
     }
@@ -789,14 +805,14 @@ static int emit(kimp *k, const kev *e) {
       k->st->skipped++;
       return DL_OK;
     }
-    if (range_text(k, e)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+    if (range_text(k, e, x)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
     dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = k->text, .start_ns = ts,
                          .end_ns = end, .pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid)};
     k->st->ranges++;
     int64_t id;
     int rc = dldb_write_nvtx_range(k->w, &r, &id, k->err, k->errlen);
-    if (rc == DL_OK && e->stack_len)
-      rc = dldb_write_range_stack(k->w, id, e->stack, 0, k->err, k->errlen);
+    if (rc == DL_OK && x->n[T_STACK])
+      rc = dldb_write_range_stack(k->w, id, x->s[T_STACK], 0, k->err, k->errlen);
     else if (rc == DL_OK && kstack_range(k->stacks, id, r.pid, r.tid, r.start_ns, r.end_ns))
       rc = dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
     return rc;
@@ -833,7 +849,7 @@ static int emit(kimp *k, const kev *e) {
       if (rc == DL_OK && e->coll_args) rc = emit_coll(k, e);
       if (rc) return rc;
       k->st->kernels++;
-      if (strcasestr(name, "nccl")) k->st->nccl_kernels++;
+      if (has_nccl(name)) k->st->nccl_kernels++;
       double bpsm = e->bpsm;
       if (isnan(bpsm)) {
         const kdev *d = find_dev(k, dev);
@@ -875,14 +891,21 @@ static int emit(kimp *k, const kev *e) {
 
 static int write_event(void *ctx, const void *rec, size_t len);
 
-/* A record: the fixed part of the event, then its name, dims, concrete
- * inputs, thread name and call stack, each with its NUL. */
+/* A record: the fixed part of the event, the lengths of its texts, then
+ * its name, dims, concrete inputs, thread name and call stack, each with
+ * its NUL. */
 static int put_event(kimp *k, const kev *e) {
   /* names are C strings from here on (as the writer stores them): a "\u0000"
    * inside one ends it */
-  size_t name = e->name ? strlen(e->name) : 0, dims = strlen(e->dims), mname = strlen(e->mname);
-  size_t stack = e->stack ? strlen(e->stack) : 0, conc = strlen(e->concrete);
-  size_t len = KEV_FIXED + name + 1 + dims + 1 + conc + 1 + mname + 1 + stack + 1;
+  const char *s[T_COUNT] = {e->name ? e->name : "", e->dims, e->concrete, e->mname,
+                            e->stack ? e->stack : ""};
+  uint32_t n[T_COUNT];
+  size_t len = KEV_FIXED + sizeof n;
+  for (int i = 0; i < T_COUNT; i++) {
+    size_t l = strlen(s[i]); /* a name is cut, a stack bounded: far below 4 GB */
+    n[i] = (uint32_t)l;
+    len += l + 1;
+  }
   int rc = DL_OK;
   char *r;
   if (k->mem) { /* no second thread: the record is written at once */
@@ -899,46 +922,35 @@ static int put_event(kimp *k, const kev *e) {
   char *rec = r;
   memcpy(r, e, KEV_FIXED);
   r += KEV_FIXED;
-  memcpy(r, e->name ? e->name : "", name);
-  r[name] = '\0';
-  r += name + 1;
-  memcpy(r, e->dims, dims + 1);
-  r += dims + 1;
-  memcpy(r, e->concrete, conc + 1);
-  r += conc + 1;
-  memcpy(r, e->mname, mname + 1);
-  r += mname + 1;
-  memcpy(r, e->stack ? e->stack : "", stack);
-  r[stack] = '\0';
+  memcpy(r, n, sizeof n);
+  r += sizeof n;
+  for (int i = 0; i < T_COUNT; i++) {
+    memcpy(r, s[i], n[i]);
+    r[n[i]] = '\0';
+    r += n[i] + 1;
+  }
   return k->mem ? write_event(k, rec, len) : kpipe_commit(k->pipe, len);
 }
 
-/* kpipe's callback: the record back into an event, then emit(). */
+/* kpipe's callback: the record's fixed part back into an event, its texts
+ * read in place, then emit(). */
 static int write_event(void *ctx, const void *rec, size_t len) {
   kimp *k = ctx;
   kev *e = &k->wev;
   const char *r = rec;
+  ktext x;
   (void)len;
   memcpy(e, r, KEV_FIXED);
   r += KEV_FIXED;
-  size_t n = strlen(r);
-  if (set_name(e, r, n)) return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
-  r += n + 1;
-  n = strlen(r);
-  memcpy(e->dims, r, n + 1); /* these fit: they were copied from a kev */
-  r += n + 1;
-  n = strlen(r);
-  memcpy(e->concrete, r, n + 1);
-  r += n + 1;
-  n = strlen(r);
-  memcpy(e->mname, r, n + 1);
-  r += n + 1;
-  n = strlen(r);
-  if (set_buf(&e->stack, &e->stack_cap, &e->stack_len, r, n))
-    return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
+  memcpy(x.n, r, sizeof x.n);
+  r += sizeof x.n;
+  for (int i = 0; i < T_COUNT; i++) {
+    x.s[i] = r;
+    r += x.n[i] + 1;
+  }
   if (e->name_cut && !k->names_cut++)
     note(k, "%s: names longer than %d bytes cut", k->path, DLI_MAX_NAME_BYTES);
-  return emit(k, e);
+  return emit(k, e, &x);
 }
 
 /* The event members read: 1 ph, 2 cat, 3 name, 4 pid, 5 tid, 6 ts, 7 dur,
@@ -1442,9 +1454,7 @@ out:
   dldb_occ_writer_close(&k->occ);
   kstack_free(&k->stacks);
   free(k->ev.name);
-  free(k->wev.name);
   free(k->ev.stack);
-  free(k->wev.stack);
   free(k->text);
   free(k->rec);
   free_list(files, files ? nfiles : 0);

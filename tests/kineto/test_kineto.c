@@ -188,6 +188,57 @@ static int test_tokenizer_scanners(void) {
   return 0;
 }
 
+/* Renders arr, the first value of the array [arr, 7], into a buffer of cap
+ * bytes; writes the render, its token and the tokens after it into out.
+ * With reads of one byte the buffer never holds arr whole. */
+static void render_doc(const char *arr, size_t chunk, size_t cap, char *out, size_t outcap) {
+  char doc[512], buf[256];
+  snprintf(doc, sizeof doc, "[%s, 7]", arr);
+  membuf m = {doc, strlen(doc), 0, chunk};
+  kjson *j = kjson_open(mem_read, &m);
+  kjson_next(j); /* [ */
+  kj_tok t = kjson_render(j, kjson_next(j), buf, cap);
+  size_t n = (size_t)snprintf(out, outcap, "%d:%s|", (int)t, buf);
+  while ((t = kjson_next(j)) != KJ_EOF && t != KJ_ERROR && n < outcap)
+    n += (size_t)snprintf(out + n, outcap - n, "%d:%s|", (int)t, t == KJ_NUM ? kjson_text(j) : "");
+  if (n < outcap) snprintf(out + n, outcap - n, "%s", t == KJ_ERROR ? kjson_error(j) : "end");
+  kjson_free(&j);
+}
+
+/* A render of an array held whole in the read buffer and written as
+ * kjson_render writes it is its text as is: the same as token by token
+ * (reads of one byte never hold it whole), at every cap around the cut. */
+static int test_tokenizer_render(void) {
+  static const char *const arrays[] = {
+      "[[96], [1024, 512], [512, 96], [], []]", "[]", "[[]]", "[-1, 12-4]", "[1,2]",
+      "[ 1, 2 ]", "[1,\n 2]", "[1,, 2]", "[[1, 2], \"x\"]", "[1.5, 2]", "[true, 1]",
+      "[1, [2, [3, [4, [5, [6, [7, [8, [9]]]]]]]]]", "[[1, 2], [3, 4]],"};
+  char want[1024], got[1024];
+  for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+    for (size_t cap = 8; cap < 64; cap++) {
+      render_doc(arrays[a], 1, cap, want, sizeof want);
+      render_doc(arrays[a], 4096, cap, got, sizeof got);
+      ASSERT_STR_EQ(got, want);
+    }
+  render_doc("[[96], [1024, 512], []]", 4096, 64, got, sizeof got);
+  ASSERT_STR_EQ(got, "4:[[96], [1024, 512], []]|7:7|4:|end");
+  render_doc("[1,2]", 4096, 64, got, sizeof got);
+  ASSERT_STR_EQ(got, "4:[1, 2]|7:7|4:|end");
+  /* blank runs longer than the vector skip's 16 bytes */
+  ASSERT_EQ(tokenize("[1,                      \n\n   2  ,\t\r\n 3]", 4096, got, sizeof got),
+            KJ_EOF);
+  ASSERT_STR_EQ(got, "[|N:1|N:2|N:3|]|");
+  /* words longer than the vector word scan's 16 bytes, every word byte in them */
+  for (size_t chunk = 1; chunk <= 4096; chunk *= 4096) {
+    ASSERT_EQ(tokenize("[123456789012345678901234567890123,abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+                       "KLMNOPQRSTUVWXYZ_+-.09 ]", chunk, got, sizeof got),
+              KJ_EOF);
+    ASSERT_STR_EQ(got, "[|N:123456789012345678901234567890123|N:abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+                       "KLMNOPQRSTUVWXYZ_+-.09|]|");
+  }
+  return 0;
+}
+
 static int test_tokenizer(void) {
   char out[2048];
   for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
@@ -1087,6 +1138,7 @@ int main(int argc, char **argv) {
   mkdir(work, 0755);
   RUN(test_tokenizer);
   RUN(test_tokenizer_scanners);
+  RUN(test_tokenizer_render);
   RUN(test_kpipe);
   RUN(test_kstack);
   RUN(test_broken_trace);
