@@ -621,6 +621,7 @@ out:
 /* The kernel lists' groups (db/schema.sql, dldb_kpage.c). */
 #define KG_GROUPS "view_dl_kernel_groups"
 #define KG_ROWS "view_dl_kernel_group_rows"
+#define KG_TIMES "view_dl_kernel_group_times"
 
 /* The launch time of every KG_MARK_EVERY-th launch (db/schema.sql). */
 #define KG_MARKS "view_dl_kernel_marks"
@@ -747,11 +748,12 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
  * the groups' rows. */
 static int by_group(dldb *db, const dldb_query *in) {
   if (!keyview_of(in->view) || in->aggr_id < 0 || in->limit <= 0 || !in->sort ||
-      !dldb_has_view(db, KG_ROWS) || !evaluates(db, in, KG_GROUPS, 1))
+      !dldb_has_view(db, KG_ROWS) || !dldb_has_view(db, KG_TIMES) ||
+      !evaluates(db, in, KG_GROUPS, 1))
     return 0;
   dldb__viewcols *v = find_view(db, in->view), *g = find_view(db, KG_GROUPS);
   dldb__viewcols *r = find_view(db, KG_ROWS);
-  if (!v || !g || !r || col_index(v, in->sort) < 0 || col_index(g, in->sort) < 0) return 0;
+  if (!v || !g || !r || col_index(v, in->sort) < 0) return 0;
   for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
     if (col_index(g, in->tiebreak[i]) < 0) return 0;
   for (int c = 0; c < v->n; c++)
@@ -759,23 +761,79 @@ static int by_group(dldb *db, const dldb_query *in) {
   return 1;
 }
 
-/* A page of in read by group where by_group() says so and the aggregation
- * has groups: 1 when read (fn had its rows), 0 when not, or a negative
- * DL_E*. */
-static int group_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
-                      size_t errlen) {
-  if (!by_group(db, in)) return 0;
-  dldb_query all = *in; /* the aggregation's groups: none (an older writer's): plain */
+/* 1 when the aggregation of in has kernel groups (an older writer's has
+ * none: read the plain way), 0 when not, or a negative DL_E*. */
+static int has_groups(dldb *db, const dldb_query *in, char *err, size_t errlen) {
+  dldb_query all = *in;
   all.n_eq = 0;
   all.filter = NULL;
   int64_t groups = 0;
   plan pl = {.from = KG_GROUPS, .offset = -1};
   int rc = one_int64(db, &all, Q_COUNT_TOTAL, &pl, &groups, err, errlen);
-  if (rc <= 0 || groups == 0) return rc < 0 ? rc : 0;
+  return rc < 0 ? rc : rc == 1 && groups > 0;
+}
+
+/* A page of one kernel's or op's launches (or of a name filter's) in launch
+ * order, where they are in at most DLDB__KMERGE_MAX groups (dldb_kpage.c):
+ * 1 when read, 0 when not, or a negative DL_E*. */
+static int merged_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                       size_t errlen) {
+  const keyview *k = keyview_of(in->view);
+  if (!k || !in->sort || strcmp(in->sort, k->order) != 0 ||
+      (in->n_eq == 0 && !(in->filter && *in->filter)) || !by_group(db, in))
+    return 0;
+  int rc = has_groups(db, in, err, errlen);
+  if (rc <= 0) return rc;
+  dldb_query list = *in; /* the groups of the page's conditions, any order */
+  list.sort = NULL;
+  list.tiebreak[0] = NULL;
+  list.offset = 0;
+  list.limit = DLDB__KMERGE_MAX + 1;
+  plan pl = {.from = KG_GROUPS, .offset = 0};
+  built q;
+  int64_t gid[DLDB__KMERGE_MAX], calls[DLDB__KMERGE_MAX];
+  int n = 0;
+  rc = build(db, &list, Q_ROWS, &pl, &q, err, errlen);
+  sqlite3_stmt *st = rc ? NULL : dldb__stmt_get(db, q.sql.s, err, errlen);
+  if (!rc && !st) rc = DL_EDB;
+  if (!rc) {
+    bind_all(st, &q);
+    int src, cg = -1, cc = -1;
+    for (int i = 0; i < sqlite3_column_count(st); i++) {
+      if (strcmp(sqlite3_column_name(st, i), "group_id") == 0) cg = i;
+      if (strcmp(sqlite3_column_name(st, i), "calls") == 0) cc = i;
+    }
+    while (cg >= 0 && cc >= 0 && (src = sqlite3_step(st)) == SQLITE_ROW && n <= DLDB__KMERGE_MAX) {
+      if (n == DLDB__KMERGE_MAX) {
+        n++; /* too many: the plain way */
+        break;
+      }
+      gid[n] = sqlite3_column_int64(st, cg);
+      calls[n++] = sqlite3_column_int64(st, cc);
+    }
+    dldb__stmt_done(st);
+  }
+  built_free(&q);
+  if (rc || n > DLDB__KMERGE_MAX) return rc;
+  dldb__viewcols *v = find_view(db, in->view);
+  rc = dldb__kpage_merged(db, in->aggr_id, gid, calls, n, in, (const char *const *)v->names, v->n,
+                          fn, ctx, err, errlen);
+  return rc ? rc : 1;
+}
+
+/* A page of in read by group where by_group() says so and the aggregation
+ * has groups: 1 when read (fn had its rows), 0 when not, or a negative
+ * DL_E*. */
+static int group_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                      size_t errlen) {
+  dldb__viewcols *g = by_group(db, in) ? find_view(db, KG_GROUPS) : NULL;
+  if (!g || col_index(g, in->sort) < 0) return 0;
+  int rc = has_groups(db, in, err, errlen);
+  if (rc <= 0) return rc;
   dldb_query list = *in; /* every group of the page's conditions, in its order */
   list.offset = 0;
   list.limit = -1;
-  pl.offset = 0;
+  plan pl = {.from = KG_GROUPS, .offset = 0};
   built q;
   rc = build(db, &list, Q_ROWS, &pl, &q, err, errlen);
   sqlite3_stmt *st = rc ? NULL : dldb__stmt_get(db, q.sql.s, err, errlen);
@@ -817,6 +875,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   built q;
   plan pl = {.offset = -1};
   int rc = group_rows(db, in, fn, ctx, err, errlen);
+  if (rc == 0) rc = merged_rows(db, in, fn, ctx, err, errlen);
   if (rc != 0) return rc < 0 ? rc : DL_OK;
   rc = seek_plan(db, in, &pl, err, errlen);
   if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);

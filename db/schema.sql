@@ -1580,3 +1580,13 @@ JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
 JOIN aggregations a ON a.aggr_id = q.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
+
+-- The launch time at each place of each group (view_dl_kernel_group_rows
+-- without its other joins): a page of one kernel's or op's launches in
+-- launch order finds the times at its first and last place by a search of
+-- its groups' places.
+CREATE VIEW view_dl_kernel_group_times AS
+SELECT q.aggr_id AS aggr_id, q.group_id, q.seq AS group_seq, ak.api_start_ns AS kernel_timestamp
+FROM aggr_dl_kernel_seq q
+JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
+  AND ak.kernel_id = q.kernel_id;

@@ -139,6 +139,32 @@ test('sorted by a column of the kernel groups: every scope, filter and depth as 
   assert.ok(pages > 500, `${pages} pages`);
 });
 
+test('a kernel or an op in a few groups, in launch order: every filter and depth as computed from the view', async () => {
+  // launches in at most 64 groups are read by a search of the groups' places
+  // (db/dldb_kpage.c); the most launched kernel and op here, and a kernel
+  // in a few groups
+  const few = (col, max = 64) =>
+    sql(dldb, `SELECT ${col} AS x, count(*) AS g, sum(calls) AS n FROM view_dl_kernel_groups GROUP BY 1 HAVING g BETWEEN 2 AND ${max} ORDER BY 3 DESC, 1 LIMIT 1`)[0];
+  const k7 = few('kernel_name', 8);
+  const k = few('kernel_name');
+  const op = few('op_node_id');
+  assert.ok(k.n > 100 && op.n > 100 && k.g > 8 && k7.n > 100, JSON.stringify([k, op, k7]));
+  let pages = await checkView(v, dldb, 'iteration_kernels', [{ kernel_name: k.x }, { kernel_name: k7.x }], ['op_node_name', 'kernel_name']);
+  pages += await checkView(v, dldb, 'iteration_op_kernels', [{ op_node_id: op.x }], ['op_node_id', 'kernel_name']);
+  // every place of the kernel's launches, page after page, both ways
+  const rows = sqlAll(dldb, 'SELECT * FROM view_iteration_kernels WHERE aggr_id = 1');
+  for (const desc of [false, true]) {
+    const want = expected(rows, { eq: { kernel_name: k.x }, filterCols: [], sort: 'kernel_timestamp', desc, offset: 0, limit: k.n }).rows;
+    const got = [];
+    for (let offset = 0; offset < k.n; offset += 37) {
+      const q = new URLSearchParams({ kernel_name: k.x, sort: 'kernel_timestamp', order: desc ? 'desc' : 'asc', offset, limit: 37 });
+      got.push(...(await get(v, `api/v1/iteration_kernels?${q}`)).rows);
+    }
+    assert.deepEqual(got, want, `the launches of ${k.x}${desc ? ' desc' : ''}`);
+  }
+  assert.ok(pages > 50, `${pages} pages`);
+});
+
 test('sorted by a column of the kernel groups, page after page: each row of the view once', async () => {
   // the keys alone would not see a row given twice and another never: the
   // pages together must be the view's rows, each once
@@ -163,7 +189,7 @@ test('the dldb has the views the viewer reads these lists through', () => {
   );
   assert.deepEqual(
     views.map((r) => r.name),
-    ['aggr_dl_kernel_durs', 'aggr_dl_kernel_groups', 'aggr_dl_kernel_marks', 'aggr_dl_kernel_seq', 'aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_durations', 'view_dl_kernel_group_rows', 'view_dl_kernel_groups', 'view_dl_kernel_marks', 'view_dl_kernel_times'],
+    ['aggr_dl_kernel_durs', 'aggr_dl_kernel_groups', 'aggr_dl_kernel_marks', 'aggr_dl_kernel_seq', 'aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_durations', 'view_dl_kernel_group_rows', 'view_dl_kernel_group_times', 'view_dl_kernel_groups', 'view_dl_kernel_marks', 'view_dl_kernel_times'],
   );
   // every launch once in the groups, at places 0..calls-1 of its group, and a
   // mark at every 1024th launch time of the launch order
