@@ -773,14 +773,21 @@ static int has_groups(dldb *db, const dldb_query *in, char *err, size_t errlen) 
   return rc < 0 ? rc : rc == 1 && groups > 0;
 }
 
-/* A page of one kernel's or op's launches (or of a name filter's) in launch
- * order, where they are in at most DLDB__KMERGE_MAX groups (dldb_kpage.c):
- * 1 when read, 0 when not, or a negative DL_E*. */
+static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
+                         const dldb_query *whole, int64_t max_rows);
+enum { KMERGE_PROBES = 320 };
+
+/* A page of one kernel's or op's launches (filtered by name or not) in
+ * launch order, where they are in at most DLDB__KMERGE_MAX groups
+ * (dldb_kpage.c): 1 when read, 0 when not, or a negative DL_E*. */
 static int merged_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                        size_t errlen) {
   const keyview *k = keyview_of(in->view);
-  if (!k || !in->sort || strcmp(in->sort, k->order) != 0 ||
-      (in->n_eq == 0 && !(in->filter && *in->filter)) || !by_group(db, in))
+  dldb_query whole = *in;
+  whole.n_eq = 0;
+  /* a filter of the whole aggregation, or a walk of the launches shorter
+   * than the search (walk_is_short): the walk of the time index */
+  if (!k || !in->sort || strcmp(in->sort, k->order) != 0 || in->n_eq == 0 || !by_group(db, in))
     return 0;
   int rc = has_groups(db, in, err, errlen);
   if (rc <= 0) return rc;
@@ -814,7 +821,9 @@ static int merged_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx
     dldb__stmt_done(st);
   }
   built_free(&q);
-  if (rc || n > DLDB__KMERGE_MAX) return rc;
+  /* the search probes about KMERGE_PROBES places a group */
+  if (rc || n > DLDB__KMERGE_MAX || walk_is_short(db, in, k, &whole, (int64_t)KMERGE_PROBES * n))
+    return rc;
   dldb__viewcols *v = find_view(db, in->view);
   rc = dldb__kpage_merged(db, in->aggr_id, gid, calls, n, in, (const char *const *)v->names, v->n,
                           fn, ctx, err, errlen);
@@ -855,10 +864,10 @@ static int group_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx,
 enum { WALK_MAX_ROWS = 32768 };
 
 /* 1 when the walk for in (with column filters, launch order) reads at most
- * WALK_MAX_ROWS rows: the rows of its scope and filter and those of the
- * whole aggregation are sums of view_dl_kernel_calls. */
+ * max_rows rows: the rows of its scope and filter and those of the whole
+ * aggregation are sums of view_dl_kernel_calls. */
 static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
-                         const dldb_query *whole) {
+                         const dldb_query *whole, int64_t max_rows) {
   int64_t match = 0, all = 0;
   plan calls = {.from = k->calls, .offset = -1};
   int filtered = in->filter && *in->filter;
@@ -867,7 +876,7 @@ static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
       one_int64(db, whole, Q_SUM_TOTAL, &calls, &all, NULL, 0) != 1 || match <= 0)
     return 0;
   double rows = ((double)(in->offset > 0 ? in->offset : 0) + (double)in->limit) * (double)all;
-  return in->limit > 0 && rows <= (double)WALK_MAX_ROWS * (double)match;
+  return in->limit > 0 && rows <= (double)max_rows * (double)match;
 }
 
 int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
@@ -891,7 +900,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
     int iter = 0;
     for (int i = 0; i < in->n_eq; i++)
       iter |= !in->eq[i].column || strcmp(in->eq[i].column, "iter_value") == 0;
-    int walk = !iter && (in->n_eq == 0 || walk_is_short(db, in, k, &whole));
+    int walk = !iter && (in->n_eq == 0 || walk_is_short(db, in, k, &whole, WALK_MAX_ROWS));
     pl.indexed = walk;
     pl.likely_eq = walk && in->n_eq > 0;
   }
