@@ -81,7 +81,11 @@ static int step_insert(sqlite3_stmt *st) {
   return src == SQLITE_DONE ? SQLITE_OK : src;
 }
 
-/* The pass over the launches: seq rows and marks, groups counted in gs. */
+/* No memory for a group (not an SQLite code). */
+enum { KG_NOMEM = -1 };
+
+/* The pass over the launches: seq rows and marks, groups counted in gs.
+ * SQLITE_OK, an SQLite error code, or KG_NOMEM. */
 static int kg_pass(sqlite3_stmt *scan, sqlite3_stmt *seq, sqlite3_stmt *mark, int64_t aggr_id,
                    kgroups *gs) {
   int src;
@@ -92,7 +96,7 @@ static int kg_pass(sqlite3_stmt *scan, sqlite3_stmt *seq, sqlite3_stmt *mark, in
     for (int i = 0; i < KG_KEYS; i++) key[i] = sqlite3_column_int64(scan, i);
     int64_t kid = sqlite3_column_int64(scan, 11);
     int64_t gi = group_of(gs, key, kid);
-    if (gi < 0) return SQLITE_NOMEM;
+    if (gi < 0) return KG_NOMEM;
     sqlite3_bind_int64(seq, 2, gi + 1);
     sqlite3_bind_int64(seq, 3, gs->g[gi].calls++);
     sqlite3_bind_int64(seq, 4, sqlite3_column_int64(scan, 10));
@@ -139,7 +143,7 @@ int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen) {
   }
   if (src == SQLITE_OK) src = kg_groups(st[3], w->aggr_id, &gs);
   int rc = DL_OK;
-  if (src == SQLITE_NOMEM && sqlite3_errcode(w->db) == SQLITE_OK)
+  if (src == KG_NOMEM)
     rc = dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: kernel groups: out of memory");
   else if (src != SQLITE_OK)
     rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel groups: %s", sqlite3_errmsg(w->db));
