@@ -45,12 +45,16 @@ typedef struct dldb_info {
   char default_key_op[256];    /* its key op ("": none found) */
   char default_domain[256];    /* the only domain, else "default-domain" (where it has no
                                   aggregation: the oldest aggregation's domain) */
-  int integrity_checked;       /* 1: PRAGMA quick_check ran and passed (see dldb_open_ro) */
+  int integrity_checked;       /* 1: PRAGMA quick_check of the whole file ran and passed
+                                  (see dldb_open_ro) */
 } dldb_info;
 
 /* Files up to this size get SQLite's quick check (every page read: about
- * 6 s per GB here) when opened; bigger ones the header checks only. */
-#define DLDB_QUICK_CHECK_MAX_BYTES ((int64_t)1 << 30)
+ * 6 s per GB here) when opened; bigger ones the header checks and the quick
+ * check of what opening reads (the schema and the small tables of the
+ * marker, version and aggregation checks), so that the start costs the same
+ * whatever the profile's size. */
+#define DLDB_QUICK_CHECK_MAX_BYTES ((int64_t)64 << 20)
 
 /* Process-wide SQLite settings for a reader with many threads: turns off
  * SQLite's memory statistics, which take one global mutex on every
@@ -61,7 +65,8 @@ int dldb_global_init(void);
 /* Opens path read-only and validates it, in this order: the path exists and
  * is a regular file; it is SQLite and not truncated (its size against the
  * page count in its header) or corrupt (PRAGMA quick_check, for files up to
- * DLDB_QUICK_CHECK_MAX_BYTES; info->integrity_checked says whether it ran);
+ * DLDB_QUICK_CHECK_MAX_BYTES; info->integrity_checked says whether it ran;
+ * bigger files: of the tables opening reads);
  * it has a dldb marker table (ours: dl_meta; NVIDIA's:
  * read_only_system_config); view_db_version exists and its version is
  * supported (1.x); view_aggregations has at least one row. On success

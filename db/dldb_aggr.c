@@ -278,6 +278,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
    * before keep theirs; SQLite updates it. */
   if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
+  if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);
   if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
   return dldb__tx_commit(w, err, errlen);

@@ -162,9 +162,32 @@ static int scan_tables(dldb *db, tables_seen *t, char *err, size_t errlen) {
   return DL_OK;
 }
 
-static int quick_check(dldb *db, char *err, size_t errlen) {
+/* The tables opening reads (where the file has them), checked alone in a
+ * file too big for the whole quick check. */
+static const char *const opened_tables[] = {
+    "sqlite_schema", "dl_meta", "read_only_system_config", "aggregations", "domains",
+};
+
+/* 1 when the file has table name (the schema table always). */
+static int has_table(dldb *db, const char *name) {
   sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(db->sql, "PRAGMA quick_check(1)", -1, &st, NULL);
+  if (strcmp(name, "sqlite_schema") == 0) return 1;
+  int found = sqlite3_prepare_v2(db->sql,
+                                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                                 -1, &st, NULL) == SQLITE_OK &&
+              sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+              sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return found;
+}
+
+/* PRAGMA quick_check of the whole file (pragma "quick_check(1)") or of one
+ * table ("quick_check('NAME')", a name of opened_tables). */
+static int quick_check(dldb *db, const char *pragma, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  char sql[128];
+  snprintf(sql, sizeof sql, "PRAGMA %s", pragma);
+  int rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
   if (rc != SQLITE_ROW) {
     rc = dldb__sql_err(db, rc, "quick_check", err, errlen);
@@ -338,9 +361,17 @@ static int validate(dldb *db, int check, int64_t size, char *err, size_t errlen)
     return dl_err(err, errlen, DL_EFORMAT,
                   "%s is an empty SQLite database (no tables), not a dldb", db->path);
   /* the quick check reads every page: seconds per GB, so big files get the
-   * header check above only (damage elsewhere shows when a query reads it) */
+   * header check above and the check of the tables opening reads (damage
+   * elsewhere shows when a query reads it) */
   db->info.integrity_checked = check && size <= DLDB_QUICK_CHECK_MAX_BYTES;
-  if (db->info.integrity_checked && (rc = quick_check(db, err, errlen))) return rc;
+  if (db->info.integrity_checked && (rc = quick_check(db, "quick_check(1)", err, errlen)))
+    return rc;
+  for (size_t i = 0; check && !db->info.integrity_checked && i < sizeof opened_tables /
+                                                                 sizeof *opened_tables; i++) {
+    char pragma[96];
+    snprintf(pragma, sizeof pragma, "quick_check('%s')", opened_tables[i]);
+    if (has_table(db, opened_tables[i]) && (rc = quick_check(db, pragma, err, errlen))) return rc;
+  }
   return check_dldb(db, &tables, err, errlen);
 }
 

@@ -535,12 +535,14 @@ static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   int filtered = *mode == Q_COUNT_FILTERED;
   *pl = (plan){.offset = -1};
   if (!k) return;
-  if (!filtered && evaluates(db, in, k->keys, 0)) {
-    pl->from = k->keys;
-    pl->indexed = in->n_eq == 0; /* else the key of the column filter */
-  } else if (evaluates(db, in, k->calls, filtered)) {
+  /* a sum per op and kernel name where it can say (not of an iteration):
+   * it costs the ops and names, not the launches */
+  if (evaluates(db, in, k->calls, filtered)) {
     pl->from = k->calls;
     *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
+  } else if (!filtered && evaluates(db, in, k->keys, 0)) {
+    pl->from = k->keys;
+    pl->indexed = in->n_eq == 0; /* else the key of the column filter */
   }
 }
 
@@ -590,11 +592,6 @@ int dldb_query_count(dldb *db, const dldb_query *q, int64_t *total, int64_t *fil
 
 /* ---- Rows ---------------------------------------------------------------- */
 
-struct dldb_row {
-  sqlite3_stmt *st;
-  int n;
-};
-
 /* The one int64 value of statement mode on plan pl into *out: 1 with a
  * value, 0 without a row, or a negative DL_E*. */
 static int one_int64(dldb *db, const dldb_query *in, int mode, const plan *pl, int64_t *out,
@@ -621,6 +618,44 @@ out:
   return rc;
 }
 
+/* The kernel lists' groups (db/schema.sql, dldb_kpage.c). */
+#define KG_GROUPS "view_dl_kernel_groups"
+#define KG_ROWS "view_dl_kernel_group_rows"
+#define KG_TIMES "view_dl_kernel_group_times"
+
+/* The launch time of every KG_MARK_EVERY-th launch (db/schema.sql). */
+#define KG_MARKS "view_dl_kernel_marks"
+enum { KG_MARK_EVERY = 1024 };
+
+/* The launch time of the row at in's offset in launch order (in: the whole
+ * aggregation, no filter): the walk of the index from the mark at or before
+ * its place, where no launch before the mark shares the mark's time. 1 with
+ * *v, 0 past the rows, 2 when there is no such mark (walk from the first
+ * launch), or a negative DL_E*. */
+static int time_at_place(dldb *db, const dldb_query *in, int64_t *v, char *err, size_t errlen) {
+  const keyview *k = keyview_of(in->view);
+  int64_t total = 0, at = 0, same = 0;
+  if (!k || !dldb_has_view(db, KG_MARKS)) return 2;
+  int rc = run_count(db, in, Q_COUNT_TOTAL, &total, err, errlen);
+  if (rc) return rc;
+  if (in->offset >= total) return 0;
+  int64_t place = in->desc ? total - 1 - in->offset : in->offset; /* ascending */
+  int64_t mark = place - place % KG_MARK_EVERY;
+  dldb_query asc = *in;
+  asc.desc = 0;
+  plan pm = {.from = KG_MARKS, .range_col = "place", .range_op = "=", .range_value = mark,
+             .offset = 0};
+  if ((rc = one_int64(db, &asc, Q_SEEK, &pm, &at, err, errlen)) <= 0) return rc < 0 ? rc : 2;
+  plan ps = {.from = k->keys, .range_col = k->order, .range_op = "=", .range_value = at,
+             .offset = -1, .indexed = 1};
+  if ((rc = one_int64(db, &asc, Q_COUNT_TOTAL, &ps, &same, err, errlen)) < 0) return rc;
+  if (same != 1) return 2;
+  plan pw = {.from = k->keys, .range_col = k->order, .range_op = ">=", .range_value = at,
+             .offset = place - mark, .indexed = 1};
+  rc = one_int64(db, &asc, Q_SEEK, &pw, v, err, errlen);
+  return rc == 0 ? 2 : rc;
+}
+
 /* How to read a deep page of in (of the whole aggregation) in its keys'
  * order: the rows from the sort value v of the row at the offset on (the
  * index entries before it counted, not its rows joined), skipping the rows
@@ -636,7 +671,8 @@ static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t
     return 0;
   int64_t v = 0, before = 0;
   plan seek = {.from = k->keys, .offset = in->offset, .indexed = 1};
-  int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
+  int rc = time_at_place(db, in, &v, err, errlen);
+  if (rc == 2) rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen); /* the walk */
   if (rc <= 0) return rc < 0 ? rc : 2;
   /* the rows before v: the offset itself when v is the only row of its
    * value (launch times are, as a rule: an index seek), else counted */
@@ -706,6 +742,121 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
   return 1;
 }
 
+/* 1 when a page of in is read by group (dldb_kpage.c): a big kernel view of
+ * one aggregation, sorted by a column the groups share and then by such
+ * columns, its conditions on their columns, every column of the view in
+ * the groups' rows. */
+static int by_group(dldb *db, const dldb_query *in) {
+  if (!keyview_of(in->view) || in->aggr_id < 0 || in->limit <= 0 || !in->sort ||
+      !dldb_has_view(db, KG_ROWS) || !dldb_has_view(db, KG_TIMES) ||
+      !evaluates(db, in, KG_GROUPS, 1))
+    return 0;
+  dldb__viewcols *v = find_view(db, in->view), *g = find_view(db, KG_GROUPS);
+  dldb__viewcols *r = find_view(db, KG_ROWS);
+  if (!v || !g || !r || col_index(v, in->sort) < 0) return 0;
+  for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
+    if (col_index(g, in->tiebreak[i]) < 0) return 0;
+  for (int c = 0; c < v->n; c++)
+    if (col_index(r, v->names[c]) < 0) return 0;
+  return 1;
+}
+
+/* 1 when the aggregation of in has kernel groups (an older writer's has
+ * none: read the plain way), 0 when not, or a negative DL_E*. */
+static int has_groups(dldb *db, const dldb_query *in, char *err, size_t errlen) {
+  dldb_query all = *in;
+  all.n_eq = 0;
+  all.filter = NULL;
+  int64_t groups = 0;
+  plan pl = {.from = KG_GROUPS, .offset = -1};
+  int rc = one_int64(db, &all, Q_COUNT_TOTAL, &pl, &groups, err, errlen);
+  return rc < 0 ? rc : rc == 1 && groups > 0;
+}
+
+static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
+                         const dldb_query *whole, int64_t max_rows);
+enum { KMERGE_PROBES = 320 };
+
+/* A page of one kernel's or op's launches (filtered by name or not) in
+ * launch order, where they are in at most DLDB__KMERGE_MAX groups
+ * (dldb_kpage.c): 1 when read, 0 when not, or a negative DL_E*. */
+static int merged_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                       size_t errlen) {
+  const keyview *k = keyview_of(in->view);
+  dldb_query whole = *in;
+  whole.n_eq = 0;
+  /* a filter of the whole aggregation, or a walk of the launches shorter
+   * than the search (walk_is_short): the walk of the time index */
+  if (!k || !in->sort || strcmp(in->sort, k->order) != 0 || in->n_eq == 0 || !by_group(db, in))
+    return 0;
+  int rc = has_groups(db, in, err, errlen);
+  if (rc <= 0) return rc;
+  dldb_query list = *in; /* the groups of the page's conditions, any order */
+  list.sort = NULL;
+  list.tiebreak[0] = NULL;
+  list.offset = 0;
+  list.limit = DLDB__KMERGE_MAX + 1;
+  plan pl = {.from = KG_GROUPS, .offset = 0};
+  built q;
+  int64_t gid[DLDB__KMERGE_MAX], calls[DLDB__KMERGE_MAX];
+  int n = 0;
+  rc = build(db, &list, Q_ROWS, &pl, &q, err, errlen);
+  sqlite3_stmt *st = rc ? NULL : dldb__stmt_get(db, q.sql.s, err, errlen);
+  if (!rc && !st) rc = DL_EDB;
+  if (!rc) {
+    bind_all(st, &q);
+    int src, cg = -1, cc = -1;
+    for (int i = 0; i < sqlite3_column_count(st); i++) {
+      if (strcmp(sqlite3_column_name(st, i), "group_id") == 0) cg = i;
+      if (strcmp(sqlite3_column_name(st, i), "calls") == 0) cc = i;
+    }
+    while (cg >= 0 && cc >= 0 && (src = sqlite3_step(st)) == SQLITE_ROW && n <= DLDB__KMERGE_MAX) {
+      if (n == DLDB__KMERGE_MAX) {
+        n++; /* too many: the plain way */
+        break;
+      }
+      gid[n] = sqlite3_column_int64(st, cg);
+      calls[n++] = sqlite3_column_int64(st, cc);
+    }
+    dldb__stmt_done(st);
+  }
+  built_free(&q);
+  /* the search probes about KMERGE_PROBES places a group */
+  if (rc || n > DLDB__KMERGE_MAX || walk_is_short(db, in, k, &whole, (int64_t)KMERGE_PROBES * n))
+    return rc;
+  dldb__viewcols *v = find_view(db, in->view);
+  rc = dldb__kpage_merged(db, in->aggr_id, gid, calls, n, in, (const char *const *)v->names, v->n,
+                          fn, ctx, err, errlen);
+  return rc ? rc : 1;
+}
+
+/* A page of in read by group where by_group() says so and the aggregation
+ * has groups: 1 when read (fn had its rows), 0 when not, or a negative
+ * DL_E*. */
+static int group_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                      size_t errlen) {
+  dldb__viewcols *g = by_group(db, in) ? find_view(db, KG_GROUPS) : NULL;
+  if (!g || col_index(g, in->sort) < 0) return 0;
+  int rc = has_groups(db, in, err, errlen);
+  if (rc <= 0) return rc;
+  dldb_query list = *in; /* every group of the page's conditions, in its order */
+  list.offset = 0;
+  list.limit = -1;
+  plan pl = {.from = KG_GROUPS, .offset = 0};
+  built q;
+  rc = build(db, &list, Q_ROWS, &pl, &q, err, errlen);
+  sqlite3_stmt *st = rc ? NULL : dldb__stmt_get(db, q.sql.s, err, errlen);
+  if (!rc && !st) rc = DL_EDB;
+  if (!rc) {
+    bind_all(st, &q);
+    dldb__viewcols *v = find_view(db, in->view);
+    rc = dldb__kpage_rows(db, st, in->aggr_id, in->offset, in->limit,
+                          (const char *const *)v->names, v->n, fn, ctx, err, errlen);
+  }
+  built_free(&q);
+  return rc ? rc : 1;
+}
+
 /* A page of a kernel's or an op's rows in launch order walks the
  * aggregation's launches in that order until it has them: about (offset +
  * limit) * all / matching rows, each joined. Past this many the plain query
@@ -713,10 +864,10 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
 enum { WALK_MAX_ROWS = 32768 };
 
 /* 1 when the walk for in (with column filters, launch order) reads at most
- * WALK_MAX_ROWS rows: the rows of its scope and filter and those of the
- * whole aggregation are sums of view_dl_kernel_calls. */
+ * max_rows rows: the rows of its scope and filter and those of the whole
+ * aggregation are sums of view_dl_kernel_calls. */
 static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
-                         const dldb_query *whole) {
+                         const dldb_query *whole, int64_t max_rows) {
   int64_t match = 0, all = 0;
   plan calls = {.from = k->calls, .offset = -1};
   int filtered = in->filter && *in->filter;
@@ -725,14 +876,17 @@ static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
       one_int64(db, whole, Q_SUM_TOTAL, &calls, &all, NULL, 0) != 1 || match <= 0)
     return 0;
   double rows = ((double)(in->offset > 0 ? in->offset : 0) + (double)in->limit) * (double)all;
-  return in->limit > 0 && rows <= (double)WALK_MAX_ROWS * (double)match;
+  return in->limit > 0 && rows <= (double)max_rows * (double)match;
 }
 
 int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen) {
   built q;
   plan pl = {.offset = -1};
-  int rc = seek_plan(db, in, &pl, err, errlen);
+  int rc = group_rows(db, in, fn, ctx, err, errlen);
+  if (rc == 0) rc = merged_rows(db, in, fn, ctx, err, errlen);
+  if (rc != 0) return rc < 0 ? rc : DL_OK;
+  rc = seek_plan(db, in, &pl, err, errlen);
   if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);
   if (rc < 0 || rc == 2) return rc < 0 ? rc : DL_OK;
   const keyview *k = keyview_of(in->view);
@@ -746,7 +900,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
     int iter = 0;
     for (int i = 0; i < in->n_eq; i++)
       iter |= !in->eq[i].column || strcmp(in->eq[i].column, "iter_value") == 0;
-    int walk = !iter && (in->n_eq == 0 || walk_is_short(db, in, k, &whole));
+    int walk = !iter && (in->n_eq == 0 || walk_is_short(db, in, k, &whole, WALK_MAX_ROWS));
     pl.indexed = walk;
     pl.likely_eq = walk && in->n_eq > 0;
   }

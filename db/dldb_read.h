@@ -95,4 +95,30 @@ int dldb__register_functions(sqlite3 *sql, dldb__shared *m);
  * tables (dldb_timeline.c); other files: nothing. DL_OK or DL_EFORMAT. */
 int dldb__timeline_views(dldb *db);
 
+/* One result row of a statement (dldb.h's dldb_row), valid inside the
+ * callback. */
+struct dldb_row {
+  sqlite3_stmt *st;
+  int n;
+};
+
+/* The kernel lists read by group (dldb_kpage.c, db/schema.sql's
+ * aggr_dl_kernel_groups). dldb__kpage_rows steps groups (a statement on
+ * view_dl_kernel_groups, in the page's order, with columns group_id and
+ * calls) and gives fn the rows offset to offset + limit of the list they
+ * make, each group's rows read from view_dl_kernel_group_rows with the
+ * columns cols (n of them). DL_OK or a negative DL_E*; resets groups. */
+int dldb__kpage_rows(dldb *db, sqlite3_stmt *groups, int64_t aggr_id, int64_t offset,
+                     int64_t limit, const char *const *cols, int n, dldb_row_fn fn, void *ctx,
+                     char *err, size_t errlen);
+/* The page of in (sorted by launch time; offset, limit, desc, tiebreak)
+ * of the launches of n groups (at most DLDB__KMERGE_MAX; ids gid, counts
+ * calls) of aggregation aggr_id: the launch times at its first and last
+ * place found by a search of the groups' places, then the rows between
+ * them read in the page's order, with the columns cols. */
+#define DLDB__KMERGE_MAX 64
+int dldb__kpage_merged(dldb *db, int64_t aggr_id, const int64_t *gid, const int64_t *calls,
+                       int n, const dldb_query *in, const char *const *cols, int ncols,
+                       dldb_row_fn fn, void *ctx, char *err, size_t errlen);
+
 #endif

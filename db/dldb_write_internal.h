@@ -144,6 +144,8 @@ void dldb__bind_text(sqlite3_stmt *st, int i, const char *s);
 /* Writes every batch's pending rows: before reading a table, before a
  * commit. */
 int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn);
+/* Writes the open aggregation's kernel groups (dldb_kgroups.c). */
+int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen);
 /* 1 if the file has table name. */
 int dldb__has_table(dldb_writer *w, const char *name);
 /* Appends row to batch which (DLDB__B_*). */

@@ -1563,3 +1563,94 @@ SELECT aggr_id, iter_value, start_time FROM aggr_iterations;
 -- (db/dldb_tlfocus.c).
 CREATE VIEW view_dl_findings AS
 SELECT aggr_id, seq, rule_id FROM aggr_findings;
+
+-- ---- dl extensions: the kernel lists' groups (db/dldb_kgroups.c) ----
+-- An aggregation's kernel launches in groups that agree on every column the
+-- kernel lists sort by but launch time and duration: op, kernel name,
+-- device, grid, block, tensor-core use. A page of those lists sorted by
+-- such a column (and by device_id, kernel_name after it) is the groups in
+-- that order, each group's launches in any order: the page's first group is
+-- found by summing `calls`, and its rows are read at their place in the
+-- group (aggr_dl_kernel_seq), whatever the page's depth. Written at the end
+-- of each aggregation. Optional: files without them sort the plain way.
+CREATE TABLE aggr_dl_kernel_groups (
+  aggr_id   INTEGER NOT NULL,
+  group_id  INTEGER NOT NULL,   -- from 1, in the order of the groups' first launches
+  op_idx    INTEGER NOT NULL,
+  kernel_id INTEGER NOT NULL,   -- the group's first launch (its name, device, grid, block)
+  uses_tc   BOOLEAN NOT NULL,
+  calls     INTEGER NOT NULL,   -- launches in the group
+  PRIMARY KEY (aggr_id, group_id)
+) WITHOUT ROWID;
+
+-- Each launch of an aggregation by group and, within the group, launch
+-- order (seq from 0; the order of aggr_kernels_by_time).
+CREATE TABLE aggr_dl_kernel_seq (
+  aggr_id    INTEGER NOT NULL,
+  group_id   INTEGER NOT NULL,
+  seq        INTEGER NOT NULL,
+  iter_value INTEGER NOT NULL,
+  kernel_id  INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, group_id, seq)
+) WITHOUT ROWID;
+
+-- The launch time of every 1024th launch of an aggregation in launch order
+-- (place 0, 1024, ...; aggr_kernels_by_time's order): a deep page in launch
+-- order starts its walk of the index there, not at the first launch.
+CREATE TABLE aggr_dl_kernel_marks (
+  aggr_id      INTEGER NOT NULL,
+  place        INTEGER NOT NULL,
+  api_start_ns INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, place)
+) WITHOUT ROWID;
+
+CREATE VIEW view_dl_kernel_marks AS
+SELECT m.aggr_id AS aggr_id, s.value AS domain_name, m.place, m.api_start_ns AS kernel_timestamp
+FROM aggr_dl_kernel_marks m
+JOIN aggregations a ON a.aggr_id = m.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- The groups, with the columns of view_iteration_kernels and
+-- view_iteration_op_kernels they agree on (the same expressions).
+CREATE VIEW view_dl_kernel_groups AS
+SELECT g.aggr_id AS aggr_id, s.value AS domain_name, g.group_id, o.op_node_name, o.op_node_id,
+       n.value AS kernel_name, k.device_id, g.uses_tc,
+       k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
+       k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block, g.calls
+FROM aggr_dl_kernel_groups g
+JOIN kernels k ON k.id = g.kernel_id
+JOIN strings n ON n.id = k.short_name_id
+JOIN aggr_ops o ON o.aggr_id = g.aggr_id AND o.op_idx = g.op_idx
+JOIN aggregations a ON a.aggr_id = g.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- The rows of view_iteration_kernels and view_iteration_op_kernels (every
+-- column of both) by group and place in the group (group_seq).
+CREATE VIEW view_dl_kernel_group_rows AS
+SELECT q.aggr_id AS aggr_id, s.value AS domain_name, q.group_id, q.seq AS group_seq,
+       ak.iter_value, o.op_node_name, o.op_node_id, n.value AS kernel_name, k.device_id,
+       ak.api_start_ns AS kernel_timestamp,
+       (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
+       k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
+       k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block
+FROM aggr_dl_kernel_seq q
+JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
+  AND ak.kernel_id = q.kernel_id
+JOIN kernels k ON k.id = ak.kernel_id
+JOIN strings n ON n.id = k.short_name_id
+JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
+JOIN aggregations a ON a.aggr_id = q.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- The launch time at each place of each group (view_dl_kernel_group_rows
+-- without its other joins): a page of one kernel's or op's launches in
+-- launch order finds the times at its first and last place by a search of
+-- its groups' places.
+CREATE VIEW view_dl_kernel_group_times AS
+SELECT q.aggr_id AS aggr_id, q.group_id, q.seq AS group_seq, ak.api_start_ns AS kernel_timestamp
+FROM aggr_dl_kernel_seq q
+JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
+  AND ak.kernel_id = q.kernel_id;

@@ -243,7 +243,8 @@ int main(int argc, char **argv) {
             o.npaths > 1 ? ", ..." : "");
   if (one && !info.integrity_checked)
     fprintf(stderr, "dlprofviewer: %s is over %lld MB: not every page was checked at start (only "
-                    "its header); damage, if any, shows as an error where a view reads it\n",
+                    "its header, schema and the tables opening reads); damage, if any, shows as "
+                    "an error where a view reads it\n",
             o.paths[0], (long long)(DLDB_QUICK_CHECK_MAX_BYTES >> 20));
   if (o.no_token && !dlv_addr_is_loopback(o.bind_ip))
     fprintf(stderr, "dlprofviewer: warning: --no-token: anyone who can reach %s:%d can read this "

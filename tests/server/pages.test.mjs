@@ -3,9 +3,11 @@
 // same list computed here from the view's rows: every row of the
 // aggregation read once with the sqlite3 CLI (no ORDER BY, no LIMIT), then
 // filtered, ordered and cut in JavaScript. The viewer reads these lists
-// through view_dl_kernel_times (counts, the seek of a deep page in launch
-// order) and view_dl_kernel_calls (counts of a filter, a kernel or an op);
-// NVIDIA's no_relu, which has neither, is checked the same way. The dldb
+// through view_dl_kernel_times (the seek of a deep page in launch order,
+// from view_dl_kernel_marks), view_dl_kernel_calls (counts) and, sorted by
+// a column the kernel groups share, view_dl_kernel_groups and
+// view_dl_kernel_group_rows; NVIDIA's no_relu, which has none of them, is
+// checked the same way. The dldb
 // is made by dlprof from HTA's control trace (../shared, 8,568 kernels).
 // Run: node tests/server/pages.test.mjs (DLPROF, DLPROFVIEWER, DL_SHARED_DIR,
 // DL_TEST_WORK); exits 77 without ../shared.
@@ -49,7 +51,13 @@ function sqlAll(db, query) {
 }
 
 async function get(server, path) {
-  const res = await fetch(server.url + path);
+  // a kept-alive connection the viewer closed while idle (3 s, while the
+  // test computed its answer) fails the request it is reused for: once
+  // more on a new one (a viewer that died refuses that one too)
+  const res = await fetch(server.url + path).catch((e) => {
+    if (!['UND_ERR_SOCKET', 'ECONNRESET'].includes(e.cause?.code)) throw e;
+    return fetch(server.url + path);
+  });
   const text = await res.text();
   assert.equal(res.status, 200, `${path}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -57,6 +65,15 @@ async function get(server, path) {
 
 // SQLite's order: numbers by value, text bytewise (ASCII names here), NULL first.
 const cmp = (a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+// The viewer's order of grid and block: "x, y, z" by x, then y, then z (dldb_dim3).
+const dim3Keys = new Map();
+const dim3Key = (t) => {
+  if (!dim3Keys.has(t)) {
+    dim3Keys.set(t, t.split(',').map((p) => p.trim().padStart(10, '0')).join(','));
+  }
+  return dim3Keys.get(t);
+};
+const sortValue = (r, c) => (c === 'grid' || c === 'block' ? dim3Key(r[c]) : r[c]);
 
 /** The page the viewer must answer, from rows (every row of the aggregation). */
 function expected(rows, { eq = {}, filter = '', filterCols, sort, desc, offset, limit }) {
@@ -65,17 +82,21 @@ function expected(rows, { eq = {}, filter = '', filterCols, sort, desc, offset, 
     (r) => Object.entries(eq).every(([c, x]) => String(r[c]) === String(x)) && (!f || filterCols.some((c) => c in r && String(r[c]).toLowerCase().includes(f))),
   );
   const total = rows.filter((r) => Object.entries(eq).every(([c, x]) => String(r[c]) === String(x))).length;
-  sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.device_id, b.device_id) || cmp(a.kernel_name, b.kernel_name));
+  sel.sort((a, b) => (desc ? -1 : 1) * cmp(sortValue(a, sort), sortValue(b, sort)) || cmp(a.device_id, b.device_id) || cmp(a.kernel_name, b.kernel_name));
   return { total, filtered: sel.length, rows: sel.slice(offset, offset + limit) };
 }
 
+const timeSorts = [['kernel_timestamp', false], ['kernel_timestamp', true], ['kernel_duration', true], ['kernel_duration', false]];
+/** The columns the kernel groups share (view_dl_kernel_groups), both ways. */
+const groupSorts = (opCol) => ['kernel_name', opCol, 'device_id', 'grid', 'block', 'uses_tc'].flatMap((c) => [[c, false], [c, true]]);
+
 /** Checks every combination of scopes, sorts, filters and offsets on view. */
-async function checkView(server, db, view, scopes, filterCols) {
+async function checkView(server, db, view, scopes, filterCols, sorts = timeSorts) {
   const rows = sqlAll(db, `SELECT * FROM view_${view} WHERE aggr_id = 1`);
   assert.ok(rows.length > 0);
   let pages = 0;
   for (const eq of scopes) {
-    for (const [sort, desc] of [['kernel_timestamp', false], ['kernel_timestamp', true], ['kernel_duration', true], ['kernel_duration', false]]) {
+    for (const [sort, desc] of sorts) {
       for (const filter of ['', 'GEMM', 'xyzzy']) {
         const n = expected(rows, { eq, filter, filterCols, sort, desc, offset: 0, limit: 0 }).filtered;
         for (const offset of new Set([0, 999, 1001, 2345, Math.max(0, n - 7), n + 5])) {
@@ -92,6 +113,7 @@ async function checkView(server, db, view, scopes, filterCols) {
             // equal sort keys come in either order: compare the keys, and the rows as a set
             const key = (r) => `${r[sort]}\u0001${r.device_id}\u0001${r.kernel_name}`;
             assert.deepEqual(got.rows.map(key), want.rows.map(key), what);
+            assert.ok(got.rows.every((r) => Object.entries(eq).every(([c, x]) => String(r[c]) === String(x))), `scope of ${what}`);
           }
           pages++;
         }
@@ -117,15 +139,83 @@ test('iteration_op_kernels: every scope, order, filter and depth as computed fro
   assert.ok(pages > 100, `${pages} pages`);
 });
 
+test('sorted by a column of the kernel groups: every scope, filter and depth as computed from the view', async () => {
+  const k = sql(dldb, 'SELECT kernel_name, count(*) AS n FROM view_iteration_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
+  const it = sql(dldb, 'SELECT iter_value FROM view_iteration_kernels GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET 2')[0];
+  const op = sql(dldb, 'SELECT op_node_id, count(*) AS n FROM view_iteration_op_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
+  let pages = await checkView(v, dldb, 'iteration_kernels', [{}, { kernel_name: k.kernel_name }, { iter_value: it.iter_value }], ['op_node_name', 'kernel_name'], groupSorts('op_node_name'));
+  pages += await checkView(v, dldb, 'iteration_op_kernels', [{}, { op_node_id: op.op_node_id }], ['op_node_id', 'kernel_name'], groupSorts('op_node_id'));
+  assert.ok(pages > 500, `${pages} pages`);
+});
+
+test('a kernel or an op in a few groups, in launch order: every filter and depth as computed from the view', async () => {
+  // launches in at most 64 groups are read by a search of the groups' places
+  // (db/dldb_kpage.c) where a walk of all launches would read more than
+  // 320 a group: the most launched kernel and op here, and a kernel in a
+  // few groups (its deep pages)
+  const few = (col, max = 64) =>
+    sql(dldb, `SELECT ${col} AS x, count(*) AS g, sum(calls) AS n FROM view_dl_kernel_groups GROUP BY 1 HAVING g BETWEEN 2 AND ${max} ORDER BY 3 DESC, 1 LIMIT 1`)[0];
+  const k7 = few('kernel_name', 8);
+  const k = few('kernel_name');
+  const op = few('op_node_id');
+  assert.ok(k.n > 100 && op.n > 100 && k.g > 8 && k7.n > 100, JSON.stringify([k, op, k7]));
+  let pages = await checkView(v, dldb, 'iteration_kernels', [{ kernel_name: k.x }, { kernel_name: k7.x }], ['op_node_name', 'kernel_name']);
+  pages += await checkView(v, dldb, 'iteration_op_kernels', [{ op_node_id: op.x }], ['op_node_id', 'kernel_name']);
+  // every place of the kernel's launches, page after page, both ways
+  const rows = sqlAll(dldb, 'SELECT * FROM view_iteration_kernels WHERE aggr_id = 1');
+  for (const desc of [false, true]) {
+    const want = expected(rows, { eq: { kernel_name: k7.x }, filterCols: [], sort: 'kernel_timestamp', desc, offset: 0, limit: k7.n }).rows;
+    const got = [];
+    for (let offset = 0; offset < k7.n; offset += 37) {
+      const q = new URLSearchParams({ kernel_name: k7.x, sort: 'kernel_timestamp', order: desc ? 'desc' : 'asc', offset, limit: 37 });
+      got.push(...(await get(v, `api/v1/iteration_kernels?${q}`)).rows);
+    }
+    assert.deepEqual(got, want, `the launches of ${k7.x}${desc ? ' desc' : ''}`);
+  }
+  assert.ok(pages > 50, `${pages} pages`);
+});
+
+test('sorted by a column of the kernel groups, page after page: each row of the view once', async () => {
+  // the keys alone would not see a row given twice and another never: the
+  // pages together must be the view's rows, each once
+  const canon = (r) => JSON.stringify(Object.keys(r).sort().map((c) => [c, r[c]]));
+  for (const [view, opCol] of [['iteration_kernels', 'op_node_name'], ['iteration_op_kernels', 'op_node_id']]) {
+    const want = sqlAll(dldb, `SELECT * FROM view_${view} WHERE aggr_id = 1`).map(canon).sort();
+    for (const [sort, desc] of groupSorts(opCol)) {
+      const got = [];
+      for (let offset = 0; offset < want.length; offset += 700) {
+        const q = new URLSearchParams({ sort, order: desc ? 'desc' : 'asc', offset, limit: 700 });
+        got.push(...(await get(v, `api/v1/${view}?${q}`)).rows.map(canon));
+      }
+      assert.deepEqual(got.sort(), want, `${view} by ${sort}${desc ? ' desc' : ''}`);
+    }
+  }
+});
+
 test('the dldb has the views the viewer reads these lists through', () => {
   const views = sql(
     dldb,
-    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_durs') ORDER BY name",
+    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND (name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_durs') OR name LIKE '%kernel_group%' OR name LIKE '%kernel_seq' OR name LIKE '%kernel_marks') ORDER BY name",
   );
   assert.deepEqual(
     views.map((r) => r.name),
-    ['aggr_dl_kernel_durs', 'aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_durations', 'view_dl_kernel_times'],
+    ['aggr_dl_kernel_durs', 'aggr_dl_kernel_groups', 'aggr_dl_kernel_marks', 'aggr_dl_kernel_seq', 'aggr_kernels_by_time', 'view_dl_kernel_calls', 'view_dl_kernel_durations', 'view_dl_kernel_group_rows', 'view_dl_kernel_group_times', 'view_dl_kernel_groups', 'view_dl_kernel_marks', 'view_dl_kernel_times'],
   );
+  // every launch once in the groups, at places 0..calls-1 of its group, and a
+  // mark at every 1024th launch time of the launch order
+  const groups = sql(
+    dldb,
+    'SELECT (SELECT count(*) FROM view_dl_kernel_group_rows) AS n, (SELECT count(*) FROM view_iteration_kernels) AS launches, ' +
+      '(SELECT sum(calls) FROM view_dl_kernel_groups) AS calls, ' +
+      '(SELECT count(*) FROM view_dl_kernel_groups g WHERE g.calls <> (SELECT max(group_seq) + 1 FROM view_dl_kernel_group_rows r WHERE r.group_id = g.group_id)) AS bad, ' +
+      '(SELECT count(*) FROM view_dl_kernel_marks) AS marks',
+  )[0];
+  assert.equal(groups.n, groups.launches);
+  assert.equal(groups.calls, groups.launches);
+  assert.equal(groups.bad, 0);
+  assert.equal(groups.marks, Math.ceil(groups.launches / 1024));
+  const times = sqlAll(dldb, 'SELECT kernel_timestamp FROM view_dl_kernel_times WHERE aggr_id = 1 ORDER BY kernel_timestamp').map((r) => r.kernel_timestamp);
+  for (const m of sqlAll(dldb, 'SELECT place, kernel_timestamp FROM view_dl_kernel_marks WHERE aggr_id = 1')) assert.equal(m.kernel_timestamp, times[m.place], `mark ${m.place}`);
   // one key row per launch of the aggregation, with its duration and launch time
   const missing = sql(
     dldb,

@@ -1,0 +1,154 @@
+/*
+ * dldb_kgroups.c - the kernel lists' groups and launch-order marks of an
+ * aggregation (aggr_dl_kernel_groups, aggr_dl_kernel_seq,
+ * aggr_dl_kernel_marks; db/schema.sql), written at its end from its
+ * written aggr_kernels rows, where the file has the tables.
+ *
+ * One pass over the aggregation's launches in launch order (the index
+ * aggr_kernels_by_time, no sort): a hash of each launch's group key (op,
+ * kernel name, device, grid, block, tensor-core use) finds its group, whose
+ * count so far is the launch's place in it; every 1024th launch leaves a
+ * mark. The groups are written after the pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl_map.h"
+#include "dldb_write_internal.h"
+
+enum { KG_KEYS = 10, KG_MARK_EVERY = 1024 };
+
+typedef struct kgroup {
+  int64_t key[KG_KEYS];
+  int64_t kernel_id; /* the first launch */
+  int64_t calls;
+  int64_t next; /* the next group of the same hash, or -1 */
+} kgroup;
+
+typedef struct kgroups {
+  kgroup *g;
+  size_t n, cap;
+  dl_map by_hash; /* hash of the key -> the first group with it */
+} kgroups;
+
+/* The launches in launch order: the key's columns (0-9), then iter_value,
+ * kernel_id, api_start_ns. */
+static const char KG_SCAN[] =
+    "SELECT ak.op_idx, k.short_name_id, k.device_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, "
+    "k.block_y, k.block_z, ak.uses_tc, ak.iter_value, ak.kernel_id, ak.api_start_ns "
+    "FROM aggr_kernels ak JOIN kernels k ON k.id = ak.kernel_id "
+    "WHERE ak.aggr_id = ?1 AND ak.aggr_id > -1 ORDER BY ak.api_start_ns";
+static const char KG_SEQ[] =
+    "INSERT INTO aggr_dl_kernel_seq(aggr_id, group_id, seq, iter_value, kernel_id) "
+    "VALUES (?1, ?2, ?3, ?4, ?5)";
+static const char KG_MARK[] =
+    "INSERT INTO aggr_dl_kernel_marks(aggr_id, place, api_start_ns) VALUES (?1, ?2, ?3)";
+static const char KG_GROUP[] =
+    "INSERT INTO aggr_dl_kernel_groups(aggr_id, group_id, op_idx, kernel_id, uses_tc, calls) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
+static uint64_t key_hash(const int64_t *key) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < KG_KEYS; i++) h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+  return h;
+}
+
+/* The index of key's group, added (with kernel_id) if new; -1: no memory. */
+static int64_t group_of(kgroups *gs, const int64_t *key, int64_t kernel_id) {
+  uint64_t h = key_hash(key);
+  int64_t first = dl_map_get(&gs->by_hash, h);
+  for (int64_t i = first; i >= 0; i = gs->g[i].next)
+    if (memcmp(gs->g[i].key, key, sizeof gs->g[i].key) == 0) return i;
+  if (gs->n == gs->cap) {
+    size_t cap = gs->cap ? gs->cap * 2 : 256;
+    kgroup *ng = realloc(gs->g, cap * sizeof *ng);
+    if (!ng) return -1;
+    gs->g = ng;
+    gs->cap = cap;
+  }
+  kgroup *g = &gs->g[gs->n];
+  memcpy(g->key, key, sizeof g->key);
+  g->kernel_id = kernel_id;
+  g->calls = 0;
+  g->next = first;
+  if (dl_map_put(&gs->by_hash, h, (int64_t)gs->n)) return -1;
+  return (int64_t)gs->n++;
+}
+
+static int step_insert(sqlite3_stmt *st) {
+  int src = sqlite3_step(st);
+  sqlite3_reset(st);
+  return src == SQLITE_DONE ? SQLITE_OK : src;
+}
+
+/* No memory for a group (not an SQLite code). */
+enum { KG_NOMEM = -1 };
+
+/* The pass over the launches: seq rows and marks, groups counted in gs.
+ * SQLITE_OK, an SQLite error code, or KG_NOMEM. */
+static int kg_pass(sqlite3_stmt *scan, sqlite3_stmt *seq, sqlite3_stmt *mark, int64_t aggr_id,
+                   kgroups *gs) {
+  int src;
+  int64_t place = 0, key[KG_KEYS];
+  sqlite3_bind_int64(seq, 1, aggr_id);
+  sqlite3_bind_int64(mark, 1, aggr_id);
+  while ((src = sqlite3_step(scan)) == SQLITE_ROW) {
+    for (int i = 0; i < KG_KEYS; i++) key[i] = sqlite3_column_int64(scan, i);
+    int64_t kid = sqlite3_column_int64(scan, 11);
+    int64_t gi = group_of(gs, key, kid);
+    if (gi < 0) return KG_NOMEM;
+    sqlite3_bind_int64(seq, 2, gi + 1);
+    sqlite3_bind_int64(seq, 3, gs->g[gi].calls++);
+    sqlite3_bind_int64(seq, 4, sqlite3_column_int64(scan, 10));
+    sqlite3_bind_int64(seq, 5, kid);
+    if ((src = step_insert(seq)) != SQLITE_OK) return src;
+    if (place % KG_MARK_EVERY == 0) {
+      sqlite3_bind_int64(mark, 2, place);
+      sqlite3_bind_int64(mark, 3, sqlite3_column_int64(scan, 12));
+      if ((src = step_insert(mark)) != SQLITE_OK) return src;
+    }
+    place++;
+  }
+  return src == SQLITE_DONE ? SQLITE_OK : src;
+}
+
+static int kg_groups(sqlite3_stmt *ins, int64_t aggr_id, const kgroups *gs) {
+  sqlite3_bind_int64(ins, 1, aggr_id);
+  for (size_t i = 0; i < gs->n; i++) {
+    sqlite3_bind_int64(ins, 2, (int64_t)i + 1);
+    sqlite3_bind_int64(ins, 3, gs->g[i].key[0]);
+    sqlite3_bind_int64(ins, 4, gs->g[i].kernel_id);
+    sqlite3_bind_int64(ins, 5, gs->g[i].key[KG_KEYS - 1]);
+    sqlite3_bind_int64(ins, 6, gs->g[i].calls);
+    int src = step_insert(ins);
+    if (src != SQLITE_OK) return src;
+  }
+  return SQLITE_OK;
+}
+
+int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen) {
+  if (!dldb__has_table(w, "aggr_dl_kernel_groups") || !dldb__has_table(w, "aggr_dl_kernel_seq") ||
+      !dldb__has_table(w, "aggr_dl_kernel_marks"))
+    return DL_OK;
+  sqlite3_stmt *st[4] = {NULL, NULL, NULL, NULL};
+  const char *sql[4] = {KG_SCAN, KG_SEQ, KG_MARK, KG_GROUP};
+  kgroups gs = {0};
+  dl_map_init(&gs.by_hash);
+  int src = SQLITE_OK;
+  for (int i = 0; i < 4 && src == SQLITE_OK; i++)
+    src = sqlite3_prepare_v2(w->db, sql[i], -1, &st[i], NULL);
+  if (src == SQLITE_OK) {
+    sqlite3_bind_int64(st[0], 1, w->aggr_id);
+    src = kg_pass(st[0], st[1], st[2], w->aggr_id, &gs);
+  }
+  if (src == SQLITE_OK) src = kg_groups(st[3], w->aggr_id, &gs);
+  int rc = DL_OK;
+  if (src == KG_NOMEM)
+    rc = dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: kernel groups: out of memory");
+  else if (src != SQLITE_OK)
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel groups: %s", sqlite3_errmsg(w->db));
+  for (int i = 0; i < 4; i++) sqlite3_finalize(st[i]);
+  dl_map_free(&gs.by_hash);
+  free(gs.g);
+  return rc;
+}

@@ -1,0 +1,243 @@
+/*
+ * dldb_kpage.c - pages of the kernel lists read by group (dldb_read.h).
+ *
+ * The groups of an aggregation's launches (view_dl_kernel_groups) come in
+ * the page's order from the caller's statement; each counts `calls` rows.
+ * The page's rows are those of the groups it covers: the groups before its
+ * offset are skipped by their counts, and each group it covers gives the
+ * rows at its places from the page's place in it on
+ * (view_dl_kernel_group_rows, a seek of its primary key), so a page costs
+ * the number of groups and its rows, not the aggregation's launches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dldb_read.h"
+
+#define KPAGE_ROWS "view_dl_kernel_group_rows"
+
+static int col_of(sqlite3_stmt *st, const char *name) {
+  for (int i = 0; i < sqlite3_column_count(st); i++)
+    if (strcmp(sqlite3_column_name(st, i), name) == 0) return i;
+  return -1;
+}
+
+/* "SELECT cols FROM view_dl_kernel_group_rows WHERE ... ORDER BY group_seq
+ * LIMIT ?4" into buf: 0, or -1 when it does not fit. */
+static int segment_sql(char *buf, size_t cap, const char *const *cols, int n) {
+  size_t len = (size_t)snprintf(buf, cap, "SELECT ");
+  for (int i = 0; i < n && len < cap; i++) {
+    if (strchr(cols[i], '"')) return -1; /* column names of our views have none */
+    len += (size_t)snprintf(buf + len, cap - len, "%s\"%s\"", i ? ", " : "", cols[i]);
+  }
+  if (len < cap)
+    len += (size_t)snprintf(buf + len, cap - len,
+                            " FROM " KPAGE_ROWS " WHERE aggr_id = ?1 AND group_id = ?2 AND "
+                            "group_seq >= ?3 ORDER BY group_seq LIMIT ?4");
+  return len < cap ? 0 : -1;
+}
+
+/* Gives fn the rows of group gid from place from on, at most *left of them;
+ * *left drops by the rows given, and is 0 when fn stopped the page. */
+static int segment(dldb *db, sqlite3_stmt *st, int64_t aggr_id, int64_t gid, int64_t from,
+                   int64_t *left, dldb_row_fn fn, void *ctx, char *err, size_t errlen) {
+  sqlite3_bind_int64(st, 1, aggr_id);
+  sqlite3_bind_int64(st, 2, gid);
+  sqlite3_bind_int64(st, 3, from);
+  sqlite3_bind_int64(st, 4, *left);
+  dldb_row row = {st, sqlite3_column_count(st)};
+  int src, rc = DL_OK;
+  while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+    (*left)--;
+    if (fn(ctx, &row) != 0) {
+      *left = 0;
+      break;
+    }
+  }
+  if (src != SQLITE_ROW && src != SQLITE_DONE) rc = dldb__sql_err(db, src, KPAGE_ROWS, err, errlen);
+  dldb__stmt_done(st);
+  return rc;
+}
+
+int dldb__kpage_rows(dldb *db, sqlite3_stmt *groups, int64_t aggr_id, int64_t offset,
+                     int64_t limit, const char *const *cols, int n, dldb_row_fn fn, void *ctx,
+                     char *err, size_t errlen) {
+  char sql[2048];
+  int gid_col = col_of(groups, "group_id"), calls_col = col_of(groups, "calls");
+  int rc = DL_OK, src = SQLITE_DONE;
+  if (gid_col < 0 || calls_col < 0 || segment_sql(sql, sizeof sql, cols, n)) {
+    rc = dl_err(err, errlen, DL_EINVAL, "%s: the kernel groups lack a column", db->path);
+    goto out;
+  }
+  int64_t left = limit;
+  while (left > 0 && (src = sqlite3_step(groups)) == SQLITE_ROW) {
+    int64_t calls = sqlite3_column_int64(groups, calls_col);
+    if (offset >= calls) { /* a group before the page */
+      offset -= calls;
+      continue;
+    }
+    sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
+    if (!st) {
+      rc = DL_EDB;
+      goto out;
+    }
+    rc = segment(db, st, aggr_id, sqlite3_column_int64(groups, gid_col), offset, &left, fn, ctx,
+                 err, errlen);
+    if (rc) goto out;
+    offset = 0;
+  }
+  if (left > 0 && src != SQLITE_DONE) rc = dldb__sql_err(db, src, "view_dl_kernel_groups", err, errlen);
+out:
+  dldb__stmt_done(groups);
+  return rc;
+}
+
+/* ---- One kernel's or op's launches in launch order, over a few groups ---- */
+
+#define KPAGE_TIMES "view_dl_kernel_group_times"
+
+typedef struct kmerge {
+  dldb *db;
+  int64_t aggr_id;
+  const int64_t *gid, *calls;
+  int n;
+  int rc; /* the first error, or DL_OK */
+  char *err;
+  size_t errlen;
+} kmerge;
+
+/* The launch time at place seq of group g (0 on error, in m->rc). */
+static int64_t time_at(kmerge *m, int g, int64_t seq) {
+  sqlite3_stmt *st = dldb__stmt_get(m->db,
+                                    "SELECT kernel_timestamp FROM " KPAGE_TIMES
+                                    " WHERE aggr_id = ?1 AND group_id = ?2 AND group_seq = ?3",
+                                    m->err, m->errlen);
+  if (!st) {
+    m->rc = m->rc ? m->rc : DL_EDB;
+    return 0;
+  }
+  sqlite3_bind_int64(st, 1, m->aggr_id);
+  sqlite3_bind_int64(st, 2, m->gid[g]);
+  sqlite3_bind_int64(st, 3, seq);
+  int src = sqlite3_step(st);
+  int64_t t = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  if (src != SQLITE_ROW && !m->rc) m->rc = dldb__sql_err(m->db, src, KPAGE_TIMES, m->err, m->errlen);
+  dldb__stmt_done(st);
+  return t;
+}
+
+/* The launches of group g before time t: the first place at t or later
+ * (a group's places are in launch order), known to be in [lo, hi]. */
+static int64_t rank_in(kmerge *m, int g, int64_t t, int64_t lo, int64_t hi) {
+  while (lo < hi && !m->rc) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (time_at(m, g, mid) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int64_t rank_all(kmerge *m, int64_t t) {
+  int64_t r = 0;
+  for (int g = 0; g < m->n; g++) r += rank_in(m, g, t, 0, m->calls[g]);
+  return r;
+}
+
+/* The launch time of the launch at place k of all groups in launch order:
+ * the least t with more than k launches at t or before, by a search of the
+ * times; each group's place of the time searched stays within what the
+ * earlier steps left it (lo_g, hi_g), so most steps probe few places. */
+static int64_t kth_time(kmerge *m, int64_t k) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN, lo_g[DLDB__KMERGE_MAX], hi_g[DLDB__KMERGE_MAX];
+  int64_t r_g[DLDB__KMERGE_MAX];
+  for (int g = 0; g < m->n; g++) {
+    lo_g[g] = 0;
+    hi_g[g] = m->calls[g];
+    if (m->calls[g] <= 0) continue;
+    int64_t a = time_at(m, g, 0), b = time_at(m, g, m->calls[g] - 1);
+    lo = a < lo ? a : lo;
+    hi = b > hi ? b : hi;
+  }
+  while (lo < hi && !m->rc) {
+    int64_t mid = lo + (hi - lo) / 2, r = 0;
+    for (int g = 0; g < m->n; g++) r += r_g[g] = rank_in(m, g, mid + 1, lo_g[g], hi_g[g]);
+    int left = r > k; /* the answer is at mid or before */
+    for (int g = 0; g < m->n; g++) {
+      if (left) hi_g[g] = r_g[g];
+      else lo_g[g] = r_g[g];
+    }
+    if (left) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/* The page's window: the rows of the groups with launch times from lo to
+ * hi (their places from rank_in(lo) to before rank_in(hi + 1)), in the
+ * page's order. */
+static int window_sql(char *buf, size_t cap, const char *const *cols, int ncols, int ngroups,
+                      int desc, const char *const *tiebreak) {
+  size_t len = (size_t)snprintf(buf, cap, "SELECT ");
+  for (int i = 0; i < ncols && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s\"%s\"", i ? ", " : "", cols[i]);
+  if (len < cap)
+    len += (size_t)snprintf(buf + len, cap - len, " FROM " KPAGE_ROWS " WHERE aggr_id = ?1 AND (");
+  for (int g = 0; g < ngroups && len < cap; g++)
+    len += (size_t)snprintf(buf + len, cap - len,
+                            "%s(group_id = ?%d AND group_seq BETWEEN ?%d AND ?%d)", g ? " OR " : "",
+                            4 + 3 * g, 5 + 3 * g, 6 + 3 * g);
+  if (len < cap)
+    len += (size_t)snprintf(buf + len, cap - len, ") ORDER BY kernel_timestamp%s",
+                            desc ? " DESC" : "");
+  for (int i = 0; tiebreak[i] && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, ", \"%s\"", tiebreak[i]);
+  if (len < cap) len += (size_t)snprintf(buf + len, cap - len, " LIMIT ?2 OFFSET ?3");
+  return len < cap ? 0 : -1;
+}
+
+int dldb__kpage_merged(dldb *db, int64_t aggr_id, const int64_t *gid, const int64_t *calls,
+                       int n, const dldb_query *in, const char *const *cols, int ncols,
+                       dldb_row_fn fn, void *ctx, char *err, size_t errlen) {
+  kmerge m = {db, aggr_id, gid, calls, n, DL_OK, err, errlen};
+  int64_t total = 0, lo_place, hi_place;
+  for (int g = 0; g < n; g++) total += calls[g];
+  if (in->offset >= total || in->limit <= 0 || n == 0) return DL_OK;
+  int64_t last = in->offset + in->limit - 1 < total ? in->offset + in->limit - 1 : total - 1;
+  lo_place = in->desc ? total - 1 - last : in->offset; /* ascending places */
+  hi_place = in->desc ? total - 1 - in->offset : last;
+  int64_t lo = kth_time(&m, lo_place), hi = kth_time(&m, hi_place);
+  /* rows before the window in the page's order */
+  int64_t after_hi = hi == INT64_MAX ? hi : hi + 1;
+  int64_t before = in->desc ? total - rank_all(&m, after_hi) : rank_all(&m, lo);
+  if (m.rc) return m.rc;
+  char sql[8192]; /* about 60 bytes a group */
+  for (int i = 0; i < ncols; i++)
+    if (strchr(cols[i], '"')) return dl_err(err, errlen, DL_EINVAL, "bad column name");
+  for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
+    if (strchr(in->tiebreak[i], '"')) return dl_err(err, errlen, DL_EINVAL, "bad column name");
+  if (window_sql(sql, sizeof sql, cols, ncols, n, in->desc, in->tiebreak))
+    return dl_err(err, errlen, DL_EINVAL, "%s: the page's query is too long", db->path);
+  int64_t first[DLDB__KMERGE_MAX], end[DLDB__KMERGE_MAX];
+  for (int g = 0; g < n; g++) {
+    first[g] = rank_in(&m, g, lo, 0, calls[g]);
+    end[g] = rank_in(&m, g, after_hi, 0, calls[g]) - 1;
+  }
+  if (m.rc) return m.rc;
+  sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
+  if (!st) return DL_EDB;
+  sqlite3_bind_int64(st, 1, aggr_id);
+  sqlite3_bind_int64(st, 2, in->limit);
+  sqlite3_bind_int64(st, 3, in->offset - before);
+  for (int g = 0; g < n; g++) {
+    sqlite3_bind_int64(st, 4 + 3 * g, gid[g]);
+    sqlite3_bind_int64(st, 5 + 3 * g, first[g]);
+    sqlite3_bind_int64(st, 6 + 3 * g, end[g]);
+  }
+  dldb_row row = {st, sqlite3_column_count(st)};
+  int src, rc = DL_OK;
+  while ((src = sqlite3_step(st)) == SQLITE_ROW)
+    if (fn(ctx, &row) != 0) break;
+  if (src != SQLITE_ROW && src != SQLITE_DONE) rc = dldb__sql_err(db, src, KPAGE_ROWS, err, errlen);
+  dldb__stmt_done(st);
+  return rc;
+}
