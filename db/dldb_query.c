@@ -217,7 +217,7 @@ typedef struct bound {
   const char *s;
 } bound;
 
-enum { MAX_BOUND = 6 + DLDB_MAX_EQ };
+enum { MAX_BOUND = 7 + DLDB_MAX_EQ };
 /* What a built statement selects: the rows; count(*) without or with the
  * filter; the sum of `calls` without or with it (a view whose rows each
  * stand for `calls` rows of the queried view); the sort column of the row
@@ -338,6 +338,105 @@ static void sb_head(built *q, int mode, const char *sort) {
   } else sb_add(&q->sql, "SELECT count(*) FROM ");
 }
 
+/* The terms of the name filter (bound at ?fb) on the filter's columns of
+ * v, of table qual (NULL: unqualified): "(a OR b ...)", "0)" when v has
+ * none (nothing matches). name_id: the name is that string of `strings`. */
+static void sb_match(built *q, const dldb_query *in, const dldb__viewcols *v,
+                     const dldb__viewcols *f, const char *qual, int fb) {
+  sb_add(&q->sql, "(");
+  int terms = 0;
+  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
+    int c = col_index(v, in->filter_cols[i]);
+    if (c < 0) continue;
+    sb_add(&q->sql, "%s", terms++ ? " OR " : "");
+    int by_id = strcmp(v->names[c], "name") == 0 && col_index(f, "name_id") >= 0;
+    sb_add(&q->sql, by_id ? "dldb_strmatch(" : "instr(lower(");
+    if (qual) {
+      sb_ident(&q->sql, qual);
+      sb_add(&q->sql, ".");
+    }
+    sb_ident(&q->sql, by_id ? "name_id" : v->names[c]);
+    sb_add(&q->sql, by_id ? ", ?%d)" : "), ?%d) > 0", fb);
+  }
+  sb_add(&q->sql, terms ? ")" : "0)");
+}
+
+/* ---- A tree of names (view_group_ops) -------------------------------------
+ * A row's parent is the group (row_type 1) whose row_full_name is the row's
+ * own up to its last '/' but a trailing one ("/a/b/" and "/a/c" are in
+ * "/a/"; "/" and "x" are at the top). rtrim(s, replace(s, '/', '')) is s up
+ * to its last '/' (trimming every character but '/' from its end). A row
+ * whose parent is no group of the aggregation is at the top too. */
+
+#define DLDB__TREE_NAME "row_full_name"
+
+/* The parent name of table qual's row, as SQL. */
+static void sb_parent(built *q, const char *qual) {
+  sbuf *b = &q->sql;
+  for (int i = 0; i < 2; i++) { /* rtrim(S, replace(S, '/', '')) */
+    sb_add(b, i ? ", replace(" : "rtrim(");
+    sb_add(b, "CASE WHEN substr(");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\", -1) = '/' THEN substr(");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\", 1, length(");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\") - 1) ELSE ");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\" END");
+  }
+  sb_add(b, ", '/', ''))");
+}
+
+/* " FROM view AS dldb_t WHERE <the rows of the query's aggregation and
+ * domain, bound at ?ab and ?db (0: none)>" */
+static void sb_same_scope(built *q, const char *view, int ab, int db) {
+  sb_add(&q->sql, " FROM ");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, " AS dldb_t WHERE 1");
+  if (ab) sb_add(&q->sql, " AND dldb_t.aggr_id = ?%d", ab);
+  if (db) sb_add(&q->sql, " AND dldb_t.domain_name = ?%d", db);
+}
+
+/* The condition: the rows under in->tree_parent ("": at the top). */
+static void sb_tree(built *q, int *first, const dldb_query *in, const char *view, int ab, int db) {
+  sb_where(q, first);
+  if (*in->tree_parent) {
+    q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->tree_parent};
+    sb_parent(q, view);
+    sb_add(&q->sql, " = ?%d", q->nb);
+    return;
+  }
+  sb_add(&q->sql, "(");
+  sb_parent(q, view);
+  sb_add(&q->sql, " = '' OR ");
+  sb_parent(q, view);
+  sb_add(&q->sql, " NOT IN (SELECT dldb_t.\"" DLDB__TREE_NAME "\"");
+  sb_same_scope(q, view, ab, db);
+  sb_add(&q->sql, " AND dldb_t.\"row_type\" = 1))");
+}
+
+/* The filter of a tree: a row matches, or it is a group with a matching
+ * row below it (so that the way down to each match stays). */
+static void sb_tree_match(built *q, const dldb_query *in, const dldb__viewcols *v, const char *view,
+                          int ab, int db, int fb) {
+  sb_add(&q->sql, "(");
+  sb_match(q, in, v, v, view, fb);
+  sb_add(&q->sql, " OR (");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"row_type\" = 1 AND EXISTS (SELECT 1");
+  sb_same_scope(q, view, ab, db);
+  sb_add(&q->sql, " AND length(dldb_t.\"" DLDB__TREE_NAME "\") > length(");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"" DLDB__TREE_NAME "\") AND substr(dldb_t.\"" DLDB__TREE_NAME "\", 1, length(");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"" DLDB__TREE_NAME "\")) = ");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"" DLDB__TREE_NAME "\" AND ");
+  sb_match(q, in, v, v, "dldb_t", fb);
+  sb_add(&q->sql, ")))");
+}
+
 static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built *q, char *err,
                  size_t errlen) {
   memset(q, 0, sizeof *q);
@@ -350,7 +449,10 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     int rc = ensure_types(db, f, err, errlen);
     if (rc) return rc;
   }
-  int first = 1;
+  int first = 1, ab = 0, db_b = 0; /* ab, db_b: where aggr_id and domain are bound */
+  int tree = in->tree_parent && col_index(f, DLDB__TREE_NAME) >= 0 && col_index(f, "row_type") >= 0;
+  if (in->tree_parent && !tree)
+    return dl_err(err, errlen, DL_EINVAL, "%s is no tree of names", f->view);
   int filtered = mode == Q_ROWS || mode == Q_COUNT_FILTERED || mode == Q_SUM_FILTERED;
   /* rows found by within: read in `at` order (its index), then sorted */
   int nested = mode == Q_ROWS && pl && pl->within;
@@ -361,12 +463,14 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_where(q, &first);
     sb_add(&q->sql, "aggr_id = ?%d", q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
+    ab = q->nb;
   }
   if (in->domain && col_index(f, "domain_name") >= 0) {
     sb_where(q, &first);
     sb_add(&q->sql, pl && pl->likely_eq ? "likelihood(domain_name = ?%d, 1.0)" : "domain_name = ?%d",
            q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->domain};
+    db_b = q->nb;
   }
   for (int i = 0; i < in->n_eq && i < DLDB_MAX_EQ; i++) {
     int c = col_index(f, in->eq[i].column);
@@ -393,27 +497,15 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_add(&q->sql, " %s ?%d", pl->range_op, q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->range_value};
   }
+  if (tree) sb_tree(q, &first, in, f->view, ab, db_b);
   if (filtered && in->filter && *in->filter) {
     q->filter_lc = strdup(in->filter);
     if (!q->filter_lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
     for (char *p = q->filter_lc; *p; p++) *p = (char)tolower((unsigned char)*p);
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = q->filter_lc};
     sb_where(q, &first);
-    sb_add(&q->sql, "(");
-    int terms = 0;
-    for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
-      int c = col_index(v, in->filter_cols[i]);
-      if (c < 0) continue;
-      sb_add(&q->sql, "%s", terms++ ? " OR " : "");
-      if (strcmp(v->names[c], "name") == 0 && col_index(f, "name_id") >= 0) {
-        sb_add(&q->sql, "dldb_strmatch(\"name_id\", ?%d)", q->nb); /* name is that string */
-        continue;
-      }
-      sb_add(&q->sql, "instr(lower(");
-      sb_ident(&q->sql, v->names[c]);
-      sb_add(&q->sql, "), ?%d) > 0", q->nb);
-    }
-    sb_add(&q->sql, terms ? ")" : "0)"); /* no name column: nothing matches */
+    if (tree) sb_tree_match(q, in, v, f->view, ab, db_b, q->nb);
+    else sb_match(q, in, v, f, NULL, q->nb);
   }
   int64_t offset = pl && pl->offset >= 0 ? pl->offset : in->offset;
   if (mode == Q_SEEK) { /* the sort column alone, in its index's order */
