@@ -221,8 +221,9 @@ enum { MAX_BOUND = 7 + DLDB_MAX_EQ };
 /* What a built statement selects: the rows; count(*) without or with the
  * filter; the sum of `calls` without or with it (a view whose rows each
  * stand for `calls` rows of the queried view); the sort column of the row
- * at the offset (the seek of a deep page). */
-enum { Q_ROWS, Q_COUNT_TOTAL, Q_COUNT_FILTERED, Q_SUM_TOTAL, Q_SUM_FILTERED, Q_SEEK };
+ * at the offset (the seek of a deep page); the count, without the filter,
+ * as 1 + the last row_idx (a view whose row_idx is 0..n-1, dense_views). */
+enum { Q_ROWS, Q_COUNT_TOTAL, Q_COUNT_FILTERED, Q_SUM_TOTAL, Q_SUM_FILTERED, Q_SEEK, Q_COUNT_LAST };
 
 /* Where a statement reads and what it adds to the query's conditions: from
  * (NULL: the queried view) has the queried view's constrained columns; with
@@ -335,6 +336,8 @@ static void sb_head(built *q, int mode, const char *sort) {
     sb_add(&q->sql, "SELECT ");
     sb_ident(&q->sql, sort);
     sb_add(&q->sql, " FROM ");
+  } else if (mode == Q_COUNT_LAST) {
+    sb_add(&q->sql, "SELECT coalesce((SELECT \"row_idx\" + 1 FROM ");
   } else sb_add(&q->sql, "SELECT count(*) FROM ");
 }
 
@@ -508,6 +511,7 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     else sb_match(q, in, v, f, NULL, q->nb);
   }
   int64_t offset = pl && pl->offset >= 0 ? pl->offset : in->offset;
+  if (mode == Q_COUNT_LAST) sb_add(&q->sql, " ORDER BY \"row_idx\" DESC LIMIT 1), 0)");
   if (mode == Q_SEEK) { /* the sort column alone, in its index's order */
     sb_add(&q->sql, " ORDER BY ");
     sb_ident(&q->sql, in->sort);
@@ -621,11 +625,24 @@ static int evaluates(dldb *db, const dldb_query *in, const char *target, int wit
   return 1;
 }
 
+/* Our views whose row_idx numbers an aggregation's rows 0..n-1 (the
+ * NVTX statistics: analysis/dla_stats.c writes them so, a row per distinct
+ * range text, millions of them), which the primary key holds in that order:
+ * their count is 1 + the last row_idx, one seek rather than a walk. */
+static const char *const dense_views[] = {"view_dl_stats_nvtx", "view_dl_stats_nvtx_gpu_proj"};
+
+static int dense(const char *view) {
+  for (size_t i = 0; i < sizeof dense_views / sizeof *dense_views; i++)
+    if (strcmp(dense_views[i], view) == 0) return 1;
+  return 0;
+}
+
 /* How to count in's rows (mode Q_COUNT_*): the statement's mode and view. */
 static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   const keyview *k = keyview_of(in->view);
   int filtered = *mode == Q_COUNT_FILTERED;
   *pl = (plan){.offset = -1};
+  if (!filtered && in->n_eq == 0 && !in->tree_parent && dense(in->view)) *mode = Q_COUNT_LAST;
   if (!k) return;
   if (!filtered && evaluates(db, in, k->keys, 0)) {
     pl->from = k->keys;
@@ -669,12 +686,43 @@ out:
   return rc;
 }
 
+/* 1 when in's filter can match no row: every filter column of its view is
+ * a name that is a string of `strings` (name_id) and no string contains the
+ * filter (dldb_strmatch's bitset, read once and shared); else 0, or a
+ * negative DL_E*. Spares the walk of every row that finds none. */
+static int matches_nothing(dldb *db, const dldb_query *in, char *err, size_t errlen) {
+  if (!in->filter || !*in->filter) return 0;
+  dldb__viewcols *v = NULL;
+  if (view_cols(db, in->view, NULL, &v, &v, err, errlen)) return 0; /* build() says why */
+  int names = 0;
+  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
+    int c = col_index(v, in->filter_cols[i]);
+    if (c < 0) continue;
+    if (strcmp(v->names[c], "name") != 0 || col_index(v, "name_id") < 0) return 0;
+    names++;
+  }
+  if (!names) return 0;
+  char *lc = strdup(in->filter);
+  if (!lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+  for (char *p = lc; *p; p++) *p = (char)tolower((unsigned char)*p);
+  int any = dldb__strmatch_any(db->shared, db->sql, lc);
+  free(lc);
+  if (any < 0) return dldb__sql_err(db, -any, in->view, err, errlen);
+  return !any;
+}
+
 int dldb_query_count(dldb *db, const dldb_query *q, int64_t *total, int64_t *filtered, char *err,
                      size_t errlen) {
   int rc = run_count(db, q, Q_COUNT_TOTAL, total, err, errlen);
   if (rc || !filtered) return rc;
   if (!q->filter || !*q->filter) {
     *filtered = *total;
+    return DL_OK;
+  }
+  int none = matches_nothing(db, q, err, errlen);
+  if (none < 0) return none;
+  if (none) {
+    *filtered = 0;
     return DL_OK;
   }
   return run_count(db, q, Q_COUNT_FILTERED, filtered, err, errlen);
@@ -824,7 +872,9 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
                     size_t errlen) {
   built q;
   plan pl = {.offset = -1};
-  int rc = seek_plan(db, in, &pl, err, errlen);
+  int rc = matches_nothing(db, in, err, errlen);
+  if (rc) return rc < 0 ? rc : DL_OK;
+  rc = seek_plan(db, in, &pl, err, errlen);
   if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);
   if (rc < 0 || rc == 2) return rc < 0 ? rc : DL_OK;
   const keyview *k = keyview_of(in->view);
