@@ -102,6 +102,17 @@ export default {
       })
       .catch((e) => replace(tbody, h('tr', { class: 'placeholder error' }, h('td', { colspan: COLUMNS.length }, `Could not load: ${e.message}`))));
 
+    // Answers that come together (the groups an "Expand all" opens) render once.
+    let queued = false;
+    const later = () => {
+      if (queued) return;
+      queued = true;
+      setTimeout(() => {
+        queued = false;
+        if (current) render(current);
+      }, 0);
+    };
+
     /** Reads the next page of parent's children (the first when none is read); renders when it comes. */
     function load(parent, q) {
       let k = kids.get(parent);
@@ -126,7 +137,7 @@ export default {
         .finally(() => {
           if (my !== gen) return;
           k.pending = false;
-          if (current) render(current);
+          later();
         });
     }
 
