@@ -410,13 +410,11 @@ static void sb_tree(built *q, int *first, const dldb_query *in, const char *view
     sb_add(&q->sql, " = ?%d", q->nb);
     return;
   }
-  sb_add(&q->sql, "(");
-  sb_parent(q, view);
-  sb_add(&q->sql, " = '' OR ");
+  /* a parent '' (none) or no group's name ('' is none: the test once) */
   sb_parent(q, view);
   sb_add(&q->sql, " NOT IN (SELECT dldb_t.\"" DLDB__TREE_NAME "\"");
   sb_same_scope(q, view, ab, db);
-  sb_add(&q->sql, " AND dldb_t.\"row_type\" = 1))");
+  sb_add(&q->sql, " AND dldb_t.\"row_type\" = 1 AND dldb_t.\"" DLDB__TREE_NAME "\" <> '')");
 }
 
 /* The filter of a tree: a row matches, or it is a group with a matching
