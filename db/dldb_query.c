@@ -640,7 +640,8 @@ static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   const keyview *k = keyview_of(in->view);
   int filtered = *mode == Q_COUNT_FILTERED;
   *pl = (plan){.offset = -1};
-  if (!filtered && in->n_eq == 0 && !in->tree_parent && dense(in->view)) *mode = Q_COUNT_LAST;
+  if (!filtered && in->aggr_id >= 0 && in->n_eq == 0 && !in->tree_parent && dense(in->view))
+    *mode = Q_COUNT_LAST; /* one aggregation's rows: numbered 0..n-1 */
   if (!k) return;
   if (!filtered && evaluates(db, in, k->keys, 0)) {
     pl->from = k->keys;
