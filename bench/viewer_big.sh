@@ -7,8 +7,10 @@
 # launch order (both directions, deep pages, name filters), sorted by
 # duration, the middle iteration's kernels (what Kernels by Iteration asks),
 # its biggest op's kernels (Kernels by Op), the most launched kernel's
-# launches (Statistics), the ops. Prints the start and each request's
-# seconds, HTTP status and filtered rows. docs/performance.md quotes it.
+# launches (Statistics), the ops, the Group Ops tree's top rows and the
+# NVTX statistics (the first request, a filter that matches nothing).
+# Prints the start and each request's seconds, HTTP status and filtered
+# rows. docs/performance.md quotes it.
 # Usage: bench/viewer_big.sh DLDB [BUILD_DIR]   (BUILD_DIR: build/release)
 set -euo pipefail
 [[ $# -ge 1 && -f $1 ]] || { echo "usage: viewer_big.sh DLDB [BUILD_DIR]" >&2; exit 1; }
@@ -58,7 +60,10 @@ for u in \
   "iteration_ops?limit=100&iter_value=$mid" \
   "iteration_ops?limit=100&sort=total_gpu_time&order=desc" \
   "op_nodes?limit=100&filter=conv" \
-  "group_ops?limit=100"; do
+  "group_ops?limit=100" \
+  "group_ops?top=1&limit=100" \
+  "dl_stats_nvtx?limit=50" \
+  "dl_stats_nvtx?limit=50&filter=xyzzy"; do
   out=$(curl -s -m 900 -w '\n%{http_code} %{time_total}' "${base}api/v1/$u")
   read -r code secs <<<"$(tail -n1 <<<"$out")"
   filtered=$(head -n1 <<<"$out" | grep -o '"filtered":[0-9]*' | cut -d: -f2 || true)

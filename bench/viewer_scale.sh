@@ -10,8 +10,9 @@
 #     per iteration (what the Kernels by Iteration and Kernels by Op pages
 #     ask: the middle iteration and its biggest op), per kernel name (the
 #     Statistics page's launches of a kernel) and over the whole aggregation;
-#   - op_nodes, kernel_summaries, group_ops (the Group Ops page's tree:
-#     paged) sorted, filtered and paged.
+#   - op_nodes, kernel_summaries, group_ops sorted, filtered and paged;
+#     group_ops both as one list and as the Group Ops page asks for it: the
+#     top rows of its tree (top=1; a group's children are parent=NAME).
 # "first": the request's first answer in that viewer (nothing of it counted
 # or cached yet; the round's earlier requests may have read the same pages);
 # "again": the same request at once again. Medians over the rounds; the
@@ -19,7 +20,8 @@
 # 2x. docs/performance.md quotes it.
 # Usage: bench/viewer_scale.sh BUILD_DIR SMALL.sqlite LARGE.sqlite [ROUNDS] [MATCH]
 #   BUILD_DIR holds server/dlprofviewer (Release); ROUNDS: 3; MATCH: the
-#   filter that matches (default "gemm").
+#   filter that matches (default "gemm"). VIEWS=a,b (environment): only
+#   those endpoints' requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: bench/viewer_scale.sh BUILD_DIR SMALL LARGE [ROUNDS] [MATCH]}
@@ -33,7 +35,7 @@ echo "small: $small ($(du -h "$small" | cut -f1)), large: $large ($(du -h "$larg
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uptime | sed 's/.*load average/load average/')"
 echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- server db || echo ' (with local changes)')"
 python3 - "$viewer" "$small" "$large" "$rounds" "$match" <<'EOF'
-import http.client, json, statistics, subprocess, sys, time, urllib.parse
+import http.client, json, os, statistics, subprocess, sys, time, urllib.parse
 
 viewer, small, large, rounds, match = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 
@@ -84,8 +86,11 @@ def requests_for(conn):
         "iteration_ops": [("iter", {"iter_value": mid}), ("all", {})],
         "op_nodes": [("all", {})],
         "kernel_summaries": [("all", {})],
-        "group_ops": [("all", {})],
+        "group_ops": [("all", {}), ("top", {"top": 1})],
     }
+    only = [v for v in os.environ.get("VIEWS", "").split(",") if v]
+    if only:
+        scopes = {v: ss for v, ss in scopes.items() if v in only}
     out = []
     for view, ss in scopes.items():
         for label, eq in ss:

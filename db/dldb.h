@@ -160,6 +160,12 @@ typedef struct dldb_query {
                                 sort, ascending, so pages are stable */
   int64_t offset;            /* rows to skip */
   int64_t limit;             /* rows to return; < 0: all */
+  const char *tree_parent;   /* a tree of names (a view with row_full_name and
+                                row_type, view_group_ops): the rows whose parent
+                                group is the group of this row_full_name, "": the
+                                top rows; the filter then also keeps the groups
+                                with a matching row below them (the way down to
+                                it); NULL: every row. DL_EINVAL on another view */
 } dldb_query;
 
 /* One result row, valid only inside the callback. */

@@ -217,12 +217,13 @@ typedef struct bound {
   const char *s;
 } bound;
 
-enum { MAX_BOUND = 6 + DLDB_MAX_EQ };
+enum { MAX_BOUND = 7 + DLDB_MAX_EQ };
 /* What a built statement selects: the rows; count(*) without or with the
  * filter; the sum of `calls` without or with it (a view whose rows each
  * stand for `calls` rows of the queried view); the sort column of the row
- * at the offset (the seek of a deep page). */
-enum { Q_ROWS, Q_COUNT_TOTAL, Q_COUNT_FILTERED, Q_SUM_TOTAL, Q_SUM_FILTERED, Q_SEEK };
+ * at the offset (the seek of a deep page); the count, without the filter,
+ * as 1 + the last row_idx (a view whose row_idx is 0..n-1, dense_views). */
+enum { Q_ROWS, Q_COUNT_TOTAL, Q_COUNT_FILTERED, Q_SUM_TOTAL, Q_SUM_FILTERED, Q_SEEK, Q_COUNT_LAST };
 
 /* Where a statement reads and what it adds to the query's conditions: from
  * (NULL: the queried view) has the queried view's constrained columns; with
@@ -335,7 +336,106 @@ static void sb_head(built *q, int mode, const char *sort) {
     sb_add(&q->sql, "SELECT ");
     sb_ident(&q->sql, sort);
     sb_add(&q->sql, " FROM ");
+  } else if (mode == Q_COUNT_LAST) {
+    sb_add(&q->sql, "SELECT coalesce((SELECT \"row_idx\" + 1 FROM ");
   } else sb_add(&q->sql, "SELECT count(*) FROM ");
+}
+
+/* The terms of the name filter (bound at ?fb) on the filter's columns of
+ * v, of table qual (NULL: unqualified): "(a OR b ...)", "0)" when v has
+ * none (nothing matches). name_id: the name is that string of `strings`. */
+static void sb_match(built *q, const dldb_query *in, const dldb__viewcols *v,
+                     const dldb__viewcols *f, const char *qual, int fb) {
+  sb_add(&q->sql, "(");
+  int terms = 0;
+  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
+    int c = col_index(v, in->filter_cols[i]);
+    if (c < 0) continue;
+    sb_add(&q->sql, "%s", terms++ ? " OR " : "");
+    int by_id = strcmp(v->names[c], "name") == 0 && col_index(f, "name_id") >= 0;
+    sb_add(&q->sql, by_id ? "dldb_strmatch(" : "instr(lower(");
+    if (qual) {
+      sb_ident(&q->sql, qual);
+      sb_add(&q->sql, ".");
+    }
+    sb_ident(&q->sql, by_id ? "name_id" : v->names[c]);
+    sb_add(&q->sql, by_id ? ", ?%d)" : "), ?%d) > 0", fb);
+  }
+  sb_add(&q->sql, terms ? ")" : "0)");
+}
+
+/* ---- A tree of names (view_group_ops) -------------------------------------
+ * A row's parent is the group (row_type 1) whose row_full_name is the row's
+ * own up to its last '/' but a trailing one ("/a/b/" and "/a/c" are in
+ * "/a/"; "/" and "x" are at the top). rtrim(s, replace(s, '/', '')) is s up
+ * to its last '/' (trimming every character but '/' from its end). A row
+ * whose parent is no group of the aggregation is at the top too. */
+
+#define DLDB__TREE_NAME "row_full_name"
+
+/* The parent name of table qual's row, as SQL. */
+static void sb_parent(built *q, const char *qual) {
+  sbuf *b = &q->sql;
+  for (int i = 0; i < 2; i++) { /* rtrim(S, replace(S, '/', '')) */
+    sb_add(b, i ? ", replace(" : "rtrim(");
+    sb_add(b, "CASE WHEN substr(");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\", -1) = '/' THEN substr(");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\", 1, length(");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\") - 1) ELSE ");
+    sb_ident(b, qual);
+    sb_add(b, ".\"" DLDB__TREE_NAME "\" END");
+  }
+  sb_add(b, ", '/', ''))");
+}
+
+/* " FROM view AS dldb_t WHERE <the rows of the query's aggregation and
+ * domain, bound at ?ab and ?db (0: none)>" */
+static void sb_same_scope(built *q, const char *view, int ab, int db) {
+  sb_add(&q->sql, " FROM ");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, " AS dldb_t WHERE 1");
+  if (ab) sb_add(&q->sql, " AND dldb_t.aggr_id = ?%d", ab);
+  if (db) sb_add(&q->sql, " AND dldb_t.domain_name = ?%d", db);
+}
+
+/* The condition: the rows under in->tree_parent ("": at the top). */
+static void sb_tree(built *q, int *first, const dldb_query *in, const char *view, int ab, int db) {
+  sb_where(q, first);
+  if (*in->tree_parent) {
+    q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->tree_parent};
+    sb_parent(q, view);
+    sb_add(&q->sql, " = ?%d", q->nb);
+    return;
+  }
+  /* a parent '' (none) or no group's name ('' is none: the test once) */
+  sb_parent(q, view);
+  sb_add(&q->sql, " NOT IN (SELECT dldb_t.\"" DLDB__TREE_NAME "\"");
+  sb_same_scope(q, view, ab, db);
+  sb_add(&q->sql, " AND dldb_t.\"row_type\" = 1 AND dldb_t.\"" DLDB__TREE_NAME "\" <> '')");
+}
+
+/* The filter of a tree: a row matches, or it is a group with a matching
+ * row below it (so that the way down to each match stays). */
+static void sb_tree_match(built *q, const dldb_query *in, const dldb__viewcols *v, const char *view,
+                          int ab, int db, int fb) {
+  sb_add(&q->sql, "(");
+  sb_match(q, in, v, v, view, fb);
+  sb_add(&q->sql, " OR (");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"row_type\" = 1 AND EXISTS (SELECT 1");
+  sb_same_scope(q, view, ab, db);
+  sb_add(&q->sql, " AND length(dldb_t.\"" DLDB__TREE_NAME "\") > length(");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"" DLDB__TREE_NAME "\") AND substr(dldb_t.\"" DLDB__TREE_NAME "\", 1, length(");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"" DLDB__TREE_NAME "\")) = ");
+  sb_ident(&q->sql, view);
+  sb_add(&q->sql, ".\"" DLDB__TREE_NAME "\" AND ");
+  sb_match(q, in, v, v, "dldb_t", fb);
+  sb_add(&q->sql, ")))");
 }
 
 static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built *q, char *err,
@@ -350,7 +450,10 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     int rc = ensure_types(db, f, err, errlen);
     if (rc) return rc;
   }
-  int first = 1;
+  int first = 1, ab = 0, db_b = 0; /* ab, db_b: where aggr_id and domain are bound */
+  int tree = in->tree_parent && col_index(f, DLDB__TREE_NAME) >= 0 && col_index(f, "row_type") >= 0;
+  if (in->tree_parent && !tree)
+    return dl_err(err, errlen, DL_EINVAL, "%s is no tree of names", f->view);
   int filtered = mode == Q_ROWS || mode == Q_COUNT_FILTERED || mode == Q_SUM_FILTERED;
   /* rows found by within: read in `at` order (its index), then sorted */
   int nested = mode == Q_ROWS && pl && pl->within;
@@ -361,12 +464,14 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_where(q, &first);
     sb_add(&q->sql, "aggr_id = ?%d", q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
+    ab = q->nb;
   }
   if (in->domain && col_index(f, "domain_name") >= 0) {
     sb_where(q, &first);
     sb_add(&q->sql, pl && pl->likely_eq ? "likelihood(domain_name = ?%d, 1.0)" : "domain_name = ?%d",
            q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->domain};
+    db_b = q->nb;
   }
   for (int i = 0; i < in->n_eq && i < DLDB_MAX_EQ; i++) {
     int c = col_index(f, in->eq[i].column);
@@ -393,29 +498,18 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_add(&q->sql, " %s ?%d", pl->range_op, q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->range_value};
   }
+  if (tree) sb_tree(q, &first, in, f->view, ab, db_b);
   if (filtered && in->filter && *in->filter) {
     q->filter_lc = strdup(in->filter);
     if (!q->filter_lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
     for (char *p = q->filter_lc; *p; p++) *p = (char)tolower((unsigned char)*p);
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = q->filter_lc};
     sb_where(q, &first);
-    sb_add(&q->sql, "(");
-    int terms = 0;
-    for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
-      int c = col_index(v, in->filter_cols[i]);
-      if (c < 0) continue;
-      sb_add(&q->sql, "%s", terms++ ? " OR " : "");
-      if (strcmp(v->names[c], "name") == 0 && col_index(f, "name_id") >= 0) {
-        sb_add(&q->sql, "dldb_strmatch(\"name_id\", ?%d)", q->nb); /* name is that string */
-        continue;
-      }
-      sb_add(&q->sql, "instr(lower(");
-      sb_ident(&q->sql, v->names[c]);
-      sb_add(&q->sql, "), ?%d) > 0", q->nb);
-    }
-    sb_add(&q->sql, terms ? ")" : "0)"); /* no name column: nothing matches */
+    if (tree) sb_tree_match(q, in, v, f->view, ab, db_b, q->nb);
+    else sb_match(q, in, v, f, NULL, q->nb);
   }
   int64_t offset = pl && pl->offset >= 0 ? pl->offset : in->offset;
+  if (mode == Q_COUNT_LAST) sb_add(&q->sql, " ORDER BY \"row_idx\" DESC LIMIT 1), 0)");
   if (mode == Q_SEEK) { /* the sort column alone, in its index's order */
     sb_add(&q->sql, " ORDER BY ");
     sb_ident(&q->sql, in->sort);
@@ -529,11 +623,25 @@ static int evaluates(dldb *db, const dldb_query *in, const char *target, int wit
   return 1;
 }
 
+/* Our views whose row_idx numbers an aggregation's rows 0..n-1 (the
+ * NVTX statistics: analysis/dla_stats.c writes them so, a row per distinct
+ * range text, millions of them), which the primary key holds in that order:
+ * their count is 1 + the last row_idx, one seek rather than a walk. */
+static const char *const dense_views[] = {"view_dl_stats_nvtx", "view_dl_stats_nvtx_gpu_proj"};
+
+static int dense(const char *view) {
+  for (size_t i = 0; i < sizeof dense_views / sizeof *dense_views; i++)
+    if (strcmp(dense_views[i], view) == 0) return 1;
+  return 0;
+}
+
 /* How to count in's rows (mode Q_COUNT_*): the statement's mode and view. */
 static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   const keyview *k = keyview_of(in->view);
   int filtered = *mode == Q_COUNT_FILTERED;
   *pl = (plan){.offset = -1};
+  if (!filtered && in->aggr_id >= 0 && in->n_eq == 0 && !in->tree_parent && dense(in->view))
+    *mode = Q_COUNT_LAST; /* one aggregation's rows: numbered 0..n-1 */
   if (!k) return;
   /* a sum per op and kernel name where it can say (not of an iteration):
    * it costs the ops and names, not the launches */
@@ -579,12 +687,43 @@ out:
   return rc;
 }
 
+/* 1 when in's filter can match no row: every filter column of its view is
+ * a name that is a string of `strings` (name_id) and no string contains the
+ * filter (dldb_strmatch's bitset, read once and shared); else 0, or a
+ * negative DL_E*. Spares the walk of every row that finds none. */
+static int matches_nothing(dldb *db, const dldb_query *in, char *err, size_t errlen) {
+  if (!in->filter || !*in->filter) return 0;
+  dldb__viewcols *v = NULL;
+  if (view_cols(db, in->view, NULL, &v, &v, err, errlen)) return 0; /* build() says why */
+  int names = 0;
+  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
+    int c = col_index(v, in->filter_cols[i]);
+    if (c < 0) continue;
+    if (strcmp(v->names[c], "name") != 0 || col_index(v, "name_id") < 0) return 0;
+    names++;
+  }
+  if (!names) return 0;
+  char *lc = strdup(in->filter);
+  if (!lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+  for (char *p = lc; *p; p++) *p = (char)tolower((unsigned char)*p);
+  int any = dldb__strmatch_any(db->shared, db->sql, lc);
+  free(lc);
+  if (any < 0) return dldb__sql_err(db, -any, in->view, err, errlen);
+  return !any;
+}
+
 int dldb_query_count(dldb *db, const dldb_query *q, int64_t *total, int64_t *filtered, char *err,
                      size_t errlen) {
   int rc = run_count(db, q, Q_COUNT_TOTAL, total, err, errlen);
   if (rc || !filtered) return rc;
   if (!q->filter || !*q->filter) {
     *filtered = *total;
+    return DL_OK;
+  }
+  int none = matches_nothing(db, q, err, errlen);
+  if (none < 0) return none;
+  if (none) {
+    *filtered = 0;
     return DL_OK;
   }
   return run_count(db, q, Q_COUNT_FILTERED, filtered, err, errlen);
@@ -883,7 +1022,9 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
                     size_t errlen) {
   built q;
   plan pl = {.offset = -1};
-  int rc = group_rows(db, in, fn, ctx, err, errlen);
+  int rc = matches_nothing(db, in, err, errlen);
+  if (rc) return rc < 0 ? rc : DL_OK;
+  rc = group_rows(db, in, fn, ctx, err, errlen);
   if (rc == 0) rc = merged_rows(db, in, fn, ctx, err, errlen);
   if (rc != 0) return rc < 0 ? rc : DL_OK;
   rc = seek_plan(db, in, &pl, err, errlen);

@@ -91,6 +91,11 @@ void dldb__count_put(dldb__shared *m, char *key, int64_t value);
  * their state and must outlive the connection). */
 int dldb__register_functions(sqlite3 *sql, dldb__shared *m);
 
+/* 1 when some strings.value contains the lower-cased pattern (as
+ * dldb_strmatch sees it, through m's shared bitset, read through sql when
+ * it is of another pattern), 0 when none does, or -(an SQLite error code). */
+int dldb__strmatch_any(dldb__shared *m, sqlite3 *sql, const char *pattern);
+
 /* NVIDIA DLProf files: creates TEMP timeline views over their read_only_*
  * tables (dldb_timeline.c); other files: nothing. DL_OK or DL_EFORMAT. */
 int dldb__timeline_views(dldb *db);

@@ -233,6 +233,16 @@ static int strbits_get(dldb__shared *m, sqlite3 *sql, const char *pattern, strbi
   return rc;
 }
 
+int dldb__strmatch_any(dldb__shared *m, sqlite3 *sql, const char *pattern) {
+  strbits *b = NULL;
+  int rc = strbits_get(m, sql, pattern, &b);
+  if (rc != SQLITE_OK) return -rc;
+  int any = 0;
+  for (int64_t i = 0; i < (b->nbits + 7) / 8 && !any; i++) any = b->bits[i] != 0;
+  free(b);
+  return any;
+}
+
 static void strmatch_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   const char *pattern = (const char *)sqlite3_value_text(argv[1]);

@@ -48,6 +48,7 @@ static void make_query(const dlv_view *v, const dlv_viewcat *vc, const dlv_param
     if (dlv_viewcat_column(vc, v->tiebreak[i]) >= 0) q->tiebreak[k++] = v->tiebreak[i];
   q->offset = p->offset;
   q->limit = p->limit;
+  q->tree_parent = (v->scope & DLV_TREE) ? p->tree_parent : NULL;
 }
 
 static int db_failed(dlv_req *r, const char *err) {
@@ -78,6 +79,7 @@ static const char *cache_key(const dlv_view *v, const dldb_query *q, const char 
     dlv_cache_key_add(k, "v", q->eq[order[i]].value);
   }
   if (q->filter) dlv_cache_key_add(k, "filter", q->filter);
+  if (q->tree_parent) dlv_cache_key_add(k, "parent", q->tree_parent);
   if (q->sort) dlv_cache_key_add(k, "sort", q->sort);
   dlv_cache_key_int(k, "desc", q->desc);
   dlv_cache_key_int(k, "offset", q->offset);

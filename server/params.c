@@ -116,6 +116,15 @@ static int one_param(const char *name, const char *value, const dlv_catalog *cat
     p->filter = *value ? value : NULL;
     return DL_OK;
   }
+  if ((view->scope & DLV_TREE) && (strcmp(name, "parent") == 0 || strcmp(name, "top") == 0)) {
+    if (p->tree_parent)
+      return bad(msg, msglen, "parent and top exclude each other");
+    if (name[0] == 't' && strcmp(value, "1") != 0) return bad(msg, msglen, "top must be 1");
+    if (name[0] == 'p' && !*value)
+      return bad(msg, msglen, "parent must name a group (top=1: the top rows)");
+    p->tree_parent = name[0] == 't' ? "" : value;
+    return DL_OK;
+  }
   if (strcmp(name, "format") == 0) {
     if (strcmp(value, "json") != 0 && strcmp(value, "csv") != 0)
       return bad(msg, msglen, "format must be json or csv");

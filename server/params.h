@@ -27,7 +27,8 @@
  * server.c) and `base` (a comparison's base run, api_compare.c). */
 enum {
   DLV_ACCEPT_SCOPE = 1, /* aggr_id, domain */
-  DLV_ACCEPT_LIST = 2,  /* offset, limit, sort, order, filter, format, <column>=<value> */
+  DLV_ACCEPT_LIST = 2,  /* offset, limit, sort, order, filter, format, <column>=<value>;
+                           parent and top on a tree view (DLV_TREE) */
 };
 
 typedef struct dlv_params {
@@ -40,6 +41,7 @@ typedef struct dlv_params {
   int desc;
   const char *filter;      /* NULL: none */
   int csv;                 /* format=csv */
+  const char *tree_parent; /* a tree view's parent=NAME, or "" for top=1; NULL: neither */
   int n_eq;
   struct {
     const char *column;

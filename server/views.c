@@ -6,6 +6,7 @@
 #define AD (DLV_PER_AGGR | DLV_PER_DOMAIN)
 #define A DLV_PER_AGGR
 #define AI DLV_PER_AGGREGATION_ID
+#define ADT (DLV_PER_AGGR | DLV_PER_DOMAIN | DLV_TREE)
 
 /* clang-format off */
 const dlv_view dlv_views[DLV_VIEW_COUNT] = {
@@ -32,7 +33,7 @@ const dlv_view dlv_views[DLV_VIEW_COUNT] = {
   {"iteration_ops",                "view_iteration_ops",                DLV_LIST,   AD, "total_gpu_time",   1, {"iter_value", "op_node_id", NULL},        "the Kernels by Op view"},
   {"iteration_kernels",            "view_iteration_kernels",            DLV_LIST,   AD, "kernel_timestamp", 0, {"device_id", "kernel_name", NULL},        "the Kernels by Iteration view"},
   {"iteration_op_kernels",         "view_iteration_op_kernels",         DLV_LIST,   AD, "kernel_timestamp", 0, {"device_id", "kernel_name", NULL},        "the kernels of the Kernels by Op view"},
-  {"group_ops",                    "view_group_ops",                    DLV_LIST,   AD, "row_full_name",    0, {"row_full_id", NULL},                     "the Group Ops view (DLProf 1.7 or newer)"},
+  {"group_ops",                    "view_group_ops",                    DLV_LIST,   ADT,"row_full_name",    0, {"row_full_id", NULL},                     "the Group Ops view (DLProf 1.7 or newer)"},
   /* our own extensions (db/schema.sql "dl extensions"): optional, absent from DLProf's files */
   {"dl_communication",             "view_dl_communication",             DLV_LIST,   AD, "device_id",        0, {"device_id", NULL},                       "the Communication panel"},
   {"dl_gpu_efficiency",            "view_dl_gpu_efficiency",            DLV_LIST,   AD, "device_id",        0, {"device_id", NULL},                       "est. SM efficiency and occupancy per GPU"},
@@ -66,6 +67,7 @@ const char *const dlv_filter_columns[DLDB_MAX_FILTER_COLS] = {
     "op_node_name", "op_node_type", "op_node_id", "kernel_name",
     "gpu_name",     "row_full_name", "problem",   "key_node_name",
     "name", /* our view_dl_stats_* */
+    "row_full_id", /* view_group_ops: an op's id */
 };
 
 const dlv_view *dlv_view_find(const char *name) {

@@ -17,6 +17,7 @@ enum {
   DLV_PER_AGGR = 1,   /* aggr_id selects rows (the view has an aggr_id column) */
   DLV_PER_DOMAIN = 2, /* domain selects rows (the view has a domain_name column) */
   DLV_PER_AGGREGATION_ID = 4, /* aggr_id selects rows of the view's aggregation_id column */
+  DLV_TREE = 8,       /* a tree of names: parent / top select a group's children (dldb_query) */
 };
 
 typedef struct dlv_view {

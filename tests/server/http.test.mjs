@@ -6,8 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
-  noRelu, wRelu, requireFile, startViewer, sql, rawRequest, parseCsv, makeMini,
+  noRelu, wRelu, requireFile, startViewer, sql, rawRequest, parseCsv, makeMini, work,
 } from './viewer.mjs';
 
 requireFile(noRelu);
@@ -181,6 +184,87 @@ test('filter matches name columns case-insensitively, with % _ quotes and HTML l
   }
   r = await get(mini, '/api/v1/op_nodes?filter=%3Cimg');
   assert.equal(r.json.rows[0].op_node_name, '/net/<img src=x onerror=alert(1)>'); // JSON string, unescaped
+});
+
+/** Checks the group_ops tree of server (on db, aggregation 1) against the page's old tree logic. */
+async function checkTree(server, db) {
+  const all = sql(db, 'SELECT row_full_name AS n, row_full_id AS id, row_type AS t FROM view_group_ops WHERE aggr_id = 1');
+  const groups = new Set(all.filter((x) => x.t === 1).map((x) => x.n));
+  // the parent as the page built it from the whole list (web/js/views/group_ops.js before paging)
+  const parentOf = (n) => {
+    if (n === '/') return '';
+    const s = n.endsWith('/') ? n.slice(0, -1) : n;
+    const p = s.slice(0, s.lastIndexOf('/') + 1);
+    return groups.has(p) ? p : '';
+  };
+  const key = (x) => `${x.row_full_name ?? x.n}\u0000${x.row_full_id ?? x.id}`;
+  const ask = (p, more = '') => get(server, `/api/v1/group_ops?${p === '' ? 'top=1' : `parent=${encodeURIComponent(p)}`}&limit=1000${more}`);
+  let seen = 0;
+  for (const p of ['', ...groups]) {
+    const r = await ask(p);
+    assert.equal(r.res.status, 200, r.text);
+    const want = all.filter((x) => parentOf(x.n) === p).map(key).sort();
+    assert.deepEqual(r.json.rows.map(key).sort(), want, `children of '${p}'`);
+    assert.equal(r.json.total, want.length);
+    seen += r.json.rows.length;
+  }
+  assert.equal(seen, all.length, 'every row is under exactly one parent');
+  assert.ok(groups.size > 10);
+  // filter: the matches and the groups with a match below them
+  const f = 'conv2d';
+  const match = (x) => x.n.toLowerCase().includes(f) || String(x.id).toLowerCase().includes(f);
+  const kept = (x) => match(x) || (x.t === 1 && all.some((y) => y.n.length > x.n.length && y.n.startsWith(x.n) && match(y)));
+  let shown = 0;
+  for (const p of ['', ...groups]) {
+    const r = await ask(p, `&filter=${f.toUpperCase()}`);
+    const want = all.filter((x) => parentOf(x.n) === p && kept(x)).map(key).sort();
+    assert.deepEqual(r.json.rows.map(key).sort(), want, `children of '${p}' kept by the filter`);
+    assert.equal(r.json.filtered, want.length);
+    shown += want.length;
+  }
+  assert.ok(shown > 0 && shown < all.length);
+  return { all, groups, parentOf, key, ask };
+}
+
+test('group_ops as a tree: top=1 and parent=NAME page each group\'s children; the filter keeps the way down', async () => {
+  const { all, groups, parentOf, key, ask } = await checkTree(v, noRelu);
+  // pages of one group's children, in the list's order
+  const big = [...groups].map((g) => [g, all.filter((x) => parentOf(x.n) === g).length]).sort((a, b) => b[1] - a[1])[0];
+  assert.ok(big[1] >= 4, `${big[0]} has ${big[1]} children`);
+  const whole = (await ask(big[0])).json.rows.map(key);
+  const p1 = (await get(v, `/api/v1/group_ops?parent=${encodeURIComponent(big[0])}&limit=3`)).json;
+  const p2 = (await get(v, `/api/v1/group_ops?parent=${encodeURIComponent(big[0])}&limit=3&offset=3`)).json;
+  assert.deepEqual([...p1.rows, ...p2.rows].map(key), whole.slice(0, 6));
+  for (const [q, msg] of [
+    ['parent=', /parent must name a group/],
+    ['top=2', /top must be 1/],
+    ['top=1&parent=%2F', /exclude each other/],
+  ]) {
+    const r = await get(v, `/api/v1/group_ops?${q}`);
+    assert.equal(r.res.status, 400, q);
+    assert.match(r.json.error.message, msg);
+  }
+  assert.equal((await get(v, '/api/v1/op_nodes?top=1')).res.status, 400, 'no tree: an unknown parameter');
+});
+
+test('group_ops as a tree: rows whose parent group is missing are top rows', async () => {
+  const db = join(work, 'http-orphans.sqlite');
+  copyFileSync(noRelu, db);
+  chmodSync(db, 0o644);
+  // NVIDIA's table behind the view: drop the groups "/" and one below it
+  execFileSync('sqlite3', [db], {
+    input: "DELETE FROM group_ops WHERE row_type = 1 AND group_op_full_name_id IN (SELECT id FROM dictionary WHERE string IN ('/', '/module/dummy_network::_call_impl/'));",
+  });
+  const s = await startViewer(db);
+  try {
+    const { all } = await checkTree(s, db);
+    const top = (await get(s, '/api/v1/group_ops?top=1&limit=1000')).json.rows.map((x) => x.row_full_name);
+    assert.ok(top.includes('/module/') && !top.includes('/'), top.join(' '));
+    assert.ok(all.length > top.length);
+  } finally {
+    const e = await s.stop();
+    assert.equal(e.code, 0, e.stderr);
+  }
 });
 
 test('int64 and non-finite values survive', async () => {

@@ -322,7 +322,8 @@ static const char names_sql[] =
     "CREATE VIEW view_dl_names AS SELECT r.aggr_id, r.row_idx, r.total,"
     " (SELECT n.value FROM strings n WHERE n.id = r.key >> 1) AS name, r.key >> 1 AS name_id"
     " FROM runs r;"
-    "CREATE VIEW view_dl_names_plain AS SELECT aggr_id, row_idx, total, name FROM view_dl_names;";
+    "CREATE VIEW view_dl_names_plain AS SELECT aggr_id, row_idx, total, name FROM view_dl_names;"
+    "CREATE VIEW view_dl_stats_nvtx AS SELECT * FROM view_dl_names;"; /* counted by row_idx */
 
 /* The row_idx of the rows of view (filter f, by sort, then row_idx) as
  * "a,b,c", and the filtered count. */
@@ -369,6 +370,22 @@ static int test_name_filter(void) {
               fast, (long long)nfast, plain, (long long)nplain, want[i]);
       return 1;
     }
+  }
+  /* view_dl_stats_nvtx numbers each aggregation's rows 0..n-1: its count is
+   * 1 + the last row_idx (none: 0), the same as count(*); over every
+   * aggregation (aggr_id -1), the sum */
+  static const int64_t nrows[] = {13, 0, 12, 1, 0};
+  for (int64_t a = -1; a < 4; a++) {
+    int64_t total = -1, filtered = -1;
+    dldb_query q = {.view = "view_dl_stats_nvtx", .aggr_id = a, .limit = 1};
+    ASSERT_OK(dldb_query_count(db, &q, &total, &filtered, err, sizeof err));
+    ASSERT_EQ(total, nrows[a + 1]);
+    ASSERT_EQ(filtered, nrows[a + 1]);
+    q.filter = "conv";
+    memcpy(q.filter_cols, (const char *[]){"name", NULL}, 2 * sizeof(const char *));
+    ASSERT_OK(dldb_query_count(db, &q, &total, &filtered, err, sizeof err));
+    ASSERT_EQ(total, nrows[a + 1]);
+    ASSERT_EQ(filtered, a == -1 ? 6 : a == 1 ? 5 : a == 2 ? 1 : 0);
   }
   /* The order of name (dldb_strrank on name_id): NULL names first (a NULL
    * value, a missing id), bytewise, equal names by row_idx. */

@@ -4,9 +4,10 @@
 // copy of NVIDIA's no_relu cut to levels 1-3 (every group open by default);
 // and dlprof's dldb of CloverLeaf (ops only, no group). The root does not
 // claim to be "all", and Expand all / Collapse all are enabled only where
-// they change something. On the dldb of a Kineto trace (HTA's DDP run, about 460
-// ops) a click on an op leads to the page of Ops and Kernels that holds it,
-// highlighted and scrolled into view.
+// they change something; the server pages the tree (the top rows and each
+// opened group's children, a page at a time). On the dldb of a Kineto trace
+// (HTA's DDP run, about 460 ops) a click on an op leads to the page of Ops
+// and Kernels that holds it, highlighted and scrolled into view.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import {
   RELU_EXPORT,
   CLOVER_EXPORT,
   DDP_KINETO,
+  sql,
   sql1,
   sqlWrite,
   dlprofDldb,
@@ -101,10 +103,65 @@ test('a tree open by default (groups at levels 1-3): Expand all is off, Collapse
 test('CloverLeaf: ops only, no group: both buttons are off and the hint says why', async () => {
   const page = await open('clover');
   assert.equal(q('clover', 'SELECT count(*) FROM view_group_ops WHERE aggr_id = $A AND row_type = 1'), 0);
-  assert.equal(await rows(page), q('clover', 'SELECT count(*) FROM view_group_ops WHERE aggr_id = $A'));
+  const all = q('clover', 'SELECT count(*) FROM view_group_ops WHERE aggr_id = $A');
+  assert.ok(all > 200, `${all} ops: more than two pages of the top rows`);
+  // the first page of the top rows, then "Show 100 more": the server pages the tree
+  assert.equal(await rows(page), 100 + 1);
+  assert.equal(await page.locator('table.tree tr.tree-more').innerText(), `Show 100 more (100 of ${all.toLocaleString('en-US')} shown)`);
+  await page.click('table.tree tr.tree-more button[data-action="more"]');
+  await page.waitForFunction(() => document.querySelectorAll('table.tree tbody tr.tree-op').length === 200);
+  await settled(page);
+  assert.equal(await rows(page), 200 + 1);
   assert.equal(await disabled(page, 'expand-all'), true);
   assert.equal(await disabled(page, 'collapse-all'), true);
   assert.match(await page.locator('section[data-table="group-ops"] .card-hint').innerText(), /No op is in a name scope/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('w_Relu: a group opened by hand reads its children from the server, a page at a time', async () => {
+  const asked = [];
+  const page = await watchedPage(browser.context);
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname === '/api/v1/group_ops' && (u.searchParams.has('parent') || u.searchParams.has('top')))
+      asked.push({
+        parent: u.searchParams.get('parent') ?? '',
+        offset: u.searchParams.get('offset'),
+        limit: u.searchParams.get('limit'),
+      });
+  });
+  await page.goto(`${servers.relu.url}/#/group-ops?expand=none&limit=3`);
+  await settled(page);
+  await page.waitForSelector('table.tree tbody tr:not(.placeholder)');
+  assert.deepEqual(asked, [{ parent: '', offset: '0', limit: '3' }], 'the top rows only');
+  assert.equal(await rows(page), 3);
+  // open "/" and then "/module/", whose children take two pages of 3
+  const children = (p) =>
+    sql(
+      dbs.relu,
+      `SELECT row_full_name AS n FROM view_group_ops WHERE aggr_id = (SELECT max(aggr_id) FROM view_aggregations) AND row_full_name LIKE '${p}_%' AND substr(row_full_name, ${p.length + 1}) NOT LIKE '%/_%' ORDER BY row_trimmed_name, row_full_id`,
+    ).map((r) => r.n);
+  const kids = children('/module/');
+  assert.equal(kids.length, 5);
+  await page.click('table.tree tr[data-key="g:/"] .tree-toggle');
+  await page.waitForSelector('table.tree tr[data-key="g:/module/"]');
+  await page.click('table.tree tr[data-key="g:/module/"] .tree-toggle');
+  await page.waitForSelector('table.tree tr.tree-more');
+  await settled(page);
+  const under = () => page.locator('table.tree tbody tr[data-level="3"]').evaluateAll((trs) => trs.map((t) => t.querySelector('.tree-label').title));
+  assert.deepEqual(await under(), kids.slice(0, 3));
+  assert.equal(await page.locator('table.tree tr.tree-more').innerText(), 'Show 2 more (3 of 5 shown)');
+  await page.click('table.tree tr.tree-more button[data-action="more"]');
+  await page.waitForFunction(() => !document.querySelector('table.tree tr.tree-more'));
+  await settled(page);
+  assert.deepEqual(await under(), kids);
+  assert.deepEqual(asked, [
+    { parent: '', offset: '0', limit: '3' },
+    { parent: '/', offset: '0', limit: '3' },
+    { parent: '/module/', offset: '0', limit: '3' },
+    { parent: '/module/', offset: '3', limit: '3' },
+  ]);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -123,7 +180,11 @@ const selectedRow = (page) =>
   page.locator('section[data-table="ops"] tbody tr.selected').evaluateAll((trs) =>
     trs.map((tr) => {
       const r = tr.getBoundingClientRect();
-      return { key: tr.dataset.key, aria: tr.getAttribute('aria-selected'), inView: r.top >= 0 && r.bottom <= window.innerHeight };
+      return {
+        key: tr.dataset.key,
+        aria: tr.getAttribute('aria-selected'),
+        inView: r.top >= 0 && r.bottom <= window.innerHeight,
+      };
     }),
   );
 
@@ -185,7 +246,10 @@ test('DDP: a link to an op low on a later page scrolls it into view; one the fil
   assert.equal(hashParam(p2, 'offset'), null);
   const k = await p2.locator('section[data-table="kernels"] .card-title').evaluate((el) => {
     const r = el.getBoundingClientRect();
-    return { text: el.textContent, inView: r.top >= 0 && r.bottom <= window.innerHeight };
+    return {
+      text: el.textContent,
+      inView: r.top >= 0 && r.bottom <= window.innerHeight,
+    };
   });
   assert.deepEqual(k, { text: `Kernels of ${id}`, inView: true });
   assert.deepEqual(p2.problems, []);

@@ -1,11 +1,14 @@
 // group_ops.js - Group Ops (view_group_ops, DLProf 1.7+): the ops as a tree
 // of name scopes. Rows with row_type 1 are groups (row_full_name ends with
-// '/', the root is '/'), rows with row_type 2 are ops. Expand/collapse all,
-// a name filter (matches and their ancestors) and sibling sorting; params
-// expand=all|none, filter, sort, order.
+// '/', the root is '/'), rows with row_type 2 are ops. The server pages the
+// tree (docs/api.md, "Group Ops as a tree"): the top rows (top=1) and the
+// children of each open group (parent=NAME), a page at a time, sorted and
+// filtered there; "Show more" asks for a group's next page. Expand/collapse
+// all, a name filter (matches and the groups on the way to them, open) and
+// sibling sorting; params expand=all|none, filter, sort, order, limit.
 
 import * as router from '../router.js';
-import { getAll, apiUrl } from '../api.js';
+import { get, apiUrl } from '../api.js';
 import { h, replace, fmtInt, debounce, loading } from '../util.js';
 import { cell, isNumeric } from '../table.js';
 import { viewHeader, aggrLine } from './common.js';
@@ -24,12 +27,7 @@ const COLUMNS = [
   { key: 'gpu_idle_sum', label: 'GPU Idle', type: 'time' },
 ];
 
-function parentName(name) {
-  if (name === '/') return null;
-  const s = name.endsWith('/') ? name.slice(0, -1) : name;
-  const i = s.lastIndexOf('/');
-  return i >= 0 ? s.slice(0, i + 1) : null;
-}
+const PAGE = 100; // children asked for at a time; the route's `limit` (1-1000) overrides it
 
 export default {
   id: 'group-ops',
@@ -66,9 +64,13 @@ export default {
     root.append(viewHeader('Group Ops', aggrLine(ctx, route0)), section);
     replace(tbody, h('tr', { class: 'placeholder' }, h('td', { colspan: COLUMNS.length }, loading())));
 
-    let nodes = null; // key -> {row, key, children[]}
-    let roots = [];
+    // The pages read so far: parent name ('' for the top rows) -> {rows, filtered, pending, failed}.
+    // They hold for one sort, order, filter and page size (shown); a change reads afresh.
+    let kids = new Map();
+    let shown = null;
+    let gen = 0; // answers for an older `shown` are dropped
     const overrides = new Map(); // node key -> open (toggled by hand)
+    let current = null; // the route being rendered
 
     expandAll.addEventListener('click', () => {
       overrides.clear();
@@ -85,37 +87,60 @@ export default {
       debounce(() => router.update({ filter: filterEl.value.trim() || null }, { replace: true }), 250),
     );
 
-    const ready = getAll('group_ops', { ...base, sort: 'row_full_name', order: 'asc' })
-      .then((d) => {
-        nodes = new Map();
-        for (const row of d.rows) {
-          const isGroup = Number(row.row_type) === 1;
-          const key = isGroup ? `g:${row.row_full_name}` : `o:${row.row_full_id}`;
-          nodes.set(key, { row, key, isGroup, children: [] });
-        }
-        for (const n of nodes.values()) {
-          const p = parentName(String(n.row.row_full_name));
-          const parent = p !== null ? nodes.get(`g:${p}`) : null;
-          if (parent && parent !== n) {
-            parent.children.push(n);
-            n.parent = parent;
-          } else roots.push(n);
-        }
+    const rowCount = (params) => get('group_ops', { ...base, ...params, limit: 1 }).then((d) => Number(d.total) || 0);
+    const ready = Promise.all([rowCount({ row_type: 1 }), rowCount({ row_type: 2 }), rowCount({ row_type: 1, row_full_name: '/' })])
+      .then(([groups, ops, root]) => {
         replace(
           hint,
-          nodes.has('g:/')
+          root
             ? 'Groups sum the ops below them. The root "/" holds the ops in a name scope; ops outside every scope (such as unassociated_* API calls) are listed beside it. '
-            : [...nodes.values()].some((n) => n.isGroup)
+            : groups
               ? 'Groups sum the ops below them. '
               : 'No op is in a name scope: the ops are listed without groups. ',
           'Click an op to open it in Ops and Kernels.',
         );
-        replace(
-          count,
-          `${fmtInt(d.rows.filter((r) => Number(r.row_type) === 1).length)} groups, ${fmtInt(d.rows.filter((r) => Number(r.row_type) === 2).length)} ops`,
-        );
+        replace(count, `${fmtInt(groups)} groups, ${fmtInt(ops)} ops`);
       })
       .catch((e) => replace(tbody, h('tr', { class: 'placeholder error' }, h('td', { colspan: COLUMNS.length }, `Could not load: ${e.message}`))));
+
+    // Answers that come together (the groups an "Expand all" opens) render once.
+    let queued = false;
+    const later = () => {
+      if (queued) return;
+      queued = true;
+      setTimeout(() => {
+        queued = false;
+        if (current) render(current);
+      }, 0);
+    };
+
+    /** Reads the next page of parent's children (the first when none is read); renders when it comes. */
+    function load(parent, q) {
+      let k = kids.get(parent);
+      if (!k) {
+        k = { rows: [], filtered: null, pending: false, failed: null };
+        kids.set(parent, k);
+      }
+      if (k.pending) return;
+      k.pending = true;
+      k.failed = null;
+      const my = gen;
+      const where = parent === '' ? { top: 1 } : { parent };
+      get('group_ops', { ...base, ...where, sort: q.sort, order: q.order, filter: q.filter || null, limit: q.page, offset: k.rows.length }, { quiet: true })
+        .then((d) => {
+          if (my !== gen) return;
+          k.rows.push(...d.rows);
+          k.filtered = Number(d.filtered) || 0;
+        })
+        .catch((e) => {
+          if (my === gen) k.failed = e.message;
+        })
+        .finally(() => {
+          if (my !== gen) return;
+          k.pending = false;
+          later();
+        });
+    }
 
     const renderHead = (sort, order) => {
       replace(
@@ -153,113 +178,135 @@ export default {
       );
     };
 
+    const placeholder = (depth, ...children) => {
+      const td = h('td', { colspan: COLUMNS.length }, ...children);
+      td.style.paddingLeft = `${0.75 + depth * 1.1}rem`;
+      return h('tr', { class: 'placeholder' }, td);
+    };
+
+    /** The row of one node; toggles and links as the node allows. */
+    function nodeRow(n, depth, opened) {
+      const { row, key, isGroup } = n;
+      const tr = h('tr', { class: [isGroup ? 'tree-group' : 'tree-op'], dataset: { key, level: String(row.level) } });
+      if (isGroup) tr.setAttribute('aria-expanded', String(opened));
+      COLUMNS.forEach((c, i) => {
+        const td = h('td', { class: [isNumeric(c) ? 'num' : null, c.cls] });
+        if (i === 0) {
+          td.style.paddingLeft = `${0.75 + depth * 1.1}rem`;
+          const tog = isGroup
+            ? h('button', { type: 'button', class: 'tree-toggle', 'aria-label': opened ? 'Collapse' : 'Expand', title: row.row_full_name }, opened ? '▾' : '▸')
+            : h('span', { class: 'tree-leaf', 'aria-hidden': 'true' }, '•');
+          if (isGroup) {
+            tog.addEventListener('click', (ev) => {
+              ev.stopPropagation();
+              overrides.set(key, !opened);
+              render(router.current());
+            });
+          }
+          const isRoot = row.row_full_name === '/';
+          const name = row.row_trimmed_name || (isRoot ? '/ (scoped ops)' : row.row_full_name);
+          const tip = isRoot ? '/: the ops in a name scope; ops outside every scope are listed beside it' : row.row_full_name;
+          td.append(tog, h('span', { class: 'tree-label', title: tip }, name));
+          if (!isGroup) td.append(' ', h('span', { class: 'id muted' }, row.row_full_id));
+          if (!isGroup && Number(row.gpu_time_sum) > 0 && ctx.has('view_dl_timeline_tracks')) {
+            const tl = timelineLink(ctx, { of: 'op', op: row.row_full_id }, 'Open the Timeline on this op’s kernels (its first iteration)');
+            tl.addEventListener('click', (ev) => ev.stopPropagation()); // not the row's own link to Ops
+            td.append(' ', tl);
+          }
+        } else {
+          td.append(cell(c, row));
+        }
+        tr.append(td);
+      });
+      if (!isGroup) {
+        tr.tabIndex = 0;
+        const go = () => router.go('ops', { ...ctx.base(router.current()), op: row.row_full_id });
+        tr.addEventListener('click', go);
+        tr.addEventListener('keydown', (ev) => {
+          if (ev.key === 'Enter') go();
+        });
+      } else {
+        tr.addEventListener('click', () => tr.querySelector('.tree-toggle').click());
+      }
+      return tr;
+    }
+
     function render(r) {
-      if (!nodes) return;
+      current = r;
       const sort = r.params.sort || 'row_trimmed_name';
       const order = r.params.order || (sort === 'row_trimmed_name' ? 'asc' : 'desc');
+      const filter = r.params.filter || '';
+      const limit = Math.trunc(Number(r.params.limit));
+      const q = { sort, order, filter, page: limit >= 1 && limit <= 1000 ? limit : PAGE };
+      const qk = JSON.stringify(q);
+      if (qk !== shown) {
+        shown = qk;
+        gen++;
+        kids = new Map();
+      }
       renderHead(r.params.sort ? sort : null, order);
       const expand = r.params.expand || null;
-      const filter = (r.params.filter || '').toLowerCase();
-      if (document.activeElement !== filterEl) filterEl.value = r.params.filter || '';
-      // Filtering: keep matches and their ancestors, open the ancestors.
-      let keep = null;
-      const forced = new Set();
-      if (filter) {
-        keep = new Set();
-        for (const n of nodes.values()) {
-          if (String(n.row.row_full_name).toLowerCase().includes(filter) || String(n.row.row_full_id).toLowerCase().includes(filter)) {
-            for (let p = n; p; p = p.parent) {
-              keep.add(p);
-              if (p !== n) forced.add(p);
-            }
-          }
-        }
-      }
-      const col = COLUMNS.find((c) => c.key === sort) || COLUMNS[0];
-      const cmp = (a, b) => {
-        const x = a.row[col.key];
-        const y = b.row[col.key];
-        let v = isNumeric(col) ? (Number(x) || 0) - (Number(y) || 0) : String(x).localeCompare(String(y));
-        if (v === 0) v = String(a.row.row_full_name).localeCompare(String(b.row.row_full_name));
-        return order === 'asc' ? v : -v;
-      };
-      const isOpen = (n) => {
-        if (forced.has(n)) return true;
-        if (overrides.has(n.key)) return overrides.get(n.key);
+      if (document.activeElement !== filterEl) filterEl.value = filter;
+      const isOpen = (key, level) => {
+        if (overrides.has(key)) return overrides.get(key);
         if (expand === 'all') return true;
         if (expand === 'none') return false;
-        return Number(n.row.level) <= 3;
+        if (filter) return true; // the way down to the matches
+        return Number(level) <= 3;
       };
       const out = [];
-      const walk = (list, depth) => {
-        for (const n of [...list].sort(cmp)) {
-          if (keep && !keep.has(n)) continue;
-          const hasKids = n.children.length > 0;
-          const opened = hasKids && isOpen(n);
-          const tr = h('tr', { class: [n.isGroup ? 'tree-group' : 'tree-op'], dataset: { key: n.key, level: String(n.row.level) } });
-          if (hasKids) tr.setAttribute('aria-expanded', String(opened));
-          COLUMNS.forEach((c, i) => {
-            const td = h('td', { class: [isNumeric(c) ? 'num' : null, c.cls] });
-            if (i === 0) {
-              td.style.paddingLeft = `${0.75 + depth * 1.1}rem`;
-              const tog = hasKids
-                ? h(
-                    'button',
-                    { type: 'button', class: 'tree-toggle', 'aria-label': opened ? 'Collapse' : 'Expand', title: n.row.row_full_name },
-                    opened ? '▾' : '▸',
-                  )
-                : h('span', { class: 'tree-leaf', 'aria-hidden': 'true' }, n.isGroup ? '' : '•');
-              if (hasKids) {
-                tog.addEventListener('click', (ev) => {
-                  ev.stopPropagation();
-                  overrides.set(n.key, !opened);
-                  render(router.current());
-                });
-              }
-              const isRoot = n.row.row_full_name === '/';
-              const name = n.row.row_trimmed_name || (isRoot ? '/ (scoped ops)' : n.row.row_full_name);
-              const tip = isRoot ? '/: the ops in a name scope; ops outside every scope are listed beside it' : n.row.row_full_name;
-              td.append(tog, h('span', { class: 'tree-label', title: tip }, name));
-              if (!n.isGroup) td.append(' ', h('span', { class: 'id muted' }, n.row.row_full_id));
-              if (!n.isGroup && Number(n.row.gpu_time_sum) > 0 && ctx.has('view_dl_timeline_tracks')) {
-                const tl = timelineLink(ctx, { of: 'op', op: n.row.row_full_id }, 'Open the Timeline on this op’s kernels (its first iteration)');
-                tl.addEventListener('click', (ev) => ev.stopPropagation()); // not the row's own link to Ops
-                td.append(' ', tl);
-              }
-            } else {
-              td.append(cell(c, n.row));
-            }
-            tr.append(td);
-          });
-          if (!n.isGroup) {
-            tr.tabIndex = 0;
-            const go = () => router.go('ops', { ...ctx.base(router.current()), op: n.row.row_full_id });
-            tr.addEventListener('click', go);
-            tr.addEventListener('keydown', (ev) => {
-              if (ev.key === 'Enter') go();
-            });
-          } else if (hasKids) {
-            tr.addEventListener('click', () => tr.querySelector('.tree-toggle').click());
+      let anyOpen = false;
+      let anyClosed = false;
+      let busy = false;
+      const walk = (parent, depth) => {
+        const k = kids.get(parent);
+        if (!k || (k.filtered === null && !k.failed)) {
+          if (!k || !k.pending) load(parent, q);
+          out.push(placeholder(depth, loading()));
+          busy = true;
+          return;
+        }
+        for (const row of k.rows) {
+          const isGroup = Number(row.row_type) === 1;
+          const key = isGroup ? `g:${row.row_full_name}` : `o:${row.row_full_id}`;
+          const opened = isGroup && isOpen(key, row.level);
+          if (isGroup) {
+            if (opened) anyOpen = true;
+            else anyClosed = true;
           }
+          out.push(nodeRow({ row, key, isGroup }, depth, opened));
+          if (opened) walk(row.row_full_name, depth + 1);
+        }
+        if (k.failed) {
+          out.push(h('tr', { class: 'placeholder error' }, h('td', { colspan: COLUMNS.length }, `Could not load: ${k.failed}`)));
+        } else if (k.pending) {
+          out.push(placeholder(depth, loading()));
+          busy = true;
+        } else if (k.rows.length < k.filtered) {
+          const left = k.filtered - k.rows.length;
+          const more = h(
+            'button',
+            { type: 'button', class: 'btn btn-small', dataset: { action: 'more', parent } },
+            `Show ${fmtInt(Math.min(left, q.page))} more`,
+          );
+          more.addEventListener('click', () => {
+            load(parent, q);
+            render(router.current());
+          });
+          const tr = placeholder(depth, more, ` (${fmtInt(k.rows.length)} of ${fmtInt(k.filtered)} shown)`);
+          tr.className = 'tree-more';
           out.push(tr);
-          if (opened) walk(n.children, depth + 1);
         }
       };
-      walk(roots, 0);
+      walk('', 0);
       // Expand all / Collapse all only where they change something (a flat
       // list of ops has no group to open; a shallow tree is open already).
-      const folders = [...nodes.values()].filter((n) => n.children.length && (!keep || keep.has(n)));
-      expandAll.disabled = !folders.some((n) => !isOpen(n));
-      collapseAll.disabled = !folders.some((n) => isOpen(n));
-      if (!out.length)
-        out.push(
-          h(
-            'tr',
-            { class: 'placeholder' },
-            h('td', { colspan: COLUMNS.length }, nodes.size ? 'No rows match the filter.' : 'No group ops in this aggregation.'),
-          ),
-        );
+      expandAll.disabled = !anyClosed;
+      collapseAll.disabled = !anyOpen;
+      const top = kids.get('');
+      if (top && top.filtered === 0 && !top.failed) out.push(placeholder(0, filter ? 'No rows match the filter.' : 'No group ops in this aggregation.'));
       replace(tbody, out);
+      section.setAttribute('aria-busy', String(busy));
       section.dataset.rows = String(out.length);
     }
 
