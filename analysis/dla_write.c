@@ -20,6 +20,7 @@
 #include "dla_shapes.h"
 #include "dla_tc.h"
 #include "dla_write.h"
+#include "dla_write_durs.h"
 #include "dldb_aggr.h"
 #include "dldb_tlwrite.h"
 
@@ -32,6 +33,7 @@ typedef struct wctx {
   const dla_finding *fd;
   size_t nfd;
   int64_t aggr_id;
+  dla_durs *durs; /* the launches by duration, sorting on a second thread */
 } wctx;
 
 static int op_included(const dla_op *op) { return op->num_calls > 0 || op->kernel_calls > 0; }
@@ -230,6 +232,14 @@ static int w_kernels(const wctx *x) {
   return DL_OK;
 }
 
+/* The launches by GPU duration, sorted beside the writers before; their
+ * memory goes before the NVTX statistics need it. */
+static int w_kernel_durs(const wctx *x) {
+  int rc = dla__durs_write(x->durs, x->aggr_id);
+  dla__durs_free(x->durs);
+  return rc;
+}
+
 static int w_iter_ops(const wctx *x) {
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < x->s->nio; i++) {
@@ -354,18 +364,21 @@ static int w_commit(const wctx *x) {
 
 /* The writers, in the order their rows are written. */
 static int (*const writers[])(const wctx *) = {
-    w_meta,     w_stats,    w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
-    w_iter_ops, w_op_kernels, w_groups, w_op_types,  w_comm, w_shapes,       w_ranks,
-    w_gpus,     w_findings, w_nvtx,     w_timeline, w_commit,
+    w_meta,     w_stats,      w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
+    w_kernel_durs, w_iter_ops, w_op_kernels, w_groups, w_op_types, w_comm, w_shapes, w_ranks,
+    w_gpus,     w_findings,   w_nvtx,    w_timeline,   w_commit,
 };
 
 int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_finding *fd,
                size_t nfd, int64_t *aggr_id_out) {
-  wctx x = {.c = c, .s = s, .f = f, .fd = fd, .nfd = nfd};
+  dla_durs durs;
+  wctx x = {.c = c, .s = s, .f = f, .fd = fd, .nfd = nfd, .durs = &durs};
   int rc = begin(c, &x.aggr_id);
   if (rc) return rc;
+  dla__durs_start(c, &durs);
   for (size_t i = 0; rc == DL_OK && i < sizeof writers / sizeof writers[0]; i++)
     rc = writers[i](&x);
+  dla__durs_free(&durs); /* joined before the caller frees the records */
   if (rc) dldb_aggr_cancel(c->w);
   else if (aggr_id_out) *aggr_id_out = x.aggr_id;
   return rc;
