@@ -33,7 +33,6 @@ typedef struct wctx {
   const dla_finding *fd;
   size_t nfd;
   int64_t aggr_id;
-  dla_durs *durs; /* the launches by duration, sorting on a second thread */
 } wctx;
 
 static int op_included(const dla_op *op) { return op->num_calls > 0 || op->kernel_calls > 0; }
@@ -232,14 +231,6 @@ static int w_kernels(const wctx *x) {
   return DL_OK;
 }
 
-/* The launches by GPU duration, sorted beside the writers before; their
- * memory goes before the NVTX statistics need it. */
-static int w_kernel_durs(const wctx *x) {
-  int rc = dla__durs_write(x->durs, x->aggr_id);
-  dla__durs_free(x->durs);
-  return rc;
-}
-
 static int w_iter_ops(const wctx *x) {
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < x->s->nio; i++) {
@@ -297,21 +288,38 @@ static int w_findings(const wctx *x) {
 }
 
 /* Every row that needs the calls is written: the kernels shrink, in place,
- * to what the GPU projection reads of them and of their calls (12 bytes a
- * kernel back), the calls go, then the kernels. Returns the spans (nk of
- * them; the caller frees them). */
-static dla_kspan *shrink_kernels(dla_ctx *c) {
-  size_t nk = c->nk;
+ * to what the GPU projection reads of them and of their calls, and, where
+ * dla__durs_fit says they fit, the aggregated launches by duration go in
+ * place of the calls read (*nd of them in *durs, in the calls' memory;
+ * else *durs is NULL). Returns the spans (nk of them; the caller frees
+ * them, *durs and, with drop_records, the rest). */
+static dla_kspan *shrink_kernels(dla_ctx *c, dla_kdur **durs, size_t *nd) {
+  size_t nk = c->nk, j = 0;
   dla_kspan *ks = (dla_kspan *)(void *)c->k;
+  dla_kdur *d = dla__durs_fit(c) ? (dla_kdur *)(void *)c->a : NULL;
+  int32_t hint = 0;
   for (size_t i = 0; i < nk; i++) { /* span i is written at or before kernel i, once read */
     const dla_kern *k = &c->k[i];
     dla_kspan x = {.start = k->gpu_start, .end = dla__kern_end(c, k),
                    .range = dla__kern_range(c, k)};
+    if (d && dla__in_aggr(c, dla__kern_iter(c, k, &hint))) { /* after its call is read */
+      dla_kdur r = {.start = dla__kern_api_start(c, k), .dur = k->dur, .idx = (uint32_t)i};
+      memcpy(&d[j++], &r, sizeof r);
+    }
     memcpy(&ks[i], &x, sizeof x);
   }
+  *durs = d;
+  *nd = j;
+  return ks;
+}
+
+/* Frees the calls (or the launches in their place) and the kernels' side
+ * arrays; c->k is the spans' now (the caller's). */
+static void drop_records(dla_ctx *c, dla_kspan **ks) {
+  size_t nk = c->nk;
   if (nk) {
-    dla_kspan *p = realloc(ks, nk * sizeof *ks);
-    if (p) ks = p;
+    dla_kspan *p = realloc(*ks, nk * sizeof **ks);
+    if (p) *ks = p;
   }
   free(c->kid);
   free(c->klong);
@@ -324,19 +332,23 @@ static dla_kspan *shrink_kernels(dla_ctx *c) {
   c->a = NULL;
   c->along = NULL;
   c->na = c->nalong = c->alongcap = 0;
-  return ks;
 }
 
 /* The NVTX statistics, last: the aggregation's other rows end here (each
- * phase ends before the next starts: --verbosity=detailed times them). */
+ * phase ends before the next starts: --verbosity=detailed times them).
+ * The launches by duration are written first, before the projection needs
+ * the calls' memory. */
 static int w_nvtx(const wctx *x) {
   dla_ctx *c = x->c;
   dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
   dla__progress(c, "writing NVTX statistics", 0, 1);
-  size_t nk = c->nk;
-  dla_kspan *ks = shrink_kernels(c);
+  size_t nk = c->nk, nd = 0;
+  dla_kdur *durs = NULL;
+  dla_kspan *ks = shrink_kernels(c, &durs, &nd);
+  int rc = durs ? dla__durs_write(c, durs, nd, ks, x->aggr_id) : DL_OK;
+  drop_records(c, &ks);
   dla_nvtx_proj *nvtx = NULL;
-  int rc = dla__stats_project(c, ks, nk, &nvtx);
+  if (rc == DL_OK) rc = dla__stats_project(c, ks, nk, &nvtx);
   free(ks);
   if (rc == DL_OK) rc = dla__stats_write_nvtx(c, x->aggr_id, &nvtx);
   dla__stats_nvtx_free(&nvtx);
@@ -364,21 +376,18 @@ static int w_commit(const wctx *x) {
 
 /* The writers, in the order their rows are written. */
 static int (*const writers[])(const wctx *) = {
-    w_meta,     w_stats,      w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
-    w_kernel_durs, w_iter_ops, w_op_kernels, w_groups, w_op_types, w_comm, w_shapes, w_ranks,
-    w_gpus,     w_findings,   w_nvtx,    w_timeline,   w_commit,
+    w_meta,     w_stats,    w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
+    w_iter_ops, w_op_kernels, w_groups, w_op_types,  w_comm, w_shapes,       w_ranks,
+    w_gpus,     w_findings, w_nvtx,     w_timeline, w_commit,
 };
 
 int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_finding *fd,
                size_t nfd, int64_t *aggr_id_out) {
-  dla_durs durs;
-  wctx x = {.c = c, .s = s, .f = f, .fd = fd, .nfd = nfd, .durs = &durs};
+  wctx x = {.c = c, .s = s, .f = f, .fd = fd, .nfd = nfd};
   int rc = begin(c, &x.aggr_id);
   if (rc) return rc;
-  dla__durs_start(c, &durs);
   for (size_t i = 0; rc == DL_OK && i < sizeof writers / sizeof writers[0]; i++)
     rc = writers[i](&x);
-  dla__durs_free(&durs); /* joined before the caller frees the records */
   if (rc) dldb_aggr_cancel(c->w);
   else if (aggr_id_out) *aggr_id_out = x.aggr_id;
   return rc;

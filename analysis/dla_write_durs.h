@@ -1,36 +1,39 @@
 /*
- * dla_write_durs.h - the aggregation's kernel launches by GPU duration,
- * sorted in memory beside the other writers (analysis/ only; see
- * dla_write_durs.c).
+ * dla_write_durs.h - the aggregation's kernel launches by GPU duration
+ * (aggr_dl_kernel_durs), sorted in memory and written in key order
+ * (analysis/ only; see dla_write_durs.c).
  *
- * dla__durs_start reads c->k, c->a and the iteration bounds on a thread of
- * its own until dla__durs_write joins it: nothing may change them in
- * between. dla__durs_free joins (if still running) and frees; call it
- * after dla__durs_write or instead of it.
+ * The launches are gathered where the calls were: when the kernels shrink
+ * to their spans (dla_write.c), each aggregated launch (16 bytes) goes in
+ * place of the calls already read (20 bytes each), so that sorting them
+ * takes no memory beyond what the analysis holds.
  */
 #ifndef DLA_WRITE_DURS_H
 #define DLA_WRITE_DURS_H
 
-#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dla_ctx.h"
+#include "dla_internal.h"
 
-typedef struct dla_durs {
-  dla_ctx *c;
-  int wanted;   /* 0: the records do not give the rows exactly; dldb_aggr_end writes them */
-  int threaded; /* the thread runs (to be joined) */
-  pthread_t thread;
-  int rc;
-  struct kdur *v; /* the sorted launches */
-  size_t n;
-} dla_durs;
+/* One aggregated launch: its call's start, its duration (DLA_LONG: in its
+ * span) and its kernel's index. */
+typedef struct dla_kdur {
+  int64_t start;
+  uint32_t dur;
+  uint32_t idx;
+} dla_kdur;
 
-/* Starts sorting c's aggregated launches (or notes that it cannot). */
-void dla__durs_start(dla_ctx *c, dla_durs *d);
-/* Waits for the sort and writes the rows inside the open aggregation
- * aggr_id. DL_OK, or an error with its line in c->err. */
-int dla__durs_write(dla_durs *d, int64_t aggr_id);
-void dla__durs_free(dla_durs *d);
+/* 1 when c's records give the table's rows exactly and the launches fit
+ * in place of the calls as the kernels shrink (in kernel order, no launch
+ * overwrites a call that a later kernel still reads); 0: dldb_aggr_end
+ * fills the table with its own sorted statement. */
+int dla__durs_fit(const dla_ctx *c);
+
+/* Sorts v[0..n-1] and writes them inside the open aggregation aggr_id; ks
+ * (the kernels' spans) gives the long durations, c->kid or c->kid0 the
+ * ids. DL_OK, or an error with its line in c->err. */
+int dla__durs_write(dla_ctx *c, dla_kdur *v, size_t n, const dla_kspan *ks, int64_t aggr_id);
 
 #endif
