@@ -155,6 +155,7 @@ typedef struct dla_ctx {
   int32_t *kid; size_t kidcap;       /* the kernels' ids, or NULL: kid0, kid0 + 1, ... */
   int64_t kid0;
   dla_long *klong; size_t nklong, klongcap; /* the long kernels' durations, by kernel */
+  int kdur_clamped;          /* a kernel ends before it starts: its duration is 0 here */
   dla_kcfg *kcfg; size_t nkcfg, kcfgcap; /* in the order of their first launch */
   dla_mem *m; size_t nm, mcap;
   dla_op *ops; size_t nops, opcap;

@@ -143,6 +143,7 @@ static int load_gpu_op(void *ctx, const dldb_scan_gpu_op *g) {
   int64_t d = g->gpu_end_ns < g->gpu_start_ns
                   ? 0
                   : (int64_t)((uint64_t)g->gpu_end_ns - (uint64_t)g->gpu_start_ns);
+  if (g->gpu_end_ns < g->gpu_start_ns || d < 0) c->kdur_clamped = 1;
   if (dla__put_dur(&dur, d, (int32_t)c->nk, &c->klong, &c->nklong, &c->klongcap)) return DL_ENOMEM;
   c->nk++;
   k->cfg = cfg;

@@ -87,6 +87,7 @@ static int loads_finish(dla_ctx *c, loads *ld, int threaded) {
   c->k = x->k, c->nk = x->nk, c->kcap = x->kcap;
   c->kid = x->kid, c->kidcap = x->kidcap, c->kid0 = x->kid0;
   c->klong = x->klong, c->nklong = x->nklong, c->klongcap = x->klongcap;
+  c->kdur_clamped = x->kdur_clamped;
   c->kcfg = x->kcfg, c->nkcfg = x->nkcfg, c->kcfgcap = x->kcfgcap;
   c->m = x->m, c->nm = x->nm, c->mcap = x->mcap;
   return ld->rc; /* its message in ld->err */

@@ -20,6 +20,7 @@
 #include "dla_shapes.h"
 #include "dla_tc.h"
 #include "dla_write.h"
+#include "dla_write_durs.h"
 #include "dldb_aggr.h"
 #include "dldb_tlwrite.h"
 
@@ -287,21 +288,38 @@ static int w_findings(const wctx *x) {
 }
 
 /* Every row that needs the calls is written: the kernels shrink, in place,
- * to what the GPU projection reads of them and of their calls (12 bytes a
- * kernel back), the calls go, then the kernels. Returns the spans (nk of
- * them; the caller frees them). */
-static dla_kspan *shrink_kernels(dla_ctx *c) {
-  size_t nk = c->nk;
+ * to what the GPU projection reads of them and of their calls, and, where
+ * dla__durs_fit says they fit, the aggregated launches by duration go in
+ * place of the calls read (*nd of them in *durs, in the calls' memory;
+ * else *durs is NULL). Returns the spans (nk of them; the caller frees
+ * them, *durs and, with drop_records, the rest). */
+static dla_kspan *shrink_kernels(dla_ctx *c, dla_kdur **durs, size_t *nd) {
+  size_t nk = c->nk, j = 0;
   dla_kspan *ks = (dla_kspan *)(void *)c->k;
+  dla_kdur *d = dla__durs_fit(c) ? (dla_kdur *)(void *)c->a : NULL;
+  int32_t hint = 0;
   for (size_t i = 0; i < nk; i++) { /* span i is written at or before kernel i, once read */
     const dla_kern *k = &c->k[i];
     dla_kspan x = {.start = k->gpu_start, .end = dla__kern_end(c, k),
                    .range = dla__kern_range(c, k)};
+    if (d && dla__in_aggr(c, dla__kern_iter(c, k, &hint))) { /* after its call is read */
+      dla_kdur r = {.start = dla__kern_api_start(c, k), .dur = k->dur, .idx = (uint32_t)i};
+      memcpy(&d[j++], &r, sizeof r);
+    }
     memcpy(&ks[i], &x, sizeof x);
   }
+  *durs = d;
+  *nd = j;
+  return ks;
+}
+
+/* Frees the calls (or the launches in their place) and the kernels' side
+ * arrays; c->k is the spans' now (the caller's). */
+static void drop_records(dla_ctx *c, dla_kspan **ks) {
+  size_t nk = c->nk;
   if (nk) {
-    dla_kspan *p = realloc(ks, nk * sizeof *ks);
-    if (p) ks = p;
+    dla_kspan *p = realloc(*ks, nk * sizeof **ks);
+    if (p) *ks = p;
   }
   free(c->kid);
   free(c->klong);
@@ -314,19 +332,23 @@ static dla_kspan *shrink_kernels(dla_ctx *c) {
   c->a = NULL;
   c->along = NULL;
   c->na = c->nalong = c->alongcap = 0;
-  return ks;
 }
 
 /* The NVTX statistics, last: the aggregation's other rows end here (each
- * phase ends before the next starts: --verbosity=detailed times them). */
+ * phase ends before the next starts: --verbosity=detailed times them).
+ * The launches by duration are written first, before the projection needs
+ * the calls' memory. */
 static int w_nvtx(const wctx *x) {
   dla_ctx *c = x->c;
   dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
   dla__progress(c, "writing NVTX statistics", 0, 1);
-  size_t nk = c->nk;
-  dla_kspan *ks = shrink_kernels(c);
+  size_t nk = c->nk, nd = 0;
+  dla_kdur *durs = NULL;
+  dla_kspan *ks = shrink_kernels(c, &durs, &nd);
+  int rc = durs ? dla__durs_write(c, durs, nd, ks, x->aggr_id) : DL_OK;
+  drop_records(c, &ks);
   dla_nvtx_proj *nvtx = NULL;
-  int rc = dla__stats_project(c, ks, nk, &nvtx);
+  if (rc == DL_OK) rc = dla__stats_project(c, ks, nk, &nvtx);
   free(ks);
   if (rc == DL_OK) rc = dla__stats_write_nvtx(c, x->aggr_id, &nvtx);
   dla__stats_nvtx_free(&nvtx);

@@ -26,6 +26,7 @@ int dldb_aggr_begin(dldb_writer *w, const dldb_aggr_row *a, int64_t *aggr_id, ch
   if ((rc = dldb__tx_commit(w, err, errlen))) return rc;
   if ((rc = dldb__tx_begin(w, err, errlen))) return rc;
   w->in_aggr = 1;
+  w->durs_by_caller = 0;
   sqlite3_stmt *st = dldb__stmt(w, DLDB__S_AGGR);
   if (!st) return dldb__sqlerr(w, err, errlen, "dldb_aggr_begin");
   sqlite3_bind_int64(st, 1, a->domain_id);
@@ -247,9 +248,10 @@ int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_f
 
 /* The aggregation's kernel launches by duration (aggr_dl_kernel_durs), in
  * one statement from its written rows: sorted first, so that the table is
- * filled in key order, where the file has the table. */
+ * filled in key order, where the file has the table and the caller has not
+ * written them (dldb_write_durs.h). */
 static int kernel_durs(dldb_writer *w, char *err, size_t errlen) {
-  if (!dldb__has_table(w, "aggr_dl_kernel_durs")) return DL_OK;
+  if (w->durs_by_caller || !dldb__has_table(w, "aggr_dl_kernel_durs")) return DL_OK;
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db,
                          "INSERT INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "

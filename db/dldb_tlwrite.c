@@ -17,31 +17,40 @@ static const char *const kind_names[TK_COUNT] = {"iterations", "gpu_stream", "cp
 
 /* The rows of each kind. Columns: pid, tid, device, stream (NULL where they
  * do not apply), start, dur, tag (dldb_tlpack.h; a kernel's NCCL mark is
- * added in C), id. ?1: the aggregation. */
+ * added in C), id, and a mask of the first four that are not NULL (bit i:
+ * column i), so that a row costs one call to SQLite for them rather than
+ * one a column. ?1: the aggregation. */
 typedef struct tl_source {
   int kind;
   int kernels; /* 1: tag is a kernel's short name id, to mark NCCL kernels */
   const char *sql;
 } tl_source;
 
+/* (SQLite's | and << bind alike, left to right: each shift in its own
+ * parentheses.) */
+#define TL_HAS(pid, tid, dev, stream)                                                     \
+  "(" pid " IS NOT NULL) | ((" tid " IS NOT NULL) << 1) | ((" dev " IS NOT NULL) << 2) | ((" \
+  stream " IS NOT NULL) << 3)"
+
 static const tl_source sources[] = {
     {TK_ITER, 0,
-     "SELECT NULL, NULL, NULL, NULL, start_time, stop_time - start_time, iter_value, iter_value "
-     "FROM aggr_iterations WHERE aggr_id = ?1"},
+     "SELECT NULL, NULL, NULL, NULL, start_time, stop_time - start_time, iter_value, iter_value, "
+     "0 FROM aggr_iterations WHERE aggr_id = ?1"},
     {TK_GPU, 1,
      "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
-     "short_name_id, id FROM kernels"},
+     "short_name_id, id, " TL_HAS("pid", "NULL", "device_id", "stream_id") " FROM kernels"},
     {TK_GPU, 0,
      "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
-     "copy_kind * 4 + 1, id FROM memcpys"},
+     "copy_kind * 4 + 1, id, " TL_HAS("pid", "NULL", "device_id", "stream_id") " FROM memcpys"},
     {TK_GPU, 0,
-     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, 2, id "
-     "FROM memsets"},
+     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, 2, id, "
+     TL_HAS("pid", "NULL", "device_id", "stream_id") " FROM memsets"},
     {TK_CPU, 0,
-     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id FROM cuda_api_calls"},
+     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id, "
+     TL_HAS("pid", "tid", "NULL", "NULL") " FROM cuda_api_calls"},
     {TK_RANGES, 0,
-     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id FROM nvtx_ranges "
-     "WHERE kind <> 3"},
+     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id, "
+     TL_HAS("pid", "tid", "NULL", "NULL") " FROM nvtx_ranges WHERE kind <> 3"},
 };
 
 enum { K_PID, K_TID, K_DEV, K_STREAM, K_N };
@@ -188,9 +197,9 @@ static int read_source(tl_writer *x, const tl_source *src, int64_t aggr_id) {
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t key[K_N];
-    int has[K_N];
+    int has[K_N], mask = sqlite3_column_int(st, 8);
     for (int i = 0; i < K_N; i++) {
-      has[i] = sqlite3_column_type(st, i) != SQLITE_NULL;
+      has[i] = mask >> i & 1;
       key[i] = has[i] ? sqlite3_column_int64(st, i) : 0;
     }
     dldb_tl_rec e = {.start = sqlite3_column_int64(st, 4), .dur = sqlite3_column_int64(st, 5),

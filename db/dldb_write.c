@@ -103,6 +103,9 @@ static const struct {
     [DLDB__B_KATTR] = {"INSERT OR FAIL INTO aggr_kernels(aggr_id, iter_value, kernel_id, op_idx, "
                        "uses_tc, api_start_ns, api_dur_ns) VALUES ",
                        7, NULL, "(?1,?,?,?,?,?,?)"},
+    [DLDB__B_KDURS] = {"INSERT OR FAIL INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "
+                       "kernel_id) VALUES ",
+                       4, NULL, "(?1,?,?,?)"},
     [DLDB__B_STATS] = {"INSERT OR FAIL INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
                        "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
                        "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "

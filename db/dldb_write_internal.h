@@ -2,7 +2,7 @@
  * dldb_write_internal.h - the writer's insides, shared by the files that
  * implement dldb_write.h (dldb_write.c: life cycle, strings, raw inserts),
  * dldb_scan.h (dldb_scan.c), dldb_aggr.h (dldb_aggr.c), dldb_write_live.h
- * (dldb_write_live.c) and our extension tables (dldb_dl.c, dldb_stats.c).
+ * (dldb_write_live.c), dldb_write_durs.h (dldb_write_durs.c) and our extension tables (dldb_dl.c, dldb_stats.c).
  * Not for use outside db/ (tests/db reads a writer's insides through it).
  */
 #ifndef DLDB_WRITE_INTERNAL_H
@@ -46,6 +46,7 @@ enum {
   DLDB__B_API,
   DLDB__B_KERNEL,
   DLDB__B_KATTR,
+  DLDB__B_KDURS,      /* aggr_dl_kernel_durs, in key order (dldb_write_durs.c) */
   DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
   DLDB__B_NVTX_STATS, /* aggr_nvtx_stats, schema 2 files (dldb_stats.c) */
   DLDB__B_NVTX_RUNS,  /* aggr_nvtx_runs (dldb_stats.c) */
@@ -99,6 +100,8 @@ struct dldb_writer {
                          it; INT64_MAX: none (dldb_writer_rebase) */
   int64_t batch_rows, pending;
   int in_tx, in_aggr;
+  int durs_by_caller; /* the open aggregation's aggr_dl_kernel_durs rows come
+                         from dldb_aggr_kernel_dur, not from dldb_aggr_end */
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
