@@ -146,6 +146,12 @@ static int send_rc(dlv_req *r, int rc, const char *err) {
   return dlv_send_error(r, 500, "db_error", "%s", err);
 }
 
+/* The request's access check, then its database. 0, or the status sent. */
+static int verified_db(dlv_req *r, dldb **db) {
+  int status = dlv_req_verify(r);
+  return status ? status : dlv_req_db(r, db);
+}
+
 int api_timeline_focus(dlv_req *r) {
   fq_args a;
   int status = parse(r, &a);
@@ -157,9 +163,8 @@ int api_timeline_focus(dlv_req *r) {
   for (int i = 0; i < 4 && fq_kinds[k].given[i]; i++)
     if (!*(const int *)(const void *)((const char *)&a + fq_kinds[k].given[i]))
       return dlv_send_error(r, 400, "bad_param", "of=%s needs %s", a.of, fq_kinds[k].needs);
-  if ((status = dlv_req_verify(r)) != 0) return status;
   dldb *db = NULL;
-  if ((status = dlv_req_db(r, &db)) != 0) return status;
+  if ((status = verified_db(r, &db)) != 0) return status;
   dldb_tl_focus f;
   char err[512];
   int rc = fq_kinds[k].fn(db, &a, &f, err, sizeof err);
@@ -170,9 +175,8 @@ int api_timeline_findings(dlv_req *r) {
   fq_args a;
   int status = parse(r, &a);
   if (status) return status;
-  if ((status = dlv_req_verify(r)) != 0) return status;
   dldb *db = NULL;
-  if ((status = dlv_req_db(r, &db)) != 0) return status;
+  if ((status = verified_db(r, &db)) != 0) return status;
   char err[512];
   int64_t n = 0;
   int rc = dldb_timeline_finding_count(db, a.aggr_id, &n, err, sizeof err);
@@ -208,9 +212,8 @@ int api_gpu_idle_gaps(dlv_req *r) {
   fq_args a;
   int status = parse(r, &a);
   if (status) return status;
-  if ((status = dlv_req_verify(r)) != 0) return status;
   dldb *db = NULL;
-  if ((status = dlv_req_db(r, &db)) != 0) return status;
+  if ((status = verified_db(r, &db)) != 0) return status;
   dldb_tl_gap gaps[DLDB_TL_GAPS_MAX];
   int n = 0;
   char err[512];
