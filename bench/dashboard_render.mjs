@@ -2,27 +2,11 @@
 // page marks itself fully rendered (every panel drawn: html[data-rendered]
 // becomes "dashboard"), in a fresh browser context each run (cold cache).
 // Usage: node bench/dashboard_render.mjs URL [RUNS]
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(join(here, '..', 'tests', 'package.json'));
-const { chromium } = require('playwright-core');
+import { launch, spread } from './browser.mjs';
 
 const url = process.argv[2];
 const runs = Number(process.argv[3] || 5);
-// Each run's browser context is fresh (no cache, no cookies); playwright
-// manages the profile folder itself (it refuses --user-data-dir in launch()).
-const profile = mkdtempSync(join(tmpdir(), 'dl-bench-'));
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  env: { ...process.env, HOME: profile, XDG_CONFIG_HOME: profile, XDG_CACHE_HOME: profile },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 const times = [];
 try {
   for (let i = 0; i < runs; i++) {
@@ -39,10 +23,6 @@ try {
     await ctx.close();
   }
 } finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
+  await browser.closeAll();
 }
-times.sort((a, b) => a - b);
-const fmt = (x) => `${(x / 1000).toFixed(3)} s`;
-console.log(`dashboard fully rendered (${runs} cold loads): median ${fmt(times[Math.floor(runs / 2)])}, ` +
-            `worst ${fmt(times[runs - 1])}, best ${fmt(times[0])}`);
+console.log(`dashboard fully rendered (${runs} cold loads): ${spread(times)}`);

@@ -4,26 +4,12 @@
 // fewer), the heatmap and the collectives are drawn; "complete", until the
 // table holds every rank's row (the page adds the others in later tasks).
 // Usage: node bench/ranks_page.mjs URL RANKS [RUNS]
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(join(here, '..', 'tests', 'package.json'));
-const { chromium } = require('playwright-core');
+import { launch, spread } from './browser.mjs';
 
 const url = process.argv[2];
 const ranks = Number(process.argv[3]);
 const runs = Number(process.argv[4] || 5);
-const profile = mkdtempSync(join(tmpdir(), 'dl-bench-'));
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  env: { ...process.env, HOME: profile, XDG_CONFIG_HOME: profile, XDG_CACHE_HOME: profile },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 const times = [];
 const firsts = [];
 try {
@@ -49,12 +35,7 @@ try {
     await ctx.close();
   }
 } finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
+  await browser.closeAll();
 }
-times.sort((a, b) => a - b);
-firsts.sort((a, b) => a - b);
-const fmt = (x) => `${(x / 1000).toFixed(3)} s`;
-const line = (v) => `median ${fmt(v[Math.floor(runs / 2)])}, worst ${fmt(v[runs - 1])}, best ${fmt(v[0])}`;
-console.log(`Ranks page with ${ranks} ranks (${runs} cold loads): shown ${line(firsts)}; ` +
-            `every row ${line(times)}`);
+console.log(`Ranks page with ${ranks} ranks (${runs} cold loads): shown ${spread(firsts)}; ` +
+            `every row ${spread(times)}`);

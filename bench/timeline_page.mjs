@@ -7,26 +7,12 @@
 // read the file before). Prints, per kind, the median, worst and best of
 // RUNS, the API requests of one load and the slowest of them.
 // Usage: node bench/timeline_page.mjs URL [RUNS]   (URL: the viewer's root)
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(join(here, '..', 'tests', 'package.json'));
-const { chromium } = require('playwright-core');
+import { launch, spread } from './browser.mjs';
 
 const root = process.argv[2].replace(/\/$/, '');
 const runs = Number(process.argv[3] || 5);
 const url = `${root}/#/timeline`;
-const profile = mkdtempSync(join(tmpdir(), 'dl-bench-'));
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  env: { ...process.env, HOME: profile, XDG_CONFIG_HOME: profile, XDG_CACHE_HOME: profile },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 
 /** Loads the page in page; returns ms from navigation start to the drawn
  * canvas and the API requests' durations. */
@@ -71,15 +57,10 @@ try {
     await ctx.close();
   }
 } finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
+  await browser.closeAll();
 }
-const fmt = (x) => `${(x / 1000).toFixed(3)} s`;
-for (const [name, t] of [['cold', cold], ['warm', warm]]) {
-  t.sort((a, b) => a - b);
-  console.log(`timeline whole profile drawn (${name}, ${runs} loads): median ${fmt(t[Math.floor(runs / 2)])}, ` +
-              `worst ${fmt(t[runs - 1])}, best ${fmt(t[0])}`);
-}
+for (const [name, t] of [['cold', cold], ['warm', warm]])
+  console.log(`timeline whole profile drawn (${name}, ${runs} loads): ${spread(t)}`);
 const tl = sample.api.filter((a) => a.path === '/api/v1/dl_timeline');
 const slow = [...sample.api].sort((a, b) => b.dur - a.dur).slice(0, 3);
 if (process.env.DL_BENCH_VERBOSE) console.log([...sample.all, ...sample.marks].join('\n'));
