@@ -15,6 +15,10 @@
  * the duration-weighted mean of the trace's per-kernel estimate.
  * Kernels without launch facts (Nsight Systems imports) count as 0 blocks.
  *
+ * Per iteration, each GPU's time is split at the profile's iteration
+ * bounds, or at its own process's steps' in a profile of several ranks'
+ * processes, whose steps drift apart (dla_ranksteps.h).
+ *
  * Results live in c->comm (dla_internal.h) between dla__comm_compute and
  * dla__comm_free; dla__comm_write adds them to the open aggregation.
  */
@@ -25,6 +29,7 @@
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
+#include "dla_ranksteps.h"
 #include "dldb_aggr.h"
 #include "dldb_scan.h"
 
@@ -226,9 +231,9 @@ static int start_batches(const dla_ctx *c, int32_t dev, int shift, size_t nbuck,
  * efficiency is known: when a kernel in the window has blocks per SM, or
  * none ran and the SM count is known (an idle GPU: 0 %); unknown when
  * kernels ran and none has a grid (a Kineto trace without launch facts:
- * not 0 %). */
-static int occupancy(const dla_ctx *c, int g, const kfacts *kf, iter_acc *ia, double *occ_w,
-                     double *occ_d) {
+ * not 0 %). st: the GPU's own iterations (dla_ranksteps.h). */
+static int occupancy(const dla_ctx *c, int g, const kfacts *kf, const dla_steps *st,
+                     iter_acc *ia, double *occ_w, double *occ_d) {
   int32_t dev = c->gpu_ids[g];
   int sm_known = 0, ran = 0;
   int32_t hint = 0;
@@ -244,7 +249,8 @@ static int occupancy(const dla_ctx *c, int g, const kfacts *kf, iter_acc *ia, do
       *occ_w += f.occ * (double)(e - s);
       *occ_d += (double)(e - s);
       if (ia) {
-        int32_t it = dla__kern_iter(c, k, &hint);
+        int32_t it = st->bound ? dla__steps_iter_of(st, c->niter, dla__kern_api_start(c, k))
+                               : dla__kern_iter(c, k, &hint);
         ia[it].occ_w += f.occ * (double)(e - s);
         ia[it].occ_d += (double)(e - s);
       }
@@ -274,12 +280,14 @@ static size_t batch_starts(const dla_ctx *c, int32_t dev, const int8_t *comm_k, 
   return nv;
 }
 
-/* One GPU: a sweep over its kernel and memory intervals. */
+/* One GPU: a sweep over its kernel and memory intervals, split at its
+ * iterations' bounds (st's, else the profile's) in ia. */
 static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
-                     dldb_dl_gpu_row *out, iter_acc *ia) {
+                     const dla_steps *st, dldb_dl_gpu_row *out, iter_acc *ia) {
   int32_t dev = c->gpu_ids[g];
+  const int64_t *bound = st->bound ? st->bound : c->bound;
   double occ_w = 0, occ_d = 0;
-  int sm_known = occupancy(c, g, kf, ia, &occ_w, &occ_d);
+  int sm_known = occupancy(c, g, kf, st, ia, &occ_w, &occ_d);
   int64_t lo = c->wall_start;
   uint64_t width = c->wall_end > lo ? dla__dist(c->wall_end, lo) : 1;
   int shift = 0;
@@ -324,8 +332,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
       int64_t t = more ? ev.t : c->wall_end;
       while (prev < t) { /* the stretch [prev, t), split at iteration bounds */
         int64_t stop = t;
-        while (it < c->iter_stop && c->bound[it + 1] <= prev) it++;
-        if (it < c->iter_stop && c->bound[it + 1] < stop) stop = c->bound[it + 1];
+        while (it < c->iter_stop && bound[it + 1] <= prev) it++;
+        if (it < c->iter_stop && bound[it + 1] < stop) stop = bound[it + 1];
         int64_t dt = stop - prev;
         double e = effsum > 1.0 ? 1.0 : effsum < 0 ? 0 : effsum;
         int comp = cnt[CL_COMP] > 0, comm = cnt[CL_COMM] > 0, mc = cnt[CL_MCPY] > 0;
@@ -441,10 +449,11 @@ static void kernel_rows(struct dla_comm *r, const knames *kn) {
 }
 
 /* GPU g's timeline (sweep_gpu), its busy time and utilization into c, and
- * its rows per aggregated iteration. gia: its niter iteration sums. */
+ * its rows per aggregated iteration (st: its own iterations, else the
+ * profile's). gia: its niter iteration sums. */
 static int gpu_rows(dla_ctx *c, struct dla_comm *r, int g, const kfacts *kf,
-                    const int8_t *comm_k, iter_acc *gia) {
-  int rc = sweep_gpu(c, g, kf, comm_k, &r->gpu[g], gia);
+                    const int8_t *comm_k, const dla_steps *st, iter_acc *gia) {
+  int rc = sweep_gpu(c, g, kf, comm_k, st, &r->gpu[g], gia);
   if (rc) return rc;
   r->ngpu++;
   int64_t wall = c->wall_ns;
@@ -453,7 +462,7 @@ static int gpu_rows(dla_ctx *c, struct dla_comm *r, int g, const kfacts *kf,
   int has_occ = !isnan(r->gpu[g].est_achieved_occupancy);
   int has_sm = !isnan(r->gpu[g].est_sm_efficiency);
   for (int64_t i = c->iter_start; i <= c->iter_stop; i++) {
-    int64_t d = dla__iter_dur(c, i);
+    int64_t d = st->bound ? st->end[i] - st->bound[i] : dla__iter_dur(c, i);
     const iter_acc *a = &gia[i];
     r->it[r->nit++] = (dldb_dl_iter_gpu_row){
         .iter_value = i, .device_id = c->gpu_ids[g], .duration_ns = d,
@@ -472,9 +481,10 @@ int dla__comm_compute(dla_ctx *c) {
   iter_acc *ia = calloc((size_t)c->niter * (size_t)(c->ngpus ? c->ngpus : 1), sizeof *ia);
   knames kn = {0};
   dl_map_init(&kn.of);
+  dla_steps *st = calloc((size_t)c->ngpus + 1, sizeof *st);
   int rc = DL_OK;
   c->comm = r;
-  if (!r || !comm_k || !ia) {
+  if (!r || !comm_k || !ia || !st) {
     rc = DL_ENOMEM;
     goto out;
   }
@@ -491,9 +501,12 @@ int dla__comm_compute(dla_ctx *c) {
     goto out;
   }
   kernel_rows(r, &kn);
+  rc = dla__gpu_steps(c, st);
   for (int g = 0; rc == DL_OK && g < c->ngpus; g++)
-    rc = gpu_rows(c, r, g, ol.f, comm_k, ia + (size_t)g * (size_t)c->niter);
+    rc = gpu_rows(c, r, g, ol.f, comm_k, &st[g], ia + (size_t)g * (size_t)c->niter);
 out:
+  if (st) dla__gpu_steps_free(st, c->ngpus);
+  free(st);
   dl_map_free(&kn.of);
   free(kn.v);
   free(ol.f);

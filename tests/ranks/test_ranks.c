@@ -314,25 +314,6 @@ static int test_rank_data_loading(void) {
   return 0;
 }
 
-/* Each rank's iteration time is its own steps': a rank whose steps are
- * longer shows it. */
-static int test_rank_iter_avg(void) {
-  rg_params p;
-  rg_defaults(&p);
-  p.straggler = p.skew_rank = -1;
-  p.tail_rank = 4;
-  p.tail_us = 3000;
-  char dir[1100], db[1200], sql[256];
-  ASSERT_OK(generate(&p, dir, sizeof dir));
-  ASSERT_OK(run(dir, db, sizeof db));
-  for (int r = 0; r < p.ranks; r++) {
-    snprintf(sql, sizeof sql, "SELECT iter_avg FROM view_dl_ranks WHERE rank = %d", r);
-    ASSERT_EQ(q_int(db, sql), rg_expected(&p, r).iter_ns);
-  }
-  ASSERT_EQ(rg_expected(&p, 4).iter_ns - rg_expected(&p, 0).iter_ns, 3000 * 1000);
-  return 0;
-}
-
 /* The rows of query sql as one text (rows joined by newlines). */
 static void q_rows(const char *db, const char *sql, char *out, size_t n) {
   char wrapped[1024];
@@ -540,6 +521,64 @@ static int test_rank_hosts(void) {
   ASSERT_EQ(q_int(merged, "SELECT count(*) FROM view_dl_ranks WHERE host = 'gpu-node1'"), 3);
   ASSERT_EQ(q_int(merged, "SELECT count(*) FROM dl_rank_sources WHERE detail = 0"), 4);
   return 0;
+}
+
+/* The heatmap: one cell per rank and iteration, the rank's own step (its
+ * duration, its kernels' busy time, its collectives' time, all exposed:
+ * the generated kernels do not overlap), whatever the other ranks' steps. */
+static int check_heatmap(const char *db, const rg_params *p) {
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_rank_iterations"),
+            (int64_t)p->ranks * p->iters);
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(h,
+                               "SELECT rank, iter_value, duration, kernel_busy_time, "
+                               "communication_time, exposed_communication_time "
+                               "FROM view_dl_rank_iterations ORDER BY rank, iter_value",
+                               -1, &st, NULL),
+            SQLITE_OK);
+  int n = 0, bad = 0;
+  for (; !bad && sqlite3_step(st) == SQLITE_ROW; n++) {
+    int r = n / p->iters, i = n % p->iters;
+    rg_expect e = rg_expected(p, r);
+    const int64_t want[] = {r, i, e.iter_ns, (e.compute_ns + e.comm_ns) / p->iters,
+                            e.comm_ns / p->iters, e.exposed_ns / p->iters};
+    for (int k = 0; !bad && k < (int)(sizeof want / sizeof want[0]); k++)
+      if (sqlite3_column_int64(st, k) != want[k]) {
+        fprintf(stderr, "heatmap rank %d, iteration %d, %s: %lld, want %lld\n", r, i,
+                sqlite3_column_name(st, k), (long long)sqlite3_column_int64(st, k),
+                (long long)want[k]);
+        bad = 1;
+      }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  ASSERT_EQ(bad, 0);
+  ASSERT_EQ(n, p->ranks * p->iters);
+  return 0;
+}
+
+/* Each rank's iteration time and heatmap cells are its own steps': a rank
+ * whose steps are longer (its steps drift from the others') shows it; the
+ * heatmap is the same in the folder of traces and in the merge of per-rank
+ * dldbs (the rank rows are not: a folder's are over the job's one window). */
+static int test_rank_iter_avg(void) {
+  rg_params p;
+  rg_defaults(&p);
+  p.straggler = p.skew_rank = -1;
+  p.tail_rank = 4;
+  p.tail_us = 3000;
+  char all[1200], merged[1200], dldbs[1100], sql[256];
+  if (rank_dldbs(&p, all, sizeof all, dldbs, sizeof dldbs)) return 1;
+  for (int r = 0; r < p.ranks; r++) {
+    snprintf(sql, sizeof sql, "SELECT iter_avg FROM view_dl_ranks WHERE rank = %d", r);
+    ASSERT_EQ(q_int(all, sql), rg_expected(&p, r).iter_ns);
+  }
+  ASSERT_EQ(rg_expected(&p, 4).iter_ns - rg_expected(&p, 0).iter_ns, 3000 * 1000);
+  if (check_heatmap(all, &p)) return 1;
+  ASSERT_OK(run(dldbs, merged, sizeof merged));
+  return check_heatmap(merged, &p);
 }
 
 static int test_hta_sampled_ranks(void) {
