@@ -7,13 +7,14 @@
 // narrow windows return exactly the overlapping frames; a frame's details
 // are its name and duration, its links its parent frames by the trace's
 // parent ids, outermost first; dlprof --export=chrome_trace writes each
-// frame as an "X" event of cat python_function. A trace without frames
+// frame as an "X" event of cat python_function; per-rank dldbs merged keep
+// every rank's frames. A trace without frames
 // gets no Python track and no row in dl_python_frames.
 // Run: node tests/timeline/python.test.mjs; exits 77 without ../shared.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireFile, shared, sql, startViewer, work } from '../server/viewer.mjs';
@@ -195,6 +196,22 @@ test('a frame\'s details: its name, duration, ids, and its parent frames by the 
     }
   }
   assert.ok(checked >= 8, `${checked} frames checked`);
+});
+
+test('a folder of per-rank dldbs merged keeps each rank\'s frames and tracks', () => {
+  const dir = join(work, 'timeline_python', 'ranks');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'dldbs'), { recursive: true });
+  const ranks = runs.filter((x) => x.total > 0);
+  for (const [i, r] of ranks.entries()) copyFileSync(r.path, join(dir, 'dldbs', `rank-${i}.sqlite`));
+  execFileSync(dlprof, [`--database=${join(dir, 'dldbs')}`, `--output_path=${join(dir, 'merged')}`, '--force=true'],
+    { stdio: 'ignore' });
+  const merged = join(dir, 'merged', 'dlprof_dldb.sqlite');
+  const got = sql(merged, "SELECT event_count AS n, busy_time AS b FROM view_dl_timeline_tracks WHERE kind = 'python_thread'");
+  const want = ranks.flatMap((r) => [...r.frames.values()].map((l) => ({ n: l.length, b: busy(l) })));
+  const key = (x) => `${x.n}/${x.b}`;
+  assert.deepEqual(got.map(key).sort(), want.map(key).sort());
+  assert.equal(sql(merged, 'SELECT COUNT(*) AS n FROM dl_python_frames')[0].n, ranks.reduce((n, r) => n + r.total, 0));
 });
 
 test('--export=chrome_trace: every frame an "X" event of cat python_function', () => {
