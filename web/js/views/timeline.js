@@ -1,8 +1,9 @@
 // timeline.js - Timeline (view_dl_timeline_tracks, /api/v1/dl_timeline): a
 // canvas of tracks (iterations, GPU streams, CUDA API threads, range
-// threads, Python frames per thread, nested by depth) over time. For each visible track the server answers the window
-// at the canvas's width: raw events when few, else bins (docs/api.md "The
-// timeline's window"), so a long profile draws in one request per track.
+// threads, Python frames per thread, nested by depth) over time. For each
+// visible track the server answers the window at the canvas's width: raw
+// events when few, else bins (docs/api.md "The timeline's window"), so a
+// long profile draws in one request per track.
 // Drag pans; the wheel, W/S zoom and A/D pan; shift-drag measures a range on
 // the ruler; a click selects an event and shows its details; the search box
 // highlights events whose name holds the text. Group headers collapse. The
@@ -295,7 +296,11 @@ export default {
         const x0 = xOf(e.start);
         const x1 = Math.max(x0 + 1, xOf(e.start + e.dur));
         const hit = q && e.name.toLowerCase().includes(q);
-        const chosen = st.sel && st.sel.track_id === r.track.track_id && st.sel.start === e.start && (!py || st.sel.event_id === undefined || st.sel.event_id === e.event_id);
+        const chosen =
+          st.sel &&
+          st.sel.track_id === r.track.track_id &&
+          st.sel.start === e.start &&
+          (!py || st.sel.event_id === undefined || st.sel.event_id === e.event_id);
         // a Python frame sits at its depth; other events fill the row
         const y0 = py ? r.y + 2 + Math.min(e.depth || 0, maxLevel) * PY_LEVEL_H : r.y + 2;
         const hh = py ? PY_LEVEL_H - 1 : r.h - 5;
