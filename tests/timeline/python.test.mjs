@@ -8,18 +8,22 @@
 // are its name and duration, its links its parent frames by the trace's
 // parent ids, outermost first; dlprof --export=chrome_trace writes each
 // frame as an "X" event of cat python_function; per-rank dldbs merged keep
-// every rank's frames. A trace without frames
+// every rank's frames; a thread of 6,336 frames (one trace 3 times over,
+// bench/kineto_gen.py) has stored bins that add up to its busy time and
+// count at any width. A trace without frames
 // gets no Python track and no row in dl_python_frames.
 // Run: node tests/timeline/python.test.mjs; exits 77 without ../shared.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { requireFile, shared, sql, startViewer, work } from '../server/viewer.mjs';
 
 const dlprof = process.env.DLPROF;
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const traces = join(shared, 'traces');
 const withFrames = [
   'kineto/tracelens_h100/gaunernst_bert-small-uncased__1016001.json.gz',
@@ -31,7 +35,8 @@ for (const f of [...withFrames, withoutFrames]) requireFile(join(traces, f));
 /** The trace's python_function events by thread "pid/tid": [{start, dur, name, id, parent}],
  * ns relative to the first frame. */
 function framesOf(path) {
-  const trace = JSON.parse(gunzipSync(readFileSync(path)).toString('utf8'));
+  const bytes = readFileSync(path);
+  const trace = JSON.parse((path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
   const py = trace.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'python_function');
   const base = Math.min(...py.map((e) => e.ts));
   const ns = (us) => Math.round(us * 1000);
@@ -87,6 +92,12 @@ before(async () => {
     files.push({ name: f, path: join(out, 'dlprof_dldb.sqlite'), trace: join(out, 'dlprof_trace.json'),
       ...framesOf(join(traces, f)) });
   }
+  // the Falconsai trace 3 times over (bench/kineto_gen.py): a thread of 6,336
+  // frames, enough for stored bins (db/dldb_tlpack.h DLDB_TL_MIN_EVENTS)
+  const gen = join(dir, 'x3.json');
+  execFileSync('python3', [join(repo, 'bench', 'kineto_gen.py'), join(traces, withFrames[1]), '3', gen], { stdio: 'ignore' });
+  execFileSync(dlprof, [`--database=${gen}`, `--output_path=${join(dir, 'gen')}`, '--force=true'], { stdio: 'ignore' });
+  files.push({ name: 'x3', path: join(dir, 'gen', 'dlprof_dldb.sqlite'), generated: true, ...framesOf(gen) });
   v = await startViewer(files[0].path, files.slice(1).map((f) => f.path));
   const list = (await get('/api/v1/runs')).rows;
   for (const f of files) runs.push({ ...f, run: list.find((r) => r.path === f.path).run });
@@ -169,9 +180,30 @@ test('the whole track and narrow windows return exactly the overlapping frames',
   }
 });
 
+test('a Python track with stored bins: bins add up to its busy time and count at any width', async () => {
+  const r = runs.find((x) => x.generated);
+  const big = (await pyTracks(r)).filter((t) => t.levels > 0);
+  assert.ok(big.length > 0, 'a Python track with stored bins');
+  for (const t of big) {
+    const frames = onClock(r, t);
+    const span = t.last_end - t.first_start;
+    const windows = [[t.first_start, t.last_end + 1], [t.first_start + Math.floor(span / 7), t.first_start + Math.floor((span * 5) / 7)]];
+    for (const [s, e] of windows) {
+      const want = frames.filter((x) => overlaps(x, s, e));
+      for (const w of [1, 50, 1000]) {
+        const a = await get(windowUrl(r, t, s, e, w));
+        const at = `${t.name} [${s}, ${e}) w=${w}`;
+        assert.ok(a.bins && a.bins.length <= w, `${at}: bins`);
+        assert.equal(a.bins.reduce((n, b) => n + b.busy, 0), busy(want, s, e), `${at}: busy`);
+        assert.equal(a.bins.reduce((n, b) => n + b.count, 0), want.length, `${at}: count`);
+      }
+    }
+  }
+});
+
 test('a frame\'s details: its name, duration, ids, and its parent frames by the trace\'s parent ids', async () => {
   let checked = 0;
-  for (const r of runs.filter((x) => x.total > 0)) {
+  for (const r of runs.filter((x) => x.total > 0 && !x.generated)) {
     for (const t of await pyTracks(r)) {
       const frames = onClock(r, t);
       const byId = new Map(frames.filter((x) => x.id !== null).map((x) => [x.id, x]));
@@ -202,7 +234,7 @@ test('a folder of per-rank dldbs merged keeps each rank\'s frames and tracks', (
   const dir = join(work, 'timeline_python', 'ranks');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'dldbs'), { recursive: true });
-  const ranks = runs.filter((x) => x.total > 0);
+  const ranks = runs.filter((x) => x.total > 0 && !x.generated);
   for (const [i, r] of ranks.entries()) copyFileSync(r.path, join(dir, 'dldbs', `rank-${i}.sqlite`));
   execFileSync(dlprof, [`--database=${join(dir, 'dldbs')}`, `--output_path=${join(dir, 'merged')}`, '--force=true'],
     { stdio: 'ignore' });
@@ -216,6 +248,7 @@ test('a folder of per-rank dldbs merged keeps each rank\'s frames and tracks', (
 
 test('--export=chrome_trace: every frame an "X" event of cat python_function', () => {
   for (const r of runs) {
+    if (r.generated) continue;
     const doc = JSON.parse(readFileSync(r.trace, 'utf8'));
     const got = doc.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'python_function');
     assert.equal(got.length, r.total, `${r.name}: python_function events`);
