@@ -63,6 +63,10 @@ static const struct {
     {"nvtx_range_stacks", 0,
      "INSERT INTO nvtx_range_stacks SELECT range_id + ?3, " STR("stack_id")
      " FROM src.nvtx_range_stacks"},
+    {"dl_python_frames", 0,
+     "INSERT INTO dl_python_frames(pid, tid, start_ns, end_ns, name_id, python_id, "
+     "parent_python_id) SELECT " PID("pid") ", " TID("tid") ", start_ns + ?2, end_ns + ?2, "
+     STR("name_id") ", python_id, parent_python_id FROM src.dl_python_frames ORDER BY id"},
     {"cuda_api_calls", 0,
      "INSERT INTO cuda_api_calls(api_kind, name_id, start_ns, end_ns, pid, tid, correlation_id, "
      "return_value) SELECT api_kind, " STR("name_id") ", start_ns + ?2, end_ns + ?2, "

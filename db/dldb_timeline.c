@@ -127,10 +127,11 @@ out:
 
 /* ---- Our files: the packed blocks, by index ----------------------------- */
 
-enum { TL_GPU, TL_CPU, TL_RANGES, TL_ITER };
+enum { TL_GPU, TL_CPU, TL_RANGES, TL_ITER, TL_PY };
 
 /* A track's kind by its name in the tracks view. */
-static const char *const kinds[] = {"gpu_stream", "cpu_thread", "cpu_ranges", "iterations"};
+static const char *const kinds[] = {"gpu_stream", "cpu_thread", "cpu_ranges", "iterations",
+                                    "python_thread"};
 
 static const char packed_track_sql[] =
     "SELECT kind, bin_ns, levels FROM view_dl_timeline_tracks WHERE track_id = ?1";
@@ -218,7 +219,7 @@ static int name_event(tl_read *r, int64_t tag, dldb_tl_event *e) {
     return 0;
   }
   if (r->kind != TL_GPU) {
-    e->category = r->kind == TL_CPU ? "cuda_api" : "range";
+    e->category = r->kind == TL_CPU ? "cuda_api" : r->kind == TL_PY ? "python_function" : "range";
     e->name = NULL;
     e->name_id = tag;
     e->reader = r;

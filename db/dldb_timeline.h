@@ -20,7 +20,7 @@ typedef struct dldb_tl_event {
   int64_t start_ns;
   int64_t dur_ns;
   const char *name;
-  const char *category; /* kernel, memcpy, memset, cuda_api, range, iteration */
+  const char *category; /* kernel, memcpy, memset, cuda_api, range, iteration, python_function */
   int64_t event_id;     /* the row id in its own table */
   int nccl;             /* 1: an NCCL kernel */
   int64_t name_id;      /* what dldb_tl_event_name reads when name is NULL */

@@ -9,21 +9,31 @@
 #include "dl.h"
 #include "dldb_read.h"
 #include "dldb_timeline.h"
+#include "dldb_tlpyframe.h"
 
 /* The details view of each category. */
 static const struct {
-  const char *category, *sql;
+  const char *category, *view, *sql;
 } detail_views[] = {
-    {"kernel", "SELECT * FROM view_dl_timeline_kernel_details WHERE event_id = ?1"},
-    {"memcpy", "SELECT * FROM view_dl_timeline_memcpy_details WHERE event_id = ?1"},
-    {"memset", "SELECT * FROM view_dl_timeline_memset_details WHERE event_id = ?1"},
-    {"cuda_api", "SELECT * FROM view_dl_timeline_call_details WHERE event_id = ?1"},
-    {"range", "SELECT * FROM view_dl_timeline_range_details WHERE event_id = ?1"},
+    {"kernel", "view_dl_timeline_kernel_details",
+     "SELECT * FROM view_dl_timeline_kernel_details WHERE event_id = ?1"},
+    {"memcpy", "view_dl_timeline_memcpy_details",
+     "SELECT * FROM view_dl_timeline_memcpy_details WHERE event_id = ?1"},
+    {"memset", "view_dl_timeline_memset_details",
+     "SELECT * FROM view_dl_timeline_memset_details WHERE event_id = ?1"},
+    {"cuda_api", "view_dl_timeline_call_details",
+     "SELECT * FROM view_dl_timeline_call_details WHERE event_id = ?1"},
+    {"range", "view_dl_timeline_range_details",
+     "SELECT * FROM view_dl_timeline_range_details WHERE event_id = ?1"},
+    {"python_function", "view_dl_timeline_python_details",
+     "SELECT * FROM view_dl_timeline_python_details WHERE event_id = ?1"},
 };
 
-static const char *detail_sql(const char *category) {
+/* The details statement of category, NULL when unknown or the file lacks its view. */
+static const char *detail_sql(dldb *db, const char *category) {
   for (size_t i = 0; i < sizeof detail_views / sizeof *detail_views; i++)
-    if (!strcmp(detail_views[i].category, category)) return detail_views[i].sql;
+    if (!strcmp(detail_views[i].category, category))
+      return dldb_has_view(db, detail_views[i].view) ? detail_views[i].sql : NULL;
   return NULL;
 }
 
@@ -31,8 +41,8 @@ static int has_details(dldb *db) { return dldb_has_view(db, "view_dl_timeline_ke
 
 int dldb_timeline_detail(dldb *db, const char *category, int64_t event_id, dldb_tl_col_fn fn,
                          void *ctx, char *err, size_t errlen) {
-  const char *sql = detail_sql(category);
-  if (!sql || !has_details(db))
+  const char *sql = detail_sql(db, category);
+  if (!sql)
     return dl_err(err, errlen, DL_ENOTFOUND, "no details for %s events in this database",
                   category);
   sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
@@ -284,6 +294,8 @@ static int kernel_links(dldb *db, int64_t id, dldb_tl_link_fn fn, void *ctx, cha
 
 int dldb_timeline_links(dldb *db, const char *category, int64_t event_id, dldb_tl_link_fn fn,
                         void *ctx, char *err, size_t errlen) {
+  if (!strcmp(category, "python_function"))
+    return dldb__timeline_py_parents(db, event_id, fn, ctx, err, errlen);
   if (!has_details(db) || !dldb_has_view(db, "view_dl_timeline_launches")) return DL_OK;
   if (!strcmp(category, "kernel")) return kernel_links(db, event_id, fn, ctx, err, errlen);
   if (!strcmp(category, "cuda_api")) return call_links(db, event_id, fn, ctx, err, errlen);

@@ -28,13 +28,14 @@ typedef struct dldb_tl_col {
 typedef int (*dldb_tl_col_fn)(void *ctx, const dldb_tl_col *c);
 
 /* Calls fn for each column of the details of event event_id of category
- * (kernel, memcpy, memset, cuda_api, range). DL_ENOTFOUND with one line for
+ * (kernel, memcpy, memset, cuda_api, range, python_function). DL_ENOTFOUND with one line for
  * another category, a file without the views, or no such event. */
 int dldb_timeline_detail(dldb *db, const char *category, int64_t event_id, dldb_tl_col_fn fn,
                          void *ctx, char *err, size_t errlen);
 
 /* A linked event: role "call" (a kernel's launching CUDA call; op_* set:
- * the kernel's op, NULL when unknown) or "kernel" (a call's kernel).
+ * the kernel's op, NULL when unknown), "kernel" (a call's kernel) or
+ * "parent" (a Python frame's enclosing frame, outermost first).
  * Strings borrowed for the callback. */
 typedef struct dldb_tl_link {
   const char *role, *category, *name;
@@ -45,8 +46,8 @@ typedef struct dldb_tl_link {
 
 typedef int (*dldb_tl_link_fn)(void *ctx, const dldb_tl_link *l);
 
-/* Calls fn for the links of event event_id of category (kernel or
- * cuda_api; none for the others). DL_OK when there are none. */
+/* Calls fn for the links of event event_id of category (kernel, cuda_api
+ * or python_function; none for the others). DL_OK when there are none. */
 int dldb_timeline_links(dldb *db, const char *category, int64_t event_id, dldb_tl_link_fn fn,
                         void *ctx, char *err, size_t errlen);
 

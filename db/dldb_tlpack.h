@@ -8,8 +8,9 @@
  *
  * An event's tag says what it is and its name: in a GPU stream, name x 4 +
  * DLDB_TL_KERNEL / _MEMCPY / _MEMSET / _NCCL (x: the kernel's short name's
- * strings id, the memcpy's copy kind, 0 for a memset); in a CPU thread or
- * ranges track, the strings id; in the iterations track, the iteration.
+ * strings id, the memcpy's copy kind, 0 for a memset); in a CPU thread,
+ * ranges or Python track, the strings id; in the iterations track, the
+ * iteration.
  */
 #ifndef DLDB_TLPACK_H
 #define DLDB_TLPACK_H

@@ -10,10 +10,10 @@
 #include "dldb_tlpack.h"
 #include "dldb_write_internal.h"
 
-enum { TK_ITER, TK_GPU, TK_CPU, TK_RANGES, TK_COUNT };
+enum { TK_ITER, TK_GPU, TK_CPU, TK_RANGES, TK_PY, TK_COUNT };
 
 static const char *const kind_names[TK_COUNT] = {"iterations", "gpu_stream", "cpu_thread",
-                                                 "cpu_ranges"};
+                                                 "cpu_ranges", "python_thread"};
 
 /* The rows of each kind. Columns: pid, tid, device, stream (NULL where they
  * do not apply), start, dur, tag (dldb_tlpack.h; a kernel's NCCL mark is
@@ -51,6 +51,9 @@ static const tl_source sources[] = {
     {TK_RANGES, 0,
      "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id, "
      TL_HAS("pid", "tid", "NULL", "NULL") " FROM nvtx_ranges WHERE kind <> 3"},
+    {TK_PY, 0,
+     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id, "
+     TL_HAS("pid", "tid", "NULL", "NULL") " FROM dl_python_frames"},
 };
 
 enum { K_PID, K_TID, K_DEV, K_STREAM, K_N };
@@ -433,6 +436,7 @@ static void track_name(const tl_track *t, int kind, char *buf, size_t len) {
     snprintf(buf, len, "GPU %lld stream %lld", (long long)t->key[K_DEV],
              (long long)t->key[K_STREAM]);
   else if (kind == TK_CPU) snprintf(buf, len, "CUDA API, thread %lld", (long long)t->key[K_TID]);
+  else if (kind == TK_PY) snprintf(buf, len, "Python, thread %lld", (long long)t->key[K_TID]);
   else snprintf(buf, len, "Ranges, thread %lld", (long long)t->key[K_TID]);
 }
 
@@ -469,6 +473,7 @@ static void drop_tracks(tl_writer *x) {
 /* Reads every source of kind, then writes its tracks in drawing order. */
 static int write_kind(tl_writer *x, int kind, int64_t aggr_id) {
   int rc = DL_OK;
+  if (kind == TK_PY && !dldb__has_table(x->w, "dl_python_frames")) return DL_OK; /* optional */
   for (size_t i = 0; rc == DL_OK && i < sizeof sources / sizeof *sources; i++)
     if (sources[i].kind == kind) rc = read_source(x, &sources[i], aggr_id);
   if (rc == DL_OK) qsort(x->t, x->nt, sizeof *x->t, cmp_track);

@@ -103,6 +103,9 @@ static const struct {
     [DLDB__B_KATTR] = {"INSERT OR FAIL INTO aggr_kernels(aggr_id, iter_value, kernel_id, op_idx, "
                        "uses_tc, api_start_ns, api_dur_ns) VALUES ",
                        7, NULL, "(?1,?,?,?,?,?,?)"},
+    [DLDB__B_PYFRAME] = {"INSERT OR FAIL INTO dl_python_frames(pid, tid, start_ns, end_ns, "
+                         "name_id, python_id, parent_python_id) VALUES ",
+                         7, NULL, NULL},
     [DLDB__B_KDURS] = {"INSERT OR FAIL INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "
                        "kernel_id) VALUES ",
                        4, NULL, "(?1,?,?,?)"},
@@ -233,6 +236,10 @@ static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
   }
   w->pending++;
   return dldb__tx_begin(w, err, errlen);
+}
+
+int dldb__row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  return row_begin(w, err, errlen, fn);
 }
 
 /* ---- Interning ------------------------------------------------------------ */
@@ -934,6 +941,7 @@ int dldb_writer_rebase(dldb_writer *w, char *err, size_t errlen) {
       "UPDATE memsets SET gpu_start_ns = gpu_start_ns + ?1, gpu_end_ns = gpu_end_ns + ?1",
       "UPDATE syncs SET start_ns = start_ns + ?1, end_ns = end_ns + ?1",
       "UPDATE osrt_calls SET start_ns = start_ns + ?1, end_ns = end_ns + ?1",
+      "UPDATE dl_python_frames SET start_ns = start_ns + ?1, end_ns = end_ns + ?1",
   };
   static const char *fn = "dldb_writer_rebase";
   if (w->min_rel >= 0) return DL_OK; /* INT64_MAX: nothing stored */

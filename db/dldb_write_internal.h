@@ -2,7 +2,8 @@
  * dldb_write_internal.h - the writer's insides, shared by the files that
  * implement dldb_write.h (dldb_write.c: life cycle, strings, raw inserts),
  * dldb_scan.h (dldb_scan.c), dldb_aggr.h (dldb_aggr.c), dldb_write_live.h
- * (dldb_write_live.c), dldb_write_durs.h (dldb_write_durs.c) and our extension tables (dldb_dl.c, dldb_stats.c).
+ * (dldb_write_live.c), dldb_write_durs.h (dldb_write_durs.c), dldb_write_pyframe.h
+ * (dldb_write_pyframe.c) and our extension tables (dldb_dl.c, dldb_stats.c).
  * Not for use outside db/ (tests/db reads a writer's insides through it).
  */
 #ifndef DLDB_WRITE_INTERNAL_H
@@ -46,6 +47,7 @@ enum {
   DLDB__B_API,
   DLDB__B_KERNEL,
   DLDB__B_KATTR,
+  DLDB__B_PYFRAME,    /* dl_python_frames (dldb_write_pyframe.c) */
   DLDB__B_KDURS,      /* aggr_dl_kernel_durs, in key order (dldb_write_durs.c) */
   DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
   DLDB__B_NVTX_STATS, /* aggr_nvtx_stats, schema 2 files (dldb_stats.c) */
@@ -151,6 +153,10 @@ int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn);
 int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen);
 /* 1 if the file has table name. */
 int dldb__has_table(dldb_writer *w, const char *name);
+/* Counts one row of a raw insert (dldb_write_* and the extension rows of
+ * raw records, dldb_write_pyframe.c): refused on an existing file or in an
+ * aggregation; commits every batch_rows rows; opens the transaction. */
+int dldb__row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn);
 /* Appends row to batch which (DLDB__B_*). */
 int dldb__batch_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
                     const char *fn);

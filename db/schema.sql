@@ -114,6 +114,25 @@ CREATE TABLE nvtx_range_stacks (
   stack_id INTEGER NOT NULL REFERENCES strings(id)
 );
 
+-- The Python frames of a PyTorch profiler trace recorded with
+-- with_stack=True: one row per python_function event ("file(line):
+-- function" or "nn.Module: Name_0"), on its process and thread, times on the
+-- profile's clock; python_id and parent_python_id are the trace's "Python
+-- id" and "Python parent id" (NULL where it has none; ids are the trace
+-- file's, unique within a process). No row: none recorded (every other
+-- trace, Nsight Systems exports). Optional: files written before it lack
+-- the table (db/dldb_write_pyframe.h).
+CREATE TABLE dl_python_frames (
+  id               INTEGER PRIMARY KEY,
+  pid              INTEGER NOT NULL,
+  tid              INTEGER NOT NULL,
+  start_ns         INTEGER NOT NULL,
+  end_ns           INTEGER NOT NULL,
+  name_id          INTEGER NOT NULL REFERENCES strings(id),
+  python_id        INTEGER,
+  parent_python_id INTEGER
+);
+
 -- CUDA runtime (api_kind 0) and driver (1) API calls, host clock.
 CREATE TABLE cuda_api_calls (
   id             INTEGER PRIMARY KEY,
@@ -1421,7 +1440,8 @@ GROUP BY x.aggr_id, o.op_node_type, x.model;
 -- kind: 'gpu_stream' (kernels, memcpys, memsets of one process's device and
 -- stream), 'cpu_thread' (the CUDA API calls of one thread), 'cpu_ranges'
 -- (the NVTX ranges and framework ops of one thread, nested), 'iterations'
--- (the iterations of the latest aggregation, as a band). A track is one
+-- (the iterations of the latest aggregation, as a band), 'python_thread'
+-- (the Python frames of one thread, nested; category python_function). A track is one
 -- (kind, pid, tid, device_id, stream_id); columns that do not apply are
 -- NULL. start and dur are ns on the profile's clock. nccl = 1 marks NCCL
 -- kernels. event_id: the row id of the event in its own table.
@@ -1457,13 +1477,17 @@ UNION ALL
 SELECT 'iterations', NULL, NULL, NULL, NULL, i.start_time, i.stop_time - i.start_time,
        'iteration ' || i.iter_value, 'iteration', i.iter_value, 0
 FROM aggr_iterations i
-WHERE i.aggr_id = (SELECT MAX(aggr_id) FROM aggregations);
+WHERE i.aggr_id = (SELECT MAX(aggr_id) FROM aggregations)
+UNION ALL
+SELECT 'python_thread', f.pid, f.tid, NULL, NULL, f.start_ns, f.end_ns - f.start_ns, s.value,
+       'python_function', f.id, 0
+FROM dl_python_frames f JOIN strings s ON s.id = f.name_id;
 
 -- The tracks and their events as the analysis writes them
 -- (db/dldb_tlwrite.c, from the tables above and the latest aggregation's
 -- iterations): one row per track, in drawing order (track_id): the
 -- iterations, GPU streams (by process, device, stream), CPU threads, their
--- ranges. busy_time is the union of the track's events (ns); first_start
+-- ranges, their Python frames. busy_time is the union of the track's events (ns); first_start
 -- and last_end bound them. bin_ns: the finest bins' length (levels of bins:
 -- bin_ns << 2 (level - 1), level 1 .. levels; 0: none, few events).
 CREATE TABLE dl_timeline_tracks (
@@ -1548,6 +1572,15 @@ SELECT r.id AS event_id, r.pid AS pid, r.tid AS tid, r.start_ns AS start,
 FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id
 JOIN domains dm ON dm.id = r.domain_id JOIN strings d ON d.id = dm.name_id
 LEFT JOIN nvtx_range_stacks k ON k.range_id = r.id LEFT JOIN strings st ON st.id = k.stack_id;
+
+-- A Python frame: its name as the trace has it ("file(line): function"),
+-- times and the trace's Python ids; its enclosing frames are read from its
+-- track (db/dldb_tlpyframe.c).
+CREATE VIEW view_dl_timeline_python_details AS
+SELECT f.id AS event_id, f.pid AS pid, f.tid AS tid, f.start_ns AS start,
+       f.end_ns - f.start_ns AS dur, s.value AS name, f.python_id AS python_id,
+       f.parent_python_id AS parent_python_id
+FROM dl_python_frames f JOIN strings s ON s.id = f.name_id;
 
 CREATE VIEW view_dl_timeline_launches AS
 SELECT a.aggr_id AS aggr_id, a.iter_value AS iter_value, a.kernel_id AS kernel_id,

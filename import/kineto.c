@@ -25,6 +25,7 @@
 #include <zlib.h>
 
 #include "dldb_write.h"
+#include "dldb_write_pyframe.h"
 #include "dli_kineto.h"
 #include "dldb_ranks.h"
 #include "kjson.h"
@@ -64,6 +65,8 @@ typedef struct kev {
   char dtype[16];
   int64_t coll_in, coll_out, coll_group; /* an NCCL kernel's "In/Out msg nelems", "Group size" */
   int coll_args;                         /* which of them were read (COLL_* bits) */
+  int64_t py_id, py_parent;              /* a python_function's "Python id", "Python parent id" */
+  int py_id_ok, py_parent_ok;
   char coll_name[24], coll_dtype[24];    /* its "Collective name" and "dtype" */
   char *name;              /* name_len bytes and a NUL */
   size_t name_len, name_cap;
@@ -537,7 +540,7 @@ static int set_stack(kev *e, const char *s, size_t n) {
 enum {
   A_NONE, A_CORR, A_DEVICE, A_STREAM, A_CONTEXT, A_REGS, A_SMEM, A_BYTES, A_BPSM, A_OCC,
   A_THEO_OCC, A_GRID, A_BLOCK, A_SEQ, A_FWD, A_DIMS, A_TYPES, A_NAME, A_STACK, A_CONCRETE,
-  A_COLL_NAME, A_COLL_IN, A_COLL_OUT, A_COLL_GROUP, A_COLL_DTYPE
+  A_COLL_NAME, A_COLL_IN, A_COLL_OUT, A_COLL_GROUP, A_COLL_DTYPE, A_PY_ID, A_PY_PARENT
 };
 enum { COLL_IN = 1, COLL_OUT = 2, COLL_GROUP = 4, COLL_NAME = 8, COLL_DTYPE = 16 };
 
@@ -564,6 +567,7 @@ static const struct { const char *key; int id; } arg_keys[] = {
     {"Concrete Inputs", A_CONCRETE}, {"Collective name", A_COLL_NAME},
     {"In msg nelems", A_COLL_IN},    {"Out msg nelems", A_COLL_OUT},
     {"Group size", A_COLL_GROUP},    {"dtype", A_COLL_DTYPE},
+    {"Python id", A_PY_ID},          {"Python parent id", A_PY_PARENT},
 };
 
 /* Fills the table (open addressing, linear probing; an empty slot has id 0). */
@@ -624,6 +628,8 @@ static kj_tok read_args(kimp *k, kjson *j) {
       /* optional: a stack that finds no memory is left out */
       if (t == KJ_STR) (void)set_stack(e, kjson_text(j), kjson_len(j));
       break;
+    case A_PY_ID: e->py_id_ok = read_int(j, t, &e->py_id); break;
+    case A_PY_PARENT: e->py_parent_ok = read_int(j, t, &e->py_parent); break;
     case A_COLL_IN: if (read_int(j, t, &e->coll_in)) e->coll_args |= COLL_IN; break;
     case A_COLL_OUT: if (read_int(j, t, &e->coll_out)) e->coll_args |= COLL_OUT; break;
     case A_COLL_GROUP: if (read_int(j, t, &e->coll_group)) e->coll_args |= COLL_GROUP; break;
@@ -766,6 +772,15 @@ static int emit_coll(kimp *k, const kev *e) {
   return dldb_write_kernel_coll(k->w, &c, k->err, k->errlen);
 }
 
+/* A python_function event as a Python frame of the timeline. */
+static int emit_frame(kimp *k, const kev *e, const char *name, int64_t ts, int64_t end) {
+  dldb_py_frame f = {.name = name, .start_ns = ts, .end_ns = end, .pid = map_pid(k, e->pid),
+                     .tid = map_tid(k, e->tid), .python_id = e->py_id,
+                     .parent_python_id = e->py_parent, .has_python_id = e->py_id_ok,
+                     .has_parent_python_id = e->py_parent_ok};
+  return dldb_write_py_frame(k->w, &f, k->err, k->errlen);
+}
+
 /* 1 if name holds "nccl" in any case (strcasestr, without its set-up per
  * call: once per kernel). */
 static int has_nccl(const char *name) {
@@ -881,7 +896,7 @@ static int emit(kimp *k, const kev *e, const ktext *x) {
     if (!e->pid_ok || !e->tid_ok) return DL_OK;
     if (kstack_frame(k->stacks, map_pid(k, e->pid), map_tid(k, e->tid), ts, end, name))
       return dl_err(k->err, k->errlen, DL_ENOMEM, "%s: out of memory", k->path);
-    return DL_OK;
+    return emit_frame(k, e, name, ts, end);
   default:
     return DL_OK;
   }

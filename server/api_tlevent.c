@@ -3,7 +3,8 @@
  * (&run=RUN): one timeline event's details (every column of its row:
  * names, times, device and stream, grid and block, call stack ...) and its
  * links: a kernel's launching CUDA call with the kernel's op, a call's
- * kernels, each with its track (db/dldb_tldetail.h). The Timeline page
+ * kernels, a Python frame's enclosing frames, each with its track
+ * (db/dldb_tldetail.h). The Timeline page
  * shows them on selection and draws the call-to-kernel flow from them.
  *
  * Data flow: the query string checked (400 before any I/O) -> the run's
@@ -70,17 +71,19 @@ static int link_json(void *ctx, const dldb_tl_link *l) {
   return 0;
 }
 
-static const char *const categories[] = {"kernel", "memcpy", "memset", "cuda_api", "range"};
+static const char *const categories[] = {"kernel",   "memcpy", "memset",
+                                         "cuda_api", "range",  "python_function"};
 
 int api_timeline_event(dlv_req *r) {
-  char cat[16], id_text[32], *end = NULL;
+  char cat[24], id_text[32], *end = NULL;
   int given = dlv_query_value(r->query, "category", cat, sizeof cat);
   int known = 0;
   for (size_t i = 0; given > 0 && i < sizeof categories / sizeof *categories; i++)
     known |= !strcmp(cat, categories[i]);
   if (!known)
     return dlv_send_error(r, 400, "bad_param",
-                          "category is required: kernel, memcpy, memset, cuda_api or range");
+                          "category is required: kernel, memcpy, memset, cuda_api, range or "
+                          "python_function");
   errno = 0;
   long long id = dlv_query_value(r->query, "event_id", id_text, sizeof id_text) > 0
                      ? strtoll(id_text, &end, 10)

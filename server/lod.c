@@ -8,7 +8,7 @@
 struct dlv_lod_ev {
   int64_t start_ns, dur_ns, event_id;
   char *name;
-  char category[12];
+  char category[16]; /* the longest: python_function */
   int nccl;
 };
 

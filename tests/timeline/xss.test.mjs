@@ -4,18 +4,21 @@
 // HTML/script payloads: the canvas draws them with fillText, the details
 // show them literally and create no element from them, the search box
 // finds them, the exported JSON keeps them as strings, and window.__xss
-// stays undefined. Run: node tests/web/run.mjs tests/timeline/xss.test.mjs.
+// stays undefined. The same for Python frames: in the dldb of a TraceLens
+// H100 trace (with_stack=True) a frame's name and its parent's are
+// payloads; the frame's details and its list of parents show them as text.
+// Run: node tests/web/run.mjs tests/timeline/xss.test.mjs.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DDP_KINETO, sql, sqlWrite, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
+import { DDP_KINETO, H100_KINETO, sql, sqlWrite, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
 
 const IMG = '<img src=x onerror=window.__xss=1>';
 const SCRIPT = '<script>window.__xss=1</script>';
 const SVG = '"><svg onload=window.__xss=1>';
 const esc = (s) => s.replaceAll("'", "''");
 
-let dbs, servers, browser, stop, k;
+let dbs, servers, browser, stop, k, frame;
 
 before(async () => {
   ({ dbs, servers, browser, stop } = await viewersOn('timeline-xss', (dir) => {
@@ -29,8 +32,24 @@ before(async () => {
        UPDATE strings SET value = '${esc(SVG)}' WHERE id = (SELECT name_id FROM nvtx_ranges
          WHERE kind <> 3 ORDER BY end_ns - start_ns DESC LIMIT 1 OFFSET 3);`,
     );
-    return { ddp: db };
+    // a frame three levels down on the busiest Python thread (its own name
+    // text, not shared with other frames), and its parent
+    const h100 = dlprofDldb(H100_KINETO, dir, 'h100');
+    const f = sql(h100, `SELECT c.id, c.name_id, p.name_id AS parent_name_id FROM dl_python_frames c
+      JOIN dl_python_frames p ON p.pid = c.pid AND p.python_id = c.parent_python_id
+      JOIN dl_python_frames g ON g.pid = p.pid AND g.python_id = p.parent_python_id AND g.parent_python_id IS NOT NULL
+      WHERE (SELECT COUNT(*) FROM dl_python_frames x WHERE x.name_id IN (c.name_id, p.name_id)) = 2
+        AND c.name_id <> p.name_id
+      ORDER BY c.end_ns - c.start_ns DESC LIMIT 1`)[0];
+    assert.ok(f, 'a frame with a parent and a grandparent, names of their own');
+    sqlWrite(h100, `UPDATE strings SET value = '${esc(IMG)}' WHERE id = ${f.name_id};
+      UPDATE strings SET value = '${esc(SCRIPT)}' WHERE id = ${f.parent_name_id};`);
+    return { ddp: db, h100 };
   }));
+  frame = sql(dbs.h100, `SELECT e.start, e.dur, e.event_id, t.track_id FROM view_dl_timeline_events e
+    JOIN view_dl_timeline_tracks t ON t.kind = e.kind AND t.pid = e.pid AND t.tid = e.tid
+    WHERE e.kind = 'python_thread' AND e.name = '${esc(IMG)}'`)[0];
+  assert.ok(frame, 'the payload is a frame name in the views');
   k = sql(dbs.ddp, `SELECT e.start, e.dur, e.event_id, t.track_id FROM view_dl_timeline_events e
     JOIN view_dl_timeline_tracks t ON t.kind = e.kind AND t.device_id = e.device_id AND t.stream_id = e.stream_id AND t.pid = e.pid
     WHERE e.kind = 'gpu_stream' AND e.name = '${esc(IMG)}' ORDER BY e.dur DESC LIMIT 1`)[0];
@@ -72,6 +91,25 @@ test('hostile kernel, call and range names stay text', async () => {
   const doc = JSON.parse(await page.evaluate(() => window.__blobs[0].text()));
   const names = new Set(doc.traceEvents.map((e) => e.name));
   assert.ok(names.has(IMG) && names.has(SCRIPT), 'the export keeps the names as strings');
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a hostile Python frame name and its parent\'s stay text', async () => {
+  const page = await watchedPage(browser.context);
+  const f = frame;
+  // selected through the URL: the details of the frame at sel come from its track's answer
+  await page.goto(`${servers.h100.url}/#/timeline?start=${f.start - 4 * f.dur}&end=${f.start + 5 * f.dur}` +
+    `&q=${encodeURIComponent('<')}&sel=${f.track_id}:${f.start}`);
+  await page.waitForSelector('canvas.timeline-canvas[data-loaded]', { timeout: 20000 });
+  const d = await page.locator('canvas.timeline-canvas').evaluate((c) => ({ ...c.dataset }));
+  assert.ok(Number(d.highlighted) > 0, 'the search finds the payloads');
+  await page.waitForFunction(() => Number(document.querySelector('#timeline-details').dataset.parents) > 0, null, { timeout: 20000 });
+  const text = await page.locator('#timeline-details').innerText();
+  const parents = await page.locator('#timeline-parents li').allInnerTexts();
+  assert.ok(text.includes(IMG) || parents.some((p) => p.includes(IMG)), 'the frame name is shown literally');
+  assert.ok(parents.some((p) => p.startsWith(SCRIPT)), 'the parent frame name is shown literally');
+  assert.equal(await page.locator('#timeline-details img, #timeline-details script, #timeline-details svg').count(), 0);
   assert.equal(await page.evaluate(() => window.__xss), undefined);
   assert.deepEqual(page.problems, []);
 });

@@ -1,8 +1,9 @@
 // timeline.js - Timeline (view_dl_timeline_tracks, /api/v1/dl_timeline): a
 // canvas of tracks (iterations, GPU streams, CUDA API threads, range
-// threads) over time. For each visible track the server answers the window
-// at the canvas's width: raw events when few, else bins (docs/api.md "The
-// timeline's window"), so a long profile draws in one request per track.
+// threads, Python frames per thread, nested by depth) over time. For each
+// visible track the server answers the window at the canvas's width: raw
+// events when few, else bins (docs/api.md "The timeline's window"), so a
+// long profile draws in one request per track.
 // Drag pans; the wheel, W/S zoom and A/D pan; shift-drag measures a range on
 // the ruler; a click selects an event and shows its details; the search box
 // highlights events whose name holds the text. Group headers collapse. The
@@ -10,7 +11,8 @@
 // and the search (q). A selected event's details come from
 // /api/v1/dl_timeline_event: grid and block, its op (links to the Ops and
 // Kernels by Op pages), its CUDA call or kernels (an arrow from the call to
-// the kernel, a button that selects the other end). "Export window"
+// the kernel, a button that selects the other end), a Python frame's
+// enclosing frames (each a button that selects it). "Export window"
 // downloads the window's events as Chrome trace JSON. Names reach the page
 // through textContent and canvas fillText only.
 //
@@ -36,7 +38,14 @@ const GROUPS = [
   ['gpu_stream', 'GPU streams'],
   ['cpu_thread', 'CPU threads: CUDA API'],
   ['cpu_ranges', 'CPU threads: ops and NVTX ranges'],
+  ['python_thread', 'CPU threads: Python frames'],
 ];
+// Python frames nest: a python_thread row is a stack of levels, as deep as
+// the deepest frame drawn so far (up to PY_LEVELS; deeper frames share the
+// last level).
+const PY_KIND = 'python_thread';
+const PY_LEVEL_H = 12;
+const PY_LEVELS = 24;
 const ZOOM_STEP = 1.25;
 const PAN_STEP = 0.1;
 
@@ -57,7 +66,25 @@ function colorOf(name, nccl) {
 }
 
 /** The categories /api/v1/dl_timeline_event details. */
-const DETAIL_CATEGORIES = new Set(['kernel', 'memcpy', 'memset', 'cuda_api', 'range']);
+const DETAIL_CATEGORIES = new Set(['kernel', 'memcpy', 'memset', 'cuda_api', 'range', 'python_function']);
+
+/**
+ * Sets each event's depth (e.depth, 0: outermost) from how the answer's
+ * events nest (an event inside the one before it that has not ended is one
+ * level deeper); returns the deepest level + 1.
+ */
+function nestFrames(events) {
+  const order = [...events].sort((a, b) => a.start - b.start || b.dur - a.dur);
+  const open = []; // ends of the enclosing frames
+  let levels = 0;
+  for (const e of order) {
+    while (open.length && open[open.length - 1] <= e.start) open.pop();
+    e.depth = open.length;
+    open.push(e.start + Math.max(0, e.dur));
+    levels = Math.max(levels, e.depth + 1);
+  }
+  return levels;
+}
 
 /** The URL keys that name a row to open on (dropped once it is open). */
 const FOCUS_KEYS = ['of', 'op', 'iter', 'at', 'device_id', 'name', 'finding', 'rs', 're'];
@@ -134,7 +161,7 @@ export default {
       'Drag to pan · wheel or W/S to zoom · A/D to pan · shift-drag to measure · click a group header to collapse it.',
     );
     c.body.append(hint);
-    root.append(viewHeader('Timeline', 'Every track of the profile: GPU streams, CUDA API calls, ops and ranges per thread, iterations.'), c.el);
+    root.append(viewHeader('Timeline', 'Every track of the profile: GPU streams, CUDA API calls, ops, ranges and Python frames per thread, iterations.'), c.el);
 
     const st = {
       tracks: [],
@@ -150,6 +177,7 @@ export default {
       measure: null, // [t0, t1]
       seq: 0,
       counts: new Map(), // track_id -> {drawn, lit}: what its row shows
+      levels: new Map(), // python_thread track_id -> levels its row shows (grows as deeper frames come)
       drawMs: 0, // time spent drawing and how many draws (bench/timeline_page.mjs reads them)
       draws: 0,
     };
@@ -168,12 +196,16 @@ export default {
         y += GROUP_H;
         if (st.collapsed.has(kind)) continue;
         for (const t of tr) {
-          st.rows.push({ y, h: ROW_H, track: t });
-          y += ROW_H;
+          const hh = t.kind === PY_KIND ? rowLevels(t) * PY_LEVEL_H + 5 : ROW_H;
+          st.rows.push({ y, h: hh, track: t });
+          y += hh;
         }
       }
       return y;
     }
+
+    /** The levels of a Python track's row. */
+    const rowLevels = (t) => Math.min(PY_LEVELS, Math.max(1, st.levels.get(t.track_id) || 1));
 
     function draw() {
       const t0 = performance.now();
@@ -203,6 +235,10 @@ export default {
         g.fillRect(xOf(Math.min(a, b)), RULER_H, Math.abs(xOf(b) - xOf(a)), hgt - RULER_H);
       }
       canvas.dataset.rows = JSON.stringify(st.rows.filter((r) => r.track).map((r) => [r.track.track_id, r.y + r.h / 2]));
+      // the Python rows' tops and levels: where a frame of some depth is drawn
+      canvas.dataset.pyrows = JSON.stringify(
+        st.rows.filter((r) => r.track && r.track.kind === PY_KIND).map((r) => [r.track.track_id, r.y + 2, PY_LEVEL_H, rowLevels(r.track)]),
+      );
       drawn(t0);
     }
 
@@ -254,25 +290,36 @@ export default {
       g.beginPath();
       g.rect(HEAD_W, r.y, cw - HEAD_W, r.h);
       g.clip();
+      const py = r.track.kind === PY_KIND;
+      const maxLevel = py ? rowLevels(r.track) - 1 : 0;
       for (const e of a.events || []) {
         const x0 = xOf(e.start);
         const x1 = Math.max(x0 + 1, xOf(e.start + e.dur));
         const hit = q && e.name.toLowerCase().includes(q);
-        const chosen = st.sel && st.sel.track_id === r.track.track_id && st.sel.start === e.start;
+        const chosen =
+          st.sel &&
+          st.sel.track_id === r.track.track_id &&
+          st.sel.start === e.start &&
+          (!py || st.sel.event_id === undefined || st.sel.event_id === e.event_id);
+        // a Python frame sits at its depth; other events fill the row
+        const y0 = py ? r.y + 2 + Math.min(e.depth || 0, maxLevel) * PY_LEVEL_H : r.y + 2;
+        const hh = py ? PY_LEVEL_H - 1 : r.h - 5;
         g.fillStyle = colorOf(e.name, e.nccl);
         g.globalAlpha = q && !hit ? 0.25 : 1;
-        g.fillRect(x0, r.y + 2, x1 - x0, r.h - 5);
+        g.fillRect(x0, y0, x1 - x0, hh);
         if (hit || chosen) {
           g.globalAlpha = 1;
           g.strokeStyle = chosen ? '#000' : '#facc15';
           g.lineWidth = 2;
-          g.strokeRect(x0, r.y + 2, x1 - x0, r.h - 5);
+          g.strokeRect(x0, y0, x1 - x0, hh);
           lit += hit ? 1 : 0;
         }
-        if (x1 - x0 > 40) {
+        // a frame that starts left of the window keeps its name in sight
+        const tx = py ? Math.max(x0, HEAD_W) : x0;
+        if (x1 - tx > 40) {
           g.globalAlpha = 1;
           g.fillStyle = '#fff';
-          g.fillText(e.name.slice(0, Math.floor((x1 - x0) / 6)), x0 + 2, r.y + r.h / 2);
+          g.fillText(e.name.slice(0, Math.floor((x1 - tx) / 6)), tx + 2, y0 + hh / 2);
         }
         drawn++;
       }
@@ -384,6 +431,16 @@ export default {
             .then((a) => {
               if (seq !== st.seq) return;
               st.data.set(t.track_id, a);
+              if (t.kind === PY_KIND && a.events) {
+                // a deeper answer makes the row taller: every row below moves
+                const before = rowLevels(t);
+                st.levels.set(t.track_id, Math.max(st.levels.get(t.track_id) || 1, nestFrames(a.events)));
+                if (rowLevels(t) !== before) {
+                  st.relayout = true;
+                  redraw();
+                  return;
+                }
+              }
               paintTrack(t.track_id);
             })
             .catch(() => {}),
@@ -395,7 +452,9 @@ export default {
         if (seq !== st.seq) return;
         performance.mark('timeline:answered');
         // every row is painted already, unless an overlay asked for full draws
-        if (st.measure || st.flow) draw();
+        // or a Python row grew (the rows below it moved)
+        if (st.measure || st.flow || st.relayout) draw();
+        st.relayout = false;
         performance.mark('timeline:drawn');
         canvas.dataset.loaded = String(seq);
       });
@@ -434,12 +493,21 @@ export default {
       return st.rows.find((r) => y >= r.y && y < r.y + r.h);
     }
 
-    function select(r, x) {
+    function select(r, x, y) {
       const a = st.data.get(r.track.track_id);
       const t = tOf(x);
       const slack = ((st.end - st.start) / width()) * 2;
-      const e = (a && a.events ? a.events : []).find((v) => t >= v.start - slack && t <= v.start + v.dur + slack);
+      let events = a && a.events ? a.events : [];
+      if (r.track.kind === PY_KIND) {
+        // the frame at the clicked level (the last level holds the deeper ones too)
+        const max = rowLevels(r.track) - 1;
+        const level = Math.max(0, Math.min(max, Math.floor((y - r.y - 2) / PY_LEVEL_H)));
+        events = events.filter((v) => Math.min(v.depth || 0, max) === level);
+        events = [...events].sort((p, q) => (q.depth || 0) - (p.depth || 0));
+      }
+      const e = events.find((v) => t >= v.start - slack && t <= v.start + v.dur + slack);
       st.sel = e ? { track_id: r.track.track_id, start: e.start } : null;
+      if (e && r.track.kind === PY_KIND) st.sel.event_id = e.event_id;
       st.flow = null;
       showDetails(r.track, e);
       saveUrl();
@@ -495,7 +563,20 @@ export default {
       if (k.bytes !== undefined) rows.push(row('Bytes', fmtInt(k.bytes)));
       if (k.domain) rows.push(row('Domain', k.domain));
       if (k.call_stack) rows.push(row('Call stack', h('pre', { class: 'timeline-stack' }, k.call_stack.split(';').join('\n'))));
+      // a Python frame: the frames it was called from, outermost first, each a button that selects it
+      const parents = (d.links || []).filter((l) => l.role === 'parent');
+      if (e.category === 'python_function') {
+        if (k.python_id !== undefined && k.python_id !== null) rows.push(row('Python id', `${k.python_id} (parent ${k.parent_python_id ?? 'none'})`));
+        const list = h('ol', { class: 'timeline-parents', id: 'timeline-parents' });
+        for (const l of parents) {
+          const go = h('button', { type: 'button', class: 'btn btn-small timeline-go', 'data-role': 'parent' }, 'Show');
+          go.addEventListener('click', () => selectLinked(l));
+          list.append(h('li', null, `${l.name} · ${fmtTime(l.dur)} `, go));
+        }
+        rows.push(row('Called from', parents.length ? list : 'none: an outermost frame'));
+      }
       for (const l of d.links || []) {
+        if (l.role === 'parent') continue;
         if (l.op_node_id) {
           rows.push(
             row(
@@ -537,6 +618,7 @@ export default {
       const body = details.querySelector('tbody');
       if (body) body.append(...rows);
       details.dataset.links = String((d.links || []).filter((l) => l.event_id !== null).length);
+      details.dataset.parents = String(parents.length);
       draw();
     }
 
@@ -548,11 +630,12 @@ export default {
         st.end = st.start + span;
       }
       st.sel = { track_id: l.track_id, start: l.start };
+      if (l.category === 'python_function') st.sel.event_id = l.event_id;
       saveUrl();
       load().then(() => {
         const t = st.tracks.find((x) => x.track_id === l.track_id);
         const a = st.data.get(l.track_id);
-        const ev = a && a.events ? a.events.find((v) => v.start === l.start) : null;
+        const ev = a && a.events ? a.events.find((v) => v.start === l.start && (st.sel.event_id === undefined || v.event_id === st.sel.event_id)) : null;
         if (t) showDetails(t, ev || { name: l.name, start: l.start, dur: l.dur, category: l.category, event_id: l.event_id });
         draw();
       });
@@ -599,7 +682,7 @@ export default {
         else st.collapsed.add(r.group);
         load();
       } else if (ev.offsetX >= HEAD_W) {
-        select(r, ev.offsetX);
+        select(r, ev.offsetX, ev.offsetY);
       }
     };
     canvas.addEventListener('mouseup', up);
