@@ -328,6 +328,32 @@ test('health, version and info', async () => {
   assert.deepEqual(mi.domains, ['default-domain', 'other domain']);
 });
 
+test('dl_start: info, version, reports, system config and GPU names in one answer', async () => {
+  for (const [server, db] of [[v, noRelu], [mini, miniDb]]) {
+    const s = await get(server, '/api/v1/dl_start');
+    assert.equal(s.res.status, 200, s.text);
+    assert.equal(s.res.headers.get('cache-control'), 'no-store');
+    // the keys are a contract (docs/api.md): other tools read them
+    assert.deepEqual(Object.keys(s.json), ['run', 'info', 'version', 'reports', 'system_config', 'gpu_names']);
+    const runs = (await get(server, '/api/v1/runs')).json;
+    assert.equal(s.json.run, runs.default_run);
+    assert.deepEqual(s.json.info, (await get(server, '/api/v1/info')).json);
+    assert.deepEqual(s.json.version, (await get(server, '/api/v1/version')).json);
+    const reports = await get(server, '/api/v1/reports');
+    assert.deepEqual(s.json.reports, reports.res.status === 200 ? reports.json.reports : []);
+    const sys = sql(db, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'view_system_config'")[0].n
+      ? (await get(server, '/api/v1/system_config')).json : null;
+    assert.deepEqual(s.json.system_config, sys);
+    const names = sql(db, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'view_gpu_names'")[0].n
+      ? sql(db, 'SELECT * FROM view_gpu_names') : [];
+    assert.deepEqual(s.json.gpu_names, names);
+    assert.equal(s.json.gpu_names.length > 0, server === v, 'no_relu has GPU names, the mini fixture none');
+    assert.deepEqual(s.json, (await get(server, `/api/v1/dl_start?run=${s.json.run}`)).json);
+  }
+  assertError(await get(v, '/api/v1/dl_start?run=zz'), 404, 'run_not_found');
+  assertError(await get(v, '/api/v1/dl_start?aggr_id=1'), 400, 'bad_param');
+});
+
 test('CSV export of a list: all rows, RFC 4180, as a download', async () => {
   const r = await get(v, '/api/v1/op_nodes?format=csv&limit=3');
   assert.equal(r.res.status, 200);
