@@ -4,6 +4,9 @@
 // {"error":{"status","code","message"}} (docs/api.md). get() decodes it,
 // retries network failures and 5xx answers with a short back-off, and shows
 // failures in the page's error banner unless the caller asked for quiet.
+// The page's first requests are sent by start.js; get() takes their answers.
+
+import { take } from './start.js';
 
 const BASE = '/api/v1/';
 const RETRY_DELAYS_MS = [300, 1200];
@@ -73,7 +76,8 @@ export async function get(path, params, opts = {}) {
     if (attempt > 0) await sleep(RETRY_DELAYS_MS[attempt - 1]);
     let res;
     try {
-      res = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+      // the first try takes the answer start.js asked for, when it did
+      res = await ((attempt === 0 && take(url)) || fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' }));
     } catch (e) {
       lastErr = new ApiError(0, 'network', `The server cannot be reached (${e.message || e}).`, url);
       continue;

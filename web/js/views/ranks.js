@@ -209,11 +209,6 @@ async function heatmapRows(base) {
 }
 
 export default {
-  id: 'ranks',
-  title: 'Ranks',
-  needs: ['view_dl_ranks'],
-  // a distributed job's GPUs are named "rank R, GPU D ..." (view_gpu_names)
-  visible: (ctx) => ctx.has('view_dl_ranks') && ctx.gpuNames.some((n) => /^rank \d+, GPU /.test(n || '')),
   mount(root, ctx) {
     const route0 = router.current();
     const spreadCard = card('Median and spread', { id: 'ranks-spread' });
