@@ -437,6 +437,36 @@ test('assets: page aliases, types, gzip, ETag, HEAD, 404', async () => {
   assert.equal(apiHead.body.length, 0);
 });
 
+test('page files under the build\'s tag are cached without revalidation', async () => {
+  const index = await rawRequest(v.port, '/');
+  assert.equal(index.status, 200);
+  assert.equal(index.headers['cache-control'], 'no-cache');
+  const html = index.body.toString();
+  const m = html.match(/src="\/v\/([0-9a-f]{16})\/js\/app\.js"/);
+  assert.ok(m, `index.html names app.js under /v/<tag>/:\n${html}`);
+  const tag = m[1];
+  assert.doesNotMatch(html, /="\/(js|css)\//, 'every script and style URL names the build');
+  const again = await rawRequest(v.port, '/', { headers: { 'if-none-match': index.headers.etag } });
+  assert.equal(again.status, 304);
+  for (const path of ['/js/app.js', '/css/app.css', '/vendor/chart.umd.js']) {
+    const tagged = await rawRequest(v.port, `/v/${tag}${path}`);
+    assert.equal(tagged.status, 200, path);
+    assert.equal(tagged.headers['cache-control'], 'public, max-age=31536000, immutable', path);
+    const plain = await rawRequest(v.port, path);
+    assert.equal(plain.headers['cache-control'], 'no-cache', path);
+    assert.deepEqual(tagged.body, plain.body, path);
+    assert.equal(tagged.headers['content-type'], plain.headers['content-type'], path);
+    // a page of another build still gets the files, to be revalidated
+    const other = await rawRequest(v.port, `/v/0123456789abcdef${path}`);
+    assert.equal(other.status, 200, path);
+    assert.equal(other.headers['cache-control'], 'no-cache', path);
+  }
+  for (const bad of [`/v/${tag}`, `/v/${tag}/`.slice(0, -1) + 'x/js/app.js', `/v/${tag}/../index.html`, `/v/${tag.slice(1)}/js/app.js`,
+    `/v/${tag.toUpperCase().replace(/[0-9]/g, 'A')}/js/app.js`, `/v/${tag}/v/${tag}/js/app.js`]) {
+    assert.equal((await rawRequest(v.port, bad)).status, 404, bad);
+  }
+});
+
 test('no path reaches outside the embedded files', async () => {
   const paths = ['/../../../../etc/passwd', '/%2e%2e/%2e%2e/%2e%2e/etc/passwd', '//etc/passwd',
     '/..%5c..%5c..%5cetc%5cpasswd', '/vendor/..%2f..%2f..%2fetc/passwd', '/%2fetc%2fpasswd',
