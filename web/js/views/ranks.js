@@ -108,8 +108,10 @@ function rankCell(r, src, ctx, route) {
     : h('span', { class: 'rank-summary', title: `summary only: serve ${src.source} beside this dldb for its detail` }, String(r.rank));
 }
 
-/** Rows drawn at once: the outliers come first, every other row in one later task. */
+/** Tables of up to this many ranks are drawn whole; larger ones draw the rows in view. */
 export const ROW_CHUNK = 128;
+/** Rows drawn above and below those in view. */
+const OVERSCAN = 24;
 
 /**
  * A function that makes a rank's table row: a clone of one empty row whose
@@ -139,14 +141,16 @@ function rowMaker(med, ctx, route, sources) {
 }
 
 /**
- * The ranks table: its first ROW_CHUNK rows (the outliers) now, every other
- * row in one later task (one layout of the table, not one per chunk), so
- * that the page shows before a thousand rows are laid out; data-complete is
- * set once every row is in.
+ * The ranks table. Up to ROW_CHUNK ranks it holds every row. A larger job's
+ * table sits in a scrolling box and holds only the rows in view and
+ * OVERSCAN around them, between two empty rows as tall as the rows left
+ * out, drawn again as the box scrolls: a thousand rows of nine cells take
+ * the browser about a second to lay out, the rows in view a few ms.
+ * data-complete is set once every rank's row can be reached.
  */
 function rankTable(rows, st, ctx, route, sources) {
   const row = rowMaker(st.compute_time.median, ctx, route, sources);
-  const body = h('tbody', null, rows.slice(0, ROW_CHUNK).map(row));
+  const body = h('tbody');
   const table = h(
     'table',
     { class: 'data-table', id: 'ranks-table', dataset: { ranks: String(rows.length) } },
@@ -164,20 +168,35 @@ function rankTable(rows, st, ctx, route, sources) {
     body,
   );
   if (rows.length <= ROW_CHUNK) {
+    body.append(...rows.map(row));
     table.dataset.complete = '1';
     return table;
   }
-  // after the frame that paints the outliers
-  requestAnimationFrame(() =>
-    setTimeout(() => {
-      if (!table.isConnected) return;
-      const rest = document.createDocumentFragment();
-      for (let i = ROW_CHUNK; i < rows.length; i++) rest.append(row(rows[i]));
-      body.append(rest);
-      table.dataset.complete = '1';
-    }, 0),
-  );
-  return table;
+  const box = h('div', { class: 'ranks-scroll', id: 'ranks-scroll', tabindex: '0' }, table);
+  const pad = () => h('tr', { class: 'ranks-pad', 'aria-hidden': 'true' }, h('td', { colspan: String(COLS.length + 2) }));
+  const top = pad();
+  const bottom = pad();
+  let rowH = 0;
+  let shown = '';
+  const paint = () => {
+    const a = Math.max(0, Math.floor(box.scrollTop / rowH) - OVERSCAN);
+    const b = Math.min(rows.length, Math.ceil((box.scrollTop + box.clientHeight) / rowH) + OVERSCAN);
+    if (shown === `${a}:${b}`) return;
+    shown = `${a}:${b}`;
+    top.firstChild.style.height = `${a * rowH}px`;
+    bottom.firstChild.style.height = `${(rows.length - b) * rowH}px`;
+    body.replaceChildren(top, ...rows.slice(a, b).map(row), bottom);
+  };
+  // the first rows now; once laid out, their height places the others
+  body.append(...rows.slice(0, 2 * OVERSCAN).map(row));
+  requestAnimationFrame(() => {
+    if (!table.isConnected) return;
+    rowH = body.rows[0].getBoundingClientRect().height || 20;
+    paint();
+    box.addEventListener('scroll', () => requestAnimationFrame(paint), { passive: true });
+    table.dataset.complete = '1';
+  });
+  return box;
 }
 
 /** A size in bytes per instance ("" unknown): MiB from 1 MiB, else KiB. */
