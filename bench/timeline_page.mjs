@@ -35,6 +35,19 @@ async function once(page) {
       .map((e) => ({ path: new URL(e.name).pathname, start: e.startTime, dur: e.duration })),
     marks: performance.getEntriesByType('mark').filter((m) => m.name.startsWith('timeline:')).map((m) => `${m.name} ${m.startTime.toFixed(0)}`),
     all: performance.getEntriesByType('resource').map((e) => `${new URL(e.name).pathname} ${e.startTime.toFixed(0)}+${e.duration.toFixed(0)}`),
+    phases: (() => {
+      // what a load waits for before the view's first request: the page's
+      // files, then the app's start requests
+      const res = performance.getEntriesByType('resource');
+      const files = res.filter((e) => !e.name.includes('/api/v1/'));
+      const api = res.filter((e) => e.name.includes('/api/v1/'));
+      const tracks = api.find((e) => e.name.includes('/api/v1/dl_timeline_tracks'));
+      return {
+        files: Math.max(0, ...files.map((e) => e.responseEnd)),
+        start: api.length ? Math.min(...api.map((e) => e.startTime)) : NaN,
+        view: tracks ? tracks.startTime : NaN,
+      };
+    })(),
   }));
   page.off('console', onConsole);
   if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
@@ -43,6 +56,7 @@ async function once(page) {
 
 const cold = [];
 const warm = [];
+const coldPhases = [];
 let sample = null;
 try {
   for (let i = 0; i < runs; i++) {
@@ -50,6 +64,7 @@ try {
     const page = await ctx.newPage();
     const c = await once(page);
     cold.push(c.ms);
+    coldPhases.push(c.phases);
     if (process.env.DL_BENCH_VERBOSE) console.log(`cold load ${i + 1}:\n${[...c.all, ...c.marks].join('\n')}`);
     const w = await once(page);
     warm.push(w.ms);
@@ -61,6 +76,10 @@ try {
 }
 for (const [name, t] of [['cold', cold], ['warm', warm]])
   console.log(`timeline whole profile drawn (${name}, ${runs} loads): ${spread(t)}`);
+const med = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)].toFixed(0);
+console.log(`cold loads, medians: page files in by ${med(coldPhases.map((p) => p.files))} ms, first API request at ` +
+            `${med(coldPhases.map((p) => p.start))} ms, the view's first request (dl_timeline_tracks) at ${med(coldPhases.map((p) => p.view))} ms, ` +
+            `drawn at ${med(cold)} ms`);
 const tl = sample.api.filter((a) => a.path === '/api/v1/dl_timeline');
 const slow = [...sample.api].sort((a, b) => b.dur - a.dur).slice(0, 3);
 if (process.env.DL_BENCH_VERBOSE) console.log([...sample.all, ...sample.marks].join('\n'));

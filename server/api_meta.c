@@ -48,10 +48,8 @@ int api_health(dlv_req *r) {
   return dlv_send_json(r, 200, root);
 }
 
-int api_version(dlv_req *r) {
-  int status = check_params(r, 0);
-  if (status) return status;
-  const dldb_info *info = &r->cat->info;
+cJSON *api_version_tree(const dlv_catalog *cat) {
+  const dldb_info *info = &cat->info;
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "dlprofviewer", DL_VERSION);
   cJSON *v = cJSON_AddObjectToObject(root, "db_version");
@@ -59,7 +57,13 @@ int api_version(dlv_req *r) {
   cJSON_AddStringToObject(v, "original_version", info->original_version);
   cJSON_AddStringToObject(root, "producer", producer_name(info->producer));
   cJSON_AddItemToObject(root, "schema_version", dlv_json_int(info->schema_version));
-  return dlv_send_json(r, 200, root);
+  return root;
+}
+
+int api_version(dlv_req *r) {
+  int status = check_params(r, 0);
+  if (status) return status;
+  return dlv_send_json(r, 200, api_version_tree(r->cat));
 }
 
 /* One {aggr_id, domain_name} of view_performance_summary: which domains each
@@ -81,13 +85,7 @@ static int aggr_domain_row(void *ctx, const dldb_row *row) {
   return c->failed;
 }
 
-int api_info(dlv_req *r) {
-  const dlv_catalog *cat = r->cat;
-  char err[512];
-  dldb *db;
-  int status = check_params(r, 0);
-  if (!status) status = dlv_req_db(r, &db);
-  if (status) return status;
+cJSON *api_info_tree(const dlv_catalog *cat, dldb *db, char *err, size_t errlen) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "database", cat->db_name);
   cJSON_AddStringToObject(root, "producer", producer_name(cat->info.producer));
@@ -111,10 +109,10 @@ int api_info(dlv_req *r) {
   cJSON *aggrs = cJSON_AddArrayToObject(root, "aggregations");
   dlv_json_rows collect = {.array = aggrs};
   dldb_query q = {.view = "view_aggregations", .aggr_id = -1, .sort = "aggr_id", .limit = -1};
-  int rc = aggrs ? dldb_query_rows(db, &q, dlv_json_rows_append, &collect, err, sizeof err) : 0;
+  int rc = aggrs ? dldb_query_rows(db, &q, dlv_json_rows_append, &collect, err, errlen) : 0;
   if (rc) {
     cJSON_Delete(root);
-    return dlv_send_error(r, 500, "db_error", "%s", err);
+    return NULL;
   }
   cJSON *ad = cJSON_AddArrayToObject(root, "aggregation_domains");
   dlv_json_rows pairs = {.array = ad};
@@ -132,7 +130,19 @@ int api_info(dlv_req *r) {
   cJSON_AddItemToObject(root, "num_gpus", dlv_json_int(cat->num_gpus));
   if (!aggrs || collect.failed) {
     cJSON_Delete(root);
-    root = NULL;
+    snprintf(err, errlen, "out of memory building the answer");
+    return NULL;
   }
+  return root;
+}
+
+int api_info(dlv_req *r) {
+  char err[512];
+  dldb *db;
+  int status = check_params(r, 0);
+  if (!status) status = dlv_req_db(r, &db);
+  if (status) return status;
+  cJSON *root = api_info_tree(r->cat, db, err, sizeof err);
+  if (!root) return dlv_send_error(r, 500, "db_error", "%s", err);
   return dlv_send_json(r, 200, root);
 }

@@ -14,14 +14,8 @@
 #include "dlr.h"
 #include "dlr_stats.h"
 
-int api_reports(dlv_req *r) {
-  dlv_params p;
-  char msg[256];
-  int rc = dlv_params_parse(r->query, r->cat, NULL, 0, &p, msg, sizeof msg);
-  dlv_params_free(&p);
-  if (rc) return dlv_send_error(r, 400, "bad_param", "%s", msg);
-  cJSON *root = cJSON_CreateObject();
-  cJSON *list = cJSON_AddArrayToObject(root, "reports");
+cJSON *api_reports_tree(const dlv_catalog *cat) {
+  cJSON *list = cJSON_CreateArray();
   for (int i = 0; i < dlr_report_count(); i++) {
     const char *name = dlr_report_name(i);
     const char *csv = dlr_report_file(name, DLR_CSV), *json = dlr_report_file(name, DLR_JSON);
@@ -37,13 +31,25 @@ int api_reports(dlv_req *r) {
     const dlv_view *v = NULL;
     for (int k = 0; k < DLV_VIEW_COUNT && !v; k++)
       if (strcmp(dlv_views[k].sql_view, view) == 0) v = &dlv_views[k];
-    if (!v || !dlv_catalog_view(r->cat, v)->present) continue;
+    if (!v || !dlv_catalog_view(cat, v)->present) continue;
     cJSON *item = cJSON_CreateObject();
     cJSON_AddStringToObject(item, "name", name);
     cJSON_AddStringToObject(item, "csv", dlr_stats_file(name, DLR_CSV));
     cJSON_AddStringToObject(item, "json", dlr_stats_file(name, DLR_JSON));
     if (!cJSON_AddItemToArray(list, item)) cJSON_Delete(item);
   }
+  return list;
+}
+
+int api_reports(dlv_req *r) {
+  dlv_params p;
+  char msg[256];
+  int rc = dlv_params_parse(r->query, r->cat, NULL, 0, &p, msg, sizeof msg);
+  dlv_params_free(&p);
+  if (rc) return dlv_send_error(r, 400, "bad_param", "%s", msg);
+  cJSON *root = cJSON_CreateObject();
+  cJSON *list = api_reports_tree(r->cat);
+  if (!list || !cJSON_AddItemToObject(root, "reports", list)) cJSON_Delete(list);
   return dlv_send_json(r, 200, root);
 }
 
@@ -89,6 +95,11 @@ out:
 }
 
 #else
+
+cJSON *api_reports_tree(const dlv_catalog *cat) {
+  (void)cat;
+  return cJSON_CreateArray();
+}
 
 int api_reports(dlv_req *r) {
   return dlv_send_error(r, 404, "not_found", "this dlprofviewer was built without reports");

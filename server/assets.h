@@ -7,6 +7,13 @@
  * /dlprof.html to /index.html), so no path can reach anything outside the
  * table. Answers carry a Content-Type by extension, an ETag (304 on
  * If-None-Match), and the gzip copy when Accept-Encoding allows it.
+ *
+ * Every file is also served under /v/<tag>/ (tag: 16 hex digits of a hash
+ * of every embedded file), where it never changes, so that path is cached
+ * without revalidation (Cache-Control: immutable); index.html is served
+ * with its script and style URLs under that prefix (and revalidated), so a
+ * new build's page names new URLs. Elsewhere, and under another tag (a page
+ * of an older build), answers say Cache-Control: no-cache.
  */
 #ifndef DLV_ASSETS_H
 #define DLV_ASSETS_H
@@ -17,8 +24,12 @@
 /* The generated table, terminated by a row with path NULL. */
 extern const dl_asset dlv_web_assets[];
 
-/* Computes the ETags. Call once before the server starts. */
+/* Computes the ETags, the build's tag and the page's versioned copy. Call
+ * once before the server starts. */
 void dlv_assets_init(void);
+
+/* The build's tag (16 hex digits); "" before dlv_assets_init. */
+const char *dlv_assets_tag(void);
 
 /* The asset for a request path (aliases applied), or NULL. */
 const dl_asset *dlv_asset_find(const char *path);
@@ -29,7 +40,8 @@ const char *dlv_asset_type(const char *path);
 /* 1 if an Accept-Encoding value allows gzip. */
 int dlv_accepts_gzip(const char *accept_encoding);
 
-/* Answers a GET or HEAD for a non-API path: the asset, 304, or 404. */
+/* Answers a GET or HEAD for a non-API path (under /v/<tag>/ or not): the
+ * asset, 304, or 404. */
 int dlv_serve_asset(dlv_req *r);
 
 #endif

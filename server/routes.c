@@ -19,6 +19,7 @@ const dlv_route dlv_routes[] = {
   {"/api/v1/reports",               DLV_EXACT,  api_reports,     1},
   {"/api/v1/reports/",              DLV_PREFIX, api_report_file, 1},
   {"/api/v1/runs",                  DLV_EXACT,  api_runs,        0},
+  {"/api/v1/dl_start",              DLV_EXACT,  api_start,       2},
   {"/api/v1/dl_compare_kernels",    DLV_EXACT,  api_compare,     0},
   {"/api/v1/dl_compare_ops",        DLV_EXACT,  api_compare,     0},
   {"/api/v1/dl_compare_summary",    DLV_EXACT,  api_compare,     0},

@@ -67,5 +67,12 @@ int api_info(dlv_req *r);
 int api_view(dlv_req *r);
 int api_reports(dlv_req *r);
 int api_report_file(dlv_req *r);
+int api_start(dlv_req *r);
+
+/* The answers of /info, /version and /reports (its list) as trees, for
+ * /dl_start too. info: NULL with err set when a query fails. */
+cJSON *api_info_tree(const dlv_catalog *cat, dldb *db, char *err, size_t errlen);
+cJSON *api_version_tree(const dlv_catalog *cat);
+cJSON *api_reports_tree(const dlv_catalog *cat);
 
 #endif

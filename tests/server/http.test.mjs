@@ -328,6 +328,32 @@ test('health, version and info', async () => {
   assert.deepEqual(mi.domains, ['default-domain', 'other domain']);
 });
 
+test('dl_start: info, version, reports, system config and GPU names in one answer', async () => {
+  for (const [server, db] of [[v, noRelu], [mini, miniDb]]) {
+    const s = await get(server, '/api/v1/dl_start');
+    assert.equal(s.res.status, 200, s.text);
+    assert.equal(s.res.headers.get('cache-control'), 'no-store');
+    // the keys are a contract (docs/api.md): other tools read them
+    assert.deepEqual(Object.keys(s.json), ['run', 'info', 'version', 'reports', 'system_config', 'gpu_names']);
+    const runs = (await get(server, '/api/v1/runs')).json;
+    assert.equal(s.json.run, runs.default_run);
+    assert.deepEqual(s.json.info, (await get(server, '/api/v1/info')).json);
+    assert.deepEqual(s.json.version, (await get(server, '/api/v1/version')).json);
+    const reports = await get(server, '/api/v1/reports');
+    assert.deepEqual(s.json.reports, reports.res.status === 200 ? reports.json.reports : []);
+    const sys = sql(db, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'view_system_config'")[0].n
+      ? (await get(server, '/api/v1/system_config')).json : null;
+    assert.deepEqual(s.json.system_config, sys);
+    const names = sql(db, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'view_gpu_names'")[0].n
+      ? sql(db, 'SELECT * FROM view_gpu_names') : [];
+    assert.deepEqual(s.json.gpu_names, names);
+    assert.equal(s.json.gpu_names.length > 0, server === v, 'no_relu has GPU names, the mini fixture none');
+    assert.deepEqual(s.json, (await get(server, `/api/v1/dl_start?run=${s.json.run}`)).json);
+  }
+  assertError(await get(v, '/api/v1/dl_start?run=zz'), 404, 'run_not_found');
+  assertError(await get(v, '/api/v1/dl_start?aggr_id=1'), 400, 'bad_param');
+});
+
 test('CSV export of a list: all rows, RFC 4180, as a download', async () => {
   const r = await get(v, '/api/v1/op_nodes?format=csv&limit=3');
   assert.equal(r.res.status, 200);
@@ -409,6 +435,36 @@ test('assets: page aliases, types, gzip, ETag, HEAD, 404', async () => {
   const apiHead = await rawRequest(v.port, '/api/v1/op_nodes', { method: 'HEAD' });
   assert.equal(apiHead.status, 200);
   assert.equal(apiHead.body.length, 0);
+});
+
+test('page files under the build\'s tag are cached without revalidation', async () => {
+  const index = await rawRequest(v.port, '/');
+  assert.equal(index.status, 200);
+  assert.equal(index.headers['cache-control'], 'no-cache');
+  const html = index.body.toString();
+  const m = html.match(/src="\/v\/([0-9a-f]{16})\/js\/app\.js"/);
+  assert.ok(m, `index.html names app.js under /v/<tag>/:\n${html}`);
+  const tag = m[1];
+  assert.doesNotMatch(html, /="\/(js|css)\//, 'every script and style URL names the build');
+  const again = await rawRequest(v.port, '/', { headers: { 'if-none-match': index.headers.etag } });
+  assert.equal(again.status, 304);
+  for (const path of ['/js/app.js', '/css/app.css', '/vendor/chart.umd.js']) {
+    const tagged = await rawRequest(v.port, `/v/${tag}${path}`);
+    assert.equal(tagged.status, 200, path);
+    assert.equal(tagged.headers['cache-control'], 'public, max-age=31536000, immutable', path);
+    const plain = await rawRequest(v.port, path);
+    assert.equal(plain.headers['cache-control'], 'no-cache', path);
+    assert.deepEqual(tagged.body, plain.body, path);
+    assert.equal(tagged.headers['content-type'], plain.headers['content-type'], path);
+    // a page of another build still gets the files, to be revalidated
+    const other = await rawRequest(v.port, `/v/0123456789abcdef${path}`);
+    assert.equal(other.status, 200, path);
+    assert.equal(other.headers['cache-control'], 'no-cache', path);
+  }
+  for (const bad of [`/v/${tag}`, `/v/${tag}/`.slice(0, -1) + 'x/js/app.js', `/v/${tag}/../index.html`, `/v/${tag.slice(1)}/js/app.js`,
+    `/v/${tag.toUpperCase().replace(/[0-9]/g, 'A')}/js/app.js`, `/v/${tag}/v/${tag}/js/app.js`]) {
+    assert.equal((await rawRequest(v.port, bad)).status, 404, bad);
+  }
 });
 
 test('no path reaches outside the embedded files', async () => {

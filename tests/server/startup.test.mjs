@@ -38,6 +38,10 @@ test('a directory is served as a folder of runs, even without a dldb yet', async
   const info = await fetch(`${v.url}api/v1/info`);
   assert.equal(info.status, 404);
   assert.equal((await info.json()).error.code, 'run_not_found');
+  // the page's start request answers, so a page opened on the folder sees no failed request
+  const start = await fetch(`${v.url}api/v1/dl_start`);
+  assert.equal(start.status, 200);
+  assert.deepEqual(await start.json(), { run: null, info: null, version: null, reports: [], system_config: null, gpu_names: [] });
   const e = await v.stop();
   assert.equal(e.code, 0, e.stderr);
   assert.match(e.stderr, /serving the dldbs of 1 path/);

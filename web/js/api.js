@@ -4,6 +4,9 @@
 // {"error":{"status","code","message"}} (docs/api.md). get() decodes it,
 // retries network failures and 5xx answers with a short back-off, and shows
 // failures in the page's error banner unless the caller asked for quiet.
+// The page's first requests are sent by start.js; get() takes their answers.
+
+import { take } from './start.js';
 
 const BASE = '/api/v1/';
 const RETRY_DELAYS_MS = [300, 1200];
@@ -73,7 +76,8 @@ export async function get(path, params, opts = {}) {
     if (attempt > 0) await sleep(RETRY_DELAYS_MS[attempt - 1]);
     let res;
     try {
-      res = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+      // the first try takes the answer start.js asked for, when it did
+      res = await ((attempt === 0 && take(url)) || fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' }));
     } catch (e) {
       lastErr = new ApiError(0, 'network', `The server cannot be reached (${e.message || e}).`, url);
       continue;
@@ -96,18 +100,23 @@ export async function get(path, params, opts = {}) {
 /**
  * GETs every row of a list endpoint (max `cap` rows): the first page gives
  * the count, the other pages are then asked for at once (the server answers
- * them in parallel). Returns {total, filtered, rows}.
+ * them in parallel). opts.expect: the rows the caller expects (e.g. one per
+ * rank), so that the pages up to it are asked for with the first one, not
+ * after it. Returns {total, filtered, rows}.
  */
 export async function getAll(path, params, opts = {}) {
   const cap = opts.cap ?? 100000;
-  const first = await get(path, { ...params, offset: 0, limit: PAGE_MAX }, opts);
+  const page = (offset) => get(path, { ...params, offset, limit: PAGE_MAX }, opts);
+  const early = [];
+  for (let offset = PAGE_MAX; offset < Math.min(cap, Number(opts.expect) || 0); offset += PAGE_MAX) early.push(page(offset));
+  const first = await page(0);
   const want = Math.min(cap, Number(first.filtered) || 0);
   const rest = [];
   if (first.rows.length === PAGE_MAX) {
-    for (let offset = PAGE_MAX; offset < want; offset += PAGE_MAX) rest.push(get(path, { ...params, offset, limit: PAGE_MAX }, opts));
+    for (let offset = PAGE_MAX * (early.length + 1); offset < want; offset += PAGE_MAX) rest.push(page(offset));
   }
   const rows = first.rows.slice();
-  for (const page of await Promise.all(rest)) rows.push(...page.rows);
+  for (const p of await Promise.all([...early, ...rest])) rows.push(...p.rows);
   return { total: first.total, filtered: first.filtered, rows: rows.length > cap ? rows.slice(0, cap) : rows };
 }
 

@@ -1,34 +1,103 @@
 // app.js - start-up, the header (aggregation, domain, reports), the view
 // menu and routing between views.
 //
-// Start-up reads GET /api/v1/runs (the databases served). Each run's views
-// read GET /api/v1/info of that run first (views present, defaults,
-// aggregations, domains, mode, GPU count), then the view named by the URL
-// hash is rendered. The hash's `run` names the run (absent: the server's
+// Start-up reads GET /api/v1/runs (the databases served) and, for the run
+// shown, GET /api/v1/dl_start (its info: views present, defaults,
+// aggregations, domains, mode, GPU count; its version, system config,
+// reports and GPU names), both sent by start.js before this module runs;
+// then the view named by the URL hash is loaded and rendered. The hash's `run` names the run (absent: the server's
 // first); when several are served every link carries it. The runs page and
 // the comparison of two runs belong to no one run.
 
-import { get, getAll, apiUrl, showError, clearErrors, setRun } from './api.js';
+import { get, apiUrl, showError, clearErrors, setRun } from './api.js';
 import * as router from './router.js';
-import { h, replace, note } from './util.js';
-import dashboard from './views/dashboard.js';
-import opTypes from './views/op_types.js';
-import groupOps from './views/group_ops.js';
-import ops from './views/ops.js';
-import kernelsByIteration from './views/kernels_by_iteration.js';
-import kernelsByOp from './views/kernels_by_op.js';
-import iterations from './views/iterations.js';
-import gpus from './views/gpus.js';
-import statistics from './views/statistics.js';
-import ranks from './views/ranks.js';
-import roofline from './views/roofline.js';
-import timeline from './views/timeline.js';
-import runsPage from './views/runs.js';
-import comparePage from './views/compare.js';
+import { h, replace, note, loading as spinner } from './util.js';
 
-const VIEWS = [dashboard, opTypes, groupOps, ops, kernelsByIteration, kernelsByOp, iterations, gpus, ranks, statistics, roofline, timeline];
+// The views of a run, in the menu's order. Each module is loaded when its
+// view is first shown (dynamic import), so a page fetches and compiles only
+// the view it shows; Chart.js too is loaded only before a view that draws
+// charts (charts: true). needs: the views of the database it reads (a note
+// names those missing); needsAll: false when the view explains that itself;
+// visible: whether the menu lists it for this database.
+const VIEWS = [
+  { id: 'dashboard', title: 'Dashboard', charts: true, load: () => import('./views/dashboard.js') },
+  { id: 'op-types', title: 'Op Type Summary', needs: ['view_op_type_summary'], load: () => import('./views/op_types.js') },
+  { id: 'group-ops', title: 'Group Ops', needs: ['view_group_ops'], load: () => import('./views/group_ops.js') },
+  { id: 'ops', title: 'Ops and Kernels', needs: ['view_op_nodes', 'view_kernel_summaries'], load: () => import('./views/ops.js') },
+  {
+    id: 'kernels-by-iteration',
+    title: 'Kernels by Iteration',
+    needs: ['view_iterations_profiled', 'view_iteration_kernels'],
+    load: () => import('./views/kernels_by_iteration.js'),
+  },
+  {
+    id: 'kernels-by-op',
+    title: 'Kernels by Op',
+    needs: ['view_iterations_profiled', 'view_iteration_ops', 'view_iteration_op_kernels'],
+    load: () => import('./views/kernels_by_op.js'),
+  },
+  { id: 'iterations', title: 'Iterations', needs: ['view_iterations_all'], charts: true, load: () => import('./views/iterations.js') },
+  {
+    id: 'gpus',
+    title: 'GPUs',
+    needs: ['view_gpu_devices'],
+    visible: (ctx) => ctx.numGpus > 1,
+    charts: true,
+    load: () => import('./views/gpus.js'),
+  },
+  {
+    id: 'ranks',
+    title: 'Ranks',
+    needs: ['view_dl_ranks'],
+    // a distributed job's GPUs are named "rank R, GPU D ..." (view_gpu_names)
+    visible: (ctx) => ctx.has('view_dl_ranks') && ctx.gpuNames.some((n) => /^rank \d+, GPU /.test(n || '')),
+    load: () => import('./views/ranks.js'),
+  },
+  {
+    id: 'statistics',
+    title: 'Statistics',
+    needs: ['view_dl_stats_cuda_api'],
+    needsAll: false, // the view explains what is missing itself
+    charts: true,
+    load: () => import('./views/statistics.js'),
+  },
+  {
+    id: 'roofline',
+    title: 'Roofline',
+    needs: ['view_dl_op_shapes'],
+    visible: (ctx) => ctx.has('view_dl_op_shapes'),
+    charts: true,
+    load: () => import('./views/roofline.js'),
+  },
+  {
+    id: 'timeline',
+    title: 'Timeline',
+    needs: ['view_dl_timeline_tracks'],
+    visible: (ctx) => ctx.has('view_dl_timeline_tracks'),
+    load: () => import('./views/timeline.js'),
+  },
+];
 // Pages of no one run.
-const PAGES = [runsPage, comparePage];
+const PAGES = [
+  { id: 'runs', title: 'Runs', load: () => import('./views/runs.js') },
+  { id: 'compare', title: 'Compare runs', charts: true, load: () => import('./views/compare.js') },
+];
+
+const loaded = new Map(); // view id -> its module's default export, once loaded
+const loadingViews = new Map(); // view id -> the promise of it
+
+/** Loads a view's module (and Chart.js where it draws charts), once; resolves to its default export. */
+function loadView(v) {
+  if (!loadingViews.has(v.id)) {
+    const p = Promise.all([v.load(), v.charts ? import('./charts.js').then((c) => c.loadChart()) : null]).then(([m]) => {
+      loaded.set(v.id, m.default);
+      return m.default;
+    });
+    p.catch(() => loadingViews.delete(v.id)); // a failed load is tried again on the next visit
+    loadingViews.set(v.id, p);
+  }
+  return loadingViews.get(v.id);
+}
 
 // What each view of the database holds, for "missing view" notes, and the
 // DLProf release that introduced it where that is known (docs peers.md A.8).
@@ -307,10 +376,36 @@ function renderPage(page, route) {
     clearErrors();
     const box = replace(main(), h('div', { class: 'view', dataset: { view: page.id } }));
     document.title = `${page.title} · dlprofviewer`;
-    active = { key, inst: page.mount(box.firstChild, ctx) };
+    show(key, page, box.firstChild);
     window.scrollTo(0, 0);
+    return;
   }
   if (active.inst.update) active.inst.update(route);
+}
+
+/**
+ * Makes view v (a row of VIEWS or PAGES) the active one under key, in el:
+ * mounted at once when its module is loaded, else once it is (a spinner
+ * meanwhile), then updated with the route of that moment. A later view
+ * shown meanwhile wins.
+ */
+function show(key, v, el) {
+  const slot = { key, inst: {} };
+  active = slot;
+  const mount = (view) => {
+    if (active !== slot) return;
+    replace(el);
+    slot.inst = view.mount(el, ctx) || {};
+    if (slot.inst.update) slot.inst.update(router.current());
+  };
+  if (loaded.has(v.id)) {
+    mount(loaded.get(v.id));
+    return;
+  }
+  el.append(spinner());
+  loadView(v).then(mount, (e) => {
+    if (active === slot) replace(el, note(`The page could not be loaded: ${e.message}`, 'note note-error'));
+  });
 }
 
 let loading = null; // the run being loaded: {id, promise}
@@ -366,9 +461,11 @@ function render(route) {
       active = { key, inst: {} };
       return;
     }
-    active = { key, inst: view.mount(viewEl, ctx) };
+    show(key, view, viewEl);
     window.scrollTo(0, 0);
-  } else clearErrors(); /* the same view, other state: errors were about the old one */
+    return;
+  }
+  clearErrors(); /* the same view, other state: errors were about the old one */
   if (active.inst.update) active.inst.update(route);
 }
 
@@ -391,8 +488,8 @@ function wireSelectors() {
 
 /**
  * Loads run id (null: the server's first): its info, version, system
- * config, reports and GPU names. False (and the reason shown) when it
- * cannot be shown.
+ * config, reports and GPU names, in one answer (GET /api/v1/dl_start).
+ * False (and the reason shown) when it cannot be shown.
  */
 async function loadRun(id) {
   setRun(id);
@@ -401,36 +498,36 @@ async function loadRun(id) {
   ctx.info = null;
   ctx.runId = id;
   replace(main(), h('div', { class: 'loading boot', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Loading profile…'));
-  let info;
+  let s;
   try {
-    info = await get('info');
+    s = await get('dl_start');
+    if (!s.info) throw new Error('no database is served yet');
   } catch (e) {
     if (ctx.runId !== id) return false;
-    const back = ctx.multi || e.code === 'run_not_found' ? h('p', null, h('a', { href: '#/runs' }, 'See the runs served')) : null;
+    const back = ctx.multi || e.code === 'run_not_found' || (s && !s.info) ? h('p', null, h('a', { href: '#/runs' }, 'See the runs served')) : null;
     replace(main(), h('div', { class: 'fatal' }, h('h1', null, 'The profile cannot be shown'), h('p', null, e.message), back));
     renderNav({ view: 'runs', params: {} });
     return false;
   }
-  const [version, sysconfig, reports, gpus] = await Promise.all([
-    get('version', null, { quiet: true }).catch(() => null),
-    info.views.includes('view_system_config') ? get('system_config', null, { quiet: true }).catch(() => null) : null,
-    get('reports', null, { quiet: true }).catch(() => null),
-    info.views.includes('view_gpu_names') ? getAll('gpu_names', {}, { quiet: true }).catch(() => null) : null,
-  ]);
   if (ctx.runId !== id) return false; // another run was asked for meanwhile
+  const info = s.info;
   ctx.info = info;
-  ctx.gpuNames = gpus && gpus.rows ? gpus.rows.map((r) => r.gpu_name) : [];
-  ctx.version = version;
-  ctx.sysconfig = sysconfig;
-  ctx.reports = (reports && reports.reports) || [];
+  ctx.gpuNames = (s.gpu_names || []).map((r) => r.gpu_name);
+  ctx.version = s.version;
+  ctx.sysconfig = s.system_config;
+  ctx.reports = s.reports || [];
   const row = ctx.runRow(id || ctx.defaultRun);
   const name = ctx.multi && row ? row.name : info.database || '';
+  const sysconfig = s.system_config;
   document.getElementById('db-name').textContent = sysconfig && sysconfig.profile_name ? `${sysconfig.profile_name} · ${name}` : name;
   return true;
 }
 
 async function start() {
   wireSelectors();
+  // the view of the URL starts loading now, beside the first requests
+  const first = [...VIEWS, ...PAGES].find((v) => v.id === router.current().view);
+  if (first) loadView(first).catch(() => null);
   await ctx.reloadRuns().catch(() => null);
   router.onChange(render);
   render(router.current());

@@ -1,13 +1,18 @@
 // charts.js - Chart.js set-up shared by the views.
 //
-// Chart.js is loaded as a classic script from /vendor/chart.umd.js (the
-// server's copy of the pinned npm package) and is window.Chart. Views create
-// each chart once and later replace chart.data and call chart.update().
+// Chart.js (/vendor/chart.umd.js, the server's copy of the pinned npm
+// package) is loaded on demand by loadChart(): app.js awaits it before it
+// mounts a view that draws charts, so pages without charts (the Timeline,
+// Ranks) never fetch or compile it. It is then window.Chart and this
+// module's Chart. Views create each chart once and later replace chart.data
+// and call chart.update().
 // Labels drawn on canvases are never HTML, so trace strings are safe there.
 
 import { fmtTime, fmtNs, fmtTimeIn, timeUnit, fmtPct } from './util.js';
 
-export const Chart = window.Chart;
+// a live binding: importers see the value loadChart() sets
+export let Chart = window.Chart || null;
+let loading = null;
 
 /** DLProf Viewer's category colours. */
 export const COLORS = {
@@ -34,7 +39,18 @@ export const ITER_CATEGORIES = [
   ['Other', 'other_duration', COLORS.other],
 ];
 
-if (Chart) {
+/** Loads Chart.js once (a dynamic import of its UMD build, which sets window.Chart) and sets its defaults. */
+export function loadChart() {
+  if (!loading) {
+    loading = (Chart ? Promise.resolve() : import('../vendor/chart.umd.js')).then(() => {
+      Chart = window.Chart;
+      setDefaults();
+    });
+  }
+  return loading;
+}
+
+function setDefaults() {
   Chart.defaults.font.family = getComputedStyle(document.documentElement).getPropertyValue('--font').trim() || 'system-ui, sans-serif';
   Chart.defaults.font.size = 12;
   Chart.defaults.color = '#475569';

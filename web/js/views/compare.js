@@ -103,8 +103,6 @@ function compareColumns(nameCols) {
 }
 
 export default {
-  id: 'compare',
-  title: 'Compare runs',
   mount(root, ctx) {
     const head = h('div');
     const summaryCard = card('Summary', { id: 'compare-summary' });

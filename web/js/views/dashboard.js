@@ -750,8 +750,6 @@ function buildPanels(root, ctx, env) {
 }
 
 export default {
-  id: 'dashboard',
-  title: 'Dashboard',
   mount(root, ctx) {
     const route0 = router.current();
     const env = { ctx, base: ctx.base(route0), names: new Map(), cpuOnly: false }; // names: the trace's iteration names (ProfilerStep#N)

@@ -44,10 +44,6 @@ function gapsCard(ctx) {
 }
 
 export default {
-  id: 'gpus',
-  title: 'GPUs',
-  needs: ['view_gpu_devices'],
-  visible: (ctx) => ctx.numGpus > 1,
   mount(root, ctx) {
     const route0 = router.current();
     const canvas = h('canvas', { role: 'img', 'aria-label': 'GPU utilization per device' });

@@ -30,9 +30,6 @@ const COLUMNS = [
 const PAGE = 100; // children asked for at a time; the route's `limit` (1-1000) overrides it
 
 export default {
-  id: 'group-ops',
-  title: 'Group Ops',
-  needs: ['view_group_ops'],
   mount(root, ctx) {
     const route0 = router.current();
     const base = ctx.base(route0);

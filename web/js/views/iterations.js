@@ -118,9 +118,6 @@ function reaggregateCard(ctx, aggr, base) {
 }
 
 export default {
-  id: 'iterations',
-  title: 'Iterations',
-  needs: ['view_iterations_all'],
   mount(root, ctx) {
     const route0 = router.current();
     const base = ctx.base(route0);

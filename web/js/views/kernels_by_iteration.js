@@ -12,9 +12,6 @@ import { timelineColumn, launchFocus } from './timeline.js';
 const KERNEL_PARAMS = ['k.sort', 'k.order', 'k.offset', 'k.limit', 'k.filter'];
 
 export default {
-  id: 'kernels-by-iteration',
-  title: 'Kernels by Iteration',
-  needs: ['view_iterations_profiled', 'view_iteration_kernels'],
   mount(root, ctx) {
     const route0 = router.current();
     const steps = [stepColumn(), stepColumn()]; // the two iteration tables' Step columns

@@ -12,9 +12,6 @@ import { timelineColumn, launchFocus } from './timeline.js';
 const state = (p) => [`${p}sort`, `${p}order`, `${p}offset`, `${p}limit`, `${p}filter`];
 
 export default {
-  id: 'kernels-by-op',
-  title: 'Kernels by Op',
-  needs: ['view_iterations_profiled', 'view_iteration_ops', 'view_iteration_op_kernels'],
   mount(root, ctx) {
     const route0 = router.current();
     const pt = ctx.pytorch;

@@ -20,9 +20,6 @@ const STATS = [
 ];
 
 export default {
-  id: 'op-types',
-  title: 'Op Type Summary',
-  needs: ['view_op_type_summary'],
   mount(root, ctx) {
     const columns = [
       { key: 'op_node_type', label: 'Op Type', type: 'ident' },

@@ -30,9 +30,6 @@ async function pageOf(q, id) {
 }
 
 export default {
-  id: 'ops',
-  title: 'Ops and Kernels',
-  needs: ['view_op_nodes', 'view_kernel_summaries'],
   mount(root, ctx) {
     const route0 = router.current();
     const banner = h('div', { class: 'banner banner-warn', hidden: true, role: 'status' });

@@ -108,31 +108,49 @@ function rankCell(r, src, ctx, route) {
     : h('span', { class: 'rank-summary', title: `summary only: serve ${src.source} beside this dldb for its detail` }, String(r.rank));
 }
 
-/** Rows drawn at once: the outliers come first, the rest follows in chunks. */
+/** Tables of up to this many ranks are drawn whole; larger ones draw the rows in view. */
 export const ROW_CHUNK = 128;
+/** Rows drawn above and below those in view. */
+const OVERSCAN = 24;
 
-function rankRow(r, med, ctx, route, sources) {
-  return h(
+/**
+ * A function that makes a rank's table row: a clone of one empty row whose
+ * cells get their text (faster than building each cell anew, for a thousand
+ * ranks).
+ */
+function rowMaker(med, ctx, route, sources) {
+  const proto = h(
     'tr',
-    { dataset: { rank: String(r.rank) }, class: Number(r.compute_time) > med * 1.05 ? 'rank-outlier' : null },
-    h('td', { class: 'num' }, rankCell(r, sources.get(Number(r.device_id)), ctx, route)),
-    h('td', null, r.gpu_name || `device ${r.device_id}`),
-    COLS.map((c) => h('td', { class: 'num' }, fmtTime(Number(r[c.key]) || 0))),
+    null,
+    h('td', { class: 'num' }),
+    h('td'),
+    COLS.map(() => h('td', { class: 'num' })),
   );
+  return (r) => {
+    const tr = proto.cloneNode(true);
+    tr.dataset.rank = String(r.rank);
+    if (Number(r.compute_time) > med * 1.05) tr.className = 'rank-outlier';
+    const c = tr.children;
+    c[0].append(rankCell(r, sources.get(Number(r.device_id)), ctx, route));
+    c[1].textContent = r.gpu_name || `device ${r.device_id}`;
+    COLS.forEach((col, i) => {
+      c[i + 2].textContent = fmtTime(Number(r[col.key]) || 0);
+    });
+    return tr;
+  };
 }
 
 /**
- * The ranks table: its first ROW_CHUNK rows (the outliers) now, the others
- * in later tasks so that the page shows before a thousand rows are laid
- * out; data-complete is set once every row is in.
+ * The ranks table. Up to ROW_CHUNK ranks it holds every row. A larger job's
+ * table sits in a scrolling box and holds only the rows in view and
+ * OVERSCAN around them, between two empty rows as tall as the rows left
+ * out, drawn again as the box scrolls: a thousand rows of nine cells take
+ * the browser about a second to lay out, the rows in view a few ms.
+ * data-complete is set once every rank's row can be reached.
  */
 function rankTable(rows, st, ctx, route, sources) {
-  const med = st.compute_time.median;
-  const body = h(
-    'tbody',
-    null,
-    rows.slice(0, ROW_CHUNK).map((r) => rankRow(r, med, ctx, route, sources)),
-  );
+  const row = rowMaker(st.compute_time.median, ctx, route, sources);
+  const body = h('tbody');
   const table = h(
     'table',
     { class: 'data-table', id: 'ranks-table', dataset: { ranks: String(rows.length) } },
@@ -149,17 +167,36 @@ function rankTable(rows, st, ctx, route, sources) {
     ),
     body,
   );
-  const more = (from) => {
-    if (from >= rows.length || !table.isConnected) {
-      table.dataset.complete = '1';
-      return;
-    }
-    body.append(...rows.slice(from, from + ROW_CHUNK).map((r) => rankRow(r, med, ctx, route, sources)));
-    setTimeout(() => more(from + ROW_CHUNK), 0);
+  if (rows.length <= ROW_CHUNK) {
+    body.append(...rows.map(row));
+    table.dataset.complete = '1';
+    return table;
+  }
+  const box = h('div', { class: 'ranks-scroll', id: 'ranks-scroll', tabindex: '0' }, table);
+  const pad = () => h('tr', { class: 'ranks-pad', 'aria-hidden': 'true' }, h('td', { colspan: String(COLS.length + 2) }));
+  const top = pad();
+  const bottom = pad();
+  let rowH = 0;
+  let shown = '';
+  const paint = () => {
+    const a = Math.max(0, Math.floor(box.scrollTop / rowH) - OVERSCAN);
+    const b = Math.min(rows.length, Math.ceil((box.scrollTop + box.clientHeight) / rowH) + OVERSCAN);
+    if (shown === `${a}:${b}`) return;
+    shown = `${a}:${b}`;
+    top.firstChild.style.height = `${a * rowH}px`;
+    bottom.firstChild.style.height = `${(rows.length - b) * rowH}px`;
+    body.replaceChildren(top, ...rows.slice(a, b).map(row), bottom);
   };
-  if (rows.length <= ROW_CHUNK) table.dataset.complete = '1';
-  else setTimeout(() => more(ROW_CHUNK), 0);
-  return table;
+  // the first rows now; once laid out, their height places the others
+  body.append(...rows.slice(0, 2 * OVERSCAN).map(row));
+  requestAnimationFrame(() => {
+    if (!table.isConnected) return;
+    rowH = body.rows[0].getBoundingClientRect().height || 20;
+    paint();
+    box.addEventListener('scroll', () => requestAnimationFrame(paint), { passive: true });
+    table.dataset.complete = '1';
+  });
+  return box;
 }
 
 /** A size in bytes per instance ("" unknown): MiB from 1 MiB, else KiB. */
@@ -209,11 +246,6 @@ async function heatmapRows(base) {
 }
 
 export default {
-  id: 'ranks',
-  title: 'Ranks',
-  needs: ['view_dl_ranks'],
-  // a distributed job's GPUs are named "rank R, GPU D ..." (view_gpu_names)
-  visible: (ctx) => ctx.has('view_dl_ranks') && ctx.gpuNames.some((n) => /^rank \d+, GPU /.test(n || '')),
   mount(root, ctx) {
     const route0 = router.current();
     const spreadCard = card('Median and spread', { id: 'ranks-spread' });
@@ -232,10 +264,13 @@ export default {
     root.append(viewHeader('Ranks', aggrLine(ctx, route0)), spreadCard.el, tableCard.el, heatCard.el, collCard.el);
     const base = ctx.base(route0);
     Promise.all([
-      getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }),
+      // one row per GPU: every page asked for at once
+      getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }, { expect: ctx.numGpus }),
       heatmapRows(base),
       getAll('dl_collectives', { ...base, sort: 'total_time', order: 'desc' }).catch(() => ({ rows: [] })),
-      ctx.has('view_dl_rank_sources') ? getAll('dl_rank_sources', { sort: 'rank', order: 'asc' }).catch(() => ({ rows: [] })) : { rows: [] },
+      ctx.has('view_dl_rank_sources')
+        ? getAll('dl_rank_sources', { sort: 'rank', order: 'asc' }, { expect: ctx.numGpus }).catch(() => ({ rows: [] }))
+        : { rows: [] },
     ])
       .then(([ranks, iters, colls, srcs]) => {
         const sources = new Map(srcs.rows.map((x) => [Number(x.device_id), x]));

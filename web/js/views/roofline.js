@@ -112,10 +112,6 @@ function rooflineChart(canvas, onPick) {
 const fmtNum = (v, digits = 3) => (v === null || v === undefined ? '' : Number(v).toPrecision(digits));
 
 export default {
-  id: 'roofline',
-  title: 'Roofline',
-  needs: ['view_dl_op_shapes'],
-  visible: (ctx) => ctx.has('view_dl_op_shapes'),
   mount(root, ctx) {
     const route0 = router.current();
     const openOp = (row) => {

@@ -43,8 +43,6 @@ function cellOf(col, row) {
 }
 
 export default {
-  id: 'runs',
-  title: 'Runs',
   mount(root, ctx) {
     let rows = [];
     let pick = { base: null, run: null };

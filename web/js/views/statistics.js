@@ -244,10 +244,6 @@ function barChart(canvas) {
 const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 export default {
-  id: 'statistics',
-  title: 'Statistics',
-  needs: ['view_dl_stats_cuda_api'],
-  needsAll: false, // the view explains what is missing itself
   mount(root, ctx) {
     const route0 = router.current();
     root.append(viewHeader('Statistics', aggrLine(ctx, route0)));

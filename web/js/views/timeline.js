@@ -126,10 +126,6 @@ export const launchFocus = (r) => ({ of: 'kernel', iter: r.iter_value, at: r.ker
 const num = (v, d) => (v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? d : Number(v));
 
 export default {
-  id: 'timeline',
-  title: 'Timeline',
-  needs: ['view_dl_timeline_tracks'],
-  visible: (ctx) => ctx.has('view_dl_timeline_tracks'),
   mount(root, ctx) {
     const base = () => (ctx && ctx.base ? ctx.base(router.current()) : {});
     const search = h('input', {
