@@ -13,6 +13,7 @@
  * the groups' own orders of those (dldb__korder): see dldb__kpage_merged.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dldb_read.h"
@@ -174,24 +175,65 @@ static int64_t kth_value(kmerge *m, int64_t k) {
 
 /* The page's window: the rows of the groups with values from lo to hi
  * (their places from rank_in(lo) to before rank_in(hi + 1)), in the
- * page's order. */
+ * page's order. One SELECT a group, joined by UNION ALL, so that each
+ * reads its range by the primary key: with the ranges ORed in one WHERE,
+ * SQLite reads every row of the aggregation once there are a few. */
 static int window_sql(char *buf, size_t cap, const dldb__korder *o, const char *const *cols,
                       int ncols, int ngroups, int desc, const char *const *tiebreak) {
-  size_t len = (size_t)snprintf(buf, cap, "SELECT ");
-  for (int i = 0; i < ncols && len < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len, "%s\"%s\"", i ? ", " : "", cols[i]);
+  size_t len = 0;
+  for (int g = 0; g < ngroups && len < cap; g++) {
+    len += (size_t)snprintf(buf + len, cap - len, "%sSELECT ", g ? " UNION ALL " : "");
+    for (int i = 0; i < ncols && len < cap; i++)
+      len += (size_t)snprintf(buf + len, cap - len, "%s\"%s\"", i ? ", " : "", cols[i]);
+    if (len < cap)
+      len += (size_t)snprintf(buf + len, cap - len,
+                              " FROM \"%s\" WHERE aggr_id = ?1 AND group_id = ?%d AND \"%s\" "
+                              "BETWEEN ?%d AND ?%d",
+                              o->rows, 4 + 3 * g, o->place, 5 + 3 * g, 6 + 3 * g);
+  }
   if (len < cap)
-    len += (size_t)snprintf(buf + len, cap - len, " FROM \"%s\" WHERE aggr_id = ?1 AND (", o->rows);
-  for (int g = 0; g < ngroups && len < cap; g++)
-    len += (size_t)snprintf(buf + len, cap - len, "%s(group_id = ?%d AND \"%s\" BETWEEN ?%d AND ?%d)",
-                            g ? " OR " : "", 4 + 3 * g, o->place, 5 + 3 * g, 6 + 3 * g);
-  if (len < cap)
-    len += (size_t)snprintf(buf + len, cap - len, ") ORDER BY \"%s\"%s", o->value,
+    len += (size_t)snprintf(buf + len, cap - len, " ORDER BY \"%s\"%s", o->value,
                             desc ? " DESC" : "");
   for (int i = 0; tiebreak[i] && len < cap; i++)
     len += (size_t)snprintf(buf + len, cap - len, ", \"%s\"", tiebreak[i]);
   if (len < cap) len += (size_t)snprintf(buf + len, cap - len, " LIMIT ?2 OFFSET ?3");
   return len < cap ? 0 : -1;
+}
+
+/* Gives fn the rows of the window (places first[g] to end[g] of each
+ * group of m) in the page's order, from the skip-th on. */
+static int window_rows(kmerge *m, const dldb__korder *order, const int64_t *first,
+                       const int64_t *end, const dldb_query *in, int64_t skip,
+                       const char *const *cols, int ncols, dldb_row_fn fn, void *ctx) {
+  size_t per = 256 + strlen(order->rows) + strlen(order->place);
+  for (int i = 0; i < ncols; i++) per += strlen(cols[i]) + 4;
+  size_t cap = 1024 + (size_t)m->n * per;
+  char *sql = malloc(cap);
+  if (!sql) return dl_err(m->err, m->errlen, DL_ENOMEM, "%s: out of memory", m->db->path);
+  int rc = DL_OK;
+  sqlite3_stmt *st = NULL;
+  if (window_sql(sql, cap, order, cols, ncols, m->n, in->desc, in->tiebreak))
+    rc = dl_err(m->err, m->errlen, DL_EINVAL, "%s: the page's query is too long", m->db->path);
+  else if (!(st = dldb__stmt_get(m->db, sql, m->err, m->errlen)))
+    rc = DL_EDB;
+  free(sql);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 1, m->aggr_id);
+  sqlite3_bind_int64(st, 2, in->limit);
+  sqlite3_bind_int64(st, 3, skip);
+  for (int g = 0; g < m->n; g++) {
+    sqlite3_bind_int64(st, 4 + 3 * g, m->gid[g]);
+    sqlite3_bind_int64(st, 5 + 3 * g, first[g]);
+    sqlite3_bind_int64(st, 6 + 3 * g, end[g]);
+  }
+  dldb_row row = {st, sqlite3_column_count(st)};
+  int src;
+  while ((src = sqlite3_step(st)) == SQLITE_ROW)
+    if (fn(ctx, &row) != 0) break;
+  if (src != SQLITE_ROW && src != SQLITE_DONE)
+    rc = dldb__sql_err(m->db, src, order->rows, m->err, m->errlen);
+  dldb__stmt_done(st);
+  return rc;
 }
 
 /* 1 when every name of order can stand in double quotes as it is. */
@@ -223,34 +265,15 @@ int dldb__kpage_merged(dldb *db, int64_t aggr_id, const dldb__korder *order, con
   int64_t after_hi = hi == INT64_MAX ? hi : hi + 1;
   int64_t before = in->desc ? total - rank_all(&m, after_hi) : rank_all(&m, lo);
   if (m.rc) return m.rc;
-  char sql[8192]; /* about 60 bytes a group */
   for (int i = 0; i < ncols; i++)
     if (strchr(cols[i], '"')) return dl_err(err, errlen, DL_EINVAL, "bad column name");
   for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
     if (strchr(in->tiebreak[i], '"')) return dl_err(err, errlen, DL_EINVAL, "bad column name");
-  if (window_sql(sql, sizeof sql, order, cols, ncols, n, in->desc, in->tiebreak))
-    return dl_err(err, errlen, DL_EINVAL, "%s: the page's query is too long", db->path);
   int64_t first[DLDB__KMERGE_MAX], end[DLDB__KMERGE_MAX];
   for (int g = 0; g < n; g++) {
     first[g] = rank_in(&m, g, lo, 0, calls[g]);
     end[g] = rank_in(&m, g, after_hi, 0, calls[g]) - 1;
   }
   if (m.rc) return m.rc;
-  sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
-  if (!st) return DL_EDB;
-  sqlite3_bind_int64(st, 1, aggr_id);
-  sqlite3_bind_int64(st, 2, in->limit);
-  sqlite3_bind_int64(st, 3, in->offset - before);
-  for (int g = 0; g < n; g++) {
-    sqlite3_bind_int64(st, 4 + 3 * g, gid[g]);
-    sqlite3_bind_int64(st, 5 + 3 * g, first[g]);
-    sqlite3_bind_int64(st, 6 + 3 * g, end[g]);
-  }
-  dldb_row row = {st, sqlite3_column_count(st)};
-  int src, rc = DL_OK;
-  while ((src = sqlite3_step(st)) == SQLITE_ROW)
-    if (fn(ctx, &row) != 0) break;
-  if (src != SQLITE_ROW && src != SQLITE_DONE) rc = dldb__sql_err(db, src, order->rows, err, errlen);
-  dldb__stmt_done(st);
-  return rc;
+  return window_rows(&m, order, first, end, in, in->offset - before, cols, ncols, fn, ctx);
 }
