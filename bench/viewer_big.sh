@@ -7,8 +7,11 @@
 # launch order (both directions, deep pages, name filters), sorted by
 # duration, the middle iteration's kernels (what Kernels by Iteration asks),
 # its biggest op's kernels (Kernels by Op), the most launched kernel's
-# launches (Statistics), the ops, the Group Ops tree's top rows and the
-# NVTX statistics (the first request, a filter that matches nothing).
+# launches (Statistics; in launch order, and by duration at its top and
+# middle), that op's launches by duration, the iteration ops of the whole
+# aggregation (sorted, a middle page), the ops, the Group Ops tree's top
+# rows and the NVTX statistics (the first request, a filter that matches
+# nothing, filters that match, the name order).
 # Prints the start and each request's seconds, HTTP status and filtered
 # rows. docs/performance.md quotes it.
 # Usage: bench/viewer_big.sh DLDB [BUILD_DIR]   (BUILD_DIR: build/release)
@@ -37,7 +40,9 @@ mid=$(curl -s "${base}api/v1/iterations_profiled?limit=1&sort=iter_value&order=a
 op=$(curl -s "${base}api/v1/iteration_ops?iter_value=$mid&sort=total_count&order=desc&limit=1" | field op_node_id)
 kn=$(curl -s "${base}api/v1/kernel_summaries?sort=calls&order=desc&limit=1" | field kernel_name)
 total=$(curl -s "${base}api/v1/iteration_kernels?limit=1" | grep -o '"total":[0-9]*' | cut -d: -f2)
-echo "middle iteration $mid, its biggest op $op, the most launched kernel $kn, $total kernels"
+kcalls=$(curl -s "${base}api/v1/iteration_kernels?limit=1&kernel_name=$(enc "$kn")" | grep -o '"total":[0-9]*' | cut -d: -f2)
+nops=$(curl -s "${base}api/v1/iteration_ops?limit=1" | grep -o '"total":[0-9]*' | cut -d: -f2)
+echo "middle iteration $mid, its biggest op $op, the most launched kernel $kn ($kcalls launches), $total kernels, $nops iteration ops"
 printf '%9s  %4s  %-10s %s\n' seconds HTTP filtered "request (/api/v1/...)"
 for u in \
   "iteration_kernels?limit=100" \
@@ -52,18 +57,27 @@ for u in \
   "iteration_kernels?limit=100&iter_value=$mid&filter=gemm" \
   "iteration_kernels?limit=100&iter_value=$mid&offset=900" \
   "iteration_kernels?limit=100&kernel_name=$(enc "$kn")" \
+  "iteration_kernels?limit=100&kernel_name=$(enc "$kn")&sort=kernel_duration&order=desc" \
+  "iteration_kernels?limit=100&kernel_name=$(enc "$kn")&sort=kernel_duration&offset=$((kcalls / 2))" \
+  "iteration_kernels?limit=100&filter=gemm&sort=kernel_duration&order=desc" \
   "iteration_op_kernels?limit=100" \
   "iteration_op_kernels?limit=100&offset=$((total / 2))" \
   "iteration_op_kernels?limit=100&filter=relu" \
   "iteration_op_kernels?limit=100&iter_value=$mid&op_node_id=$(enc "$op")" \
   "iteration_op_kernels?limit=100&iter_value=$mid&op_node_id=$(enc "$op")&sort=kernel_duration&order=desc" \
+  "iteration_op_kernels?limit=100&op_node_id=$(enc "$op")&sort=kernel_duration&order=desc" \
   "iteration_ops?limit=100&iter_value=$mid" \
   "iteration_ops?limit=100&sort=total_gpu_time&order=desc" \
+  "iteration_ops?limit=100&offset=$((nops / 2))" \
+  "iteration_ops?limit=100&sort=op_node_name" \
   "op_nodes?limit=100&filter=conv" \
   "group_ops?limit=100" \
   "group_ops?top=1&limit=100" \
   "dl_stats_nvtx?limit=50" \
-  "dl_stats_nvtx?limit=50&filter=xyzzy"; do
+  "dl_stats_nvtx?limit=50&filter=xyzzy" \
+  "dl_stats_nvtx?limit=50&filter=conv" \
+  "dl_stats_nvtx?limit=50&sort=name" \
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu"; do
   out=$(curl -s -m 900 -w '\n%{http_code} %{time_total}' "${base}api/v1/$u")
   read -r code secs <<<"$(tail -n1 <<<"$out")"
   filtered=$(head -n1 <<<"$out" | grep -o '"filtered":[0-9]*' | cut -d: -f2 || true)

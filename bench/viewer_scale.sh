@@ -21,7 +21,8 @@
 # Usage: bench/viewer_scale.sh BUILD_DIR SMALL.sqlite LARGE.sqlite [ROUNDS] [MATCH]
 #   BUILD_DIR holds server/dlprofviewer (Release); ROUNDS: 3; MATCH: the
 #   filter that matches (default "gemm"). VIEWS=a,b (environment): only
-#   those endpoints' requests.
+#   those endpoints' requests; ONLY=REGEX: only the requests whose name
+#   (as printed) it finds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: bench/viewer_scale.sh BUILD_DIR SMALL LARGE [ROUNDS] [MATCH]}
@@ -119,6 +120,9 @@ for key, db in (("small", small), ("large", large)):
     names[key] = [n for n, _ in reqs]
     view_of = [n.split(" ")[0] for n, _ in reqs]
 common = [n for n in names["small"] if n in set(names["large"])]
+if os.environ.get("ONLY"):
+    import re
+    common = [n for n in common if re.search(os.environ["ONLY"], n)]
 idx = {k: {n: i for i, n in enumerate(names[k])} for k in names}
 view = {n: n.split(" ")[0] for n in common}
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dldb_aggr.h"
+#include "dldb_kgdurs.h"
 #include "dldb_write_internal.h"
 
 /* Gets the statement `which` with ?1 bound to aggr_id into *st. */
@@ -281,6 +282,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);
+  if (rc == DL_OK) rc = dldb__kernel_group_durs(w, err, errlen);
   if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
   return dldb__tx_commit(w, err, errlen);

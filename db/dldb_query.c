@@ -884,20 +884,24 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
 /* 1 when a page of in is read by group (dldb_kpage.c): a big kernel view of
  * one aggregation, sorted by a column the groups share and then by such
  * columns, its conditions on their columns, every column of the view in
- * the groups' rows. */
-static int by_group(dldb *db, const dldb_query *in) {
+ * the groups' rows (rows: KG_ROWS, or the rows of a merged order). */
+static int by_group_in(dldb *db, const dldb_query *in, const char *rows, const char *values) {
   if (!keyview_of(in->view) || in->aggr_id < 0 || in->limit <= 0 || !in->sort ||
-      !dldb_has_view(db, KG_ROWS) || !dldb_has_view(db, KG_TIMES) ||
+      !dldb_has_view(db, rows) || !dldb_has_view(db, values) ||
       !evaluates(db, in, KG_GROUPS, 1))
     return 0;
   dldb__viewcols *v = find_view(db, in->view), *g = find_view(db, KG_GROUPS);
-  dldb__viewcols *r = find_view(db, KG_ROWS);
+  dldb__viewcols *r = find_view(db, rows);
   if (!v || !g || !r || col_index(v, in->sort) < 0) return 0;
   for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
     if (col_index(g, in->tiebreak[i]) < 0) return 0;
   for (int c = 0; c < v->n; c++)
     if (col_index(r, v->names[c]) < 0) return 0;
   return 1;
+}
+
+static int by_group(dldb *db, const dldb_query *in) {
+  return by_group_in(db, in, KG_ROWS, KG_TIMES);
 }
 
 /* 1 when the aggregation of in has kernel groups (an older writer's has
@@ -912,23 +916,57 @@ static int has_groups(dldb *db, const dldb_query *in, char *err, size_t errlen) 
   return rc < 0 ? rc : rc == 1 && groups > 0;
 }
 
+/* The orders of each group's launches a page of a few groups merges
+ * (dldb_kpage.c): by launch time (the groups' own places) and by duration
+ * (db/schema.sql aggr_dl_kernel_dseq). */
+static const dldb__korder korders[] = {
+    {KG_TIMES, KG_ROWS, "group_seq", "kernel_timestamp"},
+    {"view_dl_kernel_group_durs", "view_dl_kernel_group_drows", "group_dseq", "kernel_duration"},
+};
+
+static const dldb__korder *korder_of(const char *sort) {
+  for (size_t i = 0; sort && i < sizeof korders / sizeof *korders; i++)
+    if (strcmp(korders[i].value, sort) == 0) return &korders[i];
+  return NULL;
+}
+
+/* 1 when the aggregation of in has rows in order's values view (one
+ * written before it had them has none), 0 when not, or a negative DL_E*. */
+static int has_order(dldb *db, const dldb_query *in, const dldb__korder *order, char *err,
+                     size_t errlen) {
+  dldb_query all = *in;
+  all.n_eq = 0;
+  all.filter = NULL;
+  all.sort = "aggr_id"; /* any row of the aggregation: the primary key's first */
+  int64_t aggr = 0;
+  plan pl = {.from = order->values, .offset = 0};
+  int rc = one_int64(db, &all, Q_SEEK, &pl, &aggr, err, errlen);
+  return rc < 0 ? rc : rc == 1;
+}
+
 static int walk_is_short(dldb *db, const dldb_query *in, const keyview *k,
                          const dldb_query *whole, int64_t max_rows);
 enum { KMERGE_PROBES = 320 };
 
 /* A page of one kernel's or op's launches (filtered by name or not) in
- * launch order, where they are in at most DLDB__KMERGE_MAX groups
+ * launch order or by duration, or of a whole aggregation filtered by name
+ * by duration, where they are in at most DLDB__KMERGE_MAX groups
  * (dldb_kpage.c): 1 when read, 0 when not, or a negative DL_E*. */
 static int merged_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                        size_t errlen) {
   const keyview *k = keyview_of(in->view);
+  const dldb__korder *order = korder_of(in->sort);
   dldb_query whole = *in;
   whole.n_eq = 0;
-  /* a filter of the whole aggregation, or a walk of the launches shorter
-   * than the search (walk_is_short): the walk of the time index */
-  if (!k || !in->sort || strcmp(in->sort, k->order) != 0 || in->n_eq == 0 || !by_group(db, in))
+  int by_time = k && order && strcmp(order->value, k->order) == 0;
+  /* in launch order, a filter of the whole aggregation, or a walk of the
+   * launches shorter than the search (walk_is_short): the walk of the time
+   * index; by duration, the whole aggregation unfiltered: sorted_plan */
+  if (!k || !order || (in->n_eq == 0 && (by_time || !in->filter || !*in->filter)) ||
+      !by_group_in(db, in, order->rows, order->values))
     return 0;
   int rc = has_groups(db, in, err, errlen);
+  if (rc > 0 && !by_time) rc = has_order(db, in, order, err, errlen);
   if (rc <= 0) return rc;
   dldb_query list = *in; /* the groups of the page's conditions, any order */
   list.sort = NULL;
@@ -961,11 +999,12 @@ static int merged_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx
   }
   built_free(&q);
   /* the search probes about KMERGE_PROBES places a group */
-  if (rc || n > DLDB__KMERGE_MAX || walk_is_short(db, in, k, &whole, (int64_t)KMERGE_PROBES * n))
+  if (rc || n > DLDB__KMERGE_MAX ||
+      (by_time && walk_is_short(db, in, k, &whole, (int64_t)KMERGE_PROBES * n)))
     return rc;
   dldb__viewcols *v = find_view(db, in->view);
-  rc = dldb__kpage_merged(db, in->aggr_id, gid, calls, n, in, (const char *const *)v->names, v->n,
-                          fn, ctx, err, errlen);
+  rc = dldb__kpage_merged(db, in->aggr_id, order, gid, calls, n, in, (const char *const *)v->names,
+                          v->n, fn, ctx, err, errlen);
   return rc ? rc : 1;
 }
 

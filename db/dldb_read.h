@@ -116,14 +116,22 @@ struct dldb_row {
 int dldb__kpage_rows(dldb *db, sqlite3_stmt *groups, int64_t aggr_id, int64_t offset,
                      int64_t limit, const char *const *cols, int n, dldb_row_fn fn, void *ctx,
                      char *err, size_t errlen);
-/* The page of in (sorted by launch time; offset, limit, desc, tiebreak)
+/* An order of each group's launches that a merged page reads them in:
+ * view `values` has (aggr_id, group_id, place, value), the value rising
+ * with the place (from 0) in each group; view `rows` has the rows of the
+ * kernel views by (aggr_id, group_id, place); value is also the kernel
+ * views' column the page is sorted by. */
+typedef struct dldb__korder {
+  const char *values, *rows, *place, *value;
+} dldb__korder;
+/* The page of in (sorted by order's value; offset, limit, desc, tiebreak)
  * of the launches of n groups (at most DLDB__KMERGE_MAX; ids gid, counts
- * calls) of aggregation aggr_id: the launch times at its first and last
- * place found by a search of the groups' places, then the rows between
- * them read in the page's order, with the columns cols. */
+ * calls) of aggregation aggr_id: the values at its first and last place
+ * found by a search of the groups' places, then the rows between them
+ * read in the page's order, with the columns cols. */
 #define DLDB__KMERGE_MAX 64
-int dldb__kpage_merged(dldb *db, int64_t aggr_id, const int64_t *gid, const int64_t *calls,
-                       int n, const dldb_query *in, const char *const *cols, int ncols,
-                       dldb_row_fn fn, void *ctx, char *err, size_t errlen);
+int dldb__kpage_merged(dldb *db, int64_t aggr_id, const dldb__korder *order, const int64_t *gid,
+                       const int64_t *calls, int n, const dldb_query *in, const char *const *cols,
+                       int ncols, dldb_row_fn fn, void *ctx, char *err, size_t errlen);
 
 #endif

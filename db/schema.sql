@@ -1687,3 +1687,46 @@ SELECT q.aggr_id AS aggr_id, q.group_id, q.seq AS group_seq, ak.api_start_ns AS 
 FROM aggr_dl_kernel_seq q
 JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
   AND ak.kernel_id = q.kernel_id;
+
+-- ---- dl extensions: each kernel group's launches by duration (db/dldb_kgdurs.c) ----
+-- The launches of each group of aggr_dl_kernel_groups in duration order
+-- (dseq from 0; equal durations in launch order), with the duration and
+-- the launch's place in launch order (aggr_dl_kernel_seq.seq): a page of
+-- one kernel's or op's launches sorted by duration finds the durations at
+-- its first and last row by a search of its groups' places, whatever the
+-- page's depth. Written at the end of each aggregation, after the groups.
+-- Optional: files without it sort the plain way.
+CREATE TABLE aggr_dl_kernel_dseq (
+  aggr_id    INTEGER NOT NULL,
+  group_id   INTEGER NOT NULL,
+  dseq       INTEGER NOT NULL,
+  gpu_dur_ns INTEGER NOT NULL,   -- kernels.gpu_end_ns - gpu_start_ns of the launch
+  seq        INTEGER NOT NULL,   -- its place in launch order (aggr_dl_kernel_seq)
+  PRIMARY KEY (aggr_id, group_id, dseq)
+) WITHOUT ROWID;
+
+-- The duration at each place of each group in duration order.
+CREATE VIEW view_dl_kernel_group_durs AS
+SELECT aggr_id, group_id, dseq AS group_dseq, gpu_dur_ns AS kernel_duration
+FROM aggr_dl_kernel_dseq;
+
+-- The rows of view_iteration_kernels and view_iteration_op_kernels (every
+-- column of both) by group and place in the group in duration order
+-- (group_dseq).
+CREATE VIEW view_dl_kernel_group_drows AS
+SELECT d.aggr_id AS aggr_id, s.value AS domain_name, d.group_id, d.dseq AS group_dseq,
+       ak.iter_value, o.op_node_name, o.op_node_id, n.value AS kernel_name, k.device_id,
+       ak.api_start_ns AS kernel_timestamp,
+       (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
+       k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
+       k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block
+FROM aggr_dl_kernel_dseq d
+JOIN aggr_dl_kernel_seq q ON q.aggr_id = d.aggr_id AND q.group_id = d.group_id AND q.seq = d.seq
+JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
+  AND ak.kernel_id = q.kernel_id
+JOIN kernels k ON k.id = ak.kernel_id
+JOIN strings n ON n.id = k.short_name_id
+JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
+JOIN aggregations a ON a.aggr_id = d.aggr_id
+JOIN domains d2 ON d2.id = a.domain_id
+JOIN strings s ON s.id = d2.name_id;
