@@ -781,11 +781,15 @@ static int emit_frame(kimp *k, const kev *e, const char *name, int64_t ts, int64
   return dldb_write_py_frame(k->w, &f, k->err, k->errlen);
 }
 
-/* 1 if name holds "nccl" in any case (strcasestr, without its set-up per
- * call: once per kernel). */
+/* 1 if name holds "nccl" in any case (ASCII, as strcasestr): once per
+ * kernel, whose names are long and hold many an 'n', so each candidate is
+ * checked in place rather than by a call. A byte that is 0 fails its
+ * compare, so no byte past the name's NUL is read. */
 static int has_nccl(const char *name) {
-  for (const char *p = name; *p; p++)
-    if ((*p | 0x20) == 'n' && strncasecmp(p, "nccl", 4) == 0) return 1;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if ((p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'c' && (p[2] | 0x20) == 'c' &&
+        (p[3] | 0x20) == 'l')
+      return 1;
   return 0;
 }
 

@@ -318,13 +318,32 @@ static int quote_ends_here(const kjson *j, size_t q) {
   return -1;
 }
 
+/* j->scan(p, e), with the first 16 bytes classified here: most strings
+ * (member names, categories, numbers as text) end within them, and then
+ * cost no call. KJSON_SCAN=scalar keeps the byte loop throughout. */
+static const unsigned char *scan_string(const kjson *j, const unsigned char *p,
+                                        const unsigned char *e) {
+#ifdef KJ_SIMD
+  if (e - p >= 16 && j->scan != scan_scalar) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                             _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    unsigned bits = (unsigned)_mm_movemask_epi8(m);
+    if (bits) return p + __builtin_ctz(bits);
+    p += 16;
+  }
+#endif
+  return j->scan(p, e);
+}
+
 /* A string of plain bytes that ends inside the buffer is its own text:
  * the closing quote, consumed, becomes its NUL. Returns 0 when the string
  * needs the copying path (lex_string_copy). */
 static int lex_string_inplace(kjson *j, kj_tok *tok) {
   size_t start = j->pos + 1;
   const unsigned char *e = j->buf + j->len;
-  size_t q = (size_t)(j->scan(j->buf + start, e) - j->buf);
+  size_t q = (size_t)(scan_string(j, j->buf + start, e) - j->buf);
   if (q >= j->len || j->buf[q] != '"' || quote_ends_here(j, q) != 1) return 0;
   j->buf[q] = '\0';
   j->txt = (const char *)j->buf + start;
