@@ -5,12 +5,14 @@
  * exposed_communication_time] (ns), by iteration then device.
  *
  * Data flow: the query string checked (400 before any I/O) -> the run's
- * handle -> the cells -> one JSON object.
+ * handle -> the cells -> one JSON object, kept in the server's answer cache
+ * (cache.h) under the run's gen and aggr_id, as the list views' answers are.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "cache.h"
 #include "dldb_rankmap.h"
 #include "json.h"
 #include "routes.h"
@@ -42,6 +44,17 @@ int api_rank_heatmap(dlv_req *r) {
     return dlv_send_error(r, 400, "bad_param", "aggr_id is required: an integer >= 0");
   int status = dlv_req_verify(r);
   if (status) return status;
+  dlv_cache_key k;
+  dlv_cache_key_init(&k, "dl_rank_heatmap");
+  dlv_cache_key_int(&k, "gen", r->gen);
+  dlv_cache_key_int(&k, "aggr_id", aggr);
+  const char *key = dlv_cache_key_text(&k);
+  const dlv_cache_entry *hit = dlv_cache_get(r->cache, key);
+  if (hit) {
+    status = dlv_send_json_text(r, 200, hit->body, hit->len);
+    dlv_cache_release(r->cache, hit);
+    return status;
+  }
   dldb *db = NULL;
   if ((status = dlv_req_db(r, &db)) != 0) return status;
   char err[512];
@@ -57,7 +70,10 @@ int api_rank_heatmap(dlv_req *r) {
   if (rc == DL_ENOTFOUND) status = dlv_send_error(r, 404, "not_found", "%s", err);
   else if (rc) status = dlv_send_error(r, 500, "db_error", "%s", err);
   else if (!out) status = dlv_send_error(r, 500, "internal", "out of memory building the answer");
-  else status = dlv_send_json_text(r, 200, out, len);
+  else {
+    dlv_cache_put(r->cache, key, out, len);
+    status = dlv_send_json_text(r, 200, out, len);
+  }
   free(out);
   return status;
 }

@@ -8,8 +8,10 @@
  * level of detail -> one JSON object. A window of many events reads the
  * coarsest level of bins that still has TIMELINE_MIN_CELLS cells in it, and
  * the raw events of its first and last cell only; else (few events, or a
- * file without bins) its raw events. Answers are not cached: each is
- * bounded by the width.
+ * file without bins) its raw events. Answers are kept in the server's
+ * answer cache (cache.h) under the parsed, defaulted request (tl_cache_key:
+ * the run's gen, track_id, start, end, width), as the list views' are, so a
+ * repeated window costs a lookup and a send.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "lod.h"
 #include "routes.h"
 
@@ -144,11 +147,31 @@ static int summarize(dldb *db, const tl_args *a, dlv_lod *l, char *err, size_t e
                               errlen);
 }
 
+/* The normalised request: the run's gen (an answer never outlives its file)
+ * and every parsed, defaulted parameter. */
+static const char *tl_cache_key(const dlv_req *r, const tl_args *a, dlv_cache_key *k) {
+  dlv_cache_key_init(k, "dl_timeline");
+  dlv_cache_key_int(k, "gen", r->gen);
+  dlv_cache_key_int(k, "track_id", a->track_id);
+  dlv_cache_key_int(k, "start", a->start_ns);
+  dlv_cache_key_int(k, "end", a->end_ns);
+  dlv_cache_key_int(k, "width", a->width);
+  return dlv_cache_key_text(k);
+}
+
 int api_timeline(dlv_req *r) {
   tl_args a;
   int status = parse(r, &a);
   if (status) return status;
   if ((status = dlv_req_verify(r)) != 0) return status;
+  dlv_cache_key k;
+  const char *key = tl_cache_key(r, &a, &k);
+  const dlv_cache_entry *hit = dlv_cache_get(r->cache, key);
+  if (hit) {
+    status = dlv_send_json_text(r, 200, hit->body, hit->len);
+    dlv_cache_release(r->cache, hit);
+    return status;
+  }
   dldb *db = NULL;
   if ((status = dlv_req_db(r, &db)) != 0) return status;
   dlv_lod l;
@@ -176,6 +199,7 @@ int api_timeline(dlv_req *r) {
     dlv_jbuf_lit(&b, "}");
     size_t len;
     char *text = dlv_jbuf_take(&b, &len);
+    if (text) dlv_cache_put(r->cache, key, text, len);
     status = text ? dlv_send_json_text(r, 200, text, len)
                   : dlv_send_error(r, 500, "internal", "out of memory building the answer");
     free(text);

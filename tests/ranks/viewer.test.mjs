@@ -5,11 +5,12 @@
 // collectives with the rank that starts last; the heatmap comes in one
 // request (dl_rank_heatmap); the dashboard's findings name the straggler.
 // A merge of per-rank dldbs served beside them links each rank kept as its
-// summary only to its own dldb.
+// summary only to its own dldb. The heatmap's answer is kept in the answer
+// cache: the same bytes as a viewer without it, none from a replaced file.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -118,5 +119,47 @@ test('Ranks page of a merge: summary-only ranks link to their own dldb', async (
     await page.close();
   } finally {
     await server.stop();
+  }
+});
+
+test('the heatmap comes from the answer cache: the same bytes as without it, none from a replaced file', async () => {
+  const live = path.join(work, 'cache-live.sqlite');
+  fs.copyFileSync(db, live);
+  const c = await startServer(live);
+  const plain = await startServer(live, ['--cache-mb', '0']);
+  const get = async (base, q) => {
+    const res = await fetch(`${base}/api/v1/dl_rank_heatmap?${q}`);
+    return [res.status, Buffer.from(await res.arrayBuffer())];
+  };
+  try {
+    const a = (await (await fetch(`${c.url}/api/v1/info`)).json()).default_aggr_id;
+    const first = await get(c.url, `aggr_id=${a}`);
+    assert.equal(first[0], 200);
+    // the same aggregation spelled otherwise shares the answer; another gets its own
+    for (const q of [`aggr_id=${a}`, `aggr_id=00${a}`, `aggr_id=${a + 1}`]) {
+      const x = await get(c.url, q);
+      assert.deepEqual(await get(c.url, q), x, `${q}: asked again`);
+      assert.deepEqual(await get(plain.url, q), x, `${q}: --cache-mb 0`);
+    }
+    assert.notDeepEqual(await get(c.url, `aggr_id=${a + 1}`), first);
+    // a write in place is not watched (the file is served read-only and
+    // replaced by a rename): the cached answer stays, a viewer without the
+    // cache reads the change
+    const bump = `UPDATE aggr_dl_iter_gpu SET duration_ns = duration_ns + 1`;
+    execFileSync('sqlite3', [live, bump]);
+    assert.deepEqual(await get(c.url, `aggr_id=${a}`), first, 'cached');
+    const bumped = await get(plain.url, `aggr_id=${a}`);
+    assert.deepEqual(JSON.parse(bumped[1]).rows, JSON.parse(first[1]).rows.map((r) => [r[0], r[1], r[2] + 1, r[3]]));
+    // a file renamed over it: its own answer
+    const tmp = path.join(work, 'cache-live.tmp');
+    fs.copyFileSync(db, tmp);
+    execFileSync('sqlite3', [tmp, `${bump} + 1`]);
+    fs.renameSync(tmp, live);
+    const replaced = await get(c.url, `aggr_id=${a}`);
+    assert.deepEqual(JSON.parse(replaced[1]).rows, JSON.parse(first[1]).rows.map((r) => [r[0], r[1], r[2] + 2, r[3]]));
+    assert.deepEqual(await get(plain.url, `aggr_id=${a}`), replaced);
+  } finally {
+    await c.stop();
+    await plain.stop();
   }
 });

@@ -7,11 +7,13 @@
 // /api/v1/dl_timeline_tracks (event count, busy time = the union) and
 // /api/v1/dl_timeline: bins at several widths add up to the busy time and
 // the count, and narrow windows return exactly the overlapping events.
+// Windows are kept in the answer cache: equal to a viewer without it, each
+// window its own answer, and none served from a file replaced since.
 // Run: node tests/timeline/timeline.test.mjs; exits 77 without ../shared.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireFile, shared, startViewer, work } from '../server/viewer.mjs';
@@ -320,4 +322,59 @@ test('an event\'s details and its call-to-kernel links', async () => {
   const res = await fetch(new URL(`/api/v1/dl_timeline_event?run=${r.run}&category=kernel&event_id=999999999`, v.url));
   assert.equal(res.status, 404);
   await res.body?.cancel();
+});
+
+/** A window's answer as bytes, from the viewer at base. */
+async function body(base, path) {
+  const res = await fetch(new URL(path, base));
+  assert.equal(res.status, 200, path);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+test('windows come from the answer cache: the same bytes as without it, each window its own', async () => {
+  const dir = join(work, 'timeline');
+  const live = join(dir, 'cache-live.sqlite');
+  copyFileSync(runs[0].path, live);
+  const c = await startViewer(live);
+  const plain = await startViewer(live, ['--cache-mb', '0']);
+  try {
+    const all = (await (await fetch(new URL('/api/v1/dl_timeline_tracks?limit=1000', c.url))).json()).rows;
+    const t = all.find((x) => x.kind === 'gpu_stream' && x.event_count > 1000);
+    const u = all.find((x) => x.kind !== 'gpu_stream' && x.event_count > 0);
+    assert.ok(t && u, 'a GPU stream of over 1000 events and another track');
+    const mid = Math.floor((t.first_start + t.last_end) / 2);
+    const q = (tr, s, e, w) => `/api/v1/dl_timeline?track_id=${tr.track_id}&start=${s}&end=${e}&width=${w}`;
+    // a window, then each of its parameters changed alone; the default width spelled out
+    const windows = [q(t, t.first_start, t.last_end + 1, 64), q(t, t.first_start, t.last_end + 1, 65),
+      q(t, mid, t.last_end + 1, 64), q(t, t.first_start, mid, 64), q(u, t.first_start, t.last_end + 1, 64),
+      `/api/v1/dl_timeline?track_id=${t.track_id}&start=${mid}&end=${t.last_end + 1}`,
+      q(t, mid, t.last_end + 1, 1000)];
+    const first = [];
+    for (const w of windows) {
+      const a = await body(c.url, w);
+      assert.deepEqual(await body(c.url, w), a, `${w}: asked again`);
+      assert.deepEqual(await body(plain.url, w), a, `${w}: --cache-mb 0`);
+      first.push(a);
+    }
+    // the windows that differ differ in their events or bins, not only in what they echo
+    const content = (b) => JSON.stringify({ ...JSON.parse(b), track_id: 0, start: 0, end: 0, width: 0 });
+    for (let i = 1; i < 5; i++) assert.notEqual(content(first[i]), content(first[0]), windows[i]);
+    // the server does not watch the file for writes in place (it is served
+    // read-only and replaced by a rename): the windows asked before come from
+    // the cache, a viewer without it reads the change
+    execFileSync('sqlite3', [live, `DELETE FROM dl_timeline_blocks WHERE track_id = ${t.track_id}`]);
+    assert.deepEqual(await body(c.url, windows[0]), first[0], 'cached');
+    assert.notDeepEqual(await body(plain.url, windows[0]), first[0], 'read anew');
+    // a file renamed over it: the cached windows are gone
+    const tmp = join(dir, 'cache-live.tmp');
+    copyFileSync(runs[0].path, tmp);
+    execFileSync('sqlite3', [tmp, `DELETE FROM dl_timeline_blocks WHERE track_id = ${t.track_id}`]);
+    renameSync(tmp, live);
+    const after = await body(c.url, windows[2]);
+    assert.notDeepEqual(after, first[2], 'served from the replaced file');
+    assert.deepEqual(after, await body(plain.url, windows[2]));
+  } finally {
+    assert.equal((await c.stop()).code, 0);
+    assert.equal((await plain.stop()).code, 0);
+  }
 });
