@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { requireFile, shared, sql, startViewer, work } from '../server/viewer.mjs';
+import { busy, overlaps, windowUrl } from './reference.mjs';
 
 const dlprof = process.env.DLPROF;
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -57,25 +58,6 @@ function framesOf(path) {
   return { frames: m, total: py.length };
 }
 
-function busy(events, s = -Infinity, e = Infinity) {
-  let total = 0;
-  let cs = 0;
-  let ce = -Infinity;
-  for (const x of events) {
-    const a = Math.max(x.start, s);
-    const b = Math.min(x.start + x.dur, e);
-    if (a >= b) continue;
-    if (a > ce) {
-      if (ce > cs) total += ce - cs;
-      cs = a;
-      ce = b;
-    } else if (b > ce) ce = b;
-  }
-  if (ce > cs) total += ce - cs;
-  return total;
-}
-
-const overlaps = (x, s, e) => x.start < e && (x.start + x.dur > s || (x.dur === 0 && x.start >= s));
 
 const runs = []; // { name, path, run, frames, total, trace }
 let v;
@@ -119,8 +101,6 @@ async function get(path) {
 
 const pyTracks = async (r) =>
   (await get(`/api/v1/dl_timeline_tracks?run=${r.run}&limit=1000`)).rows.filter((t) => t.kind === 'python_thread');
-const windowUrl = (r, t, s, e, w) =>
-  `/api/v1/dl_timeline?run=${r.run}&track_id=${t.track_id}&start=${s}&end=${e}&width=${w}`;
 
 /** The trace's frames of track t, on the dldb's clock. */
 function onClock(r, t) {

@@ -17,6 +17,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireFile, shared, startViewer, work } from '../server/viewer.mjs';
+import { busy, overlaps, windowUrl } from './reference.mjs';
 
 const dlprof = process.env.DLPROF;
 const traces = join(shared, 'traces');
@@ -81,26 +82,6 @@ function group(rows) {
   return m;
 }
 
-/** The union's length of events, clipped to [s, e). */
-function busy(events, s = -Infinity, e = Infinity) {
-  let total = 0;
-  let cs = 0;
-  let ce = -Infinity;
-  for (const x of events) {
-    const a = Math.max(x.start, s);
-    const b = Math.min(x.start + x.dur, e);
-    if (a >= b) continue;
-    if (a > ce) {
-      if (ce > cs) total += ce - cs;
-      cs = a;
-      ce = b;
-    } else if (b > ce) ce = b;
-  }
-  if (ce > cs) total += ce - cs;
-  return total;
-}
-
-const overlaps = (x, s, e) => x.start < e && (x.start + x.dur > s || (x.dur === 0 && x.start >= s));
 
 // A generated export (bench/nsys_gen.c) with tracks long enough to have
 // stored bins: its wide windows are read from them (server/api_timeline.c).
@@ -163,8 +144,6 @@ async function tracks(r) {
   }
 }
 
-const windowUrl = (r, t, s, e, w) =>
-  `/api/v1/dl_timeline?run=${r.run}&track_id=${t.track_id}&start=${s}&end=${e}&width=${w}`;
 
 test('every GPU stream: its count and busy time are the trace\'s', async () => {
   for (const r of runs) {
