@@ -203,10 +203,98 @@ typedef struct seen_slot {
   int32_t row;                 /* -1: no shapes */
 } seen_slot;
 
+/* What a sizes text's row is keyed by, found in place: its dims list and
+ * dtype as read_sizes_text copies them (the dtype cut as its buffer cuts
+ * it), so that texts unique per instance that share a row (emit_nvtx's
+ * seq and op_id differ) find it without being copied or formatted. */
+typedef struct sizes_key {
+  const char *dims, *dtype;
+  size_t ndims, ndtype;
+} sizes_key;
+
+/* strstr(s, needle) for a needle starting with ',' (of len bytes): the
+ * texts' commas are few, glibc's generic strstr slower on short texts. */
+static const char *find_comma(const char *s, const char *needle, size_t len) {
+  for (const char *p = strchr(s, ','); p; p = strchr(p + 1, ','))
+    if (strncmp(p, needle, len) == 0) return p;
+  return NULL;
+}
+
+/* 0, or -1 when read_sizes_text would find no sizes. */
+static int find_sizes_key(const char *text, sizes_key *k) {
+  const char *s = find_comma(text, ", sizes = [", 11);
+  if (!s) return -1;
+  const char *p = s + 10;
+  size_t n = 0;
+  int depth = 0;
+  do { /* copy_list's walk */
+    if (!p[n] || n + 1 >= DIMS_CAP) return -1;
+    depth += p[n] == '[' ? 1 : p[n] == ']' ? -1 : 0;
+    n++;
+  } while (depth > 0);
+  k->dims = p;
+  k->ndims = n;
+  const char *d = find_comma(s, ", dtype = ", 10);
+  k->dtype = d ? d + 10 : "";
+  k->ndtype = d ? strcspn(k->dtype, ", ") : 0;
+  if (k->ndtype > sizeof ((inst_text *)0)->dtype - 1) k->ndtype = sizeof ((inst_text *)0)->dtype - 1;
+  return 0;
+}
+
+static uint64_t sizes_hash(int32_t op, const sizes_key *k) {
+  uint64_t h = (1469598103934665603ull ^ (uint32_t)op) * 1099511628211ull;
+  for (size_t i = 0; i < k->ndims; i++) h = (h ^ (unsigned char)k->dims[i]) * 1099511628211ull;
+  h = (h ^ 0x1f) * 1099511628211ull;
+  for (size_t i = 0; i < k->ndtype; i++) h = (h ^ (unsigned char)k->dtype[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Whether row r's key (row_for's "op\037dims\037dtype") is op's with k. */
+static int sizes_match(const dla_shape_row *r, int32_t op, const sizes_key *k) {
+  if (r->op != op) return 0;
+  const char *p = strchr(r->key, '\037');
+  if (!p || strncmp(p + 1, k->dims, k->ndims) != 0 || p[1 + k->ndims] != '\037') return 0;
+  p += 2 + k->ndims;
+  return strncmp(p, k->dtype, k->ndtype) == 0 && p[k->ndtype] == '\0';
+}
+
+/* The rows of sizes texts by sizes_hash (a clash: the next hash). */
+typedef struct sizes_rows {
+  dl_map by_hash;
+  const dla_shapes *s;
+} sizes_rows;
+
+/* The row of op with k; -1: none yet (*h: where to add it). */
+static int32_t sizes_find(const sizes_rows *sr, int32_t op, const sizes_key *k, uint64_t *h) {
+  int64_t v;
+  for (*h = sizes_hash(op, k); (v = dl_map_get(&sr->by_hash, *h)) >= 0;
+       *h = *h * 0x9E3779B97F4A7C15ull + 1)
+    if (sizes_match(&sr->s->v[v], op, k)) return (int32_t)v;
+  return -1;
+}
+
+/* The row of range r's text (-1: no shapes); -2 when out of memory. */
+static int32_t row_of_text(dla_ctx *c, dl_smap *by_key, sizes_rows *sr, inst_text *t,
+                           const dla_range *r) {
+  const char *text = dldb_writer_string(c->w, r->name_id);
+  sizes_key k;
+  uint64_t h = 0;
+  int sized = text && text[0] != '{' && find_sizes_key(text, &k) == 0;
+  if (text && text[0] != '{' && !sized) return -1; /* read_sizes_text: no sizes */
+  int32_t row = sized ? sizes_find(sr, r->op, &k, &h) : -1;
+  if (row >= 0) return row;
+  if (read_text(text, t)) return -1;
+  if ((row = row_for(c, by_key, r->op, t)) < 0) return -2;
+  if (sized && dl_map_put(&sr->by_hash, h, row)) return -2;
+  return row;
+}
+
 /* Instances to rows: row_of[i] for range i (-1: no shapes). */
 static int group_instances(dla_ctx *c, int32_t *row_of) {
   dl_smap by_key;
   dl_smap_init(&by_key);
+  sizes_rows sr = {.s = c->shapes};
+  dl_map_init(&sr.by_hash);
   int rc = DL_OK;
   inst_text *t = malloc(sizeof *t);
   seen_slot *seen = calloc(SEEN_SLOTS, sizeof *seen);
@@ -221,8 +309,7 @@ static int group_instances(dla_ctx *c, int32_t *row_of) {
     if (slot->key == key) {
       row = slot->row;
     } else {
-      if (!read_text(dldb_writer_string(c->w, r->name_id), t) &&
-          (row = row_for(c, &by_key, r->op, t)) < 0) {
+      if ((row = row_of_text(c, &by_key, &sr, t, r)) == -2) {
         rc = DL_ENOMEM;
         break;
       }
@@ -232,6 +319,7 @@ static int group_instances(dla_ctx *c, int32_t *row_of) {
   }
   free(t);
   free(seen);
+  dl_map_free(&sr.by_hash);
   dl_smap_free(&by_key);
   return rc;
 }

@@ -21,8 +21,10 @@
 #include "dla_tc.h"
 #include "dla_write.h"
 #include "dla_write_durs.h"
+#include "dla_write_kgroups.h"
 #include "dldb_aggr.h"
 #include "dldb_tlwrite.h"
+#include "dldb_write_kgroups.h"
 
 /* What every writer reads: the context, the sums, the facts, the findings
  * and the aggregation's id (all borrowed). */
@@ -289,21 +291,24 @@ static int w_findings(const wctx *x) {
 
 /* Every row that needs the calls is written: the kernels shrink, in place,
  * to what the GPU projection reads of them and of their calls, and, where
- * dla__durs_fit says they fit, the aggregated launches by duration go in
- * place of the calls read (*nd of them in *durs, in the calls' memory;
- * else *durs is NULL). Returns the spans (nk of them; the caller frees
- * them, *durs and, with drop_records, the rest). */
-static dla_kspan *shrink_kernels(dla_ctx *c, dla_kdur **durs, size_t *nd) {
+ * dla__durs_fit says they fit, the aggregated launches go in place of the
+ * calls read (*nd of them in *durs, in the calls' memory, each with its
+ * provisional group in kg when kg is not NULL; else *durs is NULL).
+ * Returns the spans (nk of them; the caller frees them, *durs and, with
+ * drop_records, the rest). */
+static dla_kspan *shrink_kernels(dla_ctx *c, int fit, dla_kgroups *kg, dla_kdur **durs,
+                                 size_t *nd) {
   size_t nk = c->nk, j = 0;
   dla_kspan *ks = (dla_kspan *)(void *)c->k;
-  dla_kdur *d = dla__durs_fit(c) ? (dla_kdur *)(void *)c->a : NULL;
+  dla_kdur *d = fit ? (dla_kdur *)(void *)c->a : NULL;
   int32_t hint = 0;
   for (size_t i = 0; i < nk; i++) { /* span i is written at or before kernel i, once read */
     const dla_kern *k = &c->k[i];
     dla_kspan x = {.start = k->gpu_start, .end = dla__kern_end(c, k),
                    .range = dla__kern_range(c, k)};
     if (d && dla__in_aggr(c, dla__kern_iter(c, k, &hint))) { /* after its call is read */
-      dla_kdur r = {.start = dla__kern_api_start(c, k), .dur = k->dur, .idx = (uint32_t)i};
+      dla_kdur r = {.start = dla__kern_api_start(c, k), .dur = k->dur, .idx = (uint32_t)i,
+                    .grp = kg ? dla__kgroups_of(kg, dla__kern_op(c, k), k->cfg) : 0};
       memcpy(&d[j++], &r, sizeof r);
     }
     memcpy(&ks[i], &x, sizeof x);
@@ -336,16 +341,22 @@ static void drop_records(dla_ctx *c, dla_kspan **ks) {
 
 /* The NVTX statistics, last: the aggregation's other rows end here (each
  * phase ends before the next starts: --verbosity=detailed times them).
- * The launches by duration are written first, before the projection needs
- * the calls' memory. */
+ * The launches' rows (by duration, their kernel groups) are written first,
+ * before the projection needs the calls' memory. */
 static int w_nvtx(const wctx *x) {
   dla_ctx *c = x->c;
   dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
   dla__progress(c, "writing NVTX statistics", 0, 1);
   size_t nk = c->nk, nd = 0;
+  int fit = dla__durs_fit(c), rc = DL_OK;
+  dla_kgroups *kg = NULL; /* NULL: dldb_aggr_end groups the written launches */
+  if (fit && dldb_aggr_kernel_groups_begin(c->w) && !(kg = dla__kgroups_new(c)))
+    rc = dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   dla_kdur *durs = NULL;
-  dla_kspan *ks = shrink_kernels(c, &durs, &nd);
-  int rc = durs ? dla__durs_write(c, durs, nd, ks, x->aggr_id) : DL_OK;
+  dla_kspan *ks = shrink_kernels(c, fit && rc == DL_OK, kg, &durs, &nd);
+  if (rc == DL_OK && kg) rc = dla__kgroups_write(c, kg, durs, nd, x->aggr_id);
+  dla__kgroups_free(kg);
+  if (rc == DL_OK && durs) rc = dla__durs_write(c, durs, nd, ks, x->aggr_id);
   drop_records(c, &ks);
   dla_nvtx_proj *nvtx = NULL;
   if (rc == DL_OK) rc = dla__stats_project(c, ks, nk, &nvtx);

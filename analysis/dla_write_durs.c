@@ -43,8 +43,8 @@ int dla__durs_fit(const dla_ctx *c) {
   if (c->kid)
     for (size_t i = 1; i < c->nk; i++)
       if (c->kid[i] <= c->kid[i - 1]) return 0;
-  /* launch j fills bytes [16 j, 16 j + 16) of the calls once kernel i has
-   * read its call: every later kernel's call must lie past them */
+  /* launch j takes call j's place once kernel i has read its call: every
+   * later kernel's call must lie past them */
   size_t j = 0;
   int32_t hint = 0;
   for (size_t i = 0; i < c->nk; i++) {

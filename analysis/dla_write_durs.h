@@ -4,8 +4,8 @@
  * (analysis/ only; see dla_write_durs.c).
  *
  * The launches are gathered where the calls were: when the kernels shrink
- * to their spans (dla_write.c), each aggregated launch (16 bytes) goes in
- * place of the calls already read (20 bytes each), so that sorting them
+ * to their spans (dla_write.c), each aggregated launch (20 bytes) goes in
+ * place of a call already read (20 bytes), so that sorting them
  * takes no memory beyond what the analysis holds.
  */
 #ifndef DLA_WRITE_DURS_H
@@ -18,12 +18,14 @@
 #include "dla_internal.h"
 
 /* One aggregated launch: its call's start, its duration (DLA_LONG: in its
- * span) and its kernel's index. */
-typedef struct dla_kdur {
+ * span), its kernel's index and its kernel group (dla_write_kgroups.h). */
+typedef struct __attribute__((packed, aligned(4))) dla_kdur {
   int64_t start;
   uint32_t dur;
   uint32_t idx;
+  uint32_t grp;
 } dla_kdur;
+_Static_assert(sizeof(dla_kdur) == sizeof(dla_api), "dla_kdur: one in place of each call");
 
 /* 1 when c's records give the table's rows exactly and the launches fit
  * in place of the calls as the kernels shrink (in kernel order, no launch

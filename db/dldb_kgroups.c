@@ -9,14 +9,19 @@
  * kernel name, device, grid, block, tensor-core use) finds its group, whose
  * count so far is the launch's place in it; every 1024th launch leaves a
  * mark. The groups are written after the pass.
+ *
+ * A caller that computed the rows itself writes them through
+ * dldb_write_kgroups.h instead (the batched inserts at the end of this
+ * file), and the pass is skipped.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dl_map.h"
 #include "dldb_write_internal.h"
+#include "dldb_write_kgroups.h"
 
-enum { KG_KEYS = 10, KG_MARK_EVERY = 1024 };
+enum { KG_KEYS = 10, KG_MARK_EVERY = DLDB_KGROUP_MARK_EVERY };
 
 typedef struct kgroup {
   int64_t key[KG_KEYS];
@@ -127,7 +132,7 @@ static int kg_groups(sqlite3_stmt *ins, int64_t aggr_id, const kgroups *gs) {
 }
 
 int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen) {
-  if (!dldb__has_table(w, "aggr_dl_kernel_groups") || !dldb__has_table(w, "aggr_dl_kernel_seq") ||
+  if (w->kgroups_by_caller || !dldb__has_table(w, "aggr_dl_kernel_groups") || !dldb__has_table(w, "aggr_dl_kernel_seq") ||
       !dldb__has_table(w, "aggr_dl_kernel_marks"))
     return DL_OK;
   sqlite3_stmt *st[4] = {NULL, NULL, NULL, NULL};
@@ -151,4 +156,49 @@ int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen) {
   dl_map_free(&gs.by_hash);
   free(gs.g);
   return rc;
+}
+
+/* ---- Rows the caller computed (dldb_write_kgroups.h) --------------------- */
+
+int dldb_aggr_kernel_groups_begin(dldb_writer *w) {
+  if (!w->in_aggr || !dldb__has_table(w, "aggr_dl_kernel_groups") ||
+      !dldb__has_table(w, "aggr_dl_kernel_seq") || !dldb__has_table(w, "aggr_dl_kernel_marks"))
+    return 0;
+  w->kgroups_by_caller = 1;
+  return 1;
+}
+
+static int by_caller(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  if (w->in_aggr && w->kgroups_by_caller) return DL_OK;
+  return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
+}
+
+int dldb_aggr_kernel_group(dldb_writer *w, int64_t aggr_id, int64_t group_id, int64_t op_idx,
+                           int64_t kernel_id, int uses_tc, int64_t calls, char *err,
+                           size_t errlen) {
+  static const char fn[] = "dldb_aggr_kernel_group";
+  int rc = by_caller(w, err, errlen, fn);
+  if (rc) return rc;
+  const dldb__cell row[] = {DLDB__I(aggr_id),   DLDB__I(group_id), DLDB__I(op_idx),
+                            DLDB__I(kernel_id), DLDB__I(uses_tc),  DLDB__I(calls)};
+  return dldb__batch_row(w, DLDB__B_KGROUP, row, err, errlen, fn);
+}
+
+int dldb_aggr_kernel_seq(dldb_writer *w, int64_t aggr_id, int64_t group_id, int64_t seq,
+                         int64_t iter_value, int64_t kernel_id, char *err, size_t errlen) {
+  static const char fn[] = "dldb_aggr_kernel_seq";
+  int rc = by_caller(w, err, errlen, fn);
+  if (rc) return rc;
+  const dldb__cell row[] = {DLDB__I(aggr_id), DLDB__I(group_id), DLDB__I(seq),
+                            DLDB__I(iter_value), DLDB__I(kernel_id)};
+  return dldb__batch_row(w, DLDB__B_KSEQ, row, err, errlen, fn);
+}
+
+int dldb_aggr_kernel_mark(dldb_writer *w, int64_t aggr_id, int64_t place, int64_t api_start_ns,
+                          char *err, size_t errlen) {
+  static const char fn[] = "dldb_aggr_kernel_mark";
+  int rc = by_caller(w, err, errlen, fn);
+  if (rc) return rc;
+  const dldb__cell row[] = {DLDB__I(aggr_id), DLDB__I(place), DLDB__I(api_start_ns)};
+  return dldb__batch_row(w, DLDB__B_KMARK, row, err, errlen, fn);
 }

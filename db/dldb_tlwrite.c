@@ -15,48 +15,43 @@ enum { TK_ITER, TK_GPU, TK_CPU, TK_RANGES, TK_PY, TK_COUNT };
 static const char *const kind_names[TK_COUNT] = {"iterations", "gpu_stream", "cpu_thread",
                                                  "cpu_ranges", "python_thread"};
 
-/* The rows of each kind. Columns: pid, tid, device, stream (NULL where they
- * do not apply), start, dur, tag (dldb_tlpack.h; a kernel's NCCL mark is
- * added in C), id, and a mask of the first four that are not NULL (bit i:
- * column i), so that a row costs one call to SQLite for them rather than
- * one a column. ?1: the aggregation. */
+enum { K_PID, K_TID, K_DEV, K_STREAM, K_N };
+
+/* The rows of each kind. Columns: those of the track's key the kind has
+ * (has: bit i for key column i, in that order: pid, tid, device, stream;
+ * the raw tables declare them NOT NULL), then start, dur, tag
+ * (dldb_tlpack.h; a kernel's NCCL mark is added in C) and id. ?1: the
+ * aggregation. */
 typedef struct tl_source {
   int kind;
   int kernels; /* 1: tag is a kernel's short name id, to mark NCCL kernels */
+  int has;
   const char *sql;
 } tl_source;
 
-/* (SQLite's | and << bind alike, left to right: each shift in its own
- * parentheses.) */
-#define TL_HAS(pid, tid, dev, stream)                                                     \
-  "(" pid " IS NOT NULL) | ((" tid " IS NOT NULL) << 1) | ((" dev " IS NOT NULL) << 2) | ((" \
-  stream " IS NOT NULL) << 3)"
+#define TL_GPU (1 << K_PID | 1 << K_DEV | 1 << K_STREAM)
+#define TL_CPU (1 << K_PID | 1 << K_TID)
 
 static const tl_source sources[] = {
-    {TK_ITER, 0,
-     "SELECT NULL, NULL, NULL, NULL, start_time, stop_time - start_time, iter_value, iter_value, "
-     "0 FROM aggr_iterations WHERE aggr_id = ?1"},
-    {TK_GPU, 1,
-     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
-     "short_name_id, id, " TL_HAS("pid", "NULL", "device_id", "stream_id") " FROM kernels"},
-    {TK_GPU, 0,
-     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
-     "copy_kind * 4 + 1, id, " TL_HAS("pid", "NULL", "device_id", "stream_id") " FROM memcpys"},
-    {TK_GPU, 0,
-     "SELECT pid, NULL, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, 2, id, "
-     TL_HAS("pid", "NULL", "device_id", "stream_id") " FROM memsets"},
-    {TK_CPU, 0,
-     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id, "
-     TL_HAS("pid", "tid", "NULL", "NULL") " FROM cuda_api_calls"},
-    {TK_RANGES, 0,
-     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id, "
-     TL_HAS("pid", "tid", "NULL", "NULL") " FROM nvtx_ranges WHERE kind <> 3"},
-    {TK_PY, 0,
-     "SELECT pid, tid, NULL, NULL, start_ns, end_ns - start_ns, name_id, id, "
-     TL_HAS("pid", "tid", "NULL", "NULL") " FROM dl_python_frames"},
+    {TK_ITER, 0, 0,
+     "SELECT start_time, stop_time - start_time, iter_value, iter_value FROM aggr_iterations "
+     "WHERE aggr_id = ?1"},
+    {TK_GPU, 1, TL_GPU,
+     "SELECT pid, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, short_name_id, "
+     "id FROM kernels"},
+    {TK_GPU, 0, TL_GPU,
+     "SELECT pid, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
+     "copy_kind * 4 + 1, id FROM memcpys"},
+    {TK_GPU, 0, TL_GPU,
+     "SELECT pid, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, 2, id FROM "
+     "memsets"},
+    {TK_CPU, 0, TL_CPU,
+     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM cuda_api_calls"},
+    {TK_RANGES, 0, TL_CPU,
+     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM nvtx_ranges WHERE kind <> 3"},
+    {TK_PY, 0, TL_CPU,
+     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM dl_python_frames"},
 };
-
-enum { K_PID, K_TID, K_DEV, K_STREAM, K_N };
 
 typedef struct tl_track {
   int64_t key[K_N];
@@ -197,22 +192,22 @@ static int read_source(tl_writer *x, const tl_source *src, int64_t aggr_id) {
   if (sqlite3_prepare_v2(x->w->db, src->sql, -1, &st, NULL) != SQLITE_OK)
     return sqlerr(x, "read");
   if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, aggr_id);
-  int rc;
+  int rc, has[K_N], ncols = 0;
+  for (int i = 0; i < K_N; i++) ncols += has[i] = src->has >> i & 1;
+  tl_track *t = NULL;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t key[K_N];
-    int has[K_N], mask = sqlite3_column_int(st, 8);
-    for (int i = 0; i < K_N; i++) {
-      has[i] = mask >> i & 1;
-      key[i] = has[i] ? sqlite3_column_int64(st, i) : 0;
-    }
-    dldb_tl_rec e = {.start = sqlite3_column_int64(st, 4), .dur = sqlite3_column_int64(st, 5),
-                     .tag = sqlite3_column_int64(st, 6), .id = sqlite3_column_int64(st, 7)};
+    for (int i = 0, col = 0; i < K_N; i++) key[i] = has[i] ? sqlite3_column_int64(st, col++) : 0;
+    dldb_tl_rec e = {.start = sqlite3_column_int64(st, ncols),
+                     .dur = sqlite3_column_int64(st, ncols + 1),
+                     .tag = sqlite3_column_int64(st, ncols + 2),
+                     .id = sqlite3_column_int64(st, ncols + 3)};
     if (src->kernels) {
       int nccl = is_nccl(x, e.tag);
       if (nccl < 0) break;
       e.tag = e.tag * 4 + (nccl ? DLDB_TL_NCCL : DLDB_TL_KERNEL);
     }
-    tl_track *t = track_of(x, key, has);
+    if (!t || !same_key(t, key, has)) t = track_of(x, key, has); /* rows come in runs */
     if (!t || push(t, &e)) {
       sqlite3_finalize(st);
       return oom(x);

@@ -109,6 +109,15 @@ static const struct {
     [DLDB__B_KDURS] = {"INSERT OR FAIL INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "
                        "kernel_id) VALUES ",
                        4, NULL, "(?1,?,?,?)"},
+    [DLDB__B_KSEQ] = {"INSERT OR FAIL INTO aggr_dl_kernel_seq(aggr_id, group_id, seq, iter_value, "
+                      "kernel_id) VALUES ",
+                      5, NULL, "(?1,?,?,?,?)"},
+    [DLDB__B_KMARK] = {"INSERT OR FAIL INTO aggr_dl_kernel_marks(aggr_id, place, api_start_ns) "
+                       "VALUES ",
+                       3, NULL, "(?1,?,?)"},
+    [DLDB__B_KGROUP] = {"INSERT OR FAIL INTO aggr_dl_kernel_groups(aggr_id, group_id, op_idx, "
+                        "kernel_id, uses_tc, calls) VALUES ",
+                        6, NULL, "(?1,?,?,?,?,?)"},
     [DLDB__B_STATS] = {"INSERT OR FAIL INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
                        "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
                        "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "

@@ -2,8 +2,9 @@
  * dldb_write_internal.h - the writer's insides, shared by the files that
  * implement dldb_write.h (dldb_write.c: life cycle, strings, raw inserts),
  * dldb_scan.h (dldb_scan.c), dldb_aggr.h (dldb_aggr.c), dldb_write_live.h
- * (dldb_write_live.c), dldb_write_durs.h (dldb_write_durs.c), dldb_write_pyframe.h
- * (dldb_write_pyframe.c) and our extension tables (dldb_dl.c, dldb_stats.c).
+ * (dldb_write_live.c), dldb_write_durs.h (dldb_write_durs.c), dldb_write_kgroups.h
+ * (dldb_kgroups.c), dldb_write_pyframe.h (dldb_write_pyframe.c) and our extension
+ * tables (dldb_dl.c, dldb_stats.c).
  * Not for use outside db/ (tests/db reads a writer's insides through it).
  */
 #ifndef DLDB_WRITE_INTERNAL_H
@@ -49,6 +50,9 @@ enum {
   DLDB__B_KATTR,
   DLDB__B_PYFRAME,    /* dl_python_frames (dldb_write_pyframe.c) */
   DLDB__B_KDURS,      /* aggr_dl_kernel_durs, in key order (dldb_write_durs.c) */
+  DLDB__B_KSEQ,       /* aggr_dl_kernel_seq, in key order (dldb_kgroups.c) */
+  DLDB__B_KMARK,      /* aggr_dl_kernel_marks (dldb_kgroups.c) */
+  DLDB__B_KGROUP,     /* aggr_dl_kernel_groups (dldb_kgroups.c) */
   DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
   DLDB__B_NVTX_STATS, /* aggr_nvtx_stats, schema 2 files (dldb_stats.c) */
   DLDB__B_NVTX_RUNS,  /* aggr_nvtx_runs (dldb_stats.c) */
@@ -104,6 +108,8 @@ struct dldb_writer {
   int in_tx, in_aggr;
   int durs_by_caller; /* the open aggregation's aggr_dl_kernel_durs rows come
                          from dldb_aggr_kernel_dur, not from dldb_aggr_end */
+  int kgroups_by_caller; /* ... and its kernel groups, seq and marks rows from
+                            dldb_write_kgroups.h's calls */
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
@@ -149,7 +155,8 @@ void dldb__bind_text(sqlite3_stmt *st, int i, const char *s);
 /* Writes every batch's pending rows: before reading a table, before a
  * commit. */
 int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn);
-/* Writes the open aggregation's kernel groups (dldb_kgroups.c). */
+/* Writes the open aggregation's kernel groups (dldb_kgroups.c) from its
+ * written rows, unless the caller wrote them (kgroups_by_caller). */
 int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen);
 /* 1 if the file has table name. */
 int dldb__has_table(dldb_writer *w, const char *name);

@@ -717,6 +717,88 @@ static int test_big_seq(void) {
   return 0;
 }
 
+/* The kernel lists' groups, launch sequence and marks (written from the
+ * launches in memory, dla_write_kgroups.c) equal what the schema says of
+ * the written launches, computed here in SQL: launches out of id order,
+ * pairs of launches at one time, one short name under two long names (one
+ * group), two grids, two devices, two ops; more than two marks. A second
+ * file with a kernel that ends before it starts takes the writer's own
+ * pass (dldb_kgroups.c): the same rows. */
+#define KG_LAUNCHES \
+  "SELECT ak.op_idx o, k.short_name_id s, k.device_id d, k.grid_x gx, k.grid_y gy, " \
+  "k.grid_z gz, k.block_x bx, k.block_y b_y, k.block_z bz, ak.uses_tc tc, ak.iter_value it, " \
+  "ak.kernel_id kid, ak.api_start_ns t, row_number() OVER (ORDER BY ak.api_start_ns, " \
+  "ak.iter_value, ak.kernel_id) - 1 AS place FROM aggr_kernels ak JOIN kernels k " \
+  "ON k.id = ak.kernel_id WHERE ak.aggr_id = 1"
+#define KG_GROUPS \
+  "SELECT *, row_number() OVER (ORDER BY first) gid FROM (SELECT o, s, d, gx, gy, gz, bx, " \
+  "b_y, bz, tc, min(place) first, count(*) calls FROM l GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
+
+static int kgroups_case(const char *name, int clamp) {
+  char path[1024], err[512];
+  dldb_writer *w = new_writer(name, 2, path, sizeof path);
+  ASSERT_NOT_NULL(w);
+  enum { N = 3000 };
+  for (int t = 1; t <= 2; t++) {
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = t == 1 ? "/m/a" : "/m/b",
+                         .start_ns = 0, .end_ns = 1000000, .pid = 1, .tid = t};
+    ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+  }
+  for (int i = 0; i < N; i++) {
+    int64_t at = 1000 + (int64_t)((i * 7919) % N / 2) * 20; /* pairs launched at one time */
+    dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = at, .end_ns = at + 5, .pid = 1,
+                       .tid = 1 + i % 2, .correlation_id = i + 1};
+    ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+  }
+  for (int i = 0; i < N; i++) {
+    static const char *const shorts[] = {"ka", "kb", "kc"};
+    const char *lname = i % 3 ? NULL : i % 2 ? "ka(int)" : "ka(float)";
+    int64_t s = 10000000 + 100 * (int64_t)i;
+    dldb_kernel k = {.short_name = shorts[i % 3], .long_name = lname,
+                     .device_id = i % 3 == 2 ? i / 6 % 2 : 0, .stream_id = 7, .gpu_start_ns = s,
+                     .gpu_end_ns = clamp && i == N / 2 ? s - 1 : s + 50,
+                     .correlation_id = i + 1, .pid = 1,
+                     .grid = {i % 3 == 1 ? 1 + i / 6 % 2 : 1, 1, 1}, .block = {32, 1, 1}};
+    ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  }
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ASSERT_OK(dla_aggregate(w, &ao, NULL, err, sizeof err));
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_kernels WHERE aggr_id = 1"), N);
+  /* ka: 2 ops; kb: 2 ops x 2 grids; kc: 2 ops x 2 devices */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_groups WHERE aggr_id = 1"), 10);
+  ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES "), g AS (" KG_GROUPS ") SELECT count(*) FROM g"),
+            10);
+  ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES "), g AS (" KG_GROUPS ") SELECT count(*) FROM "
+                      "(SELECT g.gid, g.o, l.kid, g.tc, g.calls FROM g JOIN l ON l.place = "
+                      "g.first EXCEPT SELECT group_id, op_idx, kernel_id, uses_tc, calls FROM "
+                      "aggr_dl_kernel_groups WHERE aggr_id = 1)"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_seq WHERE aggr_id = 1"), N);
+  ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES "), g AS (" KG_GROUPS ") SELECT count(*) FROM "
+                      "(SELECT g.gid, row_number() OVER (PARTITION BY g.gid ORDER BY l.place) "
+                      "- 1, l.it, l.kid FROM l JOIN g USING (o, s, d, gx, gy, gz, bx, b_y, bz, "
+                      "tc) EXCEPT SELECT group_id, seq, iter_value, kernel_id FROM "
+                      "aggr_dl_kernel_seq WHERE aggr_id = 1)"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_marks WHERE aggr_id = 1"), 3);
+  ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES ") SELECT count(*) FROM (SELECT place, t FROM l "
+                      "WHERE place % 1024 = 0 EXCEPT SELECT place, api_start_ns FROM "
+                      "aggr_dl_kernel_marks WHERE aggr_id = 1)"),
+            0);
+  sqlite3_close(db);
+  return 0;
+}
+
+static int test_kernel_groups(void) {
+  ASSERT_EQ(kgroups_case("kgroups.sqlite", 0), 0);
+  ASSERT_EQ(kgroups_case("kgroups_clamped.sqlite", 1), 0);
+  return 0;
+}
+
 static int test_fixture_no_key_op(void) {
   char path[1024];
   snprintf(path, sizeof path, "%s/fixture_nokey.sqlite", work_dir);
@@ -1970,6 +2052,7 @@ int main(int argc, char **argv) {
   RUN(test_fixture_attribution);
   RUN(test_kernel_ids_devices);
   RUN(test_long_durations);
+  RUN(test_kernel_groups);
   RUN(test_big_seq);
   RUN(test_call_attribution);
   RUN(test_range_order);
