@@ -562,13 +562,15 @@ int dlc_writer_close(dlc_writer **pw, int64_t end_ns, dlc_writer_stats *st, char
                      size_t errlen) {
   dlc_writer *w = pw ? *pw : NULL;
   if (!w) return DL_OK;
-  *pw = NULL;
   if (w->started) {
     atomic_store(&w->stop, 1);
     wake(w);
     pthread_join(w->thread, NULL);
   }
+  /* *pw stays set through the final round: before_final's producers (the
+   * CUPTI flush at exit) submit through it */
   final_round(w, end_ns);
+  *pw = NULL;
   int rc = atomic_load(&w->failed) ? dl_err(err, errlen, DL_EIO, "%s", w->err) : DL_OK;
   char cerr[256];
   if (dldb_live_close(&w->live, cerr, sizeof cerr) && rc == DL_OK)

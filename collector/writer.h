@@ -81,7 +81,9 @@ void dlc_writer_signal(dlc_writer *w, int final, int ack_fd);
 
 /* Stops the thread, runs the final round (unless a signal already did),
  * writes ranges still open with end_ns (> 0) or drops them (0), commits
- * and closes. *st (may be NULL) receives the counts. Frees *w. */
+ * and closes. *w stays valid until the final round is done (its
+ * before_final may submit through it), then is set to NULL and freed.
+ * *st (may be NULL) receives the counts. */
 int dlc_writer_close(dlc_writer **w, int64_t end_ns, dlc_writer_stats *st, char *err,
                      size_t errlen);
 
