@@ -69,12 +69,31 @@ void dlc_core_fail(const char *fmt, ...) {
   va_end(ap);
 }
 
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vprint(fmt, ap);
+  va_end(ap);
+}
+
 void dlc_core_note(atomic_int *once, const char *fmt, ...) {
   if (atomic_exchange(once, 1)) return;
   va_list ap;
   va_start(ap, fmt);
   vprint(fmt, ap);
   va_end(ap);
+}
+
+void dlc_core_debug(const char *fmt, ...) {
+  const char *v = getenv("DLPROF_COLLECTOR_VERBOSE");
+  if (!v || strcmp(v, "1") != 0) return;
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  say("collector: %s", msg);
 }
 
 /* ---- Clock, window, ids --------------------------------------------------- */

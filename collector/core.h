@@ -12,6 +12,8 @@
  *                              and duration count from it (else from start-up)
  *   DLPROF_COLLECTOR_RANGE     "cudaProfilerApi": record only between
  *                              cudaProfilerStart and cudaProfilerStop
+ *   DLPROF_COLLECTOR_VERBOSE   "1": a line on stderr at each step of the
+ *                              CUPTI life cycle, with its counts
  *
  * Contract with the host application: nothing here exits, and a failure
  * (no store, SQLite, memory, CUPTI) prints one line starting with
@@ -41,6 +43,9 @@ void dlc_core_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "dlprof: <msg>" once per flag (an informational line that does
  * not turn collection off). */
 void dlc_core_note(atomic_int *once, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "dlprof: collector: <msg>" when DLPROF_COLLECTOR_VERBOSE is 1. */
+void dlc_core_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Now on CUPTI's clock, ns. */
 int64_t dlc_now_ns(void);

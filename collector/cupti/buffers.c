@@ -22,7 +22,8 @@ enum { BATCH_RECORDS = 16384 };
 static pthread_mutex_t decode_mu = PTHREAD_MUTEX_INITIALIZER;
 static dlc_decoder *decoder;
 static atomic_int outstanding;
-static atomic_llong dropped, refused;
+static atomic_llong dropped, refused, requested, completed;
+static dlc_decode_stats decoded; /* under decode_mu */
 
 static int64_t start_of(const dlc_record *r) {
   switch (r->kind) {
@@ -114,6 +115,7 @@ void CUPTIAPI dlc_buffers_request(uint8_t **buffer, size_t *size, size_t *max_re
   }
   *buffer = p;
   *size = DLC_BUFFER_BYTES;
+  atomic_fetch_add(&requested, 1);
 }
 
 static int to_writer(void *ctx, dlc_batch *b) {
@@ -133,6 +135,7 @@ void CUPTIAPI dlc_buffers_complete(CUcontext ctx, uint32_t stream_id, uint8_t *b
   size_t n = 0;
   if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &n) == CUPTI_SUCCESS && n)
     atomic_fetch_add(&dropped, (long long)n);
+  if (buffer) atomic_fetch_add(&completed, 1);
   if (buffer && valid && dlc_core_active()) {
     dlc_decode_stats st = {0};
     int64_t from, to;
@@ -141,10 +144,22 @@ void CUPTIAPI dlc_buffers_complete(CUcontext ctx, uint32_t stream_id, uint8_t *b
     if (decoder &&
         dlc_buffers_decode(decoder, buffer, valid, from, to, to_writer, NULL, &st) != DL_OK)
       dlc_core_fail("out of memory while decoding CUPTI records; not recording");
+    decoded.records += st.records;
+    decoded.skipped += st.skipped;
+    decoded.unknown_kinds += st.unknown_kinds;
+    decoded.failed += st.failed;
     pthread_mutex_unlock(&decode_mu);
   }
   if (buffer) atomic_fetch_sub(&outstanding, 1);
   free(buffer);
+}
+
+void dlc_buffers_counts(dlc_buffer_counts *c) {
+  c->requested = atomic_load(&requested);
+  c->completed = atomic_load(&completed);
+  pthread_mutex_lock(&decode_mu);
+  c->decoded = decoded;
+  pthread_mutex_unlock(&decode_mu);
 }
 
 int64_t dlc_buffers_dropped(void) { return atomic_load(&dropped); }

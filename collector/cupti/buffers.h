@@ -45,6 +45,13 @@ void CUPTIAPI dlc_buffers_request(uint8_t **buffer, size_t *size, size_t *max_re
 void CUPTIAPI dlc_buffers_complete(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
                                    size_t size, size_t valid);
 
+/* What the callbacks have seen so far (DLPROF_COLLECTOR_VERBOSE). */
+typedef struct dlc_buffer_counts {
+  int64_t requested, completed; /* buffers */
+  dlc_decode_stats decoded;     /* records of the completed buffers */
+} dlc_buffer_counts;
+void dlc_buffers_counts(dlc_buffer_counts *c);
+
 /* Records CUPTI reported dropped, and buffers we refused (cap reached). */
 int64_t dlc_buffers_dropped(void);
 int64_t dlc_buffers_refused(void);

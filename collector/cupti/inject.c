@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../core.h"
 #include "buffers.h"
@@ -24,6 +25,10 @@
 
 #define DLC_EXPORT __attribute__((visibility("default")))
 
+/* The first NMETA kinds describe devices and contexts: their records come
+ * when a context is created, not again when a kind is enabled later, so
+ * they stay on outside a cudaProfilerStart/Stop range. */
+enum { NMETA = 2 };
 static const CUpti_ActivityKind kinds[] = {
     CUPTI_ACTIVITY_KIND_DEVICE,   CUPTI_ACTIVITY_KIND_CONTEXT,
     CUPTI_ACTIVITY_KIND_RUNTIME,  CUPTI_ACTIVITY_KIND_DRIVER,
@@ -50,18 +55,33 @@ static void ext_pop(void) {
   cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
-/* Enables (on = 1) or disables the kinds that enabled at start-up. */
-static void set_kinds(int on) {
-  for (int i = 0; i < NKINDS; i++)
+/* Enables (on = 1) or disables the timed kinds that enabled at start-up;
+ * with all = 1 the device and context kinds too. */
+static void set_kinds(int on, int all) {
+  for (int i = all ? 0 : NMETA; i < NKINDS; i++)
     if (enabled[i]) on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i]);
+}
+
+static void say_counts(const char *when) {
+  dlc_buffer_counts c;
+  dlc_buffers_counts(&c);
+  int64_t from, to;
+  dlc_core_window(&from, &to);
+  dlc_core_debug("%s: %lld buffers requested, %lld completed; records: %lld kept, %lld skipped "
+                 "(window %lld..%lld ns), %lld cut short, %lld failed",
+                 when, (long long)c.requested, (long long)c.completed,
+                 (long long)c.decoded.records, (long long)c.decoded.skipped, (long long)from,
+                 (long long)to, (long long)c.decoded.unknown_kinds, (long long)c.decoded.failed);
 }
 
 static void final_flush(void) {
   if (!atomic_exchange(&gpu_on, 0)) return;
   atomic_store(&dlc_extcorr_push, NULL);
   atomic_store(&dlc_extcorr_pop, NULL);
-  set_kinds(0);
+  set_kinds(0, 1);
+  say_counts("before the final flush");
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  say_counts("after the final flush");
   long long lost = dlc_buffers_dropped() + dlc_buffers_refused();
   if (lost)
     dlc_core_note(&note_drop, "CUPTI dropped %lld activity records or buffers (buffers full)",
@@ -81,7 +101,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
              (dom == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
   if (!start && !stop) return;
-  if (dlc_core_range_mode() && atomic_load(&gpu_on)) set_kinds(start);
+  if (dlc_core_range_mode() && atomic_load(&gpu_on)) set_kinds(start, 0);
   dlc_core_profiler_api(start);
   if (stop && atomic_load(&gpu_on)) cuptiActivityFlushAll(0);
 }
@@ -158,15 +178,20 @@ static void start(void) {
     if (off > 1000000 || off < -1000000) dlc_core_set_clock_offset(off);
   }
   cuptiActivityFlushPeriod(200);
+  dlc_core_debug("CUPTI %u started: %d of %d activity kinds enabled, %s", version, ok, NKINDS,
+                 subscriber ? "cudaProfilerStart/Stop watched" : "no subscriber");
   atomic_store(&gpu_on, 1);
   dlc_core_set_cupti_final(final_flush);
-  if (dlc_core_range_mode()) set_kinds(0); /* until cudaProfilerStart */
+  if (dlc_core_range_mode()) set_kinds(0, 0); /* until cudaProfilerStart */
   atomic_store(&dlc_extcorr_push, ext_push);
   atomic_store(&dlc_extcorr_pop, ext_pop);
 }
 
 DLC_EXPORT int InitializeInjection(void);
 DLC_EXPORT int InitializeInjection(void) {
-  if (dlc_core_init()) pthread_once(&once, start);
+  int on = dlc_core_init();
+  dlc_core_debug("InitializeInjection in process %lld (%s)", (long long)getpid(),
+                 on ? "recording" : "not recording");
+  if (on) pthread_once(&once, start);
   return 1; /* never fail the application's cuInit */
 }

@@ -88,6 +88,8 @@ static int test_profiler_range(void) {
   snprintf(db, sizeof db, "%s/gemm_range_dldb.sqlite", dir);
   ASSERT_OK(run_dlprof("gemm_range", "--nsys_profile_range=true", &status));
   ASSERT_EQ(status, 0);
+  /* the GPU is described though its context was made before the range */
+  ASSERT(q_int(db, "SELECT count(*) FROM gpus") >= 1);
   ASSERT_EQ(named(db, "warmup"), 0);
   ASSERT_EQ(named(db, "setup"), 0);
   ASSERT_EQ(named(db, "iteration"), ITERS);
