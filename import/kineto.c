@@ -240,10 +240,12 @@ static void free_list(char **v, size_t n) {
   free(v);
 }
 
-/* tensorboard_trace_handler names its files <worker>.<ms timestamp>.pt.trace.json
- * (.gz): the files of one worker are the cycles of one process. A file named
- * otherwise is a process of its own. Sets the worker's name (the whole file
- * name when it has no such form) and the timestamp (0 without one). */
+/* tensorboard_trace_handler names its files <worker>.<timestamp>.pt.trace.json
+ * (.gz), the timestamp in ms (PyTorch 1.x) or ns (time.time_ns(), PyTorch
+ * 2.x: 19 digits): the files of one worker are the cycles of one process. A
+ * file named otherwise is a process of its own. Sets the worker's name (the
+ * whole file name when it has no such form) and the timestamp (0 without
+ * one). */
 static void trace_worker(const char *path, char *worker, size_t cap, int64_t *ms) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
@@ -254,8 +256,11 @@ static void trace_worker(const char *path, char *worker, size_t cap, int64_t *ms
     return;
   char *dot = suf;
   while (dot > worker && dot[-1] >= '0' && dot[-1] <= '9') dot--;
-  if (dot == suf || dot == worker || dot[-1] != '.' || suf - dot > 18) return;
-  *ms = strtoll(dot, NULL, 10);
+  if (dot == suf || dot == worker || dot[-1] != '.' || suf - dot > 19) return;
+  errno = 0;
+  long long t = strtoll(dot, NULL, 10);
+  if (errno == ERANGE) return;
+  *ms = t;
   dot[-1] = '\0';
 }
 

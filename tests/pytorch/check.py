@@ -3,6 +3,13 @@
   check.py real DLPROF WORKDIR     traces made here by Debian's PyTorch
                                    (/usr/bin/python3 with python3-torch;
                                    exit 77 where it cannot be imported)
+  check.py recorded DLPROF WORKDIR the GPU traces of data/, written by a
+                                   CUDA PyTorch on a GPU machine
+  check.py gpu DLPROF WORKDIR      on a GPU: a CNN trained by a CUDA PyTorch
+                                   ($DL_TORCH_PYTHON, else this python) under
+                                   torch.profiler and imported, and under
+                                   `dlprof python` with emit_nvtx (exit 77
+                                   where CUDA cannot be used)
   check.py shared DLPROF SHARED WORKDIR
                                    the 2021 folder kineto/resnet50_v100 and
                                    HTA's and TraceLens's traces (exit 77
@@ -271,6 +278,108 @@ def real(dlprof_bin, work):
     return 1 if FAILS else 0
 
 
+def kernel_events(events):
+    return [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "Kernel")]
+
+
+def summary(con, what):
+    """Prints what the GPU run recorded, for the log; returns (kernels, tc kernels)."""
+    n = con.execute("SELECT COUNT(*) FROM kernels").fetchone()[0]
+    tc = con.execute("SELECT COUNT(*) FROM view_iteration_kernels WHERE uses_tc = 1").fetchone()[0]
+    gpus = con.execute("SELECT * FROM view_gpu_names").fetchall()
+    print(f"{what}: {n} kernels, {tc} aggregated launches on tensor cores, GPUs {gpus}")
+    for row in con.execute("SELECT op_node_name, gpu_time, kernel_calls, tc_eligible, using_tc "
+                           "FROM view_op_nodes ORDER BY gpu_time DESC LIMIT 8"):
+        print(f"  op {row}")
+    for row in con.execute("SELECT kernel_name, uses_tc, COUNT(*) FROM view_iteration_kernels "
+                           "GROUP BY kernel_name, uses_tc ORDER BY COUNT(*) DESC LIMIT 12"):
+        print(f"  kernel {row[0][:90]} tc={row[1]} x{row[2]}")
+    return n, tc
+
+
+def check_gpu_ops(con, what):
+    n, tc = summary(con, what)
+    check(n > 0, f"{what}: kernels recorded ({n})")
+    gpu_ops = con.execute("SELECT COUNT(*), COALESCE(SUM(gpu_time), 0) FROM view_op_nodes "
+                          "WHERE gpu_time > 0").fetchone()
+    check(gpu_ops[0] >= 3, f"{what}: GPU time attributed to {gpu_ops[0]} ops ({gpu_ops[1]} ns)")
+    conv = con.execute("SELECT COALESCE(SUM(kernel_calls), 0) FROM view_op_nodes "
+                       "WHERE op_node_name LIKE '%conv%'").fetchone()[0]
+    check(conv > 0, f"{what}: the convolutions' kernels belong to conv ops ({conv} calls)")
+    check(tc > 0, f"{what}: bf16 convolutions and GEMMs are seen on tensor cores ({tc} launches)")
+
+
+def check_gpu_traces(dlprof_bin, files, work):
+    """Each GPU trace imported alone: its steps, self times, every kernel,
+    the ops' GPU time and tensor cores."""
+    for i, f in enumerate(files):
+        db, err = dlprof(dlprof_bin, f, os.path.join(work, f"file{i}"))
+        print(err.strip()[-800:])
+        if not os.path.exists(db):
+            continue
+        con = check_iterations(db, [f], True, f"GPU trace {i}")
+        check_self_time(con, f"GPU trace {i}")
+        want = len(kernel_events(load(f)))
+        got = con.execute("SELECT COUNT(*) FROM kernels").fetchone()[0]
+        check(got == want, f"GPU trace {i}: every kernel of the trace imported ({got}, want {want})")
+        check_gpu_ops(con, f"GPU trace {i}")
+
+
+def recorded(dlprof_bin, work):
+    """The traces in data/ that a CUDA PyTorch wrote on a GPU machine
+    (train_gpu.py profiler; data/README.md), each alone and as a folder."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for folder in sorted(glob.glob(os.path.join(here, "data", "*", ""))):
+        name = os.path.basename(os.path.dirname(folder))
+        files = sorted(glob.glob(os.path.join(folder, "*.pt.trace.json*")), key=worker_key)
+        check(len(files) >= 2, f"{name}: {len(files)} cycle files")
+        check_gpu_traces(dlprof_bin, files, os.path.join(work, name))
+        db, err = dlprof(dlprof_bin, folder, os.path.join(work, name, "folder"))
+        check(f"{len(files)} cycles in timestamp order" in err,
+              f"{name}: the folder's files are cycles of one process")
+        con = check_iterations(db, files, True, f"{name} folder")
+        check_self_time(con, f"{name} folder")
+    return 1 if FAILS else 0
+
+
+def gpu(dlprof_bin, work):
+    py = os.environ.get("DL_TORCH_PYTHON", sys.executable)
+    here = os.path.dirname(os.path.abspath(__file__))
+    train = os.path.join(here, "train_gpu.py")
+    probe = subprocess.run([py, train, "check"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        print(f"SKIP: {py} has no PyTorch that can use a GPU: {probe.stderr.strip()[-200:]}")
+        return 77
+    shutil.rmtree(work, ignore_errors=True)
+    tb = os.path.join(work, "tb")
+    os.makedirs(tb)
+    p = subprocess.run([py, train, "profiler", tb], capture_output=True, text=True)
+    check(p.returncode == 0, "the CNN trains on the GPU under torch.profiler"
+          + ("" if p.returncode == 0 else f": {p.stderr[-600:]}"))
+    files = sorted(glob.glob(os.path.join(tb, "*.pt.trace.json*")), key=worker_key)
+    check(len(files) >= 1, f"tensorboard_trace_handler wrote {len(files)} file(s)")
+    check_gpu_traces(dlprof_bin, files, work)
+    live = os.path.join(work, "live")
+    p = subprocess.run([dlprof_bin, f"--output_path={live}", "--force=true", "--key_op=iteration",
+                        py, train, "nvtx"], capture_output=True, text=True)
+    print(p.stderr.strip()[-1500:])
+    check(p.returncode == 0, f"dlprof {os.path.basename(py)} train_gpu.py nvtx exits 0 "
+          f"(got {p.returncode})")
+    db = os.path.join(live, "dlprof_dldb.sqlite")
+    check(os.path.exists(db), "dlprof APP writes the dldb")
+    if os.path.exists(db):
+        con = sqlite3.connect(db)
+        iters = con.execute("SELECT COUNT(*) FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id "
+                            "WHERE s.value = 'iteration'").fetchone()[0]
+        check(iters == 12, f"live: the 12 NVTX iteration ranges recorded (got {iters})")
+        ext = con.execute("SELECT COUNT(*) FROM cupti_external_correlations").fetchone()[0]
+        check(ext > 0, f"live: external correlations tie kernels to NVTX ranges ({ext})")
+        check_gpu_ops(con, "live")
+    return 1 if FAILS else 0
+
+
 def shared(dlprof_bin, root, work):
     k = os.path.join(root, "traces", "kineto")
     if not os.path.isdir(os.path.join(k, "resnet50_v100")):
@@ -300,6 +409,10 @@ def shared(dlprof_bin, root, work):
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "real":
         rc = real(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "recorded":
+        rc = recorded(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "gpu":
+        rc = gpu(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 5 and sys.argv[1] == "shared":
         rc = shared(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
