@@ -1192,7 +1192,7 @@ static int write_gpus(kimp *k) {
                         .world_size = k->st->world_size, .host = host[0] ? host : NULL};
     if (!rc && ranked) rc = dldb_write_gpu_rank(k->w, &gr, k->err, k->errlen);
     if (rc) return rc;
-    k->st->gpus++;
+    if (!k->cycle) k->st->gpus++; /* a later cycle's GPUs are its process's */
   }
   return DL_OK;
 }

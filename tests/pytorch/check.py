@@ -341,6 +341,10 @@ def recorded(dlprof_bin, work):
               f"{name}: the folder's files are cycles of one process")
         con = check_iterations(db, files, True, f"{name} folder")
         check_self_time(con, f"{name} folder")
+        gpus = int(con.execute("SELECT num_gpus FROM view_system_config").fetchone()[0])
+        names = con.execute("SELECT COUNT(*) FROM view_gpu_names").fetchone()[0]
+        check(gpus == names == 1, f"{name} folder: one process's cycles on one GPU count it once "
+              f"(num_gpus {gpus}, GPU names {names})")
     return 1 if FAILS else 0
 
 
