@@ -116,7 +116,9 @@ static const char *const usage_text =
     "  -v, --verbosity=quiet|minimal|normal|detailed|diagnostic\n"
     "                          quiet: errors only; minimal: progress; normal: also counts\n"
     "                          and the expert findings (default); detailed, diagnostic:\n"
-    "                          also each phase's wall time, CPU time and peak RSS\n"
+    "                          also each phase's wall time, CPU time and peak RSS;\n"
+    "                          diagnostic: and, with APP, each step of the collector's\n"
+    "                          CUPTI life cycle with its buffer and record counts\n"
     "  -h, --help              this text\n"
     "  -V, --version           the version\n";
 /* Prints one "dlprof: ..." line on stderr and returns 1 (the exit status). */
@@ -424,7 +426,9 @@ static int profile(cli *c, int argc, char **argv, dlprof_meter *m, dlprof_sigcle
   int app_status = 0;
   dlprof_profile_opts po = {.output_path = c->o.output_path, .profile_name = c->o.profile_name,
                             .mode = c->o.mode, .command = c->command, .force = c->o.force,
-                            .verbose = c->verbosity >= DLPROF_V_NORMAL, .delay_s = c->delay_s,
+                            .verbose = c->verbosity >= DLPROF_V_DIAGNOSTIC ? 2
+                                      : c->verbosity >= DLPROF_V_NORMAL,
+                            .delay_s = c->delay_s,
                             .duration_s = c->duration_s, .profiler_range = c->profile_range};
   if (dlp_check_outputs(&c->o, NULL, err, sizeof err) != DL_OK) return fail("%s", err);
   int prc = dlprof_profile_app(&po, argc, argv, live_db, sizeof live_db, &app_status);

@@ -120,6 +120,7 @@ static void exec_app(const dlprof_profile_opts *o, char **argv, const char *lib,
   setenv("DLPROF_COLLECTOR_START_NS", num, 1);
   if (o->profiler_range) setenv("DLPROF_COLLECTOR_RANGE", "cudaProfilerApi", 1);
   else unsetenv("DLPROF_COLLECTOR_RANGE");
+  if (o->verbose >= 2) setenv("DLPROF_COLLECTOR_VERBOSE", "1", 1);
   execvp(argv[0], argv);
   int e = errno;
   if (write(fd, &e, sizeof e) != (ssize_t)sizeof e) {

@@ -11,7 +11,7 @@
 typedef struct dlprof_profile_opts {
   const char *output_path, *profile_name, *mode, *command;
   int force;
-  int verbose;             /* 1: progress lines on stderr */
+  int verbose;             /* 1: progress lines on stderr; 2: the collector's too */
   int64_t delay_s;         /* -y/--delay: start recording after this long */
   int64_t duration_s;      /* -d/--duration: record this long (0: to the end) */
   int profiler_range;      /* 1: only between cudaProfilerStart and Stop */

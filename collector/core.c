@@ -269,6 +269,7 @@ static void init(void) {
   const char *range = getenv("DLPROF_COLLECTOR_RANGE");
   atomic_store(&range_mode, range && strcmp(range, "cudaProfilerApi") == 0);
   atomic_store(&active, 1);
+  dlc_core_debug("process %lld records into %s", (long long)my_pid, store);
   pthread_atfork(NULL, NULL, in_child);
   install_signals();
   atexit(at_exit);

@@ -39,6 +39,7 @@ static int test_nvtx_app(void) {
   const char *err = slurp(errp);
   ASSERT_EQ(status, 3); /* the application's exit code */
   ASSERT_CONTAINS(err, "dlprof: no GPU activity was recorded");
+  ASSERT(strstr(err, "dlprof: collector:") == NULL); /* only at --verbosity=diagnostic */
   /* single 5 + threads 400 + domains 5 + startend 2 */
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM nvtx_ranges"), 412);
   ASSERT_EQ(q_int(db, "SELECT count(DISTINCT tid) FROM nvtx_ranges"), 5); /* main + 4 workers */
@@ -59,6 +60,18 @@ static int test_nvtx_app(void) {
   /* the same analysis as --database: an aggregation, the views answer */
   ASSERT(q_int(db, "SELECT count(*) FROM aggregations") >= 1);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_aggregations") >= 1, 1);
+  return 0;
+}
+
+/* --verbosity=diagnostic: the collector says what it does. */
+static int test_diagnostic(void) {
+  char errp[4200];
+  int status = -1;
+  snprintf(errp, sizeof errp, "%s/diag.err", dir);
+  char *extra[] = {"--verbosity=diagnostic", (char *)app, "single", NULL};
+  ASSERT_OK(run_dlprof("diag", extra, errp, &status));
+  ASSERT_EQ(status, 0);
+  ASSERT_CONTAINS(slurp(errp), "dlprof: collector: process ");
   return 0;
 }
 
@@ -200,6 +213,7 @@ int main(int argc, char **argv) {
   app = argv[2];
   dir = argv[3];
   RUN(test_nvtx_app);
+  RUN(test_diagnostic);
   RUN(test_delay_duration);
   RUN(test_profile_range);
   RUN(test_sigkill);
