@@ -163,3 +163,90 @@ test('the heatmap comes from the answer cache: the same bytes as without it, non
     await plain.stop();
   }
 });
+
+/** The heatmap of the old page: a fill per cell, as drawn from the per-cell answer. */
+function drawnFromCells(cells, ranks) {
+  const canvas = document.createElement('canvas');
+  const byKey = new Map(cells.map((c) => [`${c[1]}/${c[0]}`, c]));
+  const iters = [...new Set(cells.map((c) => c[0]))].sort((a, b) => a - b);
+  const cw = Math.max(2, Math.min(24, Math.floor(720 / Math.max(1, iters.length))));
+  const ch = Math.max(1, Math.min(14, Math.floor(600 / Math.max(1, ranks.length))));
+  canvas.width = cw * iters.length;
+  canvas.height = ch * ranks.length;
+  const g = canvas.getContext('2d');
+  ranks.forEach((dev, i) =>
+    iters.forEach((it, j) => {
+      const c = byKey.get(`${dev}/${it}`);
+      const d = c ? c[2] : 0;
+      const v = d > 0 ? Math.min(1, c[3] / d) : -1;
+      g.fillStyle = v < 0 ? '#ddd' : `hsl(10, 80%, ${Math.round(95 - 60 * v)}%)`;
+      g.fillRect(j * cw, i * ch, cw, ch);
+    }),
+  );
+  return Array.from(g.getImageData(0, 0, canvas.width, canvas.height).data);
+}
+
+test('the heatmap as a grid: the per-cell answer\'s cells, drawn in the same pixels', async () => {
+  const live = path.join(work, 'grid.sqlite');
+  fs.copyFileSync(db, live);
+  // holes: rank 2 lacks iteration 1 and rank 7 its last (a null in the
+  // grid), rank 6's iteration 4 lasts 0 (no share): grey cells
+  execFileSync('sqlite3', [live, `DELETE FROM aggr_dl_iter_gpu WHERE (device_id = 202 AND iter_value = 1)
+    OR (device_id = 707 AND iter_value = 5); UPDATE aggr_dl_iter_gpu SET duration_ns = 0
+    WHERE device_id = 606 AND iter_value = 4`]);
+  const server = await startServer(live);
+  try {
+    const a = (await (await fetch(`${server.url}/api/v1/info`)).json()).default_aggr_id;
+    const ask = async (q) => (await fetch(`${server.url}/api/v1/dl_rank_heatmap?aggr_id=${a}${q}`)).json();
+    const cells = (await ask('')).rows;
+    assert.equal(cells.length, 46);
+    assert.deepEqual(await ask('&form=cells'), await ask(''));
+    const grid = await ask('&form=grid');
+    assert.equal(grid.form, 'grid');
+    const devs = [...new Set(cells.map((c) => c[1]))].sort((x, y) => x - y);
+    const iters = [...new Set(cells.map((c) => c[0]))].sort((x, y) => x - y);
+    assert.deepEqual(grid.device_id, devs);
+    assert.deepEqual(grid.iter_value, iters);
+    assert.equal(grid.duration.length, devs.length * iters.length);
+    assert.equal(grid.exposed_communication_time.length, devs.length * iters.length);
+    // every cell in its place, nulls elsewhere
+    const want = new Map(cells.map((c) => [devs.indexOf(c[1]) * iters.length + iters.indexOf(c[0]), c]));
+    grid.duration.forEach((d, k) => {
+      const c = want.get(k);
+      assert.deepEqual([d, grid.exposed_communication_time[k]], c ? [c[2], c[3]] : [null, null], `cell ${k}`);
+    });
+    assert.equal(grid.duration.filter((d) => d === null).length, 2);
+    assert.equal((await fetch(`${server.url}/api/v1/dl_rank_heatmap?aggr_id=${a}&form=rows`)).status, 400);
+
+    // the page asks for the grid once and draws what a fill per cell of the
+    // per-cell answer draws, in the table's order of ranks
+    const page = await watchedPage(browser.context);
+    const asked = [];
+    page.on('request', (q) => asked.push(q.url()));
+    await page.goto(`${server.url}/#/ranks`);
+    await settled(page);
+    assert.deepEqual(asked.filter((u) => u.includes('/api/v1/dl_rank_heatmap')).map((u) => new URL(u).searchParams.get('form')), ['grid']);
+    const order = await page.$$eval('#ranks-table tbody tr[data-rank]', (rows) => rows.map((r) => Number(r.dataset.rank)));
+    const ranks = (await (await fetch(`${server.url}/api/v1/dl_ranks?limit=1000`)).json()).rows;
+    const devOf = new Map(ranks.map((r) => [r.rank, r.device_id]));
+    const shown = await page.locator('#ranks-heat').evaluate((c) => [c.width, c.height, Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data)]);
+    const ref = await page.evaluate(`(${drawnFromCells})(${JSON.stringify(cells)}, ${JSON.stringify(order.map((r) => devOf.get(r)))})`);
+    assert.deepEqual(shown.slice(0, 2), [6 * 24, 8 * 14]);
+    assert.equal(shown[2].length, ref.length);
+    assert.ok(shown[2].every((v, i) => v === ref[i]), 'the same pixels as a fill per cell');
+    // not all one colour: the holes grey, rank 3's cells lighter than the others'
+    const pixel = (rank, iter) => {
+      const k = ((order.indexOf(rank) * 14 + 7) * 6 * 24 + iter * 24 + 12) * 4;
+      return shown[2].slice(k, k + 3);
+    };
+    assert.deepEqual(pixel(2, 1), [221, 221, 221]);
+    assert.deepEqual(pixel(7, 5), [221, 221, 221]);
+    assert.deepEqual(pixel(6, 4), [221, 221, 221]);
+    assert.notDeepEqual(pixel(3, 0), pixel(0, 0));
+    assert.notDeepEqual(pixel(0, 0), [221, 221, 221]);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
+});
