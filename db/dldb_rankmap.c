@@ -50,8 +50,10 @@ static int ranked_devices(dldb *db, int64_t aggr_id, int64_t **ids, size_t *n, c
   return rc;
 }
 
-/* The index of device among the n ascending ids, or -1. */
-static ptrdiff_t device_index(const int64_t *ids, size_t n, int64_t device) {
+/* The index of device among the n ascending ids, or -1; next: where it
+ * likely is (the rows of an iteration come by device). */
+static ptrdiff_t device_index(const int64_t *ids, size_t n, int64_t device, size_t next) {
+  if (next < n && ids[next] == device) return (ptrdiff_t)next;
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -70,11 +72,14 @@ static int each_cell(dldb *db, int64_t aggr_id, const int64_t *ids, size_t n,
   if (!st) return DL_EIO;
   sqlite3_bind_int64(st, 1, aggr_id);
   int s, rc = DL_OK;
+  size_t next = 0;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_rank_cell c = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
                         sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3)};
-    ptrdiff_t d = device_index(ids, n, c.device_id);
-    if (d >= 0 && (rc = fn(ctx, &c, (size_t)d)) != 0) break;
+    ptrdiff_t d = device_index(ids, n, c.device_id, next);
+    if (d < 0) continue;
+    next = (size_t)d + 1;
+    if ((rc = fn(ctx, &c, (size_t)d)) != 0) break;
   }
   if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sql_err(db, s, "rank heatmap", err, errlen);
   dldb__stmt_done(st);

@@ -150,6 +150,10 @@ test('the heatmap comes from the answer cache: the same bytes as without it, non
     assert.deepEqual(await get(c.url, `aggr_id=${a}`), first, 'cached');
     const bumped = await get(plain.url, `aggr_id=${a}`);
     assert.deepEqual(JSON.parse(bumped[1]).rows, JSON.parse(first[1]).rows.map((r) => [r[0], r[1], r[2] + 1, r[3]]));
+    // the grid of durations in odd ns: in units of 1 ns
+    const grid = JSON.parse((await get(plain.url, `aggr_id=${a}&form=grid`))[1]);
+    assert.equal(grid.unit, 1);
+    assert.deepEqual(gridCells(grid), JSON.parse(bumped[1]).rows);
     // a file renamed over it: its own answer
     const tmp = path.join(work, 'cache-live.tmp');
     fs.copyFileSync(db, tmp);
@@ -163,6 +167,19 @@ test('the heatmap comes from the answer cache: the same bytes as without it, non
     await plain.stop();
   }
 });
+
+/** The cells of a grid answer as the per-cell answer's rows (by iteration then device, in ns). */
+function gridCells(grid) {
+  const out = [];
+  grid.iter_value.forEach((it, i) =>
+    grid.device_id.forEach((dev, d) => {
+      const k = d * grid.iter_value.length + i;
+      assert.equal(grid.duration[k] === null, grid.exposed_communication_time[k] === null, `cell ${k}`);
+      if (grid.duration[k] !== null) out.push([it, dev, grid.duration[k] * grid.unit, grid.exposed_communication_time[k] * grid.unit]);
+    }),
+  );
+  return out;
+}
 
 /** The heatmap of the old page: a fill per cell, as drawn from the per-cell answer. */
 function drawnFromCells(cells, ranks) {
@@ -209,12 +226,9 @@ test('the heatmap as a grid: the per-cell answer\'s cells, drawn in the same pix
     assert.deepEqual(grid.iter_value, iters);
     assert.equal(grid.duration.length, devs.length * iters.length);
     assert.equal(grid.exposed_communication_time.length, devs.length * iters.length);
-    // every cell in its place, nulls elsewhere
-    const want = new Map(cells.map((c) => [devs.indexOf(c[1]) * iters.length + iters.indexOf(c[0]), c]));
-    grid.duration.forEach((d, k) => {
-      const c = want.get(k);
-      assert.deepEqual([d, grid.exposed_communication_time[k]], c ? [c[2], c[3]] : [null, null], `cell ${k}`);
-    });
+    // every cell in its place (in the job's whole 10 us), nulls elsewhere
+    assert.equal(grid.unit, 10000);
+    assert.deepEqual(gridCells(grid), cells);
     assert.equal(grid.duration.filter((d) => d === null).length, 2);
     assert.equal((await fetch(`${server.url}/api/v1/dl_rank_heatmap?aggr_id=${a}&form=rows`)).status, 400);
 

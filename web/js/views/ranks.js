@@ -108,6 +108,14 @@ function rankCell(r, src, ctx, route) {
     : h('span', { class: 'rank-summary', title: `summary only: serve ${src.source} beside this dldb for its detail` }, String(r.rank));
 }
 
+/**
+ * The ranks whose pages of dl_ranks and dl_rank_sources are asked for at
+ * once: the profile's GPU count (info) is a merge's GPUs with raw records
+ * only, not its ranks, so the pages a thousand ranks need are asked for with
+ * the first (a smaller job gets empty pages) instead of after it.
+ */
+const EXPECT_RANKS = 2000;
+
 /** Tables of up to this many ranks are drawn whole; larger ones draw the rows in view. */
 export const ROW_CHUNK = 128;
 /** Rows drawn above and below those in view. */
@@ -247,8 +255,8 @@ function gridOfRows(rows) {
 
 /**
  * The heatmap's grid: one request (GET /api/v1/dl_rank_heatmap, form
- * grid: column arrays of GPUs by iterations), else the pages of
- * dl_rank_iterations.
+ * grid: column arrays of GPUs by iterations, both columns in the same unit,
+ * so their ratio is that of the ns), else the pages of dl_rank_iterations.
  */
 async function heatmapGrid(base) {
   try {
@@ -279,8 +287,9 @@ function palette() {
 /**
  * Draws the grid on the canvas, a row per rank of ranks (their order), a
  * column per iteration: each cell a block of pixels written into one
- * ImageData (a fill per cell costs a second for a thousand ranks), in the
- * colours a fill of hsl(10, 80%, 95 - 60 x share %) gives.
+ * ImageData (no colour string parsed and no fill per cell, of which a
+ * thousand ranks have hundreds of thousands), in the colours a fill of
+ * hsl(10, 80%, 95 - 60 x share %) gives.
  */
 function drawHeatmap(canvas, ranks, grid) {
   const ni = grid.iters.length;
@@ -295,14 +304,17 @@ function drawHeatmap(canvas, ranks, grid) {
   const px = new Uint32Array(img.data.buffer);
   const at = new Map(Array.from(grid.devices, (d, i) => [Number(d), i]));
   const w = canvas.width;
+  const line = new Uint32Array(w);
+  const grey = pal[61];
   ranks.forEach((rk, r) => {
     const d = at.get(Number(rk.device_id));
-    const line = px.subarray(r * ch * w, (r * ch + 1) * w);
-    for (let j = 0; j < ni; j++) {
-      const v = d === undefined ? -1 : grid.share[d * ni + j];
-      line.fill(v < 0 ? pal[61] : pal[95 - Math.round(95 - 60 * v)], j * cw, (j + 1) * cw);
+    const base = d === undefined ? -1 : d * ni;
+    for (let j = 0, x = 0; j < ni; j++) {
+      const v = base < 0 ? -1 : grid.share[base + j];
+      const c = v < 0 ? grey : pal[95 - Math.round(95 - 60 * v)];
+      for (let e = x + cw; x < e; x++) line[x] = c;
     }
-    for (let y = 1; y < ch; y++) px.copyWithin((r * ch + y) * w, r * ch * w, (r * ch + 1) * w);
+    for (let y = 0; y < ch; y++) px.set(line, (r * ch + y) * w);
   });
   g.putImageData(img, 0, 0);
 }
@@ -327,11 +339,11 @@ export default {
     const base = ctx.base(route0);
     Promise.all([
       // one row per GPU: every page asked for at once
-      getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }, { expect: ctx.numGpus }),
+      getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }, { expect: Math.max(ctx.numGpus, EXPECT_RANKS) }),
       heatmapGrid(base),
       getAll('dl_collectives', { ...base, sort: 'total_time', order: 'desc' }).catch(() => ({ rows: [] })),
       ctx.has('view_dl_rank_sources')
-        ? getAll('dl_rank_sources', { sort: 'rank', order: 'asc' }, { expect: ctx.numGpus }).catch(() => ({ rows: [] }))
+        ? getAll('dl_rank_sources', { sort: 'rank', order: 'asc' }, { expect: Math.max(ctx.numGpus, EXPECT_RANKS) }).catch(() => ({ rows: [] }))
         : { rows: [] },
     ])
       .then(([ranks, grid, colls, srcs]) => {
