@@ -3,7 +3,9 @@
 // dlprofviewer. The page lists the ranks with the straggler first, the
 // median and spread, a heatmap canvas of ranks by iterations, and the
 // collectives with the rank that starts last; the heatmap comes in one
-// request (dl_rank_heatmap); the dashboard's findings name the straggler.
+// request (dl_rank_heatmap, form grid) whose cells are those of the
+// per-cell answer, drawn in the pixels a fill per cell of that answer
+// gives; the dashboard's findings name the straggler.
 // A merge of per-rank dldbs served beside them links each rank kept as its
 // summary only to its own dldb. The heatmap's answer is kept in the answer
 // cache: the same bytes as a viewer without it, none from a replaced file.
