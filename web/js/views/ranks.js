@@ -186,21 +186,32 @@ function rankTable(rows, st, ctx, route, sources) {
   const bottom = pad();
   let rowH = 0;
   let shown = '';
+  const range = () => [
+    Math.max(0, Math.floor(box.scrollTop / rowH) - OVERSCAN),
+    Math.min(rows.length, Math.ceil((box.scrollTop + box.clientHeight) / rowH) + OVERSCAN),
+  ];
   const paint = () => {
-    const a = Math.max(0, Math.floor(box.scrollTop / rowH) - OVERSCAN);
-    const b = Math.min(rows.length, Math.ceil((box.scrollTop + box.clientHeight) / rowH) + OVERSCAN);
+    const [a, b] = range();
     if (shown === `${a}:${b}`) return;
     shown = `${a}:${b}`;
     top.firstChild.style.height = `${a * rowH}px`;
     bottom.firstChild.style.height = `${(rows.length - b) * rowH}px`;
     body.replaceChildren(top, ...rows.slice(a, b).map(row), bottom);
   };
-  // the first rows now; once laid out, their height places the others
-  body.append(...rows.slice(0, 2 * OVERSCAN).map(row));
+  // the first rows now, enough to fill the box (at most the window's height)
+  // with rows of 20 px or more and the overscan below; once laid out, their
+  // height sizes the pad below them, and the rows are drawn again only when
+  // they do not fill the box or it scrolls
+  const first = Math.min(rows.length, Math.ceil(window.innerHeight / 20) + OVERSCAN);
+  body.append(top, ...rows.slice(0, first).map(row), bottom);
   requestAnimationFrame(() => {
     if (!table.isConnected) return;
-    rowH = body.rows[0].getBoundingClientRect().height || 20;
-    paint();
+    rowH = body.rows[1].getBoundingClientRect().height || 20;
+    const [a, b] = range();
+    if (a === 0 && b <= first) {
+      shown = `${a}:${b}`;
+      bottom.firstChild.style.height = `${(rows.length - first) * rowH}px`;
+    } else paint();
     box.addEventListener('scroll', () => requestAnimationFrame(paint), { passive: true });
     table.dataset.complete = '1';
   });
