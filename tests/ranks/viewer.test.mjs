@@ -262,6 +262,20 @@ test('the heatmap as a grid: the per-cell answer\'s cells, drawn in the same pix
     assert.notDeepEqual(pixel(0, 0), [221, 221, 221]);
     assert.deepEqual(page.problems, []);
     await page.close();
+
+    // without the heatmap's answer (a viewer without the endpoint): the
+    // pages of dl_rank_iterations, the same pixels
+    const old = await watchedPage(browser.context);
+    const pages = [];
+    old.on('request', (q) => pages.push(q.url()));
+    await old.route('**/api/v1/dl_rank_heatmap*', (r) => r.fulfill({ status: 404, contentType: 'application/json', body: '{"error":{"status":404,"code":"not_found","message":"no"}}' }));
+    await old.goto(`${server.url}/#/ranks`);
+    await settled(old);
+    assert.ok(pages.some((u) => u.includes('/api/v1/dl_rank_iterations')));
+    const again = await old.locator('#ranks-heat').evaluate((c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data));
+    assert.ok(again.length === ref.length && again.every((v, i) => v === ref[i]), 'the same pixels from the pages');
+    assert.deepEqual(old.problems.filter((x) => !/dl_rank_heatmap|status of 404/.test(x)), []);
+    await old.close();
   } finally {
     await server.stop();
   }

@@ -241,8 +241,8 @@ export function fmtBw(bps, link) {
 export function heatGrid(devices, iters, dur, exp) {
   const share = new Float64Array(devices.length * iters.length);
   for (let k = 0; k < share.length; k++) {
-    const d = dur[k] === null || dur[k] === undefined ? 0 : Number(dur[k]);
-    share[k] = d > 0 ? Math.min(1, Number(exp[k]) / d) : -1;
+    const d = dur[k]; // a number, or null: no cell
+    share[k] = d > 0 ? Math.min(1, exp[k] / d) : -1;
   }
   return { devices, iters, share };
 }
@@ -258,8 +258,8 @@ function gridOfRows(rows) {
   const exp = new Array(n).fill(null);
   for (const r of rows) {
     const k = di.get(Number(r.device_id)) * iters.length + ii.get(Number(r.iter_value));
-    dur[k] = r.duration;
-    exp[k] = r.exposed_communication_time;
+    dur[k] = Number(r.duration);
+    exp[k] = Number(r.exposed_communication_time);
   }
   return heatGrid(devices, iters, dur, exp);
 }
