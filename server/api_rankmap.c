@@ -156,6 +156,7 @@ int api_rank_heatmap(dlv_req *r) {
   size_t len = 0;
   char *out = dlv_jbuf_take(&o.b, &len);
   if (rc == DL_ENOTFOUND) status = dlv_send_error(r, 404, "not_found", "%s", err);
+  else if (rc == DL_ENOMEM) status = dlv_send_error(r, 500, "internal", "%s", err);
   else if (rc) status = dlv_send_error(r, 500, "db_error", "%s", err);
   else if (!out) status = dlv_send_error(r, 500, "internal", "out of memory building the answer");
   else {

@@ -292,7 +292,7 @@ function palette() {
   }
   g.fillStyle = '#ddd';
   g.fillRect(61, 0, 1, 1);
-  return new Uint32Array(g.getImageData(0, 0, 62, 1).data.buffer.slice(0));
+  return new Uint32Array(g.getImageData(0, 0, 62, 1).data.buffer);
 }
 
 /**
