@@ -108,6 +108,14 @@ function rankCell(r, src, ctx, route) {
     : h('span', { class: 'rank-summary', title: `summary only: serve ${src.source} beside this dldb for its detail` }, String(r.rank));
 }
 
+/**
+ * The ranks whose pages of dl_ranks and dl_rank_sources are asked for at
+ * once: the profile's GPU count (info) is a merge's GPUs with raw records
+ * only, not its ranks, so the pages a thousand ranks need are asked for with
+ * the first (a smaller job gets empty pages) instead of after it.
+ */
+const EXPECT_RANKS = 2000;
+
 /** Tables of up to this many ranks are drawn whole; larger ones draw the rows in view. */
 export const ROW_CHUNK = 128;
 /** Rows drawn above and below those in view. */
@@ -178,21 +186,32 @@ function rankTable(rows, st, ctx, route, sources) {
   const bottom = pad();
   let rowH = 0;
   let shown = '';
+  const range = () => [
+    Math.max(0, Math.floor(box.scrollTop / rowH) - OVERSCAN),
+    Math.min(rows.length, Math.ceil((box.scrollTop + box.clientHeight) / rowH) + OVERSCAN),
+  ];
   const paint = () => {
-    const a = Math.max(0, Math.floor(box.scrollTop / rowH) - OVERSCAN);
-    const b = Math.min(rows.length, Math.ceil((box.scrollTop + box.clientHeight) / rowH) + OVERSCAN);
+    const [a, b] = range();
     if (shown === `${a}:${b}`) return;
     shown = `${a}:${b}`;
     top.firstChild.style.height = `${a * rowH}px`;
     bottom.firstChild.style.height = `${(rows.length - b) * rowH}px`;
     body.replaceChildren(top, ...rows.slice(a, b).map(row), bottom);
   };
-  // the first rows now; once laid out, their height places the others
-  body.append(...rows.slice(0, 2 * OVERSCAN).map(row));
+  // the first rows now, enough to fill the box (at most the window's height)
+  // with rows of 20 px or more and the overscan below; once laid out, their
+  // height sizes the pad below them, and the rows are drawn again only when
+  // they do not fill the box or it scrolls
+  const first = Math.min(rows.length, Math.ceil(window.innerHeight / 20) + OVERSCAN);
+  body.append(top, ...rows.slice(0, first).map(row), bottom);
   requestAnimationFrame(() => {
     if (!table.isConnected) return;
-    rowH = body.rows[0].getBoundingClientRect().height || 20;
-    paint();
+    rowH = body.rows[1].getBoundingClientRect().height || 20;
+    const [a, b] = range();
+    if (a === 0 && b <= first) {
+      shown = `${a}:${b}`;
+      bottom.firstChild.style.height = `${(rows.length - first) * rowH}px`;
+    } else paint();
     box.addEventListener('scroll', () => requestAnimationFrame(paint), { passive: true });
     table.dataset.complete = '1';
   });
@@ -213,36 +232,102 @@ export function fmtBw(bps, link) {
   return link ? `${gb} (${((100 * Number(bps)) / Number(link)).toFixed(0)}% of ${(Number(link) / 1e9).toFixed(0)})` : gb;
 }
 
-/** Draws cells[rank index][iteration index] (0..1) on the canvas. */
-function drawHeatmap(canvas, ranks, iters, cell) {
-  const cw = Math.max(2, Math.min(24, Math.floor(720 / Math.max(1, iters.length))));
-  const ch = Math.max(1, Math.min(14, Math.floor(600 / Math.max(1, ranks.length))));
-  canvas.width = cw * iters.length;
-  canvas.height = ch * ranks.length;
-  const g = canvas.getContext('2d');
-  if (!g) return;
-  ranks.forEach((rk, i) =>
-    iters.forEach((it, j) => {
-      const v = cell(rk, it);
-      const l = Math.round(95 - 60 * v);
-      g.fillStyle = v < 0 ? '#ddd' : `hsl(10, 80%, ${l}%)`;
-      g.fillRect(j * cw, i * ch, cw, ch);
-    }),
-  );
+/**
+ * The heatmap's cells as typed arrays: devices (ids, ascending) by iters
+ * (iteration values, ascending); share[d * iters.length + i], GPU d's
+ * exposed communication over its duration in iteration i (at most 1), -1
+ * where it has no such iteration or a zero duration.
+ */
+export function heatGrid(devices, iters, dur, exp) {
+  const share = new Float64Array(devices.length * iters.length);
+  for (let k = 0; k < share.length; k++) {
+    const d = dur[k]; // a number, or null: no cell
+    share[k] = d > 0 ? Math.min(1, exp[k] / d) : -1;
+  }
+  return { devices, iters, share };
+}
+
+/** The grid of the pages of dl_rank_iterations (rows of any order). */
+function gridOfRows(rows) {
+  const devices = [...new Set(rows.map((r) => Number(r.device_id)))].sort((a, b) => a - b);
+  const iters = [...new Set(rows.map((r) => Number(r.iter_value)))].sort((a, b) => a - b);
+  const di = new Map(devices.map((d, i) => [d, i]));
+  const ii = new Map(iters.map((v, i) => [v, i]));
+  const n = devices.length * iters.length;
+  const dur = new Array(n).fill(null);
+  const exp = new Array(n).fill(null);
+  for (const r of rows) {
+    const k = di.get(Number(r.device_id)) * iters.length + ii.get(Number(r.iter_value));
+    dur[k] = Number(r.duration);
+    exp[k] = Number(r.exposed_communication_time);
+  }
+  return heatGrid(devices, iters, dur, exp);
 }
 
 /**
- * The heatmap's cells as {device_id, iter_value, duration,
- * exposed_communication_time}: one request (GET /api/v1/dl_rank_heatmap),
- * else the pages of dl_rank_iterations.
+ * The heatmap's grid: one request (GET /api/v1/dl_rank_heatmap, form
+ * grid: column arrays of GPUs by iterations, both columns in the same unit,
+ * so their ratio is that of the ns), else the pages of dl_rank_iterations.
  */
-async function heatmapRows(base) {
+async function heatmapGrid(base) {
   try {
-    const m = await get('dl_rank_heatmap', { aggr_id: base.aggr_id }, { quiet: true });
-    return { rows: m.rows.map(([iter, dev, dur, exp]) => ({ iter_value: iter, device_id: dev, duration: dur, exposed_communication_time: exp })) };
+    const m = await get('dl_rank_heatmap', { aggr_id: base.aggr_id, form: 'grid' }, { quiet: true });
+    return heatGrid(m.device_id, m.iter_value, m.duration, m.exposed_communication_time);
   } catch {
-    return getAll('dl_rank_iterations', { ...base, sort: 'iter_value', order: 'asc' }).catch(() => ({ rows: [] }));
+    const all = await getAll('dl_rank_iterations', { ...base, sort: 'iter_value', order: 'asc' }).catch(() => ({ rows: [] }));
+    return gridOfRows(all.rows);
   }
+}
+
+/** The heatmap's colours as RGBA words: [0..60] for lightness 95 - i (share i / 60), [61] for no cell. */
+function palette() {
+  const c = document.createElement('canvas');
+  c.width = 62;
+  c.height = 1;
+  const g = c.getContext('2d');
+  if (!g) return null;
+  for (let i = 0; i <= 60; i++) {
+    g.fillStyle = `hsl(10, 80%, ${95 - i}%)`;
+    g.fillRect(i, 0, 1, 1);
+  }
+  g.fillStyle = '#ddd';
+  g.fillRect(61, 0, 1, 1);
+  return new Uint32Array(g.getImageData(0, 0, 62, 1).data.buffer);
+}
+
+/**
+ * Draws the grid on the canvas, a row per rank of ranks (their order), a
+ * column per iteration: each cell a block of pixels written into one
+ * ImageData (no colour string parsed and no fill per cell, of which a
+ * thousand ranks have hundreds of thousands), in the colours a fill of
+ * hsl(10, 80%, 95 - 60 x share %) gives.
+ */
+function drawHeatmap(canvas, ranks, grid) {
+  const ni = grid.iters.length;
+  const cw = Math.max(2, Math.min(24, Math.floor(720 / Math.max(1, ni))));
+  const ch = Math.max(1, Math.min(14, Math.floor(600 / Math.max(1, ranks.length))));
+  canvas.width = cw * ni;
+  canvas.height = ch * ranks.length;
+  const g = canvas.getContext('2d');
+  const pal = g && canvas.width && canvas.height ? palette() : null;
+  if (!pal) return;
+  const img = g.createImageData(canvas.width, canvas.height);
+  const px = new Uint32Array(img.data.buffer);
+  const at = new Map(Array.from(grid.devices, (d, i) => [Number(d), i]));
+  const w = canvas.width;
+  const line = new Uint32Array(w);
+  const grey = pal[61];
+  ranks.forEach((rk, r) => {
+    const d = at.get(Number(rk.device_id));
+    const base = d === undefined ? -1 : d * ni;
+    for (let j = 0, x = 0; j < ni; j++) {
+      const v = base < 0 ? -1 : grid.share[base + j];
+      const c = v < 0 ? grey : pal[95 - Math.round(95 - 60 * v)];
+      for (let e = x + cw; x < e; x++) line[x] = c;
+    }
+    for (let y = 0; y < ch; y++) px.set(line, (r * ch + y) * w);
+  });
+  g.putImageData(img, 0, 0);
 }
 
 export default {
@@ -265,14 +350,14 @@ export default {
     const base = ctx.base(route0);
     Promise.all([
       // one row per GPU: every page asked for at once
-      getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }, { expect: ctx.numGpus }),
-      heatmapRows(base),
+      getAll('dl_ranks', { ...base, sort: 'rank', order: 'asc' }, { expect: Math.max(ctx.numGpus, EXPECT_RANKS) }),
+      heatmapGrid(base),
       getAll('dl_collectives', { ...base, sort: 'total_time', order: 'desc' }).catch(() => ({ rows: [] })),
       ctx.has('view_dl_rank_sources')
-        ? getAll('dl_rank_sources', { sort: 'rank', order: 'asc' }, { expect: ctx.numGpus }).catch(() => ({ rows: [] }))
+        ? getAll('dl_rank_sources', { sort: 'rank', order: 'asc' }, { expect: Math.max(ctx.numGpus, EXPECT_RANKS) }).catch(() => ({ rows: [] }))
         : { rows: [] },
     ])
-      .then(([ranks, iters, colls, srcs]) => {
+      .then(([ranks, grid, colls, srcs]) => {
         const sources = new Map(srcs.rows.map((x) => [Number(x.device_id), x]));
         if (!ranks.rows.length) {
           replace(tableCard.body, note('No ranks in this aggregation.'));
@@ -282,13 +367,7 @@ export default {
         const rows = outliersFirst(ranks.rows, st);
         replace(spreadCard.body, summaryTable(st));
         replace(tableCard.body, rankTable(rows, st, ctx, route0, sources));
-        const byKey = new Map(iters.rows.map((r) => [`${r.device_id}/${r.iter_value}`, r]));
-        const iterList = [...new Set(iters.rows.map((r) => Number(r.iter_value)))].sort((a, b) => a - b);
-        drawHeatmap(canvas, rows, iterList, (rk, it) => {
-          const c = byKey.get(`${rk.device_id}/${it}`);
-          const d = c ? Number(c.duration) : 0;
-          return d > 0 ? Math.min(1, Number(c.exposed_communication_time) / d) : -1;
-        });
+        drawHeatmap(canvas, rows, grid);
         replace(
           collCard.body,
           colls.rows.length
