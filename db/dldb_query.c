@@ -234,7 +234,7 @@ typedef struct plan {
   const char *range_col, *range_op;
   int64_t range_value;
   int64_t offset;
-  int indexed;         /* 1: states the condition of the partial time index */
+  int indexed;         /* 1: states the condition of the partial indexes (time, iteration ops) */
   /* within: a key view; the rows whose sort column is in [lo, hi], found
    * there and read by `at` (a column of both) */
   const char *within, *at;
@@ -635,13 +635,48 @@ static int dense(const char *view) {
   return 0;
 }
 
+/* Views whose rows are counted as a sum of `calls` in another view (one
+ * row per op that stands for its rows), where that one has the columns of
+ * the count's conditions. */
+static const struct {
+  const char *view, *calls;
+} sumviews[] = {
+    {"view_iteration_ops", DLDB__ITEROPS_CALLS},
+};
+
+static const char *sumview_of(const char *view) {
+  for (size_t i = 0; i < sizeof sumviews / sizeof *sumviews; i++)
+    if (strcmp(sumviews[i].view, view) == 0) return sumviews[i].calls;
+  return NULL;
+}
+
+static int one_int64(dldb *db, const dldb_query *in, int mode, const plan *pl, int64_t *out,
+                     char *err, size_t errlen);
+
+/* 1 when view (a sum view) has a row of in's aggregation: an aggregation
+ * written by a writer without it (into a file with it) has none. */
+static int sum_rows(dldb *db, const dldb_query *in, const char *view) {
+  dldb_query all = *in;
+  all.n_eq = 0;
+  all.filter = NULL;
+  all.sort = "aggr_id"; /* any row of the aggregation: the primary key's first */
+  int64_t aggr = 0;
+  plan pl = {.from = view, .offset = 0};
+  return one_int64(db, &all, Q_SEEK, &pl, &aggr, NULL, 0) == 1;
+}
+
 /* How to count in's rows (mode Q_COUNT_*): the statement's mode and view. */
 static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   const keyview *k = keyview_of(in->view);
+  const char *sum = sumview_of(in->view);
   int filtered = *mode == Q_COUNT_FILTERED;
   *pl = (plan){.offset = -1};
   if (!filtered && in->aggr_id >= 0 && in->n_eq == 0 && !in->tree_parent && dense(in->view))
     *mode = Q_COUNT_LAST; /* one aggregation's rows: numbered 0..n-1 */
+  if (sum && !in->tree_parent && evaluates(db, in, sum, filtered) && sum_rows(db, in, sum)) {
+    pl->from = sum;
+    *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
+  }
   if (!k) return;
   /* a sum per op and kernel name where it can say (not of an iteration):
    * it costs the ops and names, not the launches */
@@ -1065,6 +1100,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   if (rc) return rc < 0 ? rc : DL_OK;
   rc = group_rows(db, in, fn, ctx, err, errlen);
   if (rc == 0) rc = merged_rows(db, in, fn, ctx, err, errlen);
+  if (rc == 0) rc = dldb__iterops_rows(db, in, fn, ctx, err, errlen);
   if (rc != 0) return rc < 0 ? rc : DL_OK;
   rc = seek_plan(db, in, &pl, err, errlen);
   if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);
@@ -1084,6 +1120,11 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
     pl.indexed = walk;
     pl.likely_eq = walk && in->n_eq > 0;
   }
+  /* a whole aggregation of view_iteration_ops: its order's index, where
+   * the file has it (dldb_iterops.c) */
+  if (rc == 0 && in->n_eq == 0 && strcmp(in->view, "view_iteration_ops") == 0 &&
+      dldb_has_view(db, DLDB__ITEROPS_KEYS))
+    pl.indexed = 1;
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
