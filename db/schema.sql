@@ -1136,6 +1136,33 @@ JOIN aggregations a ON a.aggr_id = k.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
+-- Per row of aggr_group_ops, its parent group's row_full_name, '' at the
+-- top: the group whose name is the row's own up to its last '/' but a
+-- trailing one, where the aggregation has that group (docs/api.md "Group
+-- Ops as a tree"). Written whole at the end of each aggregation. Optional:
+-- files without it find each row's parent in SQL.
+CREATE TABLE aggr_dl_group_parents (
+  aggr_id INTEGER NOT NULL,
+  parent  TEXT NOT NULL,
+  row_idx INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, parent, row_idx)
+) WITHOUT ROWID;
+
+-- view_group_ops' rows with their parent (tree_parent): the viewer reads
+-- a group's children (parent=NAME) and the top rows (top=1, '') here.
+-- Optional for readers.
+CREATE VIEW view_dl_group_op_tree AS
+SELECT g.aggr_id AS aggr_id, s.value AS domain_name, g.row_type, g.row_full_id,
+       g.row_full_name, (g.row_trimmed_name || '') AS row_trimmed_name, g.level,
+       g.num_op_instances, g.num_supported_leaf_ops, g.num_tc_leaf_ops,
+       g.cpu_time_sum, g.gpu_time_sum, g.cpu_overhead_sum, g.gpu_idle_sum,
+       p.parent AS tree_parent
+FROM aggr_dl_group_parents p
+JOIN aggr_group_ops g ON g.aggr_id = p.aggr_id AND g.row_idx = p.row_idx
+JOIN aggregations a ON a.aggr_id = p.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
 -- Per aggregation and op, how many rows of view_iteration_ops (iterations)
 -- it has. Written whole at the end of each aggregation. Optional: files
 -- without it count and sort view_iteration_ops the plain way.

@@ -8,7 +8,10 @@
 // offset) and the indexes aggr_iter_ops_by_* (db/schema.sql);
 // for one iteration, and on NVIDIA's no_relu (none of them), the plain way.
 // The dldb is made by dlprof from HTA's control trace (../shared: 6
-// iterations, 72 ops, 432 rows, many equal kernel counts).
+// iterations, 72 ops, 432 rows, many equal kernel counts). Also group_ops
+// as a tree (top=1, parent=NAME) on a dldb with groups (w_Relu's Nsight
+// Systems export), which the viewer reads through view_dl_group_op_tree
+// (each row's parent, stored), against the parents computed here.
 // Run: node tests/server/iterops.test.mjs (DLPROF, DLPROFVIEWER,
 // DL_SHARED_DIR, DL_TEST_WORK); exits 77 without ../shared.
 import { test, before, after } from 'node:test';
@@ -142,5 +145,58 @@ test('an aggregation without rows in the ops\' counts (an older writer\'s): read
     assert.ok(pages > 100, `${pages} pages`);
   } finally {
     assert.equal((await s.stop()).code, 0);
+  }
+});
+
+/** Every parent's page of group_ops (top=1, parent=NAME), sorted two ways and filtered, against the rows of db. */
+async function checkTree(server, db) {
+  const all = sql(db, 'SELECT * FROM view_group_ops WHERE aggr_id = 1');
+  const groups = new Set(all.filter((x) => x.row_type === 1).map((x) => x.row_full_name));
+  const parentOf = (n) => {
+    if (n === '/') return '';
+    const t = n.endsWith('/') ? n.slice(0, -1) : n;
+    const p = t.slice(0, t.lastIndexOf('/') + 1);
+    return groups.has(p) ? p : '';
+  };
+  const f = 'relu';
+  const match = (x) => [x.row_full_name, x.row_full_id].some((c) => String(c).toLowerCase().includes(f));
+  const kept = (x) => match(x) || (x.row_type === 1 && all.some((y) => y.row_full_name.length > x.row_full_name.length && y.row_full_name.startsWith(x.row_full_name) && match(y)));
+  let pages = 0;
+  for (const p of ['', ...groups]) {
+    for (const [sort, desc] of [['row_full_name', false], ['gpu_time_sum', true]]) {
+      for (const filter of ['', f]) {
+        const sel = all.filter((x) => parentOf(x.row_full_name) === p && (!filter || kept(x)));
+        sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.row_full_id, b.row_full_id));
+        const q = new URLSearchParams({ ...(p === '' ? { top: 1 } : { parent: p }), sort, order: desc ? 'desc' : 'asc', limit: 1000, ...(filter ? { filter } : {}) });
+        const got = await get(server, `api/v1/group_ops?${q}`);
+        assert.equal(got.filtered, sel.length, `filtered of ${q}`);
+        assert.deepEqual(got.rows, sel, `group_ops?${q}`);
+        pages++;
+      }
+    }
+  }
+  assert.ok(groups.size > 10);
+  return pages;
+}
+
+test('group_ops as a tree on our dldb: each parent\'s rows, read through the stored parents', async () => {
+  const nsys = join(shared, 'traces/dlprof/w_Relu/nsys_profile.sqlite');
+  const dir = join(out, 'w_relu');
+  mkdirSync(dir, { recursive: true });
+  execFileSync(dlprof, [`--database=${nsys}`, `--output_path=${dir}`, '-v', 'quiet']);
+  const db = join(dir, 'dlprof_dldb.sqlite');
+  const n = sql(db, "SELECT (SELECT count(*) FROM view_dl_group_op_tree) AS t, (SELECT count(*) FROM view_group_ops) AS g")[0];
+  assert.ok(n.t > 0 && n.t === n.g, `${n.t} rows with their parent, ${n.g} rows`);
+  const copy = join(dir, 'no_parents.sqlite');
+  copyFileSync(db, copy);
+  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_group_parents']);
+  for (const file of [db, copy]) {
+    const s = await startViewer(file, ['--cache-mb', '0']);
+    try {
+      const pages = await checkTree(s, file);
+      assert.ok(pages > 100, `${pages} pages`);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+    }
   }
 });
