@@ -4,19 +4,22 @@
  *
  * The view has a row per (iteration, op) of the aggregation; the plain
  * query sorts them all for each page. Our dldbs have, beside it, the ops'
- * row counts (DLDB__ITEROPS_CALLS) and the rows' sort keys in an index per
- * sorted column and direction (DLDB__ITEROPS_KEYS, db/schema.sql), so that:
+ * row counts (DLDB__ITEROPS_CALLS) and the rows' sort keys
+ * (DLDB__ITEROPS_KEYS) in an index per sorted column of the row
+ * (db/schema.sql's partial aggr_iter_ops_by_*), so that:
  *   - a page past every matching row is empty without a read;
  *   - sorted by a column of the op (name, type, id...), the page's rows are
  *     those of a few values of that column: the values in order with their
  *     rows (a sum per op), the ones before the page skipped by their sums,
  *     and each value's rows read in iteration order (its own query);
- *   - a deep page sorted by a column of the (iteration, op) row finds the
- *     sort key at its offset in that column's index (keys only, no join),
- *     then reads its rows from there on.
- * Every other query (an iteration's ops, a filter on a row's column, a
- * near page, NVIDIA's files) is read the plain way. The rows and their
- * order are the plain query's (tests/server/iterops.test.mjs).
+ *   - sorted by a column of the (iteration, op) row, either direction, no
+ *     filter: the value at its offset and the place there found by walks
+ *     of that column's index (keys only, no join), then its rows value by
+ *     value (by_row_value).
+ * Every other query (an iteration's ops, a filter with a row column's
+ * order, NVIDIA's files, an aggregation without counts) is read the plain
+ * way. The rows and their order are the plain query's
+ * (tests/server/iterops.test.mjs).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -27,7 +30,7 @@
 
 #define ITEROPS_VIEW "view_iteration_ops"
 
-/* The row columns the keys view has in an index (both directions). */
+/* The row columns the keys view has in an index (iter_value: the primary key). */
 static const char *const key_cols[] = {"iter_value",     "total_count", "tc_count",
                                        "total_gpu_time", "tc_gpu_time"};
 
