@@ -273,6 +273,57 @@ static int kernel_durs(dldb_writer *w, char *err, size_t errlen) {
   return rc;
 }
 
+/* Per op, the aggregation's rows of aggr_iter_ops (aggr_dl_op_iters), in
+ * one statement from its written rows, where the file has the table. */
+static int op_iters(dldb_writer *w, char *err, size_t errlen) {
+  if (!dldb__has_table(w, "aggr_dl_op_iters")) return DL_OK;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(w->db,
+                         "INSERT INTO aggr_dl_op_iters(aggr_id, op_idx, iters) SELECT aggr_id, "
+                         "op_idx, count(*) FROM aggr_iter_ops WHERE aggr_id = ?1 GROUP BY op_idx",
+                         -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s", sqlite3_errmsg(w->db));
+  }
+  sqlite3_bind_int64(st, 1, w->aggr_id);
+  int rc = DL_OK;
+  if (sqlite3_step(st) != SQLITE_DONE)
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: rows per op: %s", sqlite3_errmsg(w->db));
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The parent name of aggr_group_ops row g, as SQL: g's row_full_name up
+ * to its last '/' but a trailing one (rtrim(S, replace(S, '/', '')) trims
+ * every character but '/' from S's end), as the viewer computes it on files
+ * without aggr_dl_group_parents (dldb_query.c). */
+#define PARENT_S "CASE WHEN substr(g.row_full_name, -1) = '/' THEN substr(g.row_full_name, 1, " \
+                 "length(g.row_full_name) - 1) ELSE g.row_full_name END"
+#define PARENT_OF_G "rtrim(" PARENT_S ", replace(" PARENT_S ", '/', ''))"
+
+/* Each group op row's parent group (aggr_dl_group_parents; '' where the
+ * aggregation has no group of that name), where the file has the table. */
+static int group_parents(dldb_writer *w, char *err, size_t errlen) {
+  if (!dldb__has_table(w, "aggr_dl_group_parents")) return DL_OK;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(w->db,
+                         "INSERT INTO aggr_dl_group_parents(aggr_id, parent, row_idx) SELECT "
+                         "g.aggr_id, CASE WHEN " PARENT_OF_G " IN (SELECT row_full_name FROM "
+                         "aggr_group_ops WHERE aggr_id = ?1 AND row_type = 1 AND row_full_name "
+                         "<> '') THEN " PARENT_OF_G " ELSE '' END, g.row_idx FROM aggr_group_ops g "
+                         "WHERE g.aggr_id = ?1",
+                         -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s", sqlite3_errmsg(w->db));
+  }
+  sqlite3_bind_int64(st, 1, w->aggr_id);
+  int rc = DL_OK;
+  if (sqlite3_step(st) != SQLITE_DONE)
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group parents: %s", sqlite3_errmsg(w->db));
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_end: no open aggregation");
   int rc = dldb__nvtx_totals(w, w->aggr_id, err, errlen);
@@ -282,6 +333,8 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
    * before keep theirs; SQLite updates it. */
   if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
+  if (rc == DL_OK) rc = op_iters(w, err, errlen);
+  if (rc == DL_OK) rc = group_parents(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_group_durs(w, err, errlen);
   if (rc) return rc; /* still open: the caller cancels it */

@@ -234,7 +234,7 @@ typedef struct plan {
   const char *range_col, *range_op;
   int64_t range_value;
   int64_t offset;
-  int indexed;         /* 1: states the condition of the partial time index */
+  int indexed;         /* 1: states the condition of the partial indexes (time, iteration ops) */
   /* within: a key view; the rows whose sort column is in [lo, hi], found
    * there and read by `at` (a column of both) */
   const char *within, *at;
@@ -372,6 +372,8 @@ static void sb_match(built *q, const dldb_query *in, const dldb__viewcols *v,
  * whose parent is no group of the aggregation is at the top too. */
 
 #define DLDB__TREE_NAME "row_full_name"
+/* A tree view's stored parent (DLDB__TREE_VIEW): the parent's name, '' at the top. */
+#define DLDB__TREE_PARENT "tree_parent"
 
 /* The parent name of table qual's row, as SQL. */
 static void sb_parent(built *q, const char *qual) {
@@ -401,9 +403,16 @@ static void sb_same_scope(built *q, const char *view, int ab, int db) {
   if (db) sb_add(&q->sql, " AND dldb_t.domain_name = ?%d", db);
 }
 
-/* The condition: the rows under in->tree_parent ("": at the top). */
-static void sb_tree(built *q, int *first, const dldb_query *in, const char *view, int ab, int db) {
+/* The condition: the rows under in->tree_parent ("": at the top); stored:
+ * the view has each row's parent (DLDB__TREE_PARENT). */
+static void sb_tree(built *q, int *first, const dldb_query *in, const char *view, int ab, int db,
+                    int stored) {
   sb_where(q, first);
+  if (stored) {
+    q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->tree_parent};
+    sb_add(&q->sql, "\"" DLDB__TREE_PARENT "\" = ?%d", q->nb);
+    return;
+  }
   if (*in->tree_parent) {
     q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = in->tree_parent};
     sb_parent(q, view);
@@ -458,7 +467,14 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
   /* rows found by within: read in `at` order (its index), then sorted */
   int nested = mode == Q_ROWS && pl && pl->within;
   if (nested) sb_add(&q->sql, "SELECT * FROM (");
-  sb_head(q, mode, in->sort);
+  if (mode == Q_ROWS && f != v && col_index(f, DLDB__TREE_PARENT) >= 0) {
+    sb_add(&q->sql, "SELECT "); /* the rows as the queried view has them */
+    for (int c = 0; c < v->n; c++) {
+      sb_add(&q->sql, c ? ", " : "");
+      sb_ident(&q->sql, v->names[c]);
+    }
+    sb_add(&q->sql, " FROM ");
+  } else sb_head(q, mode, in->sort);
   sb_ident(&q->sql, f->view);
   if (in->aggr_id >= 0 && col_index(f, "aggr_id") >= 0) {
     sb_where(q, &first);
@@ -498,7 +514,7 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_add(&q->sql, " %s ?%d", pl->range_op, q->nb + 1);
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->range_value};
   }
-  if (tree) sb_tree(q, &first, in, f->view, ab, db_b);
+  if (tree) sb_tree(q, &first, in, f->view, ab, db_b, col_index(f, DLDB__TREE_PARENT) >= 0);
   if (filtered && in->filter && *in->filter) {
     q->filter_lc = strdup(in->filter);
     if (!q->filter_lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
@@ -635,13 +651,69 @@ static int dense(const char *view) {
   return 0;
 }
 
+/* Views whose rows are counted as a sum of `calls` in another view (one
+ * row per op that stands for its rows), where that one has the columns of
+ * the count's conditions. */
+static const struct {
+  const char *view, *calls;
+} sumviews[] = {
+    {"view_iteration_ops", DLDB__ITEROPS_CALLS},
+};
+
+static const char *sumview_of(const char *view) {
+  for (size_t i = 0; i < sizeof sumviews / sizeof *sumviews; i++)
+    if (strcmp(sumviews[i].view, view) == 0) return sumviews[i].calls;
+  return NULL;
+}
+
+static int one_int64(dldb *db, const dldb_query *in, int mode, const plan *pl, int64_t *out,
+                     char *err, size_t errlen);
+
+/* 1 when view (a view of ours beside in's) has a row of in's aggregation:
+ * an aggregation written by a writer without it (into a file with it) has
+ * none. */
+static int has_rows(dldb *db, const dldb_query *in, const char *view) {
+  dldb_query all = *in;
+  all.n_eq = 0;
+  all.filter = NULL;
+  all.sort = "aggr_id"; /* any row of the aggregation: the primary key's first */
+  int64_t aggr = 0;
+  plan pl = {.from = view, .offset = 0};
+  return one_int64(db, &all, Q_SEEK, &pl, &aggr, NULL, 0) == 1;
+}
+
+/* Trees of names (view_group_ops) beside which our dldbs store each row's
+ * parent (DLDB__TREE_PARENT): a page of a group's children (or the top
+ * rows) reads them there, rather than the parent of every row in SQL. */
+static const struct {
+  const char *view, *tree;
+} treeviews[] = {
+    {"view_group_ops", "view_dl_group_op_tree"},
+};
+
+/* The view to read in's tree page from: the stored parents' view where the
+ * aggregation has them, else NULL (the queried view). */
+static const char *tree_from(dldb *db, const dldb_query *in) {
+  for (size_t i = 0; in->tree_parent && i < sizeof treeviews / sizeof *treeviews; i++)
+    if (strcmp(treeviews[i].view, in->view) == 0 && dldb_has_view(db, treeviews[i].tree) &&
+        has_rows(db, in, treeviews[i].tree))
+      return treeviews[i].tree;
+  return NULL;
+}
+
 /* How to count in's rows (mode Q_COUNT_*): the statement's mode and view. */
 static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   const keyview *k = keyview_of(in->view);
+  const char *sum = sumview_of(in->view);
   int filtered = *mode == Q_COUNT_FILTERED;
   *pl = (plan){.offset = -1};
   if (!filtered && in->aggr_id >= 0 && in->n_eq == 0 && !in->tree_parent && dense(in->view))
     *mode = Q_COUNT_LAST; /* one aggregation's rows: numbered 0..n-1 */
+  if (sum && !in->tree_parent && evaluates(db, in, sum, filtered) && has_rows(db, in, sum)) {
+    pl->from = sum;
+    *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
+  }
+  if (in->tree_parent) pl->from = tree_from(db, in);
   if (!k) return;
   /* a sum per op and kernel name where it can say (not of an iteration):
    * it costs the ops and names, not the launches */
@@ -1065,6 +1137,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   if (rc) return rc < 0 ? rc : DL_OK;
   rc = group_rows(db, in, fn, ctx, err, errlen);
   if (rc == 0) rc = merged_rows(db, in, fn, ctx, err, errlen);
+  if (rc == 0) rc = dldb__iterops_rows(db, in, fn, ctx, err, errlen);
   if (rc != 0) return rc < 0 ? rc : DL_OK;
   rc = seek_plan(db, in, &pl, err, errlen);
   if (rc == 0) rc = sorted_plan(db, in, &pl, err, errlen);
@@ -1084,6 +1157,12 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
     pl.indexed = walk;
     pl.likely_eq = walk && in->n_eq > 0;
   }
+  /* a whole aggregation of view_iteration_ops: its order's index, where
+   * the file has it (dldb_iterops.c) */
+  if (rc == 0 && in->n_eq == 0 && strcmp(in->view, "view_iteration_ops") == 0 &&
+      dldb_has_view(db, DLDB__ITEROPS_KEYS))
+    pl.indexed = 1;
+  if (rc == 0 && in->tree_parent) pl.from = tree_from(db, in);
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);

@@ -107,6 +107,22 @@ struct dldb_row {
   int n;
 };
 
+/* view_iteration_ops over a whole aggregation (dldb_iterops.c): per op, its
+ * rows (`calls`) and the op's own columns; the rows' sort keys, without the
+ * op. */
+#define DLDB__ITEROPS_CALLS "view_dl_iteration_op_calls"
+#define DLDB__ITEROPS_KEYS "view_dl_iteration_op_keys"
+/* The condition of db/schema.sql's partial indexes aggr_iter_ops_by_*: a
+ * query states it to read one. */
+#define DLDB__ITEROPS_INDEX_COND "aggr_id > -1"
+
+/* A page of in read by the views above where it can be (no column filter,
+ * a whole aggregation, view_iteration_ops' own tie-break): 1 when read (fn
+ * had its rows, none past the matching rows), 0 when it is to be read the
+ * plain way, or a negative DL_E*. */
+int dldb__iterops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                       size_t errlen);
+
 /* The kernel lists read by group (dldb_kpage.c, db/schema.sql's
  * aggr_dl_kernel_groups). dldb__kpage_rows steps groups (a statement on
  * view_dl_kernel_groups, in the page's order, with columns group_id and

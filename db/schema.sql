@@ -413,6 +413,24 @@ CREATE TABLE aggr_iter_ops (
   PRIMARY KEY (aggr_id, iter_value, op_idx)
 ) WITHOUT ROWID;
 
+-- view_iteration_ops over a whole aggregation sorted by one of these
+-- columns, then by iteration: each index holds that order, so a page
+-- reads its rows from the index, value by value in either direction (each
+-- value's rows forwards), and stops at the page rather than sorting every
+-- (iteration, op) row; only an iteration's ops of one value are sorted, by
+-- op_node_id (db/dldb_iterops.c). Partial, as aggr_kernels_by_time: SQLite
+-- uses them only for a query that states their condition, so a query
+-- without it (an iteration's ops, a read of the whole view) reads the
+-- primary key, in its order, as before.
+CREATE INDEX aggr_iter_ops_by_count ON aggr_iter_ops(aggr_id, total_count, iter_value)
+  WHERE aggr_id > -1;
+CREATE INDEX aggr_iter_ops_by_tc_count ON aggr_iter_ops(aggr_id, tc_count, iter_value)
+  WHERE aggr_id > -1;
+CREATE INDEX aggr_iter_ops_by_time ON aggr_iter_ops(aggr_id, total_gpu_time, iter_value)
+  WHERE aggr_id > -1;
+CREATE INDEX aggr_iter_ops_by_tc_time ON aggr_iter_ops(aggr_id, tc_gpu_time, iter_value)
+  WHERE aggr_id > -1;
+
 -- Per (aggregation, op, kernel short name).
 CREATE TABLE aggr_op_kernels (
   aggr_id        INTEGER NOT NULL,
@@ -1115,6 +1133,69 @@ FROM aggr_op_kernels k
 JOIN aggr_ops o ON o.aggr_id = k.aggr_id AND o.op_idx = k.op_idx
 JOIN strings n ON n.id = k.kernel_name_id
 JOIN aggregations a ON a.aggr_id = k.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- Per row of aggr_group_ops, its parent group's row_full_name, '' at the
+-- top: the group whose name is the row's own up to its last '/' but a
+-- trailing one, where the aggregation has that group (docs/api.md "Group
+-- Ops as a tree"). Written whole at the end of each aggregation. Optional:
+-- files without it find each row's parent in SQL.
+CREATE TABLE aggr_dl_group_parents (
+  aggr_id INTEGER NOT NULL,
+  parent  TEXT NOT NULL,
+  row_idx INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, parent, row_idx)
+) WITHOUT ROWID;
+
+-- view_group_ops' rows with their parent (tree_parent): the viewer reads
+-- a group's children (parent=NAME) and the top rows (top=1, '') here.
+-- Optional for readers.
+CREATE VIEW view_dl_group_op_tree AS
+SELECT g.aggr_id AS aggr_id, s.value AS domain_name, g.row_type, g.row_full_id,
+       g.row_full_name, (g.row_trimmed_name || '') AS row_trimmed_name, g.level,
+       g.num_op_instances, g.num_supported_leaf_ops, g.num_tc_leaf_ops,
+       g.cpu_time_sum, g.gpu_time_sum, g.cpu_overhead_sum, g.gpu_idle_sum,
+       p.parent AS tree_parent
+FROM aggr_dl_group_parents p
+JOIN aggr_group_ops g ON g.aggr_id = p.aggr_id AND g.row_idx = p.row_idx
+JOIN aggregations a ON a.aggr_id = p.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- Per aggregation and op, how many rows of view_iteration_ops (iterations)
+-- it has. Written whole at the end of each aggregation. Optional: files
+-- without it count and sort view_iteration_ops the plain way.
+CREATE TABLE aggr_dl_op_iters (
+  aggr_id INTEGER NOT NULL,
+  op_idx  INTEGER NOT NULL,
+  iters   INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, op_idx)
+) WITHOUT ROWID;
+
+-- Per op with rows in view_iteration_ops, its columns there that are the
+-- op's own and its number of rows (calls): the viewer counts the rows of
+-- an aggregation, a name filter or an op as a sum here, and reads a page
+-- sorted by an op's column value by value (the ops of one value, in
+-- iteration order). Optional for readers.
+CREATE VIEW view_dl_iteration_op_calls AS
+SELECT c.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_name, o.direction,
+       o.op_node_type, o.data_type, o.stack_trace, o.op_node_id, c.iters AS calls
+FROM aggr_dl_op_iters c
+JOIN aggr_ops o ON o.aggr_id = c.aggr_id AND o.op_idx = c.op_idx
+JOIN aggregations a ON a.aggr_id = c.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- The sort keys of view_iteration_ops' rows, one row per row of theirs,
+-- without the join of the op: the viewer finds the place of a deep page of
+-- a whole aggregation here, in an index of aggr_iter_ops. Optional for
+-- readers.
+CREATE VIEW view_dl_iteration_op_keys AS
+SELECT io.aggr_id AS aggr_id, s.value AS domain_name, io.iter_value, io.total_count,
+       io.tc_count, io.total_gpu_time, io.tc_gpu_time
+FROM aggr_iter_ops io
+JOIN aggregations a ON a.aggr_id = io.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 

@@ -1,0 +1,346 @@
+/*
+ * dldb_iterops.c - pages of view_iteration_ops over a whole aggregation
+ * (dldb_read.h).
+ *
+ * The view has a row per (iteration, op) of the aggregation; the plain
+ * query sorts them all for each page. Our dldbs have, beside it, the ops'
+ * row counts (DLDB__ITEROPS_CALLS) and the rows' sort keys
+ * (DLDB__ITEROPS_KEYS) in an index per sorted column of the row
+ * (db/schema.sql's partial aggr_iter_ops_by_*), so that:
+ *   - a page past every matching row is empty without a read;
+ *   - sorted by a column of the op (name, type, id...), the page's rows are
+ *     those of a few values of that column: the values in order with their
+ *     rows (a sum per op), the ones before the page skipped by their sums,
+ *     and each value's rows read in iteration order (its own query);
+ *   - sorted by a column of the (iteration, op) row, either direction, no
+ *     filter: the value at its offset and the place there found by walks
+ *     of that column's index (keys only, no join), then its rows value by
+ *     value (by_row_value).
+ * Every other query (an iteration's ops, a filter with a row column's
+ * order, NVIDIA's files, an aggregation without counts) is read the plain
+ * way. The rows and their order are the plain query's
+ * (tests/server/iterops.test.mjs).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dldb_read.h"
+
+#define ITEROPS_VIEW "view_iteration_ops"
+
+/* The row columns the keys view has in an index (iter_value: the primary key). */
+static const char *const key_cols[] = {"iter_value",     "total_count", "tc_count",
+                                       "total_gpu_time", "tc_gpu_time"};
+
+static int is_key_col(const char *c) {
+  for (size_t i = 0; i < sizeof key_cols / sizeof *key_cols; i++)
+    if (strcmp(key_cols[i], c) == 0) return 1;
+  return 0;
+}
+
+/* 1 when view has column c. */
+static int has_col(dldb *db, const char *view, const char *c) {
+  const char *const *names = NULL;
+  int n = dldb_view_columns(db, view, &names, NULL);
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], c) == 0) return 1;
+  return 0;
+}
+
+/* Passes rows on to the caller's fn, counting them. */
+typedef struct relay {
+  dldb_row_fn fn;
+  void *ctx;
+  int64_t rows;
+  int stopped; /* fn asked to stop */
+} relay;
+
+static int relay_fn(void *ctx, const dldb_row *row) {
+  relay *r = ctx;
+  r->rows++;
+  if (r->fn(r->ctx, row) != 0) {
+    r->stopped = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- By a column of the op ------------------------------------------------ */
+
+typedef struct value_rows {
+  char *value; /* owned */
+  int64_t rows;
+} value_rows;
+
+/* The filter's terms on DLDB__ITEROPS_CALLS (bound at ?3) into sql: 0, or
+ * -1 when a filter column of the view is not there (read the plain way). */
+static int filter_sql(dldb *db, const dldb_query *in, char *sql, size_t cap, size_t *len) {
+  int terms = 0;
+  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++) {
+    const char *c = in->filter_cols[i];
+    if (!has_col(db, ITEROPS_VIEW, c)) continue;
+    if (!has_col(db, DLDB__ITEROPS_CALLS, c) || strchr(c, '"')) return -1;
+    *len += (size_t)snprintf(sql + *len, *len < cap ? cap - *len : 0,
+                             "%sinstr(lower(\"%s\"), ?3) > 0", terms++ ? " OR " : " AND (", c);
+  }
+  *len += (size_t)snprintf(sql + *len, *len < cap ? cap - *len : 0, terms ? ")" : " AND 0");
+  return 0;
+}
+
+/* The values of column c among the ops of in's rows, in in's order, each
+ * with its rows, into a new array *out (*n entries; free with
+ * values_free). 1 when read, 0 when the query cannot be made so, or a
+ * negative DL_E*. */
+static int op_values(dldb *db, const dldb_query *in, const char *c, value_rows **out, int *n,
+                     char *err, size_t errlen) {
+  char sql[2048];
+  size_t len = (size_t)snprintf(sql, sizeof sql,
+                                "SELECT \"%s\", sum(calls) FROM " DLDB__ITEROPS_CALLS
+                                " WHERE aggr_id = ?1%s",
+                                c, in->domain ? " AND domain_name = ?2" : "");
+  char *lc = NULL;
+  if (in->filter && *in->filter) {
+    if (filter_sql(db, in, sql, sizeof sql, &len)) return 0;
+    if (!(lc = strdup(in->filter))) return dl_err(err, errlen, DL_ENOMEM, "out of memory");
+    for (char *p = lc; *p; p++) *p = (char)tolower((unsigned char)*p);
+  }
+  len += (size_t)snprintf(sql + len, len < sizeof sql ? sizeof sql - len : 0,
+                          " GROUP BY 1 ORDER BY 1%s", in->desc ? " DESC" : "");
+  if (len >= sizeof sql) {
+    free(lc);
+    return 0;
+  }
+  sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
+  if (!st) {
+    free(lc);
+    return DL_EDB;
+  }
+  sqlite3_bind_int64(st, 1, in->aggr_id);
+  if (in->domain) sqlite3_bind_text(st, 2, in->domain, -1, SQLITE_STATIC);
+  if (lc) sqlite3_bind_text(st, 3, lc, -1, SQLITE_STATIC);
+  int rc = 1, src;
+  *out = NULL;
+  *n = 0;
+  while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+    value_rows *g = realloc(*out, (size_t)(*n + 1) * sizeof *g);
+    const char *v = (const char *)sqlite3_column_text(st, 0);
+    char *copy = g ? strdup(v ? v : "") : NULL;
+    if (g) *out = g;
+    if (!copy) {
+      rc = dl_err(err, errlen, DL_ENOMEM, "out of memory");
+      break;
+    }
+    (*out)[(*n)++] = (value_rows){copy, sqlite3_column_int64(st, 1)};
+  }
+  if (rc == 1 && src != SQLITE_DONE) rc = dldb__sql_err(db, src, DLDB__ITEROPS_CALLS, err, errlen);
+  dldb__stmt_done(st);
+  free(lc);
+  return rc;
+}
+
+static void values_free(value_rows *g, int n) {
+  for (int i = 0; i < n; i++) free(g[i].value);
+  free(g);
+}
+
+/* A page sorted by op column c: the values before the page skipped by
+ * their rows, each value the page covers read on its own (its rows in
+ * iteration order, then by op_node_id). 1, 0 or a negative DL_E*. */
+static int by_op_value(dldb *db, const dldb_query *in, const char *c, dldb_row_fn fn, void *ctx,
+                       char *err, size_t errlen) {
+  value_rows *g = NULL;
+  int n = 0;
+  int rc = op_values(db, in, c, &g, &n, err, errlen);
+  if (rc <= 0) return rc;
+  int64_t skip = in->offset, left = in->limit;
+  relay r = {fn, ctx, 0, 0};
+  for (int i = 0; i < n && left > 0 && !r.stopped; i++) {
+    if (skip >= g[i].rows) {
+      skip -= g[i].rows;
+      continue;
+    }
+    dldb_query one = *in; /* the rows of one value: a column filter, so read plainly */
+    one.n_eq = 1;
+    one.eq[0].column = c;
+    one.eq[0].value = g[i].value;
+    one.sort = "iter_value";
+    one.desc = 0;
+    memset(one.tiebreak, 0, sizeof one.tiebreak);
+    one.tiebreak[0] = "op_node_id";
+    one.offset = skip;
+    one.limit = left;
+    r.rows = 0;
+    if ((rc = dldb_query_rows(db, &one, relay_fn, &r, err, errlen)) != DL_OK) break;
+    left -= r.rows;
+    skip = 0;
+  }
+  values_free(g, n);
+  return rc ? rc : 1;
+}
+
+/* ---- By a column of the row ----------------------------------------------- */
+
+/* One int64 of sql (?1 aggregation, ?2 domain, then vals) into *out: 1, 0
+ * without a row, or a negative DL_E*. */
+static int one_value(dldb *db, const dldb_query *in, const char *sql, const int64_t *vals, int nv,
+                     int64_t *out, int64_t *out2, char *err, size_t errlen) {
+  sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
+  if (!st) return DL_EDB;
+  sqlite3_bind_int64(st, 1, in->aggr_id);
+  if (in->domain) sqlite3_bind_text(st, 2, in->domain, -1, SQLITE_STATIC);
+  for (int i = 0; i < nv; i++) sqlite3_bind_int64(st, 3 + i, vals[i]);
+  int src = sqlite3_step(st), rc = 0;
+  if (src == SQLITE_ROW) {
+    *out = sqlite3_column_int64(st, 0);
+    if (out2) *out2 = sqlite3_column_int64(st, 1);
+    rc = 1;
+  } else if (src != SQLITE_DONE) {
+    rc = dldb__sql_err(db, src, DLDB__ITEROPS_KEYS, err, errlen);
+  }
+  dldb__stmt_done(st);
+  return rc;
+}
+
+/* Gives fn the rows of sql (?1 aggregation, ?2 domain, then vals). */
+static int read_rows(dldb *db, const dldb_query *in, const char *sql, const int64_t *vals, int nv,
+                     relay *r, char *err, size_t errlen) {
+  sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
+  if (!st) return DL_EDB;
+  sqlite3_bind_int64(st, 1, in->aggr_id);
+  if (in->domain) sqlite3_bind_text(st, 2, in->domain, -1, SQLITE_STATIC);
+  for (int i = 0; i < nv; i++) sqlite3_bind_int64(st, 3 + i, vals[i]);
+  dldb_row row = {st, sqlite3_column_count(st)};
+  int src, rc = DL_OK;
+  while ((src = sqlite3_step(st)) == SQLITE_ROW)
+    if (relay_fn(r, &row) != 0) break;
+  if (src != SQLITE_ROW && src != SQLITE_DONE) rc = dldb__sql_err(db, src, ITEROPS_VIEW, err, errlen);
+  dldb__stmt_done(st);
+  return rc;
+}
+
+/* The SQL of a page by row column c (see by_row_value). */
+typedef struct walk_sql {
+  char first[512];  /* the value at place ?3 */
+  char from[512];   /* the value at place ?4 from value ?3's first row on */
+  char before[512]; /* the rows before value ?3 */
+  char iter[512];   /* the iteration at place ?4 among value ?3's rows */
+  char at[512];     /* value ?3's rows before iteration ?4 */
+  char rows[512];   /* value ?3's rows from iteration ?4 on: ?5 limit, ?6 offset */
+  char mid[512];    /* the rows past value ?3, before value ?4: ?5 limit */
+  char tail[512];   /* the rows past value ?3: ?4 limit */
+} walk_sql;
+
+static void walk_sql_make(walk_sql *w, const dldb_query *in, const char *c) {
+  const char *dom = in->domain ? " AND domain_name = ?2" : "";
+  const char *dir = in->desc ? " DESC" : "", *past = in->desc ? "<" : ">";
+  const char *ahead = in->desc ? ">" : "<";
+#define WHERE " WHERE aggr_id = ?1 AND " DLDB__ITEROPS_INDEX_COND "%s"
+  snprintf(w->first, sizeof w->first,
+           "SELECT \"%s\" FROM " DLDB__ITEROPS_KEYS WHERE " ORDER BY \"%s\"%s LIMIT 1 OFFSET ?3", c,
+           dom, c, dir);
+  snprintf(w->from, sizeof w->from,
+           "SELECT \"%s\" FROM " DLDB__ITEROPS_KEYS WHERE " AND \"%s\" %s= ?3 ORDER BY \"%s\"%s "
+           "LIMIT 1 OFFSET ?4",
+           c, dom, c, past, c, dir);
+  snprintf(w->before, sizeof w->before,
+           "SELECT count(*) FROM " DLDB__ITEROPS_KEYS WHERE " AND \"%s\" %s ?3", dom, c, ahead);
+  snprintf(w->iter, sizeof w->iter,
+           "SELECT iter_value FROM " DLDB__ITEROPS_KEYS WHERE
+           " AND \"%s\" = ?3 ORDER BY iter_value LIMIT 1 OFFSET ?4",
+           dom, c);
+  snprintf(w->at, sizeof w->at,
+           "SELECT count(*) FROM " DLDB__ITEROPS_KEYS WHERE " AND \"%s\" = ?3 AND iter_value < ?4",
+           dom, c);
+  snprintf(w->rows, sizeof w->rows,
+           "SELECT * FROM " ITEROPS_VIEW WHERE " AND likelihood(\"%s\" = ?3, 0.001) AND iter_value "
+           ">= ?4 ORDER BY iter_value, op_node_id LIMIT ?5 OFFSET ?6",
+           dom, c);
+  snprintf(w->mid, sizeof w->mid,
+           "SELECT * FROM " ITEROPS_VIEW WHERE " AND \"%s\" %s ?3 AND \"%s\" %s ?4 ORDER BY "
+           "\"%s\"%s, iter_value, op_node_id LIMIT ?5",
+           dom, c, past, c, ahead, c, dir);
+  snprintf(w->tail, sizeof w->tail,
+           "SELECT * FROM " ITEROPS_VIEW WHERE
+           " AND \"%s\" %s ?3 ORDER BY \"%s\"%s, iter_value, op_node_id LIMIT ?4",
+           dom, c, past, c, dir);
+#undef WHERE
+}
+
+/* A page sorted by row column c (then by iteration and op_node_id), from
+ * db/schema.sql's index of c (aggr_iter_ops_by_*), whose entries hold a
+ * value's rows in iteration order: the value v at the page's offset and
+ * the rows before it, the place of the offset among v's rows (the
+ * iteration there and v's rows before it), and v's rows from there on;
+ * then the value w at the page's last place, the rows between v and w
+ * (every one of them on the page: sorted, they cost the page) and w's
+ * first rows. The walk to the offset, the count before it and the walk from
+ * v to the page's end read the index only. A value's rows are stated as few to SQLite's planner
+ * (likelihood()), which would otherwise walk the primary key from the
+ * iteration on. 1 or a negative DL_E*. */
+static int by_row_value(dldb *db, const dldb_query *in, const char *c, dldb_row_fn fn, void *ctx,
+                        char *err, size_t errlen) {
+  walk_sql w;
+  walk_sql_make(&w, in, c);
+  int64_t v = 0, end = 0, before = 0, i = INT64_MIN, at = 0;
+  int rc = one_value(db, in, w.first, &in->offset, 1, &v, NULL, err, errlen);
+  if (rc <= 0) return rc < 0 ? rc : 1; /* past the rows */
+  if (in->offset > 0 && (rc = one_value(db, in, w.before, &v, 1, &before, NULL, err, errlen)) < 0)
+    return rc;
+  int64_t k = in->offset - before; /* the offset's place among v's rows */
+  if (k > 0) {
+    int64_t vk[2] = {v, k}, vi[2];
+    if ((rc = one_value(db, in, w.iter, vk, 2, &i, NULL, err, errlen)) <= 0) return rc < 0 ? rc : 1;
+    vi[0] = v;
+    vi[1] = i;
+    if ((rc = one_value(db, in, w.at, vi, 2, &at, NULL, err, errlen)) < 0) return rc;
+  }
+  relay r = {fn, ctx, 0, 0};
+  int64_t first[4] = {v, i, in->limit, k - at};
+  if ((rc = read_rows(db, in, w.rows, first, 4, &r, err, errlen)) || r.stopped ||
+      r.rows >= in->limit)
+    return rc ? rc : 1;
+  int64_t last[2] = {v, k + in->limit - 1}; /* from v's first row: a walk of the page */
+  if ((rc = one_value(db, in, w.from, last, 2, &end, NULL, err, errlen)) < 0) return rc;
+  if (rc == 0) { /* the page reaches the last row */
+    int64_t tail[2] = {v, in->limit - r.rows};
+    rc = read_rows(db, in, w.tail, tail, 2, &r, err, errlen);
+    return rc ? rc : 1;
+  }
+  if (end == v) return 1; /* v's rows fill the page: read above */
+  int64_t mid[3] = {v, end, in->limit - r.rows};
+  if ((rc = read_rows(db, in, w.mid, mid, 3, &r, err, errlen)) || r.stopped ||
+      r.rows >= in->limit)
+    return rc ? rc : 1;
+  int64_t lastv[4] = {end, INT64_MIN, in->limit - r.rows, 0};
+  rc = read_rows(db, in, w.rows, lastv, 4, &r, err, errlen);
+  return rc ? rc : 1;
+}
+
+/* ---- Which way --------------------------------------------------------- */
+
+int dldb__iterops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                       size_t errlen) {
+  if (strcmp(in->view, ITEROPS_VIEW) != 0 || in->aggr_id < 0 || in->n_eq > 0 ||
+      in->tree_parent || in->limit <= 0 || in->offset < 0 || !in->sort ||
+      strchr(in->sort, '"') || !in->tiebreak[0] || strcmp(in->tiebreak[0], "iter_value") != 0 ||
+      !in->tiebreak[1] || strcmp(in->tiebreak[1], "op_node_id") != 0 || in->tiebreak[2] ||
+      !dldb_has_view(db, DLDB__ITEROPS_CALLS) || !dldb_has_view(db, DLDB__ITEROPS_KEYS))
+    return 0;
+  int64_t total = 0, filtered = 0, any = 0;
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT aggr_id FROM " DLDB__ITEROPS_CALLS " WHERE aggr_id = ?1%s LIMIT 1",
+           in->domain ? " AND domain_name = ?2" : "");
+  int rc = one_value(db, in, sql, NULL, 0, &any, NULL, err, errlen);
+  if (rc <= 0) return rc; /* none: an aggregation written without the counts */
+  rc = dldb_query_count(db, in, &total, &filtered, err, errlen);
+  if (rc) return rc;
+  if (in->offset >= filtered) return 1; /* past every matching row: none */
+  int filter = in->filter && *in->filter;
+  if (has_col(db, DLDB__ITEROPS_CALLS, in->sort) && has_col(db, ITEROPS_VIEW, in->sort))
+    return by_op_value(db, in, in->sort, fn, ctx, err, errlen);
+  if (!filter && is_key_col(in->sort) && has_col(db, DLDB__ITEROPS_KEYS, in->sort))
+    return by_row_value(db, in, in->sort, fn, ctx, err, errlen);
+  return 0;
+}

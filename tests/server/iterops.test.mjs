@@ -1,0 +1,202 @@
+// iterops.test.mjs - iteration_ops paged, sorted and filtered by
+// dlprofviewer equals the same list computed here from the view's rows
+// (every row of the aggregation read once with the sqlite3 CLI, then
+// filtered, ordered and cut in JavaScript). Over a whole aggregation the
+// viewer reads it through view_dl_iteration_op_calls (counts; pages sorted
+// by a column of the op, value by value), view_dl_iteration_op_keys (pages
+// sorted by a column of the row, value by value, and the place of their
+// offset) and the indexes aggr_iter_ops_by_* (db/schema.sql);
+// for one iteration, and on NVIDIA's no_relu (none of them), the plain way.
+// The dldb is made by dlprof from HTA's control trace (../shared: 6
+// iterations, 72 ops, 432 rows, many equal kernel counts). Also group_ops
+// as a tree (top=1, parent=NAME) on a dldb with groups (w_Relu's Nsight
+// Systems export), which the viewer reads through view_dl_group_op_tree
+// (each row's parent, stored), against the parents computed here.
+// Run: node tests/server/iterops.test.mjs (DLPROF, DLPROFVIEWER,
+// DL_SHARED_DIR, DL_TEST_WORK); exits 77 without ../shared.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { noRelu, requireFile, shared, sql, startViewer, work } from './viewer.mjs';
+
+const trace = join(shared, 'traces/kineto/hta/trace_diff_control_control.json.gz');
+requireFile(trace);
+requireFile(noRelu);
+const dlprof = process.env.DLPROF;
+if (!dlprof || !existsSync(dlprof)) {
+  console.error(`DLPROF (${dlprof}) is not a built dlprof`);
+  process.exit(1);
+}
+
+const out = join(work, 'iterops');
+const dldb = join(out, 'dlprof_dldb.sqlite');
+let v; // the viewer on dldb
+let nv; // the viewer on NVIDIA's no_relu
+
+before(async () => {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  execFileSync(dlprof, [`--database=${trace}`, `--output_path=${out}`, '-v', 'quiet']);
+  v = await startViewer(dldb, ['--cache-mb', '0']);
+  nv = await startViewer(noRelu, ['--cache-mb', '0']);
+});
+
+after(async () => {
+  for (const s of [v, nv]) if (s) assert.equal((await s.stop()).code, 0);
+});
+
+async function get(server, path) {
+  // a kept-alive connection the viewer closed while idle fails the request
+  // it is reused for: once more on a new one
+  const res = await fetch(server.url + path).catch((e) => {
+    if (!['UND_ERR_SOCKET', 'ECONNRESET'].includes(e.cause?.code)) throw e;
+    return fetch(server.url + path);
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, `${path}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+// SQLite's order: numbers by value, text bytewise (ASCII names here).
+const cmp = (a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+const filterCols = ['op_node_name', 'op_node_type', 'op_node_id'];
+
+/** The page the viewer must answer, from rows (every row of the aggregation). */
+function expected(rows, { eq = {}, filter = '', sort, desc, offset, limit }) {
+  const f = filter.toLowerCase();
+  const scoped = rows.filter((r) => Object.entries(eq).every(([c, x]) => String(r[c]) === String(x)));
+  const sel = scoped.filter((r) => !f || filterCols.some((c) => String(r[c]).toLowerCase().includes(f)));
+  sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.iter_value, b.iter_value) || cmp(a.op_node_id, b.op_node_id));
+  return { total: scoped.length, filtered: sel.length, rows: sel.slice(offset, offset + limit) };
+}
+
+/** Checks every order, filter and depth of iteration_ops in each scope; the pages checked. */
+async function checkAll(server, db, scopes, limits) {
+  const rows = sql(db, 'SELECT * FROM view_iteration_ops WHERE aggr_id = 1');
+  assert.ok(rows.length > 0);
+  const sorts = Object.keys(rows[0]).filter((c) => c !== 'aggr_id' && c !== 'domain_name');
+  let pages = 0;
+  for (const eq of scopes) {
+    for (const sort of sorts) {
+      for (const desc of [true, false]) {
+        for (const filter of ['', 'relu', 'xyzzy']) {
+          const n = expected(rows, { eq, filter, sort, desc, offset: 0, limit: 0 }).filtered;
+          for (const offset of new Set([0, 5, 299, 300, Math.max(0, n - 7), n + 5])) {
+            for (const limit of limits) {
+              const want = expected(rows, { eq, filter, sort, desc, offset, limit });
+              const q = new URLSearchParams({ ...eq, sort, order: desc ? 'desc' : 'asc', offset, limit, ...(filter ? { filter } : {}) });
+              const got = await get(server, `api/v1/iteration_ops?${q}`);
+              const what = `iteration_ops?${q}`;
+              assert.equal(got.total, want.total, `total of ${what}`);
+              assert.equal(got.filtered, want.filtered, `filtered of ${what}`);
+              // (iteration, op) is unique: the order is total
+              assert.deepEqual(got.rows, want.rows, what);
+              pages++;
+            }
+          }
+        }
+      }
+    }
+  }
+  return pages;
+}
+
+test('the dldb has the ops\' row counts, the keys view and the order indexes', () => {
+  const names = sql(
+    dldb,
+    "SELECT name FROM sqlite_master WHERE name IN ('view_dl_iteration_op_calls', 'view_dl_iteration_op_keys', 'aggr_dl_op_iters') OR name LIKE 'aggr_iter_ops_by_%' ORDER BY name",
+  ).map((r) => r.name);
+  assert.deepEqual(names, [
+    'aggr_dl_op_iters',
+    'aggr_iter_ops_by_count', 'aggr_iter_ops_by_tc_count', 'aggr_iter_ops_by_tc_time', 'aggr_iter_ops_by_time',
+    'view_dl_iteration_op_calls', 'view_dl_iteration_op_keys',
+  ]);
+  // each op's count is its rows of view_iteration_ops, and every op with rows has one
+  const wrong = sql(
+    dldb,
+    'SELECT (SELECT count(*) FROM (SELECT op_node_id, count(*) AS n FROM view_iteration_ops GROUP BY 1) r ' +
+      'LEFT JOIN view_dl_iteration_op_calls c ON c.aggr_id = 1 AND c.op_node_id = r.op_node_id WHERE c.calls IS NOT r.n) AS w, ' +
+      '(SELECT count(*) FROM view_dl_iteration_op_calls) AS ops, (SELECT count(DISTINCT op_node_id) FROM view_iteration_ops) AS want',
+  )[0];
+  assert.equal(wrong.w, 0);
+  assert.equal(wrong.ops, wrong.want);
+});
+
+test('iteration_ops: every order, filter and depth as computed from the view', async () => {
+  const it = sql(dldb, 'SELECT iter_value FROM view_iteration_ops GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET 2')[0];
+  const pages = await checkAll(v, dldb, [{}, { iter_value: it.iter_value }], [100, 7]);
+  assert.ok(pages > 500, `${pages} pages`);
+});
+
+test("NVIDIA's dldb (without those views): the same list, read the plain way", async () => {
+  const pages = await checkAll(nv, noRelu, [{}], [100]);
+  assert.ok(pages > 50, `${pages} pages`);
+});
+
+test('an aggregation without rows in the ops\' counts (an older writer\'s): read the plain way', async () => {
+  const copy = join(out, 'no_counts.sqlite');
+  copyFileSync(dldb, copy);
+  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_op_iters']);
+  const s = await startViewer(copy, ['--cache-mb', '0']);
+  try {
+    const pages = await checkAll(s, copy, [{}], [100]);
+    assert.ok(pages > 100, `${pages} pages`);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
+
+/** Every parent's page of group_ops (top=1, parent=NAME), sorted two ways and filtered, against the rows of db. */
+async function checkTree(server, db) {
+  const all = sql(db, 'SELECT * FROM view_group_ops WHERE aggr_id = 1');
+  const groups = new Set(all.filter((x) => x.row_type === 1).map((x) => x.row_full_name));
+  const parentOf = (n) => {
+    if (n === '/') return '';
+    const t = n.endsWith('/') ? n.slice(0, -1) : n;
+    const p = t.slice(0, t.lastIndexOf('/') + 1);
+    return groups.has(p) ? p : '';
+  };
+  const f = 'relu';
+  const match = (x) => [x.row_full_name, x.row_full_id].some((c) => String(c).toLowerCase().includes(f));
+  const kept = (x) => match(x) || (x.row_type === 1 && all.some((y) => y.row_full_name.length > x.row_full_name.length && y.row_full_name.startsWith(x.row_full_name) && match(y)));
+  let pages = 0;
+  for (const p of ['', ...groups]) {
+    for (const [sort, desc] of [['row_full_name', false], ['gpu_time_sum', true]]) {
+      for (const filter of ['', f]) {
+        const sel = all.filter((x) => parentOf(x.row_full_name) === p && (!filter || kept(x)));
+        sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.row_full_id, b.row_full_id));
+        const q = new URLSearchParams({ ...(p === '' ? { top: 1 } : { parent: p }), sort, order: desc ? 'desc' : 'asc', limit: 1000, ...(filter ? { filter } : {}) });
+        const got = await get(server, `api/v1/group_ops?${q}`);
+        assert.equal(got.filtered, sel.length, `filtered of ${q}`);
+        assert.deepEqual(got.rows, sel, `group_ops?${q}`);
+        pages++;
+      }
+    }
+  }
+  assert.ok(groups.size > 10);
+  return pages;
+}
+
+test('group_ops as a tree on our dldb: each parent\'s rows, read through the stored parents', async () => {
+  const nsys = join(shared, 'traces/dlprof/w_Relu/nsys_profile.sqlite');
+  const dir = join(out, 'w_relu');
+  mkdirSync(dir, { recursive: true });
+  execFileSync(dlprof, [`--database=${nsys}`, `--output_path=${dir}`, '-v', 'quiet']);
+  const db = join(dir, 'dlprof_dldb.sqlite');
+  const n = sql(db, "SELECT (SELECT count(*) FROM view_dl_group_op_tree) AS t, (SELECT count(*) FROM view_group_ops) AS g")[0];
+  assert.ok(n.t > 0 && n.t === n.g, `${n.t} rows with their parent, ${n.g} rows`);
+  const copy = join(dir, 'no_parents.sqlite');
+  copyFileSync(db, copy);
+  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_group_parents']);
+  for (const file of [db, copy]) {
+    const s = await startViewer(file, ['--cache-mb', '0']);
+    try {
+      const pages = await checkTree(s, file);
+      assert.ok(pages > 100, `${pages} pages`);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+    }
+  }
+});
