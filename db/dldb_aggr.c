@@ -7,6 +7,7 @@
 
 #include "dldb_aggr.h"
 #include "dldb_kgdurs.h"
+#include "dldb_nvtxidx.h"
 #include "dldb_write_internal.h"
 
 /* Gets the statement `which` with ?1 bound to aggr_id into *st. */
@@ -281,6 +282,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
    * 11-14 s of a 10 M kernel import (docs/performance.md). Files written
    * before keep theirs; SQLite updates it. */
   if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
+  if (rc == DL_OK) rc = dldb__nvtx_index(w, err, errlen);
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_group_durs(w, err, errlen);
