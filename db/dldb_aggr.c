@@ -282,13 +282,13 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
    * 11-14 s of a 10 M kernel import (docs/performance.md). Files written
    * before keep theirs; SQLite updates it. */
   if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
-  if (rc == DL_OK) rc = dldb__nvtx_index(w, err, errlen);
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_group_durs(w, err, errlen);
   if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
-  return dldb__tx_commit(w, err, errlen);
+  rc = dldb__tx_commit(w, err, errlen);
+  return rc ? rc : dldb__nvtx_index(w, err, errlen); /* its own transaction */
 }
 
 void dldb_aggr_cancel(dldb_writer *w) {

@@ -8,9 +8,12 @@
  * a string's rows are found through an array by string id. Rows come out in
  * name order and go to the table CHUNK places at a time; each string's form
  * (its digit runs as one '0') is looked up in a small hash table on the way.
- * Memory: 4 bytes per string id and kind, 2 bytes per row, the forms. */
+ * Memory: 4 bytes per string id and kind, 2 bytes per row, the forms, and
+ * the sort's buffers (the writer's cache size). It runs in a transaction of
+ * its own after the aggregation's commit. */
 #include "dldb_nvtxidx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -399,6 +402,16 @@ static int run(idx *x) {
   return rc;
 }
 
+/* The integer sql answers; none when it fails. */
+static int one_int(dldb_writer *w, const char *sql, int none) {
+  sqlite3_stmt *st = NULL;
+  int v = none;
+  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
 int dldb__nvtx_index(dldb_writer *w, char *err, size_t errlen) {
   if (w->nvtx_layout != DLDB__NVTX_RUNS || (!w->nvtx_rows[0] && !w->nvtx_rows[1]) ||
       !dldb__has_table(w, "aggr_nvtx_name_order") || !dldb__has_table(w, "aggr_nvtx_row_forms"))
@@ -406,7 +419,22 @@ int dldb__nvtx_index(dldb_writer *w, char *err, size_t errlen) {
   idx x = {.w = w, .aggr_id = w->aggr_id, .err = err, .errlen = errlen};
   x.k[0] = (kindrows){.kind = DLDB_STATS_NVTX, .n = w->nvtx_rows[0]};
   x.k[1] = (kindrows){.kind = DLDB_STATS_NVTX_GPU_PROJ, .n = w->nvtx_rows[1]};
-  int rc = run(&x);
+  /* SQLite's sort spills to temporary files only with temp_store FILE (the
+   * writer keeps MEMORY, where it would hold every string); the setting
+   * can change only outside a transaction and drops TEMP objects, so only
+   * when there are none */
+  int temps = one_int(w, "SELECT count(*) FROM sqlite_temp_master", 1);
+  int store = one_int(w, "PRAGMA temp_store", -1);
+  int spill = !w->in_tx && temps == 0 && store >= 0 &&
+              sqlite3_exec(w->db, "PRAGMA temp_store=FILE", NULL, NULL, NULL) == SQLITE_OK;
+  int rc = dldb__tx_begin(w, err, errlen);
+  if (rc == DL_OK) rc = run(&x);
+  if (rc == DL_OK) rc = dldb__tx_commit(w, err, errlen);
+  if (spill) {
+    char sql[32];
+    snprintf(sql, sizeof sql, "PRAGMA temp_store=%d", store);
+    sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+  }
   sqlite3_finalize(x.put_order);
   for (int i = 0; i < 2; i++) {
     free(x.k[i].head);
