@@ -65,19 +65,36 @@ static int one(nvq *q, const char *sql, int64_t *out) {
   return rc;
 }
 
+/* 1 when sql (?1, ?2 bound to a and b) has a row, 0 when not. */
+static int has_row(dldb *db, const char *sql, const char *a, const char *b) {
+  sqlite3_stmt *st = dldb__stmt_get(db, sql, NULL, 0);
+  if (!st) return 0;
+  sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+  if (b) sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+  int found = sqlite3_step(st) == SQLITE_ROW;
+  dldb__stmt_done(st);
+  return found;
+}
+
+static int has_view(dldb *db, const char *view) {
+  return has_row(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1", view, NULL);
+}
+
+static int has_column(dldb *db, const char *view, const char *col) {
+  return has_row(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", view, col);
+}
+
 /* 1 when in's filter is a name filter a form answers: no ASCII digit, and
  * of the view's filter columns only `name`. */
 static int form_filter(dldb *db, const dldb_query *in) {
   for (const char *p = in->filter; *p; p++)
     if (*p >= '0' && *p <= '9') return 0;
-  const char *const *names = NULL;
-  int n = dldb_view_columns(db, in->view, &names, NULL), name = 0;
+  int name = 0;
   for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
-    for (int c = 0; c < n; c++)
-      if (strcmp(names[c], in->filter_cols[i]) == 0) {
-        if (strcmp(names[c], "name") != 0) return 0;
-        name = 1;
-      }
+    if (has_column(db, in->view, in->filter_cols[i])) {
+      if (strcmp(in->filter_cols[i], "name") != 0) return 0;
+      name = 1;
+    }
   return name;
 }
 
@@ -157,8 +174,8 @@ static int setup(nvq *q, dldb *db, const dldb_query *in, char *err, size_t errle
     if (strcmp(nvviews[i].view, in->view) == 0) q->v = &nvviews[i];
   int filtered = in->filter && *in->filter;
   if (!q->v || in->aggr_id < 0 || in->n_eq > 0 || in->tree_parent ||
-      (filtered && !form_filter(db, in)) || !dldb_has_view(db, "view_dl_nvtx_name_order") ||
-      !dldb_has_view(db, "view_dl_nvtx_forms") || !dldb_has_view(db, in->view))
+      !has_view(db, "view_dl_nvtx_name_order") || !has_view(db, "view_dl_nvtx_forms") ||
+      !has_view(db, in->view) || (filtered && !form_filter(db, in)))
     return 0;
   int rc = same_domain(q);
   if (rc <= 0) return rc;
