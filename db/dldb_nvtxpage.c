@@ -264,17 +264,51 @@ static int place(nvq *q, int64_t p, uint32_t *v) {
   return DL_OK;
 }
 
-/* The name place of the d-th row in descending name order (equal names
- * then by row_idx ascending, as the view's query orders them): the group
- * of equal names at place n-1-d, read from its first place on. */
-static int desc_place(nvq *q, int64_t d, int64_t *p) {
-  int64_t at = q->n - 1 - d, s = at, e = at;
+/* A walk of the rows in name order: ascending, places cur, cur + 1, ...;
+ * descending (equal names then by row_idx ascending, as the view's query
+ * orders them), the groups of equal names from the last down, each one's
+ * places bp..be ascending, then the group that ends at cur. */
+typedef struct walk {
+  int desc;
+  int64_t cur, bp, be;
+} walk;
+
+/* Starts w at the d-th row of the order (d < q->n). */
+static int walk_start(nvq *q, walk *w, int desc, int64_t d) {
+  *w = (walk){.desc = desc, .cur = d, .bp = 1, .be = 0};
+  if (!desc) return DL_OK;
+  int64_t at = q->n - 1 - d, s = at, e = at; /* the group of equal names at `at` */
   uint32_t v = 0;
   int rc;
   while ((rc = place(q, s, &v)) == DL_OK && (v >> 31) && s > 0) s--;
   while (rc == DL_OK && e + 1 < q->n && (rc = place(q, e + 1, &v)) == DL_OK && (v >> 31)) e++;
-  *p = s + (d - (q->n - 1 - e));
+  w->bp = s + (d - (q->n - 1 - e)); /* its rows from the d-th on */
+  w->be = e;
+  w->cur = s - 1;
   return rc;
+}
+
+/* The next row of w into *row: 1, 0 past the last, or a negative DL_E*. */
+static int walk_next(nvq *q, walk *w, int64_t *row) {
+  uint32_t v = 0;
+  int rc;
+  if (!w->desc) {
+    if (w->cur >= q->n) return 0;
+    if ((rc = place(q, w->cur++, &v))) return rc;
+  } else {
+    if (w->bp > w->be) {
+      if (w->cur < 0) return 0;
+      int64_t s = w->cur;
+      while ((rc = place(q, s, &v)) == DL_OK && (v >> 31) && s > 0) s--;
+      if (rc) return rc;
+      w->bp = s;
+      w->be = w->cur;
+      w->cur = s - 1;
+    }
+    if ((rc = place(q, w->bp++, &v))) return rc;
+  }
+  *row = (int64_t)(v & 0x7fffffffu);
+  return 1;
 }
 
 /* Every row's form, by row_idx. */
@@ -331,16 +365,16 @@ static int page(nvq *q, int by_name, dldb_row_fn fn, void *ctx) {
   /* unfiltered: straight to the offset */
   int64_t i = q->match ? 0 : skip;
   if (!q->match) skip = 0;
-  for (; i < q->n && left > 0 && rc == DL_OK; i++) {
+  walk w = {0};
+  if (i >= q->n || (by_name && (rc = walk_start(q, &w, in->desc, i)))) return rc;
+  for (; left > 0 && rc == DL_OK; i++) {
     int64_t row = in->desc ? q->n - 1 - i : i;
-    if (by_name) {
-      int64_t p = i;
-      uint32_t v = 0;
-      if (in->desc) rc = desc_place(q, i, &p);
-      if (rc == DL_OK) rc = place(q, p, &v);
-      if (rc) break;
-      row = (int64_t)(v & 0x7fffffffu);
+    int got = by_name ? walk_next(q, &w, &row) : 1;
+    if (got <= 0) {
+      rc = got;
+      break;
     }
+    if (!by_name && i >= q->n) break;
     if (row < 0 || row >= q->n) {
       rc = dl_err(q->err, q->errlen, DL_EFORMAT, "%s: %s: a bad name order", q->db->path, in->view);
       break;
