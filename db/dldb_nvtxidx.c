@@ -430,6 +430,12 @@ int dldb__nvtx_index(dldb_writer *w, char *err, size_t errlen) {
   int rc = dldb__tx_begin(w, err, errlen);
   if (rc == DL_OK) rc = run(&x);
   if (rc == DL_OK) rc = dldb__tx_commit(w, err, errlen);
+  if (rc != DL_OK && w->in_tx) { /* nothing of it stays */
+    sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+    w->in_tx = 0;
+    w->pending = 0;
+  }
+  if (rc == DL_ENOMEM) rc = DL_OK; /* the order is optional: the viewer reads the views */
   if (spill) {
     char sql[32];
     snprintf(sql, sizeof sql, "PRAGMA temp_store=%d", store);

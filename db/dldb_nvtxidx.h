@@ -13,10 +13,12 @@
  * forms chunk. */
 #define DLDB_NVTX_CHUNK 65536
 
-/* Writes the name order and forms of the open aggregation's NVTX rows
- * (flushed to aggr_nvtx_runs) where the file has their tables; nothing for
- * an aggregation with a row whose name is not in `strings`. DL_OK or a
- * negative DL_E* with one line in err. */
+/* Writes the name order and forms of the aggregation just committed
+ * (w->aggr_id; its NVTX rows in aggr_nvtx_runs) in a transaction of its
+ * own, where the file has their tables; nothing for an aggregation with a
+ * row whose name is not in `strings`, nor when memory runs out (both read
+ * the views as before). DL_OK or a negative DL_E* with one line in err
+ * (nothing of it written). */
 int dldb__nvtx_index(dldb_writer *w, char *err, size_t errlen);
 
 #endif
