@@ -5,8 +5,10 @@
 # the dldb of bench/nsys_import.sh's 10 M export). Starts dlprofviewer on
 # DLDB without its answer cache and prints the time of each request, in this
 # order (a later request may reuse what an earlier one counted or read:
-# that is what a user paging through a filter gets). docs/performance.md
-# quotes it.
+# that is what a user paging through a filter gets). The last requests: a
+# deep page by name, a filter by name descending, a deep filtered page, and
+# a filter with digits (which the stored name forms cannot answer: it
+# reads every row). docs/performance.md quotes it.
 # Usage: bench/viewer_filter.sh DLDB [BUILD_DIR]   (BUILD_DIR: build/release)
 #   e.g. bench/nsys_import.sh 10000000 build/release &&
 #        bench/viewer_filter.sh build/release/bench/nsys_out/dlprof_dldb.sqlite
@@ -37,7 +39,11 @@ for u in \
   "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&offset=50" \
   "dl_stats_nvtx?limit=50&sort=name" \
   "dl_stats_nvtx?limit=50&sort=name&order=desc" \
-  "dl_stats_nvtx_gpu_proj?limit=50&sort=name"; do
+  "dl_stats_nvtx_gpu_proj?limit=50&sort=name" \
+  "dl_stats_nvtx?limit=50&sort=name&offset=5000000" \
+  "dl_stats_nvtx?limit=50&filter=conv&sort=name&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=conv&offset=3000000" \
+  "dl_stats_nvtx?limit=50&filter=seq%20%3D%2012345"; do
   out=$(curl -s -w '\n%{http_code} %{time_total}' "$base/api/v1/$u")
   read -r code secs <<<"$(tail -n1 <<<"$out")"
   [[ $code == 200 ]] || { echo "HTTP $code for $u: $(head -c 300 <<<"$out")" >&2; exit 1; }

@@ -7,6 +7,7 @@
 
 #include "dldb_aggr.h"
 #include "dldb_kgdurs.h"
+#include "dldb_nvtxidx.h"
 #include "dldb_write_internal.h"
 
 /* Gets the statement `which` with ?1 bound to aggr_id into *st. */
@@ -339,7 +340,8 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (rc == DL_OK) rc = dldb__kernel_group_durs(w, err, errlen);
   if (rc) return rc; /* still open: the caller cancels it */
   w->in_aggr = 0;
-  return dldb__tx_commit(w, err, errlen);
+  rc = dldb__tx_commit(w, err, errlen);
+  return rc ? rc : dldb__nvtx_index(w, err, errlen); /* its own transaction */
 }
 
 void dldb_aggr_cancel(dldb_writer *w) {

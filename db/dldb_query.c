@@ -792,6 +792,8 @@ int dldb_query_count(dldb *db, const dldb_query *q, int64_t *total, int64_t *fil
     *filtered = *total;
     return DL_OK;
   }
+  rc = dldb__nvtx_count(db, q, filtered, err, errlen);
+  if (rc) return rc < 0 ? rc : DL_OK;
   int none = matches_nothing(db, q, err, errlen);
   if (none < 0) return none;
   if (none) {
@@ -1133,7 +1135,8 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
                     size_t errlen) {
   built q;
   plan pl = {.offset = -1};
-  int rc = matches_nothing(db, in, err, errlen);
+  int rc = dldb__nvtx_rows(db, in, fn, ctx, err, errlen);
+  if (rc == 0) rc = matches_nothing(db, in, err, errlen);
   if (rc) return rc < 0 ? rc : DL_OK;
   rc = group_rows(db, in, fn, ctx, err, errlen);
   if (rc == 0) rc = merged_rows(db, in, fn, ctx, err, errlen);

@@ -96,6 +96,16 @@ int dldb__register_functions(sqlite3 *sql, dldb__shared *m);
  * it is of another pattern), 0 when none does, or -(an SQLite error code). */
 int dldb__strmatch_any(dldb__shared *m, sqlite3 *sql, const char *pattern);
 
+/* The NVTX statistics views of one aggregation through their name order
+ * and forms (dldb_nvtxpage.c): dldb__nvtx_count sets *filtered for in's
+ * filter, dldb__nvtx_rows gives fn in's page; each returns 1 when it
+ * answered, 0 when in is not for it (the views are read as before), or a
+ * negative DL_E*. */
+int dldb__nvtx_count(dldb *db, const dldb_query *in, int64_t *filtered, char *err,
+                     size_t errlen);
+int dldb__nvtx_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                    size_t errlen);
+
 /* NVIDIA DLProf files: creates TEMP timeline views over their read_only_*
  * tables (dldb_timeline.c); other files: nothing. DL_OK or DL_EFORMAT. */
 int dldb__timeline_views(dldb *db);

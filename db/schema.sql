@@ -955,6 +955,45 @@ CREATE TABLE aggr_nvtx_totals (
   PRIMARY KEY (aggr_id, kind)
 ) WITHOUT ROWID;
 
+-- Beside aggr_nvtx_runs, for the viewer's name order and name filter of
+-- an aggregation's NVTX rows (millions when every range has its own text),
+-- written by dldb_aggr_end (db/dldb_nvtxidx.c) from the rows and `strings`.
+-- A kind's rows in name order (BINARY, then row_idx), CHUNK (65,536) at a
+-- time: chunk c holds the places c * CHUNK.. as 4-byte little-endian
+-- row_idx values, bit 31 set where the name equals the name before. The
+-- forms of the names: a name with each run of ASCII digits as one '0'
+-- ("aten::conv2d, seq = 0, ..."); a filter without digits is in a name
+-- exactly when it is in its form. aggr_nvtx_forms has a kind's forms and
+-- how many of its rows have each; aggr_nvtx_row_forms a 2-byte
+-- little-endian form_id per row, CHUNK rows at a time in row_idx order.
+-- An aggregation whose names have more than 65,535 forms has no forms
+-- rows; one with a row whose name is not in `strings` has neither (the
+-- viewer then reads the views as before).
+CREATE TABLE aggr_nvtx_name_order (
+  aggr_id  INTEGER NOT NULL,
+  kind     INTEGER NOT NULL,
+  chunk    INTEGER NOT NULL,
+  places   BLOB NOT NULL,
+  PRIMARY KEY (aggr_id, kind, chunk)
+);
+
+CREATE TABLE aggr_nvtx_forms (
+  aggr_id  INTEGER NOT NULL,
+  kind     INTEGER NOT NULL,
+  form_id  INTEGER NOT NULL,
+  form     TEXT NOT NULL,
+  rows     INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, kind, form_id)
+) WITHOUT ROWID;
+
+CREATE TABLE aggr_nvtx_row_forms (
+  aggr_id  INTEGER NOT NULL,
+  kind     INTEGER NOT NULL,
+  chunk    INTEGER NOT NULL,
+  forms    BLOB NOT NULL,
+  PRIMARY KEY (aggr_id, kind, chunk)
+);
+
 -- Per aggregation, CUDA API name and op: the calls the op made (an API
 -- name's row links to the ops that called it).
 CREATE TABLE aggr_stats_api_ops (
@@ -1048,6 +1087,16 @@ FROM aggregations a
 CROSS JOIN aggr_nvtx_runs x ON x.aggr_id = a.aggr_id AND x.kind = 7
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
+
+-- The NVTX rows' name order and forms (aggr_nvtx_name_order above).
+CREATE VIEW view_dl_nvtx_name_order AS
+SELECT aggr_id, kind, chunk, places FROM aggr_nvtx_name_order;
+
+CREATE VIEW view_dl_nvtx_forms AS
+SELECT aggr_id, kind, form_id, form, rows FROM aggr_nvtx_forms;
+
+CREATE VIEW view_dl_nvtx_row_forms AS
+SELECT aggr_id, kind, chunk, forms FROM aggr_nvtx_row_forms;
 
 CREATE VIEW view_dl_stats_api_ops AS
 SELECT x.aggr_id AS aggr_id, s.value AS domain_name, (SELECT n.value FROM strings n WHERE n.id = x.name_id) AS name, o.op_node_id,

@@ -1,0 +1,337 @@
+/*
+ * test_nvtx_pages.c - the NVTX statistics views read through their stored
+ * name order and name forms (db/dldb_nvtxidx.c writes them at the end of an
+ * aggregation, db/dldb_nvtxpage.c reads them): a dldb written here through
+ * the writer (two aggregations of a few thousand rows: names with digit
+ * runs, case, %, _, non-ASCII bytes, equal names of both styles), then
+ * every page and count of a grid of filters, orders, directions, offsets
+ * and limits against a reference computed here from the names. The stored
+ * order must decode to the reference, and pages must come from it (a name
+ * changed in the file after writing is still found by its old text).
+ * Usage: server_test_nvtx_pages WORKDIR
+ */
+#include <ctype.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../test.h"
+#include "dldb.h"
+#include "dldb_aggr.h"
+#include "dldb_scan.h"
+#include "dldb_write.h"
+
+static const char *workdir;
+
+enum { MAXROWS = 6000, MAXNAMES = 4000 };
+
+typedef struct row {
+  int64_t row_idx;
+  int name;      /* index into names */
+  int startend;
+} row;
+
+static char *names[MAXNAMES];
+static int64_t name_ids[MAXNAMES];
+static int nnames;
+
+/* Per aggregation and kind: its rows, row_idx 0..n-1. */
+typedef struct table {
+  int64_t aggr_id;
+  int kind;
+  row rows[MAXROWS];
+  int n;
+} table;
+
+static table tables[4];
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t next(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)rng;
+}
+
+/* Names: emit_nvtx-like texts with numbers, and odd ones. */
+static int make_names(void) {
+  static const char *const ops[] = {"aten::conv2d", "ReluBackward0", "aten::relu_",
+                                    "CudnnConvolutionBackward0", "aten::linear", "ATEN::CONV"};
+  static const char *const odd[] = {"100%_done", "x_y", "back\\slash", "\xc3\x89lan conv",
+                                    "relu", "conv", "", "seq 1", "a", "A", "z9", "z10", "z",
+                                    "Z", "conv2", "conv10"};
+  for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) names[nnames++] = strdup(odd[i]);
+  while (nnames < MAXNAMES) {
+    char buf[160];
+    unsigned op = next() % 6, seq = next() % 100000, a = next() % 300, b = next() % 7;
+    if (next() % 4 == 0)
+      snprintf(buf, sizeof buf, "%s, op_id = %u, sizes = [[%u, %u]]", ops[op], seq, a, b);
+    else
+      snprintf(buf, sizeof buf, "%s, seq = %u, op_id = %u, sizes = [[%u, %u, 3]]", ops[op], seq,
+               seq * 2 + 1, a, b);
+    int dup = 0;
+    for (int i = 0; i < nnames && !dup; i++) dup = strcmp(names[i], buf) == 0;
+    if (!dup) names[nnames++] = strdup(buf);
+  }
+  return 0;
+}
+
+/* A table of n rows over the names: each name once, some twice (both
+ * styles), in a random row_idx order. */
+static void make_table(table *t, int64_t aggr_id, int kind, int n) {
+  t->aggr_id = aggr_id;
+  t->kind = kind;
+  t->n = 0;
+  for (int i = 0; i < nnames && t->n < n; i++) {
+    if (next() % 5 == 0) continue; /* not every name in every table */
+    int se = (int)(next() % 2);
+    t->rows[t->n++] = (row){.name = i, .startend = se};
+    if (next() % 6 == 0 && t->n < n) t->rows[t->n++] = (row){.name = i, .startend = !se};
+  }
+  for (int i = t->n - 1; i > 0; i--) { /* shuffle, then number */
+    int j = (int)(next() % (uint32_t)(i + 1));
+    row x = t->rows[i];
+    t->rows[i] = t->rows[j];
+    t->rows[j] = x;
+  }
+  for (int i = 0; i < t->n; i++) t->rows[i].row_idx = i;
+}
+
+static int write_table(dldb_writer *w, const table *t) {
+  char err[256];
+  for (int i = 0; i < t->n; i++) {
+    const row *r = &t->rows[i];
+    int64_t n = 1 + (int64_t)(next() % 3);
+    dldb_stats_row s = {.kind = t->kind, .row_idx = r->row_idx, .name_id = name_ids[r->name],
+                        .label = r->startend ? "StartEnd" : "PushPop",
+                        .t = {.n = n, .total = 1000 - i, .min = 1, .max = 1000 - i,
+                              .avg = (double)(1000 - i) / (double)n, .med = 1, .stddev = 0}};
+    ASSERT_OK(dldb_aggr_stats(w, t->aggr_id, &s, 1, err, sizeof err));
+  }
+  return 0;
+}
+
+static int write_file(const char *path) {
+  char err[256];
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  for (int i = 0; i < nnames; i++)
+    ASSERT_OK(dldb_writer_intern(w, names[i], &name_ids[i], err, sizeof err));
+  dldb_writer_begin_reads(w);
+  int64_t dom = 0;
+  ASSERT_OK(dldb_scan_first_domain(w, &dom, err, sizeof err));
+  for (int a = 0; a < 2; a++) {
+    dldb_aggr_row ar = {.domain_id = dom, .key_node_name = "", .user_name = "u",
+                        .host_name = "h", .aggr_start = "2026-01-01 00:00:00", .tc_rules = "t"};
+    int64_t aggr = 0;
+    ASSERT_OK(dldb_aggr_begin(w, &ar, &aggr, err, sizeof err));
+    make_table(&tables[2 * a], aggr, DLDB_STATS_NVTX, a ? 1500 : MAXROWS);
+    make_table(&tables[2 * a + 1], aggr, DLDB_STATS_NVTX_GPU_PROJ, a ? 700 : 3000);
+    ASSERT_OK(write_table(w, &tables[2 * a]));
+    ASSERT_OK(write_table(w, &tables[2 * a + 1]));
+    ASSERT_OK(dldb_aggr_end(w, err, sizeof err));
+  }
+  dldb_writer_end_reads(w);
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  return 0;
+}
+
+/* ---- The reference ------------------------------------------------------- */
+
+static void lower(const char *s, char *out, size_t len) {
+  size_t i = 0;
+  for (; s[i] && i + 1 < len; i++) out[i] = (char)tolower((unsigned char)s[i]);
+  out[i] = '\0';
+}
+
+static int matches(const char *name, const char *f) {
+  if (!f || !*f) return 1;
+  char a[256], b[256];
+  lower(name, a, sizeof a);
+  lower(f, b, sizeof b);
+  return strstr(a, b) != NULL;
+}
+
+/* BINARY order: bytes, then the shorter first. */
+static int name_cmp(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+  int c = memcmp(a, b, n);
+  return c ? c : (la > lb) - (la < lb);
+}
+
+static const table *sort_table;
+static int sort_desc;
+static int cmp_rows(const void *x, const void *y) {
+  const row *a = &sort_table->rows[*(const int *)x], *b = &sort_table->rows[*(const int *)y];
+  int c = name_cmp(names[a->name], names[b->name]);
+  if (c) return sort_desc ? -c : c;
+  return (a->row_idx > b->row_idx) - (a->row_idx < b->row_idx); /* ties: row_idx ascending */
+}
+
+/* The row_idx values of the page, as "a,b,c", and the filtered count. */
+static void reference(const table *t, const char *f, int by_name, int desc, int64_t offset,
+                      int64_t limit, char *out, size_t len, int64_t *count) {
+  static int idx[MAXROWS];
+  int n = 0;
+  for (int i = 0; i < t->n; i++)
+    if (matches(names[t->rows[i].name], f)) idx[n++] = i;
+  if (by_name) {
+    sort_table = t;
+    sort_desc = desc;
+    qsort(idx, (size_t)n, sizeof *idx, cmp_rows);
+  } else if (desc) {
+    for (int i = 0; i < n / 2; i++) {
+      int x = idx[i];
+      idx[i] = idx[n - 1 - i];
+      idx[n - 1 - i] = x;
+    }
+  }
+  *count = n;
+  out[0] = '\0';
+  for (int64_t i = offset; i < n && i < offset + limit; i++)
+    snprintf(out + strlen(out), len - strlen(out), "%s%lld", i > offset ? "," : "",
+             (long long)t->rows[idx[i]].row_idx);
+}
+
+/* ---- The answers --------------------------------------------------------- */
+
+typedef struct got {
+  char s[65536];
+  int n;
+} got;
+
+static int collect(void *ctx, const dldb_row *r) {
+  got *g = ctx;
+  for (int i = 0; i < dldb_row_count(r); i++)
+    if (strcmp(dldb_row_name(r, i), "row_idx") == 0) {
+      size_t l = strlen(g->s);
+      snprintf(g->s + l, sizeof g->s - l, "%s%lld", g->n++ ? "," : "",
+               (long long)dldb_row_int(r, i));
+    }
+  return 0;
+}
+
+static const char *view_of(int kind) {
+  return kind == DLDB_STATS_NVTX ? "view_dl_stats_nvtx" : "view_dl_stats_nvtx_gpu_proj";
+}
+
+static int check(dldb *db, const table *t, const char *f, int by_name, int desc, int64_t offset,
+                 int64_t limit) {
+  static char want[65536];
+  static got g;
+  char err[512] = "";
+  int64_t count = -1, total = -1, filtered = -1;
+  reference(t, f, by_name, desc, offset, limit, want, sizeof want, &count);
+  dldb_query q = {.view = view_of(t->kind), .aggr_id = t->aggr_id, .filter = f,
+                  .filter_cols = {"op_node_name", "name", NULL},
+                  .sort = by_name ? "name" : "row_idx", .desc = desc, .tiebreak = {"row_idx"},
+                  .offset = offset, .limit = limit};
+  memset(&g, 0, sizeof g);
+  int rc = dldb_query_count(db, &q, &total, &filtered, err, sizeof err);
+  if (!rc) rc = dldb_query_rows(db, &q, collect, &g, err, sizeof err);
+  if (rc || total != t->n || filtered != count || strcmp(g.s, want) != 0) {
+    fprintf(stderr,
+            "%s aggr %lld filter '%s' %s %s offset %lld limit %lld: rc %d %s\n"
+            "  total %lld (want %d), filtered %lld (want %lld)\n  got  %.300s\n  want %.300s\n",
+            q.view, (long long)t->aggr_id, f ? f : "", q.sort, desc ? "desc" : "asc",
+            (long long)offset, (long long)limit, rc, err, (long long)total, t->n,
+            (long long)filtered, (long long)count, g.s, want);
+    return 1;
+  }
+  return 0;
+}
+
+/* The stored order of t, decoded, equals the reference name order. */
+static int stored_order(sqlite3 *s, const table *t) {
+  static int idx[MAXROWS];
+  for (int i = 0; i < t->n; i++) idx[i] = i;
+  sort_table = t;
+  sort_desc = 0;
+  qsort(idx, (size_t)t->n, sizeof *idx, cmp_rows);
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(s, "SELECT places FROM view_dl_nvtx_name_order WHERE aggr_id = ?1 "
+                                  "AND kind = ?2 ORDER BY chunk", -1, &st, NULL),
+            SQLITE_OK);
+  sqlite3_bind_int64(st, 1, t->aggr_id);
+  sqlite3_bind_int(st, 2, t->kind);
+  int p = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const unsigned char *b = sqlite3_column_blob(st, 0);
+    int n = sqlite3_column_bytes(st, 0) / 4;
+    for (int i = 0; i < n; i++, p++) {
+      uint32_t v = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+                   (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
+      ASSERT(p < t->n);
+      ASSERT_EQ((int64_t)(v & 0x7fffffffu), t->rows[idx[p]].row_idx);
+      int tie = p > 0 && name_cmp(names[t->rows[idx[p]].name], names[t->rows[idx[p - 1]].name]) == 0;
+      ASSERT_EQ((int)(v >> 31), tie);
+    }
+  }
+  sqlite3_finalize(st);
+  ASSERT_EQ(p, t->n);
+  return 0;
+}
+
+static int test_pages(void) {
+  char path[4096], err[512];
+  snprintf(path, sizeof path, "%s/nvtx_pages.dldb", workdir);
+  ASSERT_OK(make_names());
+  ASSERT_OK(write_file(path));
+  sqlite3 *s = NULL;
+  ASSERT_EQ(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  for (int i = 0; i < 4; i++) ASSERT_OK(stored_order(s, &tables[i]));
+  sqlite3_close(s);
+  dldb *db = NULL;
+  ASSERT_OK(dldb_open_ro(path, &db, NULL, err, sizeof err));
+  static const char *const filters[] = {NULL, "conv", "CONV", "relu", "xyzzy", "_", "%",
+                                        "\\", "\xc3\x89lan", "seq = ", "z", ", op_id = ", "= 1"};
+  static const int64_t offsets[] = {0, 37, 5999};
+  static const int64_t limits[] = {1, 50, 1000};
+  for (int t = 0; t < 4; t++)
+    for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
+      for (int by_name = 0; by_name < 2; by_name++)
+        for (int desc = 0; desc < 2; desc++)
+          for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++)
+            for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+              ASSERT_OK(check(db, &tables[t], filters[f], by_name, desc, offsets[o], limits[l]));
+  dldb_close(&db);
+  /* The pages come from the stored order and forms: a name renamed in the
+   * file is still found, and sorted, by the text it had when written. */
+  const table *t = &tables[0];
+  int64_t id = name_ids[t->rows[0].name];
+  ASSERT_EQ(sqlite3_open(path, &s), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(s, "UPDATE strings SET value = 'renamed' WHERE id = ?1", -1, &st,
+                               NULL),
+            SQLITE_OK);
+  sqlite3_bind_int64(st, 1, id);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+  sqlite3_finalize(st);
+  sqlite3_close(s);
+  ASSERT_OK(dldb_open_ro(path, &db, NULL, err, sizeof err));
+  char old[256];
+  snprintf(old, sizeof old, "%s", names[t->rows[0].name]);
+  got g = {0};
+  dldb_query q = {.view = "view_dl_stats_nvtx", .aggr_id = t->aggr_id, .filter = "renamed",
+                  .filter_cols = {"name", NULL}, .sort = "row_idx", .tiebreak = {"row_idx"},
+                  .limit = 10};
+  int64_t total = 0, filtered = -1;
+  ASSERT_OK(dldb_query_count(db, &q, &total, &filtered, err, sizeof err));
+  ASSERT_EQ(filtered, 0);
+  ASSERT_OK(dldb_query_rows(db, &q, collect, &g, err, sizeof err));
+  ASSERT_STR_EQ(g.s, "");
+  dldb_close(&db);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: server_test_nvtx_pages WORKDIR\n");
+    return 2;
+  }
+  workdir = argv[1];
+  RUN(test_pages);
+  TEST_DONE();
+}
