@@ -331,7 +331,9 @@ def recorded(dlprof_bin, work):
     here = os.path.dirname(os.path.abspath(__file__))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    for folder in sorted(glob.glob(os.path.join(here, "data", "*", ""))):
+    folders = sorted(glob.glob(os.path.join(here, "data", "*", "")))
+    check(len(folders) >= 1, f"{len(folders)} recorded trace folder(s) in data/")
+    for folder in folders:
         name = os.path.basename(os.path.dirname(folder))
         files = sorted(glob.glob(os.path.join(folder, "*.pt.trace.json*")), key=worker_key)
         check(len(files) >= 2, f"{name}: {len(files)} cycle files")
