@@ -85,7 +85,7 @@ test('the runs page lists every dldb of the folder, searches and sorts', async (
   assert.match(await page.locator('.runs-count').innerText(), /^4 runs$/);
   // the columns: GPUs, iterations and producer of each
   const v100 = page.locator(`tr[data-run="${runs['made/v100_dldb.sqlite'].run}"]`);
-  assert.equal(await v100.locator('td[data-col="num_gpus"]').innerText(), '4');
+  assert.equal(await v100.locator('td[data-col="num_gpus"]').innerText(), '3'); // three processes, GPU 0 each
   assert.equal(await v100.locator('td[data-col="iterations"]').innerText(), String(runs['made/v100_dldb.sqlite'].iterations));
   assert.equal(await v100.locator('td[data-col="producer"]').innerText(), 'dlprof');
   assert.equal(await page.locator(`tr[data-run="${runs['nvidia/no_relu.sqlite'].run}"] td[data-col="producer"]`).innerText(), 'NVIDIA DLProf');
@@ -97,7 +97,7 @@ test('the runs page lists every dldb of the folder, searches and sorts', async (
   assert.match(await page.locator('.runs-count').innerText(), /^2 of 4 runs$/);
   await page.fill('.runs-search', '');
   await page.waitForFunction(() => document.querySelectorAll('.runs-table tbody tr[data-run]').length === 4);
-  // sort: GPUs descending puts the 4-GPU run first; iterations ascending
+  // sort: GPUs descending puts the 3-GPU run first; iterations ascending
   await page.click('button.sort[data-sort="num_gpus"]');
   await page.waitForFunction(() => /order=desc/.test(location.hash));
   assert.equal((await names(page))[0], 'made/v100_dldb');
