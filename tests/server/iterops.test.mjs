@@ -17,50 +17,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { noRelu, requireFile, shared, sql, startViewer, work } from './viewer.mjs';
+import { getJson, noRelu, shared, sql, sqliteCmp, startViewer, viewersOnTrace, work } from './viewer.mjs';
 
 const trace = join(shared, 'traces/kineto/hta/trace_diff_control_control.json.gz');
-requireFile(trace);
-requireFile(noRelu);
-const dlprof = process.env.DLPROF;
-if (!dlprof || !existsSync(dlprof)) {
-  console.error(`DLPROF (${dlprof}) is not a built dlprof`);
-  process.exit(1);
-}
-
+// t.v: the viewer on t.dldb; t.nv: the viewer on NVIDIA's no_relu
+const t = viewersOnTrace('iterops', trace, { before, after });
+const { dldb } = t;
 const out = join(work, 'iterops');
-const dldb = join(out, 'dlprof_dldb.sqlite');
-let v; // the viewer on dldb
-let nv; // the viewer on NVIDIA's no_relu
+const dlprof = process.env.DLPROF;
 
-before(async () => {
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(out, { recursive: true });
-  execFileSync(dlprof, [`--database=${trace}`, `--output_path=${out}`, '-v', 'quiet']);
-  v = await startViewer(dldb, ['--cache-mb', '0']);
-  nv = await startViewer(noRelu, ['--cache-mb', '0']);
-});
-
-after(async () => {
-  for (const s of [v, nv]) if (s) assert.equal((await s.stop()).code, 0);
-});
-
-async function get(server, path) {
-  // a kept-alive connection the viewer closed while idle fails the request
-  // it is reused for: once more on a new one
-  const res = await fetch(server.url + path).catch((e) => {
-    if (!['UND_ERR_SOCKET', 'ECONNRESET'].includes(e.cause?.code)) throw e;
-    return fetch(server.url + path);
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${path}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-// SQLite's order: numbers by value, text bytewise (ASCII names here).
-const cmp = (a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+const cmp = sqliteCmp;
 const filterCols = ['op_node_name', 'op_node_type', 'op_node_id'];
 
 /** The page the viewer must answer, from rows (every row of the aggregation). */
@@ -87,7 +55,7 @@ async function checkAll(server, db, scopes, limits) {
             for (const limit of limits) {
               const want = expected(rows, { eq, filter, sort, desc, offset, limit });
               const q = new URLSearchParams({ ...eq, sort, order: desc ? 'desc' : 'asc', offset, limit, ...(filter ? { filter } : {}) });
-              const got = await get(server, `api/v1/iteration_ops?${q}`);
+              const got = await getJson(server, `api/v1/iteration_ops?${q}`);
               const what = `iteration_ops?${q}`;
               assert.equal(got.total, want.total, `total of ${what}`);
               assert.equal(got.filtered, want.filtered, `filtered of ${what}`);
@@ -126,12 +94,12 @@ test('the dldb has the ops\' row counts, the keys view and the order indexes', (
 
 test('iteration_ops: every order, filter and depth as computed from the view', async () => {
   const it = sql(dldb, 'SELECT iter_value FROM view_iteration_ops GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET 2')[0];
-  const pages = await checkAll(v, dldb, [{}, { iter_value: it.iter_value }], [100, 7]);
+  const pages = await checkAll(t.v, dldb, [{}, { iter_value: it.iter_value }], [100, 7]);
   assert.ok(pages > 500, `${pages} pages`);
 });
 
 test("NVIDIA's dldb (without those views): the same list, read the plain way", async () => {
-  const pages = await checkAll(nv, noRelu, [{}], [100]);
+  const pages = await checkAll(t.nv, noRelu, [{}], [100]);
   assert.ok(pages > 50, `${pages} pages`);
 });
 
@@ -168,7 +136,7 @@ async function checkTree(server, db) {
         const sel = all.filter((x) => parentOf(x.row_full_name) === p && (!filter || kept(x)));
         sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.row_full_id, b.row_full_id));
         const q = new URLSearchParams({ ...(p === '' ? { top: 1 } : { parent: p }), sort, order: desc ? 'desc' : 'asc', limit: 1000, ...(filter ? { filter } : {}) });
-        const got = await get(server, `api/v1/group_ops?${q}`);
+        const got = await getJson(server, `api/v1/group_ops?${q}`);
         assert.equal(got.filtered, sel.length, `filtered of ${q}`);
         assert.deepEqual(got.rows, sel, `group_ops?${q}`);
         pages++;

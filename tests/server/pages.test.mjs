@@ -14,35 +14,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { noRelu, requireFile, shared, sql, startViewer, work } from './viewer.mjs';
+import { getJson, noRelu, shared, sql, sqliteCmp, startViewer, viewersOnTrace, work } from './viewer.mjs';
 
 const trace = join(shared, 'traces/kineto/hta/trace_diff_control_control.json.gz');
-requireFile(trace);
-requireFile(noRelu);
-const dlprof = process.env.DLPROF;
-if (!dlprof || !existsSync(dlprof)) {
-  console.error(`DLPROF (${dlprof}) is not a built dlprof`);
-  process.exit(1);
-}
-
+// t.v: the viewer on t.dldb; t.nv: the viewer on NVIDIA's no_relu
+const t = viewersOnTrace('pages', trace, { before, after });
+const { dldb } = t;
 const out = join(work, 'pages');
-const dldb = join(out, 'dlprof_dldb.sqlite');
-let v; // the viewer on dldb
-let nv; // the viewer on NVIDIA's no_relu
-
-before(async () => {
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(out, { recursive: true });
-  execFileSync(dlprof, [`--database=${trace}`, `--output_path=${out}`, '-v', 'quiet']);
-  v = await startViewer(dldb, ['--cache-mb', '0']);
-  nv = await startViewer(noRelu, ['--cache-mb', '0']);
-});
-
-after(async () => {
-  for (const s of [v, nv]) if (s) assert.equal((await s.stop()).code, 0);
-});
 
 /** Every row of a query (sqlite3 -json, read-only; more than sql()'s 1 MB). */
 function sqlAll(db, query) {
@@ -50,21 +30,7 @@ function sqlAll(db, query) {
   return text.trim() ? JSON.parse(text) : [];
 }
 
-async function get(server, path) {
-  // a kept-alive connection the viewer closed while idle (3 s, while the
-  // test computed its answer) fails the request it is reused for: once
-  // more on a new one (a viewer that died refuses that one too)
-  const res = await fetch(server.url + path).catch((e) => {
-    if (!['UND_ERR_SOCKET', 'ECONNRESET'].includes(e.cause?.code)) throw e;
-    return fetch(server.url + path);
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${path}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-// SQLite's order: numbers by value, text bytewise (ASCII names here), NULL first.
-const cmp = (a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+const cmp = sqliteCmp;
 // The viewer's order of grid and block: "x, y, z" by x, then y, then z (dldb_dim3).
 const dim3Keys = new Map();
 const dim3Key = (t) => {
@@ -102,7 +68,7 @@ async function checkView(server, db, view, scopes, filterCols, sorts = timeSorts
         for (const offset of new Set([0, 999, 1001, 2345, Math.max(0, n - 7), n + 5])) {
           const want = expected(rows, { eq, filter, filterCols, sort, desc, offset, limit: 50 });
           const q = new URLSearchParams({ ...eq, sort, order: desc ? 'desc' : 'asc', offset, limit: 50, ...(filter ? { filter } : {}) });
-          const got = await get(server, `api/v1/${view}?${q}`);
+          const got = await getJson(server, `api/v1/${view}?${q}`);
           const what = `${view}?${q}`;
           assert.equal(got.total, want.total, `total of ${what}`);
           assert.equal(got.filtered, want.filtered, `filtered of ${what}`);
@@ -127,7 +93,7 @@ test('iteration_kernels: every scope, order, filter and depth as computed from t
   const k = sql(dldb, 'SELECT kernel_name, count(*) AS n FROM view_iteration_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
   const it = sql(dldb, 'SELECT iter_value FROM view_iteration_kernels GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET 2')[0];
   const scopes = [{}, { kernel_name: k.kernel_name }, { iter_value: it.iter_value }];
-  const pages = await checkView(v, dldb, 'iteration_kernels', scopes, ['op_node_name', 'kernel_name']);
+  const pages = await checkView(t.v, dldb, 'iteration_kernels', scopes, ['op_node_name', 'kernel_name']);
   assert.ok(pages > 100, `${pages} pages`);
 });
 
@@ -135,7 +101,7 @@ test('iteration_op_kernels: every scope, order, filter and depth as computed fro
   const op = sql(dldb, 'SELECT op_node_id, count(*) AS n FROM view_iteration_op_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
   const it = sql(dldb, `SELECT iter_value FROM view_iteration_op_kernels WHERE op_node_id = '${op.op_node_id.replaceAll("'", "''")}' LIMIT 1`)[0];
   const scopes = [{}, { op_node_id: op.op_node_id }, { iter_value: it.iter_value, op_node_id: op.op_node_id }];
-  const pages = await checkView(v, dldb, 'iteration_op_kernels', scopes, ['op_node_id', 'kernel_name']);
+  const pages = await checkView(t.v, dldb, 'iteration_op_kernels', scopes, ['op_node_id', 'kernel_name']);
   assert.ok(pages > 100, `${pages} pages`);
 });
 
@@ -143,8 +109,8 @@ test('sorted by a column of the kernel groups: every scope, filter and depth as 
   const k = sql(dldb, 'SELECT kernel_name, count(*) AS n FROM view_iteration_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
   const it = sql(dldb, 'SELECT iter_value FROM view_iteration_kernels GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET 2')[0];
   const op = sql(dldb, 'SELECT op_node_id, count(*) AS n FROM view_iteration_op_kernels GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1')[0];
-  let pages = await checkView(v, dldb, 'iteration_kernels', [{}, { kernel_name: k.kernel_name }, { iter_value: it.iter_value }], ['op_node_name', 'kernel_name'], groupSorts('op_node_name'));
-  pages += await checkView(v, dldb, 'iteration_op_kernels', [{}, { op_node_id: op.op_node_id }], ['op_node_id', 'kernel_name'], groupSorts('op_node_id'));
+  let pages = await checkView(t.v, dldb, 'iteration_kernels', [{}, { kernel_name: k.kernel_name }, { iter_value: it.iter_value }], ['op_node_name', 'kernel_name'], groupSorts('op_node_name'));
+  pages += await checkView(t.v, dldb, 'iteration_op_kernels', [{}, { op_node_id: op.op_node_id }], ['op_node_id', 'kernel_name'], groupSorts('op_node_id'));
   assert.ok(pages > 500, `${pages} pages`);
 });
 
@@ -159,8 +125,8 @@ test('a kernel or an op in a few groups, in launch order: every filter and depth
   const k = few('kernel_name');
   const op = few('op_node_id');
   assert.ok(k.n > 100 && op.n > 100 && k.g > 8 && k7.n > 100, JSON.stringify([k, op, k7]));
-  let pages = await checkView(v, dldb, 'iteration_kernels', [{ kernel_name: k.x }, { kernel_name: k7.x }], ['op_node_name', 'kernel_name']);
-  pages += await checkView(v, dldb, 'iteration_op_kernels', [{ op_node_id: op.x }], ['op_node_id', 'kernel_name']);
+  let pages = await checkView(t.v, dldb, 'iteration_kernels', [{ kernel_name: k.x }, { kernel_name: k7.x }], ['op_node_name', 'kernel_name']);
+  pages += await checkView(t.v, dldb, 'iteration_op_kernels', [{ op_node_id: op.x }], ['op_node_id', 'kernel_name']);
   // every place of the kernel's launches, page after page, both ways
   const rows = sqlAll(dldb, 'SELECT * FROM view_iteration_kernels WHERE aggr_id = 1');
   for (const desc of [false, true]) {
@@ -168,7 +134,7 @@ test('a kernel or an op in a few groups, in launch order: every filter and depth
     const got = [];
     for (let offset = 0; offset < k7.n; offset += 37) {
       const q = new URLSearchParams({ kernel_name: k7.x, sort: 'kernel_timestamp', order: desc ? 'desc' : 'asc', offset, limit: 37 });
-      got.push(...(await get(v, `api/v1/iteration_kernels?${q}`)).rows);
+      got.push(...(await getJson(t.v, `api/v1/iteration_kernels?${q}`)).rows);
     }
     assert.deepEqual(got, want, `the launches of ${k7.x}${desc ? ' desc' : ''}`);
   }
@@ -185,7 +151,7 @@ test('sorted by a column of the kernel groups, page after page: each row of the 
       const got = [];
       for (let offset = 0; offset < want.length; offset += 700) {
         const q = new URLSearchParams({ sort, order: desc ? 'desc' : 'asc', offset, limit: 700 });
-        got.push(...(await get(v, `api/v1/${view}?${q}`)).rows.map(canon));
+        got.push(...(await getJson(t.v, `api/v1/${view}?${q}`)).rows.map(canon));
       }
       assert.deepEqual(got.sort(), want, `${view} by ${sort}${desc ? ' desc' : ''}`);
     }
@@ -256,7 +222,7 @@ test('an aggregation without rows in the duration table: read the plain way', as
     for (const [desc, offset] of [[true, 0], [false, 1001], [true, rows.length - 7]]) {
       const want = expected(rows, { sort: 'kernel_duration', desc, offset, limit: 50, filterCols: [] });
       const q = new URLSearchParams({ sort: 'kernel_duration', order: desc ? 'desc' : 'asc', offset, limit: 50 });
-      const got = await get(b, `api/v1/iteration_kernels?${q}`);
+      const got = await getJson(b, `api/v1/iteration_kernels?${q}`);
       const key = (r) => `${r.kernel_duration}\u0001${r.device_id}\u0001${r.kernel_name}`;
       assert.equal(got.rows.length, want.rows.length, q.toString());
       assert.deepEqual(got.rows.map(key), want.rows.map(key), q.toString());
@@ -290,7 +256,7 @@ test('a kernel or an op in a few groups by duration, page after page: each row o
         const got = [];
         for (let offset = 0; offset < want.length; offset += 101) {
           const q = new URLSearchParams({ ...eq, sort: 'kernel_duration', order: desc ? 'desc' : 'asc', offset, limit: 101, ...(filter ? { filter } : {}) });
-          got.push(...(await get(v, `api/v1/${view}?${q}`)).rows);
+          got.push(...(await getJson(t.v, `api/v1/${view}?${q}`)).rows);
         }
         const what = `${view} ${JSON.stringify(eq)} ${filter} by duration${desc ? ' desc' : ''}`;
         const key = (r) => `${r.kernel_duration}\u0001${r.device_id}\u0001${r.kernel_name}`;
@@ -312,7 +278,7 @@ test('an aggregation without rows in the groups\' duration table: read the plain
     for (const [desc, offset] of [[true, 0], [false, 101], [true, 1001]]) {
       const want = expected(rows, { eq: { kernel_name: k.x }, sort: 'kernel_duration', desc, offset, limit: 50, filterCols: [] });
       const q = new URLSearchParams({ kernel_name: k.x, sort: 'kernel_duration', order: desc ? 'desc' : 'asc', offset, limit: 50 });
-      const got = await get(b, `api/v1/iteration_kernels?${q}`);
+      const got = await getJson(b, `api/v1/iteration_kernels?${q}`);
       const key = (r) => `${r.kernel_duration}\u0001${r.device_id}\u0001${r.kernel_name}`;
       assert.equal(got.filtered, want.filtered, q.toString());
       assert.deepEqual(got.rows.map(key), want.rows.map(key), q.toString());
@@ -323,6 +289,6 @@ test('an aggregation without rows in the groups\' duration table: read the plain
 });
 
 test("NVIDIA's dldb (without those views): the same lists, read the plain way", async () => {
-  const pages = await checkView(nv, noRelu, 'iteration_kernels', [{}], ['op_node_name', 'kernel_name']);
+  const pages = await checkView(t.nv, noRelu, 'iteration_kernels', [{}], ['op_node_name', 'kernel_name']);
   assert.ok(pages > 20);
 });

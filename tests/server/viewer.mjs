@@ -3,6 +3,7 @@
 // database with the sqlite3 CLI (read-only), send raw HTTP requests.
 // Environment (set by ctest): DLPROFVIEWER, DL_SHARED_DIR, DL_TEST_WORK,
 // DLV_FIXTURE_SQL.
+import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -239,4 +240,53 @@ export function parseCsv(text) {
     records.push(rec);
   }
   return records;
+}
+
+/**
+ * GET path's JSON from a viewer of startViewer, asserting a 200. A
+ * kept-alive connection the viewer closed while idle (while a test computed
+ * its answer) fails the request it is reused for: once more on a new one (a
+ * viewer that died refuses that one too).
+ */
+export async function getJson(server, path) {
+  const res = await fetch(server.url + path).catch((e) => {
+    if (!['UND_ERR_SOCKET', 'ECONNRESET'].includes(e.cause?.code)) throw e;
+    return fetch(server.url + path);
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, `${path}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** SQLite's order of two values: NULL first, numbers by value, text bytewise (ASCII). */
+export const sqliteCmp = (a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+
+/**
+ * For a node:test file: before its tests, dlprof (process.env.DLPROF) makes
+ * WORK/name/dlprof_dldb.sqlite from trace and a viewer serves it, and
+ * another serves NVIDIA's no_relu, both without the answer cache; after
+ * them both must exit 0. Returns { dldb, v, nv }, v and nv set before the
+ * tests run.
+ */
+export function viewersOnTrace(name, trace, { before, after }) {
+  requireFile(trace);
+  requireFile(noRelu);
+  const dlprof = process.env.DLPROF;
+  if (!dlprof || !existsSync(dlprof)) {
+    console.error(`DLPROF (${dlprof}) is not a built dlprof`);
+    process.exit(1);
+  }
+  const out = join(work, name);
+  const t = { dldb: join(out, 'dlprof_dldb.sqlite'), v: null, nv: null };
+  before(async () => {
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(out, { recursive: true });
+    execFileSync(dlprof, [`--database=${trace}`, `--output_path=${out}`, '-v', 'quiet']);
+    t.v = await startViewer(t.dldb, ['--cache-mb', '0']);
+    t.nv = await startViewer(noRelu, ['--cache-mb', '0']);
+  });
+  after(async () => {
+    for (const s of [t.v, t.nv]) if (s) assert.equal((await s.stop()).code, 0);
+  });
+  return t;
 }
