@@ -54,4 +54,5 @@ try {
 }
 for (const kind of ['cold', 'warm'])
   console.log(`Ranks page with ${ranks} ranks (${runs} ${kind} loads): shown ${spread(t[kind][0])}; ` +
-              `every row ${spread(t[kind][1])}`);
+              `every row ${spread(t[kind][1])} (in order: ` +
+              `${t[kind][1].map((ms) => (ms / 1000).toFixed(3)).join(', ')} s)`);
