@@ -8,11 +8,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { startServer, launchBrowser, watchedPage, settled } from '../web/helpers.mjs';
+import { importedJob } from './job.mjs';
 
 const RANKS = 200;
 let work;
@@ -20,16 +19,7 @@ let browser;
 let db;
 
 before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-ranks-scroll-'));
-  const job = path.join(work, 'job');
-  fs.mkdirSync(job);
-  let r = spawnSync(process.env.RANKS_GEN, [job, String(RANKS), '3'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  const out = path.join(work, 'out');
-  fs.mkdirSync(out);
-  r = spawnSync(process.env.DLPROF, [`--database=${job}`, `--output_path=${out}`, '-v', 'quiet'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  db = path.join(out, 'dlprof_dldb.sqlite');
+  ({ work, db } = importedJob('dlpv-ranks-scroll-', RANKS, 3));
   browser = await launchBrowser();
 });
 

@@ -14,27 +14,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { startServer, launchBrowser, watchedPage, settled } from '../web/helpers.mjs';
+import { importedJob } from './job.mjs';
 
 const DLPROF = process.env.DLPROF;
-const GEN = process.env.RANKS_GEN;
 let work;
 let browser;
 let db;
 
 before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpv-ranks-'));
-  const job = path.join(work, 'job');
-  fs.mkdirSync(job);
-  let r = spawnSync(GEN, [job, '8', '6'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  const out = path.join(work, 'out');
-  fs.mkdirSync(out);
-  r = spawnSync(DLPROF, [`--database=${job}`, `--output_path=${out}`, '-v', 'quiet'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  db = path.join(out, 'dlprof_dldb.sqlite');
+  ({ work, db } = importedJob('dlpv-ranks-', 8, 6));
   browser = await launchBrowser();
 });
 

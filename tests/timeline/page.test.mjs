@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DDP_KINETO, sql, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
+import { DDP_KINETO, sql, dlprofDldb, exportedWindow, viewersOn, watchedPage } from '../web/helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -180,18 +180,8 @@ test('a selected kernel shows grid, block, op and its CUDA call, with the arrow 
 
 test('Export window: Chrome trace JSON with the window\'s kernels', async () => {
   const { page } = await clickKernel();
-  await page.evaluate(() => {
-    window.__blobs = [];
-    const orig = URL.createObjectURL;
-    URL.createObjectURL = (b) => {
-      window.__blobs.push(b);
-      return orig(b);
-    };
-  });
   const d = await data(page);
-  await page.click('#timeline-export');
-  await page.waitForFunction(() => document.querySelector('#timeline-export').dataset.exported !== undefined, null, { timeout: 60000 });
-  const json = await page.evaluate(() => window.__blobs[0].text());
+  const json = await exportedWindow(page);
   const dir = join(process.env.DL_WEB_ARTIFACTS || '/tmp', 'timeline_export');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'window.json');

@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { requireFile, shared, sql, startViewer, work } from '../server/viewer.mjs';
-import { busy, overlaps, windowUrl } from './reference.mjs';
+import { busy, getOk, overlaps, stopOk, windowUrl } from './reference.mjs';
 
 const dlprof = process.env.DLPROF;
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -85,19 +85,9 @@ before(async () => {
   for (const f of files) runs.push({ ...f, run: list.find((r) => r.path === f.path).run });
 });
 
-after(async () => {
-  if (v) {
-    const e = await v.stop();
-    assert.equal(e.code, 0, `dlprofviewer exit: ${e.code} ${e.signal}\n${e.stderr}`);
-  }
-});
+after(() => stopOk(v));
 
-async function get(path) {
-  const res = await fetch(new URL(path, v.url));
-  const json = await res.json();
-  assert.equal(res.status, 200, `${path}: ${JSON.stringify(json)}`);
-  return json;
-}
+const get = (path) => getOk(v, path);
 
 const pyTracks = async (r) =>
   (await get(`/api/v1/dl_timeline_tracks?run=${r.run}&limit=1000`)).rows.filter((t) => t.kind === 'python_thread');

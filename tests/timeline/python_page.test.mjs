@@ -10,7 +10,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { H100_KINETO, sql, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
+import { H100_KINETO, sql, dlprofDldb, exportedWindow, viewersOn, watchedPage } from '../web/helpers.mjs';
 
 const HEAD_W = 220;
 let dbs, servers, browser, stop;
@@ -93,18 +93,8 @@ test('Export window: the window\'s frames as "X" events of cat python_function',
   const s = t.first_start + Math.floor((t.last_end - t.first_start) / 3);
   const e = s + Math.floor((t.last_end - t.first_start) / 5);
   const page = await open(`#/timeline?start=${s}&end=${e}`);
-  await page.evaluate(() => {
-    window.__blobs = [];
-    const orig = URL.createObjectURL;
-    URL.createObjectURL = (b) => {
-      window.__blobs.push(b);
-      return orig(b);
-    };
-  });
   const d = await data(page);
-  await page.click('#timeline-export');
-  await page.waitForFunction(() => document.querySelector('#timeline-export').dataset.exported !== undefined, null, { timeout: 60000 });
-  const doc = JSON.parse(await page.evaluate(() => window.__blobs[0].text()));
+  const doc = JSON.parse(await exportedWindow(page));
   const got = doc.traceEvents.filter((x) => x.ph === 'X' && x.cat === 'python_function');
   const [ws, we] = [Number(d.start), Number(d.end)];
   const want = sql(dbs.h100, `SELECT COUNT(*) AS n FROM dl_python_frames WHERE start_ns < ${we}

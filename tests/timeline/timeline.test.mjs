@@ -17,7 +17,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireFile, shared, startViewer, work } from '../server/viewer.mjs';
-import { busy, overlaps, windowUrl } from './reference.mjs';
+import { busy, getOk, overlaps, stopOk, windowUrl } from './reference.mjs';
 
 const dlprof = process.env.DLPROF;
 const traces = join(shared, 'traces');
@@ -121,19 +121,9 @@ before(async () => {
   for (const f of files) runs.push({ ...f, run: list.find((r) => r.path === f.path).run });
 });
 
-after(async () => {
-  if (v) {
-    const e = await v.stop();
-    assert.equal(e.code, 0, `dlprofviewer exit: ${e.code} ${e.signal}\n${e.stderr}`);
-  }
-});
+after(() => stopOk(v));
 
-async function get(path) {
-  const res = await fetch(new URL(path, v.url));
-  const json = await res.json();
-  assert.equal(res.status, 200, `${path}: ${JSON.stringify(json)}`);
-  return json;
-}
+const get = (path) => getOk(v, path);
 
 async function tracks(r) {
   const all = [];

@@ -11,7 +11,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DDP_KINETO, H100_KINETO, sql, sqlWrite, dlprofDldb, viewersOn, watchedPage } from '../web/helpers.mjs';
+import { DDP_KINETO, H100_KINETO, sql, sqlWrite, dlprofDldb, exportedWindow, viewersOn, watchedPage } from '../web/helpers.mjs';
 
 const IMG = '<img src=x onerror=window.__xss=1>';
 const SCRIPT = '<script>window.__xss=1</script>';
@@ -78,17 +78,7 @@ test('hostile kernel, call and range names stay text', async () => {
   assert.equal(await page.locator('#timeline-details img, #timeline-details script, #timeline-details svg').count(), 0);
   await page.click('#timeline-details button.timeline-go[data-role="call"]');
   await page.waitForFunction((n) => document.querySelector('#timeline-details').dataset.name === n, SCRIPT);
-  await page.evaluate(() => {
-    window.__blobs = [];
-    const orig = URL.createObjectURL;
-    URL.createObjectURL = (b) => {
-      window.__blobs.push(b);
-      return orig(b);
-    };
-  });
-  await page.click('#timeline-export');
-  await page.waitForFunction(() => document.querySelector('#timeline-export').dataset.exported !== undefined, null, { timeout: 60000 });
-  const doc = JSON.parse(await page.evaluate(() => window.__blobs[0].text()));
+  const doc = JSON.parse(await exportedWindow(page));
   const names = new Set(doc.traceEvents.map((e) => e.name));
   assert.ok(names.has(IMG) && names.has(SCRIPT), 'the export keeps the names as strings');
   assert.equal(await page.evaluate(() => window.__xss), undefined);

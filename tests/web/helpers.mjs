@@ -189,3 +189,19 @@ export async function viewersOn(prefix, make) {
 export function num(s) {
   return Number(String(s).replace(/[^\d.-]/g, ''));
 }
+
+/** Clicks the timeline's Export window button on page and returns the text
+ * of the file it hands to the browser (the Blob behind its object URL). */
+export async function exportedWindow(page) {
+  await page.evaluate(() => {
+    window.__blobs = [];
+    const orig = URL.createObjectURL;
+    URL.createObjectURL = (b) => {
+      window.__blobs.push(b);
+      return orig(b);
+    };
+  });
+  await page.click('#timeline-export');
+  await page.waitForFunction(() => document.querySelector('#timeline-export').dataset.exported !== undefined, null, { timeout: 60000 });
+  return page.evaluate(() => window.__blobs[0].text());
+}
