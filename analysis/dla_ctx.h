@@ -194,6 +194,7 @@ typedef struct dla_ctx {
   struct dla_ranks *ranks;   /* dla_ranks.c: per-rank rows and collectives (owned) */
   struct dla_shapes *shapes; /* dla_shapes.c: op shapes and perf models (owned) */
   size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
+  size_t nvtx_order_budget;  /* dla_tuning.nvtx_order_budget; 0: the default */
 } dla_ctx;
 
 /* ---- What a kernel inherits from its launching call --------------------- */

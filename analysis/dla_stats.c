@@ -19,12 +19,14 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
+#include "dla_nvtxorder.h"
 #include "dl_pipe.h"
 #include "dldb_aggr.h"
 #include "dldb_scan.h"
@@ -235,6 +237,7 @@ typedef struct emit {
   void (*fill)(struct emit *e, const srow *s, dldb_stats_row *r, char gb[2][48]);
   void *ctx;
   dl_pipe *pipe; /* set: batches go to the pipe's consumer (the NVTX tables) */
+  uint32_t **keys; /* set: emit_runs leaves each row's key here (the name order's) */
 } emit;
 
 /* A pipe batch: BATCH rows, then their grid and block texts. */
@@ -350,12 +353,25 @@ static int runs_of(const npair *p, size_t n, run **out, size_t *nout) {
 
 static void run_sums(const emit *e, const npair *p, const run *u, srow *s);
 
+/* The runs' keys, in row order, in place of the runs (4 bytes of each 20
+ * back): key i is written at or before run i's place, after it is read. */
+static uint32_t *keys_of(run *v, size_t n) {
+  uint32_t *k = (uint32_t *)(void *)v;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t key;
+    memcpy(&key, (const char *)&v[i] + offsetof(run, key), sizeof key);
+    memcpy(&k[i], &key, sizeof key);
+  }
+  uint32_t *p = realloc(k, (n ? n : 1) * sizeof *k);
+  return p ? p : k;
+}
+
 static void sort_runs(run *v, size_t n) {
   if (n > 1) run_intro(v, n, dla__sort_depth(n));
 }
 
 /* Writes the runs v[0..n-1] of the sorted pairs p, sorted by sort_runs, as
- * one table (frees v). */
+ * one table (frees v, or leaves its keys in *e->keys). */
 static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
   int64_t sum = 0;
   for (size_t i = 0; i < n; i++) sum += v[i].total;
@@ -381,7 +397,8 @@ static int emit_runs(emit *e, const npair *p, run *v, size_t n) {
   free(r);
   free(gb);
   free(s);
-  free(v);
+  if (rc == DL_OK && e->keys) *e->keys = keys_of(v, n);
+  else free(v);
   return rc;
 }
 
@@ -840,6 +857,8 @@ static void run_sums(const emit *e, const npair *p, const run *u, srow *s) {
 struct dla_nvtx_proj {
   proj *pj;    /* then (nvtx_stats), once table 2's pairs are made: */
   pjsum *sum;  /* the same memory, shrunk */
+  uint32_t *key[2]; /* once written: the keys of the rows of tables 1 and 2 */
+  int64_t nkey[2];
 };
 
 static int nvtx_project(dla_ctx *c, const dla_kspan *ks, size_t nk, proj **out) {
@@ -970,6 +989,8 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
     sort_runs(v, nrun);
     e->kind = DLDB_STATS_NVTX;
     e->fill = fill_range;
+    e->keys = &x->key[0];
+    x->nkey[0] = (int64_t)nrun;
     rc = emit_runs(e, p, v, nrun);
     v = NULL;
   }
@@ -978,6 +999,8 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
   if (rc == DL_OK) {
     e->kind = DLDB_STATS_NVTX_GPU_PROJ;
     e->ctx = x->sum;
+    e->keys = &x->key[1];
+    x->nkey[1] = (int64_t)t.nv;
     rc = emit_runs(e, t.p, t.v, t.nv);
     t.v = NULL;
   }
@@ -1038,6 +1061,10 @@ int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   if (*nvtx) { /* NULL: no statistics tables */
     nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .x = *nvtx};
     rc = dl_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
+    dla_nvtx_proj *x = *nvtx;
+    free(x->sum); /* the projection is written: its memory back first */
+    x->sum = NULL;
+    if (rc == DL_OK && x->key[0]) rc = dla__nvtx_order(c, x->key, x->nkey, c->nvtx_order_budget);
   }
   dla__stats_nvtx_free(nvtx);
   return rc;
@@ -1047,6 +1074,8 @@ void dla__stats_nvtx_free(dla_nvtx_proj **nvtx) {
   if (!*nvtx) return;
   free((*nvtx)->pj);
   free((*nvtx)->sum);
+  free((*nvtx)->key[0]);
+  free((*nvtx)->key[1]);
   free(*nvtx);
   *nvtx = NULL;
 }

@@ -16,6 +16,11 @@ typedef struct dla_tuning {
    * (dla_nsysfacts.c). 0: each one's default. Same results for any value:
    * tests set it small to cut many batches. */
   size_t sweep_batch_events;
+  /* Bytes the NVTX statistics' name order may take in memory
+   * (dla_nvtxorder.h); past it dldb_aggr_end sorts the names through
+   * SQLite. 0: DLA_NVTX_ORDER_BUDGET. Same tables for any value: tests set
+   * it small to take the other path. */
+  size_t nvtx_order_budget;
 } dla_tuning;
 
 /* dla_aggregate with tuning t (borrowed; NULL: the defaults). */

@@ -1,7 +1,9 @@
 /* dldb_nvtxidx.c - the name order and name forms of the open aggregation's
  * NVTX statistics (db/schema.sql aggr_nvtx_name_order, aggr_nvtx_forms,
  * aggr_nvtx_row_forms), written by dldb_aggr_end once its aggr_nvtx_runs
- * rows are flushed.
+ * rows are flushed, unless the writer's caller handed them over
+ * (dldb_write_nvtx.h, dldb_nvtxorder.c; the analysis does, within its
+ * memory budget): this pass serves every other writer of NVTX rows.
  *
  * One pass over `strings` in value order (SQLite's sorter, which spills to
  * temporary files, so memory stays bounded) places every row of both kinds:
@@ -18,20 +20,9 @@
 #include <string.h>
 
 #include "dldb_aggr.h"
-#include "dldb_write_internal.h"
+#include "dldb_nvtxforms.h"
 
-enum { CHUNK = DLDB_NVTX_CHUNK, FORMS_MAX = 65535, NO_FORM = 0xffff };
-
-/* The forms: an open-addressing table of their texts, ids 0.. in order of
- * first sight. */
-typedef struct forms {
-  char **text;        /* by id, owned */
-  size_t *len;
-  int64_t *rows[2];   /* by id: rows of each kind */
-  int32_t *slot;      /* hash slots: id + 1, 0 empty */
-  size_t n, cap, nslot;
-  int full;           /* 1: more than FORMS_MAX: no forms are written */
-} forms;
+enum { CHUNK = DLDB_NVTX_CHUNK, NO_FORM = DLDB__NO_FORM };
 
 /* One kind's rows: where each string's rows are, its output. */
 typedef struct kindrows {
@@ -41,7 +32,7 @@ typedef struct kindrows {
   int32_t (*more)[2]; /* (id, row) of further rows of an id (both styles), by id */
   size_t nmore;
   uint16_t *form;     /* by row */
-  uint8_t *buf;       /* the chunk being filled: CHUNK places */
+  uint32_t *buf;      /* the chunk being filled: CHUNK places */
   int64_t placed, chunk;
   int32_t *group;     /* the rows of the current name, to sort */
   size_t ngroup, capgroup;
@@ -52,8 +43,8 @@ typedef struct idx {
   int64_t aggr_id;
   kindrows k[2];
   int64_t nids;       /* string ids below this have places in head */
-  forms f;
-  sqlite3_stmt *put_order;
+  dldb__forms f;
+  sqlite3_stmt *put_order; /* prepared by dldb__nvtx_put_order */
   char *err;
   size_t errlen;
 } idx;
@@ -67,99 +58,10 @@ static int oom(idx *x) {
   return dl_err(x->err, x->errlen, DL_ENOMEM, "dldb_aggr_end: NVTX name order: out of memory");
 }
 
-static uint64_t hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-  return h;
-}
-
-/* The form id of text t (n bytes), added when new; NO_FORM when the forms
- * are full. scratch holds at least n bytes. */
-static int form_of(forms *f, const char *t, size_t n, char *scratch, int *id) {
-  *id = NO_FORM;
-  if (f->full) return DL_OK;
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    int digit = t[i] >= '0' && t[i] <= '9';
-    if (digit && m > 0 && scratch[m - 1] == '0' && i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9')
-      continue; /* the rest of a run */
-    scratch[m++] = digit ? '0' : t[i];
-  }
-  if (f->nslot < 2 * (f->n + 1)) { /* grow: at most half full */
-    size_t ns = f->nslot ? f->nslot * 2 : 1024;
-    int32_t *s = calloc(ns, sizeof *s);
-    if (!s) return DL_ENOMEM;
-    for (size_t i = 0; i < f->n; i++) {
-      size_t j = hash(f->text[i], f->len[i]) & (ns - 1);
-      while (s[j]) j = (j + 1) & (ns - 1);
-      s[j] = (int32_t)i + 1;
-    }
-    free(f->slot);
-    f->slot = s;
-    f->nslot = ns;
-  }
-  size_t j = hash(scratch, m) & (f->nslot - 1);
-  for (; f->slot[j]; j = (j + 1) & (f->nslot - 1)) {
-    int32_t i = f->slot[j] - 1;
-    if (f->len[i] == m && memcmp(f->text[i], scratch, m) == 0) {
-      *id = i;
-      return DL_OK;
-    }
-  }
-  if (f->n == FORMS_MAX) {
-    f->full = 1;
-    return DL_OK;
-  }
-  if (f->n == f->cap) {
-    size_t nc = f->cap ? f->cap * 2 : 256;
-    char **t2 = realloc(f->text, nc * sizeof *t2);
-    if (t2) f->text = t2;
-    size_t *l2 = t2 ? realloc(f->len, nc * sizeof *l2) : NULL;
-    if (l2) f->len = l2;
-    int64_t *r0 = l2 ? realloc(f->rows[0], nc * sizeof *r0) : NULL;
-    if (r0) f->rows[0] = r0;
-    int64_t *r1 = r0 ? realloc(f->rows[1], nc * sizeof *r1) : NULL;
-    if (r1) f->rows[1] = r1;
-    if (!r1) return DL_ENOMEM;
-    f->cap = nc;
-  }
-  char *copy = malloc(m + 1);
-  if (!copy) return DL_ENOMEM;
-  memcpy(copy, scratch, m);
-  copy[m] = '\0';
-  f->text[f->n] = copy;
-  f->len[f->n] = m;
-  f->rows[0][f->n] = f->rows[1][f->n] = 0;
-  f->slot[j] = (int32_t)f->n + 1;
-  *id = (int)f->n++;
-  return DL_OK;
-}
-
-static void forms_free(forms *f) {
-  for (size_t i = 0; i < f->n; i++) free(f->text[i]);
-  free(f->text);
-  free(f->len);
-  free(f->rows[0]);
-  free(f->rows[1]);
-  free(f->slot);
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
-}
-
 /* Writes k's filled chunk (its first `places` entries). */
 static int flush_order(idx *x, kindrows *k, int64_t places) {
-  sqlite3_stmt *st = x->put_order;
-  sqlite3_reset(st);
-  sqlite3_bind_int64(st, 1, x->aggr_id);
-  sqlite3_bind_int(st, 2, k->kind);
-  sqlite3_bind_int64(st, 3, k->chunk++);
-  sqlite3_bind_blob(st, 4, k->buf, (int)(places * 4), SQLITE_STATIC);
-  return sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(x, "write");
+  return dldb__nvtx_put_order(x->w, &x->put_order, x->aggr_id, k->kind, k->chunk++, k->buf,
+                              (size_t)places, x->err, x->errlen);
 }
 
 static int cmp_i32(const void *a, const void *b) {
@@ -172,8 +74,7 @@ static int cmp_i32(const void *a, const void *b) {
 static int place_group(idx *x, kindrows *k) {
   if (k->ngroup > 1) qsort(k->group, k->ngroup, sizeof *k->group, cmp_i32);
   for (size_t i = 0; i < k->ngroup; i++) {
-    uint32_t v = (uint32_t)k->group[i] | (i ? 0x80000000u : 0);
-    put32(k->buf + (k->placed % CHUNK) * 4, v);
+    k->buf[k->placed % CHUNK] = (uint32_t)k->group[i] | (i ? 0x80000000u : 0);
     if (++k->placed % CHUNK == 0) {
       int rc = flush_order(x, k, CHUNK);
       if (rc) return rc;
@@ -206,7 +107,7 @@ static int load_rows(idx *x, kindrows *k, int64_t nids) {
   size_t capmore = 0;
   k->head = malloc((size_t)nids * sizeof *k->head);
   k->form = malloc((size_t)(k->n ? k->n : 1) * sizeof *k->form);
-  k->buf = malloc(CHUNK * 4);
+  k->buf = malloc(CHUNK * sizeof *k->buf);
   if (!k->head || !k->form || !k->buf) return oom(x);
   memset(k->head, 0xff, (size_t)nids * sizeof *k->head);
   if (sqlite3_prepare_v2(x->w->db, "SELECT row_idx, key FROM aggr_nvtx_runs WHERE aggr_id = ?1 "
@@ -248,7 +149,7 @@ static int load_rows(idx *x, kindrows *k, int64_t nids) {
 }
 
 /* Adds string id's rows of kind k (form fid) to its current group. */
-static int take(kindrows *k, forms *f, int64_t id, int fid) {
+static int take(kindrows *k, dldb__forms *f, int64_t id, int fid) {
   int32_t row = k->head[id];
   if (row < 0) return DL_OK;
   int kk = k->kind == DLDB_STATS_NVTX_GPU_PROJ;
@@ -304,7 +205,7 @@ static int place_all(idx *x) {
       else scratch = p, scratch_cap = len + 1;
     }
     int fid = NO_FORM;
-    if (rc == DL_OK) rc = form_of(&x->f, v ? v : "", len, scratch, &fid);
+    if (rc == DL_OK) rc = dldb__forms_of(&x->f, v ? v : "", len, scratch, &fid);
     for (int i = 0; i < 2 && rc == DL_OK; i++)
       if (x->k[i].n > 0) rc = take(&x->k[i], &x->f, id, fid);
   }
@@ -316,45 +217,6 @@ static int place_all(idx *x) {
   sqlite3_finalize(st);
   free(prev);
   free(scratch);
-  return rc;
-}
-
-/* Writes kind k's forms and its rows' form ids. */
-static int write_forms(idx *x, kindrows *k) {
-  sqlite3_stmt *f = NULL, *r = NULL;
-  int kk = k->kind == DLDB_STATS_NVTX_GPU_PROJ, rc = DL_OK;
-  if (sqlite3_prepare_v2(x->w->db, "INSERT INTO aggr_nvtx_forms(aggr_id, kind, form_id, form, "
-                         "rows) VALUES (?1, ?2, ?3, ?4, ?5)", -1, &f, NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(x->w->db, "INSERT INTO aggr_nvtx_row_forms(aggr_id, kind, chunk, forms) "
-                         "VALUES (?1, ?2, ?3, ?4)", -1, &r, NULL) != SQLITE_OK)
-    rc = sqlerr(x, "forms");
-  for (size_t i = 0; rc == DL_OK && i < x->f.n; i++) {
-    if (!x->f.rows[kk][i]) continue;
-    sqlite3_reset(f);
-    sqlite3_bind_int64(f, 1, x->aggr_id);
-    sqlite3_bind_int(f, 2, k->kind);
-    sqlite3_bind_int64(f, 3, (int64_t)i);
-    sqlite3_bind_text(f, 4, x->f.text[i], (int)x->f.len[i], SQLITE_STATIC);
-    sqlite3_bind_int64(f, 5, x->f.rows[kk][i]);
-    if (sqlite3_step(f) != SQLITE_DONE) rc = sqlerr(x, "forms");
-  }
-  for (int64_t c = 0; rc == DL_OK && c * CHUNK < k->n; c++) {
-    int64_t n = k->n - c * CHUNK < CHUNK ? k->n - c * CHUNK : CHUNK;
-    uint8_t *b = k->buf; /* reused: 2 bytes a row */
-    for (int64_t i = 0; i < n; i++) {
-      uint16_t v = k->form[c * CHUNK + i];
-      b[2 * i] = (uint8_t)v;
-      b[2 * i + 1] = (uint8_t)(v >> 8);
-    }
-    sqlite3_reset(r);
-    sqlite3_bind_int64(r, 1, x->aggr_id);
-    sqlite3_bind_int(r, 2, k->kind);
-    sqlite3_bind_int64(r, 3, c);
-    sqlite3_bind_blob(r, 4, b, (int)(n * 2), SQLITE_STATIC);
-    if (sqlite3_step(r) != SQLITE_DONE) rc = sqlerr(x, "forms");
-  }
-  sqlite3_finalize(f);
-  sqlite3_finalize(r);
   return rc;
 }
 
@@ -390,15 +252,14 @@ static int run(idx *x) {
     if (rc == DL_ENOTFOUND) return DL_OK;
     if (rc) return rc;
   }
-  if (sqlite3_prepare_v2(x->w->db, "INSERT INTO aggr_nvtx_name_order(aggr_id, kind, chunk, "
-                         "places) VALUES (?1, ?2, ?3, ?4)", -1, &x->put_order, NULL) != SQLITE_OK)
-    return sqlerr(x, "write");
   int rc = place_all(x);
   int complete = 1;
   for (int i = 0; i < 2; i++) complete &= x->k[i].placed == x->k[i].n;
   if (rc == DL_OK && !complete) return drop_order(x);
   for (int i = 0; i < 2 && rc == DL_OK && !x->f.full; i++)
-    if (x->k[i].n) rc = write_forms(x, &x->k[i]);
+    if (x->k[i].n)
+      rc = dldb__nvtx_put_forms(x->w, x->aggr_id, x->k[i].kind, &x->f, x->k[i].form, x->k[i].n,
+                                x->err, x->errlen);
   return rc;
 }
 
@@ -412,9 +273,24 @@ static int one_int(dldb_writer *w, const char *sql, int none) {
   return v;
 }
 
+/* 1 when the analysis handed the aggregation's order over
+ * (dldb_write_nvtx.h): its rows are there. */
+static int handed_over(dldb_writer *w) {
+  sqlite3_stmt *st = NULL;
+  int found = 0;
+  if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM aggr_nvtx_name_order WHERE aggr_id = ?1 LIMIT 1",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, w->aggr_id);
+    found = sqlite3_step(st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
 int dldb__nvtx_index(dldb_writer *w, char *err, size_t errlen) {
   if (w->nvtx_layout != DLDB__NVTX_RUNS || (!w->nvtx_rows[0] && !w->nvtx_rows[1]) ||
-      !dldb__has_table(w, "aggr_nvtx_name_order") || !dldb__has_table(w, "aggr_nvtx_row_forms"))
+      !dldb__has_table(w, "aggr_nvtx_name_order") || !dldb__has_table(w, "aggr_nvtx_row_forms") ||
+      handed_over(w))
     return DL_OK;
   idx x = {.w = w, .aggr_id = w->aggr_id, .err = err, .errlen = errlen};
   x.k[0] = (kindrows){.kind = DLDB_STATS_NVTX, .n = w->nvtx_rows[0]};
@@ -449,6 +325,6 @@ int dldb__nvtx_index(dldb_writer *w, char *err, size_t errlen) {
     free(x.k[i].buf);
     free(x.k[i].group);
   }
-  forms_free(&x.f);
+  dldb__forms_free(&x.f);
   return rc;
 }

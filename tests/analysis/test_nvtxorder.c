@@ -1,0 +1,230 @@
+/*
+ * test_nvtxorder.c - the NVTX statistics' name order and name forms that
+ * the analysis sorts in memory and hands to the writer
+ * (analysis/dla_nvtxorder.c, db/dldb_nvtxorder.c) are the tables that
+ * dldb_aggr_end's pass over `strings` in SQLite's value order writes
+ * (db/dldb_nvtxidx.c). One dldb of ranges with names that make a sort go
+ * wrong (prefixes of each other, lengths about 8 and 16 bytes, digits,
+ * case, bytes over 0x7f, one long shared prefix, the same name of both
+ * styles, ranges with and without GPU work) is aggregated three times:
+ * with the default budget (the order handed over: its rows are written
+ * while the aggregation is open), with a budget of 1 byte and with one
+ * the texts exceed (both left to dldb_aggr_end: written after it). The
+ * three aggregations' order, forms and row forms must be the same.
+ * Usage: test_nvtxorder WORK_DIR
+ */
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dla.h"
+#include "dla_tuning.h"
+#include "dldb_write.h"
+#include "dldb_write_internal.h"
+#include "test.h"
+
+static const char *work_dir;
+
+enum { MAXNAMES = 1200 };
+static char *names[MAXNAMES];
+static int nnames;
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static uint32_t next(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)rng;
+}
+
+static void add_name(const char *s) {
+  if (nnames < MAXNAMES) names[nnames++] = strdup(s);
+}
+
+/* Names an order must tell apart, then emit_nvtx-like ones. */
+static void make_names(void) {
+  static const char *const fixed[] = {
+      "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefgh0", "abcdefghabcdefg",
+      "abcdefghabcdefgh", "abcdefghabcdefgh1", "abcdefghabcdefgi", "abcdefgg",
+      "ATEN::CONV", "aten::conv", "aten::conv2d", "aten::conv2D", "\xc3\xa9t\xc3\xa9",
+      "\xc3\xa9t", "\xff", "\xfe\xff", "\x7f", "~", " ", "  ", "x1y22z333", "x9y9z9",
+      "x10y2z3", "seq = 10", "seq = 9", "seq = 100", "50%_done", "50%", "0", "00", "007"};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) add_name(fixed[i]);
+  char buf[512], prefix[301];
+  memset(prefix, 'p', 300);
+  prefix[300] = '\0';
+  for (int i = 0; i < 40; i++) { /* a long shared prefix, then the difference */
+    snprintf(buf, sizeof buf, "%s%c%u", prefix, 'a' + (int)(next() % 4), next() % 50);
+    add_name(buf);
+  }
+  static const char *const ops[] = {"aten::conv2d", "aten::batch_norm", "aten::relu_",
+                                    "CudnnConvolutionBackward0", "aten::add_", "aten::addmm"};
+  while (nnames < MAXNAMES) {
+    snprintf(buf, sizeof buf, "%s, seq = %u, op_id = %u, sizes = [[%u, %u], [%u]]",
+             ops[next() % 6], next() % 2000, next() % 100000, 1u << (next() % 10),
+             next() % 300, next() % 7);
+    add_name(buf); /* a repeat is a name with more instances */
+  }
+}
+
+/* The aggregations' inserts into aggr_nvtx_name_order: while an
+ * aggregation was open (the order handed over) or after (dldb_aggr_end's
+ * pass). */
+static int64_t inserts_open, inserts_after;
+
+static void on_update(void *ctx, int op, const char *db, const char *table, sqlite3_int64 row) {
+  const dldb_writer *w = ctx;
+  (void)db, (void)row;
+  if (op != SQLITE_INSERT || strcmp(table, "aggr_nvtx_name_order") != 0) return;
+  if (w->in_aggr) inserts_open++;
+  else inserts_after++;
+}
+
+/* A range of each name (some twice, some also start/end), each second
+ * one with a kernel launched inside it. */
+static int write_trace(dldb_writer *w) {
+  char err[256];
+  dldb_gpu gpu = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
+  ASSERT_OK(dldb_write_gpu(w, &gpu, err, sizeof err));
+  int64_t t = 1000, corr = 1;
+  for (int rep = 0; rep < 2; rep++)
+    for (int i = 0; i < nnames; i++) {
+      if (rep == 1 && i % 3) continue;
+      int startend = rep == 1 && i % 2;
+      int64_t dur = 1000 + (int64_t)(next() % 5000);
+      dldb_nvtx_range r = {.kind = startend ? DLDB_NVTX_STARTEND : DLDB_NVTX_PUSHPOP,
+                           .name = names[i], .start_ns = t, .end_ns = t + dur, .pid = 1,
+                           .tid = 1};
+      ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+      if (i % 2 == 0) {
+        dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = t + 10, .end_ns = t + 60,
+                           .pid = 1, .tid = 1, .correlation_id = corr};
+        ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+        dldb_kernel k = {.short_name = "elementwise_kernel", .device_id = 0, .stream_id = 7,
+                         .gpu_start_ns = t + 100, .gpu_end_ns = t + 100 + (int64_t)(next() % 900),
+                         .correlation_id = corr++, .pid = 1, .grid = {4, 2, 1},
+                         .block = {128, 1, 1}};
+        ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+      }
+      t += dur + 10;
+    }
+  return 0;
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  else fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* Rows of table (columns cols) of aggregation a not in aggregation b's. */
+static int64_t differences(sqlite3 *db, const char *table, const char *cols, int a, int b) {
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT count(*) FROM (SELECT %s FROM %s WHERE aggr_id = %d EXCEPT "
+           "SELECT %s FROM %s WHERE aggr_id = %d)",
+           cols, table, a, cols, table, b);
+  return q_int(db, sql);
+}
+
+/* Places of kind 6 that repeat the name before (bit 31), in aggregation a. */
+static int64_t repeats(sqlite3 *db, int a) {
+  sqlite3_stmt *st = NULL;
+  int64_t n = 0;
+  char sql[128];
+  snprintf(sql, sizeof sql,
+           "SELECT places FROM aggr_nvtx_name_order WHERE aggr_id = %d AND kind = 6", a);
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const uint8_t *b = sqlite3_column_blob(st, 0);
+    int len = sqlite3_column_bytes(st, 0);
+    for (int i = 0; i + 3 < len; i += 4) n += b[i + 3] >> 7;
+  }
+  sqlite3_finalize(st);
+  return n;
+}
+
+static int test_handed_over_equals_sorted(void) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/nvtx_order.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  if (write_trace(w)) {
+    dldb_writer_abort(&w);
+    return 1;
+  }
+  sqlite3_update_hook(w->db, on_update, w);
+  /* default budget; 1 byte; room for the names' entries, not their texts */
+  const size_t budgets[] = {0, 1, 64 * (size_t)nnames};
+  int64_t open[3], after[3];
+  for (int i = 0; i < 3; i++) {
+    dla_opts ao;
+    dla_opts_init(&ao);
+    ao.aggr_start = "2024-01-01 00:00:00";
+    dla_tuning tune = {.nvtx_order_budget = budgets[i]};
+    inserts_open = inserts_after = 0;
+    if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
+      fprintf(stderr, "aggregation %d: %s\n", i + 1, err);
+      dldb_writer_abort(&w);
+      return 1;
+    }
+    open[i] = inserts_open;
+    after[i] = inserts_after;
+  }
+  sqlite3_update_hook(w->db, NULL, NULL);
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  ASSERT(open[0] > 0);
+  ASSERT_EQ(after[0], 0);
+  for (int i = 1; i < 3; i++) {
+    ASSERT_EQ(open[i], 0);
+    ASSERT(after[i] > 0);
+  }
+  sqlite3 *db = NULL;
+  ASSERT_OK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL));
+  /* both kinds have rows, names of both styles, forms */
+  ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_runs WHERE aggr_id = 1 AND kind = 7") > 100);
+  ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_runs WHERE aggr_id = 1 AND kind = 6") >
+         nnames / 2);
+  ASSERT(repeats(db, 1) > 10);
+  ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_forms WHERE aggr_id = 1") > 10);
+  static const char *const tables[][2] = {
+      {"aggr_nvtx_name_order", "kind, chunk, places"},
+      {"aggr_nvtx_forms", "kind, form_id, form, rows"},
+      {"aggr_nvtx_row_forms", "kind, chunk, forms"},
+      {"aggr_nvtx_runs", "kind, row_idx, key, instances, total"}};
+  for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+    for (int b = 2; b <= 3; b++) {
+      char sql[256];
+      snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE aggr_id = %d", tables[t][0], b);
+      int64_t n1 = q_int(db, sql);
+      snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE aggr_id = 1", tables[t][0]);
+      ASSERT_EQ(q_int(db, sql), n1);
+      if (differences(db, tables[t][0], tables[t][1], 1, b) ||
+          differences(db, tables[t][0], tables[t][1], b, 1)) {
+        fprintf(stderr, "%s: aggregations 1 and %d differ\n", tables[t][0], b);
+        sqlite3_close(db);
+        return 1;
+      }
+    }
+  sqlite3_close(db);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_nvtxorder WORK_DIR\n");
+    return 2;
+  }
+  work_dir = argv[1];
+  make_names();
+  RUN(test_handed_over_equals_sorted);
+  for (int i = 0; i < nnames; i++) free(names[i]);
+  TEST_DONE();
+}
