@@ -1,9 +1,10 @@
 /* dldb_nvtxorder.c - the NVTX name order and forms from an order the caller
  * computed (see dldb_write_nvtx.h): each kind's rows are placed by a
  * counting sort on their names' places (rows in row_idx order, so a name's
- * rows stay in row_idx order, as the pass over `strings` places them), and
- * the forms are given their ids walking the names in order, as that pass
- * does. */
+ * rows stay in row_idx order, as the pass over `strings` places them), the
+ * forms are given their ids walking the names in order, and the rows go
+ * to the tables in the sequence that pass writes them, so the tables are
+ * the same to their rowids. */
 #include "dldb_write_nvtx.h"
 
 #include <stdlib.h>
@@ -104,6 +105,39 @@ static void row_forms(dldb__forms *f, int kk, const uint32_t *name, int64_t n,
   }
 }
 
+enum { CHUNK = DLDB_NVTX_CHUNK };
+
+static int kind_of(int k) { return k ? DLDB_STATS_NVTX_GPU_PROJ : DLDB_STATS_NVTX; }
+
+/* The name of the last place of kind k's chunk c (a full one). */
+static uint32_t chunk_name(const uint32_t *name, const uint32_t *places, int64_t c) {
+  return name[places[(c + 1) * CHUNK - 1] & 0x7fffffffu];
+}
+
+/* Writes both kinds' order chunks in the order the pass over `strings`
+ * fills them (so that the table's rows are the same, rowids included): a
+ * kind's chunk when the name that fills it is placed, kind 6 before 7 at
+ * the same name; then each kind's last, partial chunk. */
+static int put_chunks(dldb_writer *w, const uint32_t *const name[2], const int64_t nrows[2],
+                      uint32_t *const places[2], char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  int64_t full[2] = {nrows[0] / CHUNK, nrows[1] / CHUNK}, c[2] = {0, 0};
+  int rc = DL_OK;
+  while (rc == DL_OK && (c[0] < full[0] || c[1] < full[1])) {
+    int k = c[0] == full[0] ? 1 : c[1] == full[1] ? 0
+            : chunk_name(name[1], places[1], c[1]) < chunk_name(name[0], places[0], c[0]);
+    rc = dldb__nvtx_put_order(w, &st, w->aggr_id, kind_of(k), c[k], places[k] + c[k] * CHUNK,
+                              CHUNK, err, errlen);
+    c[k]++;
+  }
+  for (int k = 0; rc == DL_OK && k < 2; k++)
+    if (nrows[k] % CHUNK)
+      rc = dldb__nvtx_put_order(w, &st, w->aggr_id, kind_of(k), c[k], places[k] + c[k] * CHUNK,
+                                (size_t)(nrows[k] % CHUNK), err, errlen);
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int dldb_aggr_nvtx_order(dldb_writer *w, const char *const *text, const uint32_t *len,
                          size_t nnames, const uint32_t *const name[2], const int64_t nrows[2],
                          char *err, size_t errlen) {
@@ -114,37 +148,32 @@ int dldb_aggr_nvtx_order(dldb_writer *w, const char *const *text, const uint32_t
     for (int64_t r = 0; r < nrows[k]; r++)
       if (name[k][r] >= nnames)
         return dl_err(err, errlen, DL_EINVAL, "%s: a row without a name", fn_order);
-  int64_t most = nrows[0] > nrows[1] ? nrows[0] : nrows[1];
   uint32_t *next = malloc((nnames + 1) * sizeof *next);
-  uint32_t *places = malloc((size_t)(most + 1) * sizeof *places);
+  uint32_t *places[2] = {malloc((size_t)(nrows[0] + 1) * sizeof *places[0]),
+                         malloc((size_t)(nrows[1] + 1) * sizeof *places[1])};
   uint16_t *forms = malloc((nnames + 1) * sizeof *forms);
   uint8_t *used = calloc(nnames + 1, 1);
-  sqlite3_stmt *st = NULL;
   dldb__forms f = {0};
-  int rc = next && places && forms && used ? DL_OK : DL_ENOMEM;
+  int rc = next && places[0] && places[1] && forms && used ? DL_OK : DL_ENOMEM;
   for (int k = 0; rc == DL_OK && k < 2; k++)
     for (int64_t r = 0; r < nrows[k]; r++) used[name[k][r]] = 1;
   if (rc == DL_OK) rc = name_forms(&f, text, len, nnames, used, forms); /* before any write */
   for (int k = 0; rc == DL_OK && k < 2; k++) {
-    int kind = k ? DLDB_STATS_NVTX_GPU_PROJ : DLDB_STATS_NVTX;
-    if (!nrows[k]) continue;
     memset(next, 0, nnames * sizeof *next);
-    place_rows(name[k], nrows[k], next, nnames, places);
-    for (int64_t c = 0; rc == DL_OK && c * DLDB_NVTX_CHUNK < nrows[k]; c++) {
-      int64_t m = nrows[k] - c * DLDB_NVTX_CHUNK;
-      rc = dldb__nvtx_put_order(w, &st, w->aggr_id, kind, c, places + c * DLDB_NVTX_CHUNK,
-                                (size_t)(m < DLDB_NVTX_CHUNK ? m : DLDB_NVTX_CHUNK), err, errlen);
-    }
-    if (rc != DL_OK || f.full) continue;
-    uint16_t *rf = (uint16_t *)(void *)places; /* the places are written: 2 bytes a row now */
-    row_forms(&f, k, name[k], nrows[k], forms, rf);
-    rc = dldb__nvtx_put_forms(w, w->aggr_id, kind, &f, rf, nrows[k], err, errlen);
+    place_rows(name[k], nrows[k], next, nnames, places[k]);
   }
-  sqlite3_finalize(st);
+  if (rc == DL_OK) rc = put_chunks(w, name, nrows, places, err, errlen);
+  for (int k = 0; rc == DL_OK && !f.full && k < 2; k++) {
+    if (!nrows[k]) continue;
+    uint16_t *rf = (uint16_t *)(void *)places[k]; /* the places are written: 2 bytes a row */
+    row_forms(&f, k, name[k], nrows[k], forms, rf);
+    rc = dldb__nvtx_put_forms(w, w->aggr_id, kind_of(k), &f, rf, nrows[k], err, errlen);
+  }
   if (rc == DL_ENOMEM) rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
   dldb__forms_free(&f);
   free(next);
-  free(places);
+  free(places[0]);
+  free(places[1]);
   free(forms);
   free(used);
   return rc;

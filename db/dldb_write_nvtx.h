@@ -40,7 +40,7 @@ int dldb_aggr_nvtx_texts(dldb_writer *w, const uint32_t *ids, size_t n,
  * order (memcmp, then the shorter first); name[k][r] is the index into
  * them of the name of row r of kind 6 (k = 0) and 7 (k = 1), for every row
  * written of that kind (nrows[k]: dldb_aggr_stats' rows, row_idx 0..n-1).
- * Memory: 6 bytes a row and 4 a name besides the caller's. */
+ * Memory: 4 bytes a row and 7 a name besides the caller's. */
 int dldb_aggr_nvtx_order(dldb_writer *w, const char *const *text, const uint32_t *len,
                          size_t nnames, const uint32_t *const name[2], const int64_t nrows[2],
                          char *err, size_t errlen);

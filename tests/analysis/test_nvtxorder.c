@@ -10,7 +10,9 @@
  * with the default budget (the order handed over: its rows are written
  * while the aggregation is open), with a budget of 1 byte and with one
  * the texts exceed (both left to dldb_aggr_end: written after it). The
- * three aggregations' order, forms and row forms must be the same.
+ * three aggregations' order, forms and row forms must be the same, the
+ * order's chunks written in the same sequence; once with one chunk a
+ * kind, once with several.
  * Usage: test_nvtxorder WORK_DIR
  */
 #include <inttypes.h>
@@ -27,9 +29,9 @@
 
 static const char *work_dir;
 
-enum { MAXNAMES = 1200 };
+enum { MAXNAMES = 70000 };
 static char *names[MAXNAMES];
-static int nnames;
+static int nnames, want; /* names made, names wanted */
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint32_t next(void) {
@@ -40,11 +42,14 @@ static uint32_t next(void) {
 }
 
 static void add_name(const char *s) {
-  if (nnames < MAXNAMES) names[nnames++] = strdup(s);
+  if (nnames < want) names[nnames++] = strdup(s);
 }
 
-/* Names an order must tell apart, then emit_nvtx-like ones. */
-static void make_names(void) {
+/* n names: ones an order must tell apart, then emit_nvtx-like ones. */
+static void make_names(int n) {
+  for (int i = 0; i < nnames; i++) free(names[i]);
+  nnames = 0;
+  want = n;
   static const char *const fixed[] = {
       "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefgh0", "abcdefghabcdefg",
       "abcdefghabcdefgh", "abcdefghabcdefgh1", "abcdefghabcdefgi", "abcdefgg",
@@ -61,7 +66,7 @@ static void make_names(void) {
   }
   static const char *const ops[] = {"aten::conv2d", "aten::batch_norm", "aten::relu_",
                                     "CudnnConvolutionBackward0", "aten::add_", "aten::addmm"};
-  while (nnames < MAXNAMES) {
+  while (nnames < want) {
     snprintf(buf, sizeof buf, "%s, seq = %u, op_id = %u, sizes = [[%u, %u], [%u]]",
              ops[next() % 6], next() % 2000, next() % 100000, 1u << (next() % 10),
              next() % 300, next() % 7);
@@ -82,23 +87,23 @@ static void on_update(void *ctx, int op, const char *db, const char *table, sqli
   else inserts_after++;
 }
 
-/* A range of each name (some twice, some also start/end), each second
- * one with a kernel launched inside it. */
-static int write_trace(dldb_writer *w) {
+/* A range of each name (some twice, some also start/end; both: every
+ * name also start/end), seven in eight with a kernel launched inside. */
+static int write_trace(dldb_writer *w, int both) {
   char err[256];
   dldb_gpu gpu = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
   ASSERT_OK(dldb_write_gpu(w, &gpu, err, sizeof err));
   int64_t t = 1000, corr = 1;
   for (int rep = 0; rep < 2; rep++)
     for (int i = 0; i < nnames; i++) {
-      if (rep == 1 && i % 3) continue;
-      int startend = rep == 1 && i % 2;
+      if (rep == 1 && i % 3 && !both) continue;
+      int startend = rep == 1 && (i % 2 || both);
       int64_t dur = 1000 + (int64_t)(next() % 5000);
       dldb_nvtx_range r = {.kind = startend ? DLDB_NVTX_STARTEND : DLDB_NVTX_PUSHPOP,
                            .name = names[i], .start_ns = t, .end_ns = t + dur, .pid = 1,
                            .tid = 1};
       ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
-      if (i % 2 == 0) {
+      if (i % 8 != 7) {
         dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = t + 10, .end_ns = t + 60,
                            .pid = 1, .tid = 1, .correlation_id = corr};
         ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
@@ -133,6 +138,16 @@ static int64_t differences(sqlite3 *db, const char *table, const char *cols, int
   return q_int(db, sql);
 }
 
+/* Aggregation a's order chunks in the order they were written (rowid). */
+static int64_t chunk_sequence(sqlite3 *db, int a) {
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "SELECT sum((kind * 1000 + chunk) * (1 + rowid - (SELECT min(rowid) FROM "
+           "aggr_nvtx_name_order WHERE aggr_id = %d))) FROM aggr_nvtx_name_order WHERE aggr_id = %d",
+           a, a);
+  return q_int(db, sql);
+}
+
 /* Places of kind 6 that repeat the name before (bit 31), in aggregation a. */
 static int64_t repeats(sqlite3 *db, int a) {
   sqlite3_stmt *st = NULL;
@@ -150,13 +165,17 @@ static int64_t repeats(sqlite3 *db, int a) {
   return n;
 }
 
-static int test_handed_over_equals_sorted(void) {
+/* The case: n names in file `file`, aggregated naggr times (2: not with
+ * the budget the texts exceed); at least `chunks` order chunks of kind 7
+ * (more than 1: every name of both styles). */
+static int order_case(const char *file, int n, int naggr, int64_t chunks) {
   char path[1024], err[256];
-  snprintf(path, sizeof path, "%s/nvtx_order.sqlite", work_dir);
+  make_names(n);
+  snprintf(path, sizeof path, "%s/%s", work_dir, file);
   dldb_writer *w = NULL;
   dldb_write_opts o = {.force = 1, .producer = "test"};
   ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
-  if (write_trace(w)) {
+  if (write_trace(w, chunks > 1)) {
     dldb_writer_abort(&w);
     return 1;
   }
@@ -164,7 +183,7 @@ static int test_handed_over_equals_sorted(void) {
   /* default budget; 1 byte; room for the names' entries, not their texts */
   const size_t budgets[] = {0, 1, 64 * (size_t)nnames};
   int64_t open[3], after[3];
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < naggr; i++) {
     dla_opts ao;
     dla_opts_init(&ao);
     ao.aggr_start = "2024-01-01 00:00:00";
@@ -182,7 +201,7 @@ static int test_handed_over_equals_sorted(void) {
   ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
   ASSERT(open[0] > 0);
   ASSERT_EQ(after[0], 0);
-  for (int i = 1; i < 3; i++) {
+  for (int i = 1; i < naggr; i++) {
     ASSERT_EQ(open[i], 0);
     ASSERT(after[i] > 0);
   }
@@ -194,13 +213,18 @@ static int test_handed_over_equals_sorted(void) {
          nnames / 2);
   ASSERT(repeats(db, 1) > 10);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_forms WHERE aggr_id = 1") > 10);
+  ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_name_order WHERE aggr_id = 1 AND kind = 7") >=
+         chunks);
+  ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_name_order WHERE aggr_id = 1 AND kind = 6") >=
+         chunks + (chunks > 1));
+  for (int b = 2; b <= naggr; b++) ASSERT_EQ(chunk_sequence(db, b), chunk_sequence(db, 1));
   static const char *const tables[][2] = {
       {"aggr_nvtx_name_order", "kind, chunk, places"},
       {"aggr_nvtx_forms", "kind, form_id, form, rows"},
       {"aggr_nvtx_row_forms", "kind, chunk, forms"},
       {"aggr_nvtx_runs", "kind, row_idx, key, instances, total"}};
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-    for (int b = 2; b <= 3; b++) {
+    for (int b = 2; b <= naggr; b++) {
       char sql[256];
       snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE aggr_id = %d", tables[t][0], b);
       int64_t n1 = q_int(db, sql);
@@ -217,14 +241,23 @@ static int test_handed_over_equals_sorted(void) {
   return 0;
 }
 
+static int test_handed_over_equals_sorted(void) { return order_case("nvtx_order.sqlite", 1200, 3, 1); }
+
+/* Full chunks of both kinds (kind 6: 2, kind 7: 1, filled between
+ * them) are written interleaved, as the pass over `strings` fills them,
+ * then the partial ones (the table's rowids are part of its bytes). */
+static int test_chunks_interleaved(void) {
+  return order_case("nvtx_order_chunks.sqlite", 70000, 2, 2);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_nvtxorder WORK_DIR\n");
     return 2;
   }
   work_dir = argv[1];
-  make_names();
   RUN(test_handed_over_equals_sorted);
+  RUN(test_chunks_interleaved);
   for (int i = 0; i < nnames; i++) free(names[i]);
   TEST_DONE();
 }
