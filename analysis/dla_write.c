@@ -354,7 +354,7 @@ static int w_nvtx(const wctx *x) {
     rc = dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   dla_kdur *durs = NULL;
   dla_kspan *ks = shrink_kernels(c, fit && rc == DL_OK, kg, &durs, &nd);
-  if (rc == DL_OK && kg) rc = dla__kgroups_write(c, kg, durs, nd, x->aggr_id);
+  if (rc == DL_OK && kg) rc = dla__kgroups_write(c, kg, durs, nd, ks, x->aggr_id);
   dla__kgroups_free(kg);
   if (rc == DL_OK && durs) rc = dla__durs_write(c, durs, nd, ks, x->aggr_id);
   drop_records(c, &ks);

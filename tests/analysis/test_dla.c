@@ -717,13 +717,15 @@ static int test_big_seq(void) {
   return 0;
 }
 
-/* The kernel lists' groups, launch sequence and marks (written from the
- * launches in memory, dla_write_kgroups.c) equal what the schema says of
- * the written launches, computed here in SQL: launches out of id order,
- * pairs of launches at one time, one short name under two long names (one
- * group), two grids, two devices, two ops; more than two marks. A second
- * file with a kernel that ends before it starts takes the writer's own
- * pass (dldb_kgroups.c): the same rows. */
+/* The kernel lists' groups, launch sequence, marks and duration orders
+ * (written from the launches in memory, dla_write_kgroups.c) equal what
+ * the schema says of the written launches, computed here in SQL: launches
+ * out of id order, pairs of launches at one time, one short name under two
+ * long names (one group), two grids, two devices, two ops; more than two
+ * marks; equal durations (launch order breaks the tie) and durations of
+ * 2^32 - 1 ns or more, two in one group in the reverse of launch order. A
+ * second file with a kernel that ends before it starts takes the writer's
+ * own passes (dldb_kgroups.c, dldb_kgdurs.c): the same rows. */
 #define KG_LAUNCHES \
   "SELECT ak.op_idx o, k.short_name_id s, k.device_id d, k.grid_x gx, k.grid_y gy, " \
   "k.grid_z gz, k.block_x bx, k.block_y b_y, k.block_z bz, ak.uses_tc tc, ak.iter_value it, " \
@@ -733,6 +735,12 @@ static int test_big_seq(void) {
 #define KG_GROUPS \
   "SELECT *, row_number() OVER (ORDER BY first) gid FROM (SELECT o, s, d, gx, gy, gz, bx, " \
   "b_y, bz, tc, min(place) first, count(*) calls FROM l GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
+
+/* Launch i's duration: 50-80 ns, or 2^32 - 1 ns and more for every 500th
+ * (i = 7, 507, ...; i = 7 and 1507 are of one group). */
+static int64_t kg_dur(int i, int n) {
+  return i % 500 == 7 ? 4294967295 + (n - i) : 50 + i % 4 * 10;
+}
 
 static int kgroups_case(const char *name, int clamp) {
   char path[1024], err[512];
@@ -756,7 +764,7 @@ static int kgroups_case(const char *name, int clamp) {
     int64_t s = 10000000 + 100 * (int64_t)i;
     dldb_kernel k = {.short_name = shorts[i % 3], .long_name = lname,
                      .device_id = i % 3 == 2 ? i / 6 % 2 : 0, .stream_id = 7, .gpu_start_ns = s,
-                     .gpu_end_ns = clamp && i == N / 2 ? s - 1 : s + 50,
+                     .gpu_end_ns = clamp && i == N / 2 ? s - 1 : s + kg_dur(i, N),
                      .correlation_id = i + 1, .pid = 1,
                      .grid = {i % 3 == 1 ? 1 + i / 6 % 2 : 1, 1, 1}, .block = {32, 1, 1}};
     ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
@@ -783,6 +791,16 @@ static int kgroups_case(const char *name, int clamp) {
                       "- 1, l.it, l.kid FROM l JOIN g USING (o, s, d, gx, gy, gz, bx, b_y, bz, "
                       "tc) EXCEPT SELECT group_id, seq, iter_value, kernel_id FROM "
                       "aggr_dl_kernel_seq WHERE aggr_id = 1)"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dseq WHERE aggr_id = 1"), N);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dseq WHERE aggr_id = 1 AND "
+                      "gpu_dur_ns >= 4294967295"),
+            6);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT q.group_id, row_number() OVER (PARTITION BY "
+                      "q.group_id ORDER BY k.gpu_end_ns - k.gpu_start_ns, q.seq) - 1, "
+                      "k.gpu_end_ns - k.gpu_start_ns, q.seq FROM aggr_dl_kernel_seq q JOIN "
+                      "kernels k ON k.id = q.kernel_id WHERE q.aggr_id = 1 EXCEPT SELECT "
+                      "group_id, dseq, gpu_dur_ns, seq FROM aggr_dl_kernel_dseq WHERE aggr_id = 1)"),
             0);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_marks WHERE aggr_id = 1"), 3);
   ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES ") SELECT count(*) FROM (SELECT place, t FROM l "
