@@ -342,11 +342,11 @@ static void drop_records(dla_ctx *c, dla_kspan **ks) {
 /* The NVTX statistics, last: the aggregation's other rows end here (each
  * phase ends before the next starts: --verbosity=detailed times them).
  * The launches' rows (by duration, their kernel groups) are written first,
- * before the projection needs the calls' memory. */
+ * before the projection needs the calls' memory: a phase of their own. */
 static int w_nvtx(const wctx *x) {
   dla_ctx *c = x->c;
   dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
-  dla__progress(c, "writing NVTX statistics", 0, 1);
+  dla__progress(c, "writing the kernel lists' orders", 0, 1);
   size_t nk = c->nk, nd = 0;
   int fit = dla__durs_fit(c), rc = DL_OK;
   dla_kgroups *kg = NULL; /* NULL: dldb_aggr_end groups the written launches */
@@ -358,6 +358,10 @@ static int w_nvtx(const wctx *x) {
   dla__kgroups_free(kg);
   if (rc == DL_OK && durs) rc = dla__durs_write(c, durs, nd, ks, x->aggr_id);
   drop_records(c, &ks);
+  if (rc == DL_OK) {
+    dla__progress(c, "writing the kernel lists' orders", 1, 1);
+    dla__progress(c, "writing NVTX statistics", 0, 1);
+  }
   dla_nvtx_proj *nvtx = NULL;
   if (rc == DL_OK) rc = dla__stats_project(c, ks, nk, &nvtx);
   free(ks);
