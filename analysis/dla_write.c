@@ -375,7 +375,7 @@ static int w_nvtx(const wctx *x) {
  * aggregation's iterations: last, once the analysis's records are freed. */
 static int w_timeline(const wctx *x) {
   dla__progress(x->c, "writing the timeline", 0, 1);
-  int rc = dldb_timeline_write(x->c->w, x->aggr_id, x->c->err, x->c->errlen);
+  int rc = dldb_timeline_write(x->c->w, x->aggr_id, x->c->tl_built, x->c->err, x->c->errlen);
   if (rc == DL_OK) dla__progress(x->c, "writing the timeline", 1, 1);
   return rc;
 }

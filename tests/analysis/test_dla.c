@@ -1797,12 +1797,8 @@ static int test_call_attribution(void) {
  * the default (one batch) and with batches of at most 8 and 64 events;
  * the same for the GPU timeline (per GPU: busy, computation, memcpy, SM
  * efficiency), whose batches hold starts. */
-static int test_sweep_batches(void) {
-  char path[1024], err[256];
-  snprintf(path, sizeof path, "%s/sweep_batches.sqlite", work_dir);
-  dldb_writer *w = NULL;
-  dldb_write_opts o = {.force = 1, .producer = "test"};
-  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+static int write_sweep_profile(dldb_writer *w) {
+  char err[256];
   for (int g = 0; g < 2; g++) {
     dldb_gpu gpu = {.device_id = g, .name = "GPU", .cc_major = 8, .sm_count = 108};
     ASSERT_OK(dldb_write_gpu(w, &gpu, err, sizeof err));
@@ -1848,6 +1844,16 @@ static int test_sweep_batches(void) {
     t += 400 + (int64_t)rnd(2000);
     ASSERT(t > it0);
   }
+  return 0;
+}
+
+static int test_sweep_batches(void) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/sweep_batches.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  ASSERT_EQ(write_sweep_profile(w), 0);
   static const size_t caps[] = {0, 8, 64};
   for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
     dla_opts ao;
@@ -1931,6 +1937,55 @@ static int test_sweep_batches(void) {
   }
   ASSERT(q_int(db, "SELECT count(*) FROM view_expert_systems WHERE aggr_id = 1 AND problem LIKE "
                    "'%GPU utilization%'") == 1);
+  sqlite3_close(db);
+  return 0;
+}
+
+/* The timeline's tracks built ahead on a second thread (dla_tlahead.c)
+ * equal those the writer builds itself (dla_tuning.timeline_inline): two
+ * files of the same profile (GPU streams with kernels and copies on two
+ * GPUs, a CUDA API thread, op ranges), every row of both tables the same,
+ * rowids too. */
+static int test_timeline_ahead(void) {
+  char path[2][1024], err[256];
+  for (int i = 0; i < 2; i++) {
+    snprintf(path[i], sizeof path[i], "%s/timeline_%s.sqlite", work_dir, i ? "ahead" : "inline");
+    dldb_writer *w = NULL;
+    dldb_write_opts o = {.force = 1, .producer = "test"};
+    ASSERT_OK(dldb_writer_create(path[i], &o, &w, err, sizeof err));
+    rnd_state = 0x5EEDull;
+    ASSERT_EQ(write_sweep_profile(w), 0);
+    dla_opts ao;
+    dla_opts_init(&ao);
+    ao.key_op = "step";
+    ao.aggr_start = "2024-01-01 00:00:00";
+    dla_tuning tune = {.timeline_inline = !i};
+    if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
+      fprintf(stderr, "timeline ahead: %s\n", err);
+      dldb_writer_abort(&w);
+      return 1;
+    }
+    ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  }
+  sqlite3 *db = open_ro(path[1]);
+  ASSERT_NOT_NULL(db);
+  char sql[2048];
+  snprintf(sql, sizeof sql, "ATTACH '%s' AS i", path[0]);
+  ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+  /* iterations, 4 GPU streams (2 GPUs, kernels and copies), API and range threads */
+  ASSERT_EQ(q_int(db, "SELECT count(DISTINCT kind) FROM dl_timeline_tracks"), 4);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM dl_timeline_tracks"), 7);
+  ASSERT(q_int(db, "SELECT count(*) FROM dl_timeline_blocks") >= 7);
+  static const char *const tables[] = {"dl_timeline_tracks", "dl_timeline_blocks"};
+  for (size_t t = 0; t < 2; t++) {
+    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM %s) - (SELECT count(*) FROM i.%s)",
+             tables[t], tables[t]);
+    ASSERT_EQ(q_int(db, sql), 0);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM (SELECT rowid, * FROM %s EXCEPT SELECT rowid, * FROM i.%s)",
+             tables[t], tables[t]);
+    ASSERT_EQ(q_int(db, sql), 0);
+  }
   sqlite3_close(db);
   return 0;
 }
@@ -2075,6 +2130,7 @@ int main(int argc, char **argv) {
   RUN(test_call_attribution);
   RUN(test_range_order);
   RUN(test_sweep_batches);
+  RUN(test_timeline_ahead);
   RUN(test_pipe);
   RUN(test_sort_big);
   RUN(test_sort_keys);
