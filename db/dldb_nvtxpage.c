@@ -354,9 +354,9 @@ static int emit(nvq *q, int64_t row_idx, dldb_row_fn fn, void *ctx) {
   return rc;
 }
 
-/* The page: the rows in row_idx or name order (each direction) that match,
- * from the offset on. */
-static int page(nvq *q, int by_name, dldb_row_fn fn, void *ctx) {
+/* The page: the rows in row_idx or name order (desc: descending) that
+ * match, from the offset on. */
+static int page(nvq *q, int by_name, int desc, dldb_row_fn fn, void *ctx) {
   const dldb_query *in = q->in;
   int64_t skip = in->offset > 0 ? in->offset : 0, left = in->limit;
   int rc = DL_OK;
@@ -366,9 +366,9 @@ static int page(nvq *q, int by_name, dldb_row_fn fn, void *ctx) {
   int64_t i = q->match ? 0 : skip;
   if (!q->match) skip = 0;
   walk w = {0};
-  if (i >= q->n || (by_name && (rc = walk_start(q, &w, in->desc, i)))) return rc;
+  if (i >= q->n || (by_name && (rc = walk_start(q, &w, desc, i)))) return rc;
   for (; left > 0 && rc == DL_OK; i++) {
-    int64_t row = in->desc ? q->n - 1 - i : i;
+    int64_t row = desc ? q->n - 1 - i : i;
     int got = by_name ? walk_next(q, &w, &row) : 1;
     if (got <= 0) {
       rc = got;
@@ -391,6 +391,219 @@ static int page(nvq *q, int by_name, dldb_row_fn fn, void *ctx) {
   return rc < 0 ? rc : DL_OK;
 }
 
+/* ---- Sorted by a numeric column -------------------------------------------
+ *
+ * The analysis numbers a kind's rows in total time order, descending
+ * (analysis/dla_stats.c; the server's sort by total time relies on it too),
+ * and every time it records is at least 0 (dla_ranges.c clamps a range's
+ * end to its start). So a column that is a non-decreasing function of the
+ * total (time %, total time) is in row_idx order, and one that is at most
+ * the total (avg, med, min, max and stddev of a row's durations) is below
+ * the total of the row being read and of every row after it. A page in such
+ * an order keeps the best offset + limit rows of a walk of the rows in
+ * row_idx order (descending: upwards, ascending: downwards, the order's
+ * best first) and stops where no later row can be among them; each row read
+ * is checked against these rules, and a file that breaks one is read the
+ * plain way. */
+typedef struct numcol {
+  const char *view, *col, *total;
+  int exact; /* 1: a non-decreasing function of total; 0: at most total */
+} numcol;
+
+static const numcol numcols[] = {
+    {"view_dl_stats_nvtx", "time_pct", "total_time", 1},
+    {"view_dl_stats_nvtx", "total_time", "total_time", 1},
+    {"view_dl_stats_nvtx", "avg", "total_time", 0},
+    {"view_dl_stats_nvtx", "med", "total_time", 0},
+    {"view_dl_stats_nvtx", "min", "total_time", 0},
+    {"view_dl_stats_nvtx", "max", "total_time", 0},
+    {"view_dl_stats_nvtx", "stddev", "total_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "total_proj_time", "total_proj_time", 1},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_avg", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_med", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_min", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_max", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_stddev", "total_proj_time", 0},
+};
+
+static const numcol *numcol_of(const dldb_query *in) {
+  for (size_t i = 0; in->sort && i < sizeof numcols / sizeof *numcols; i++)
+    if (strcmp(numcols[i].view, in->view) == 0 && strcmp(numcols[i].col, in->sort) == 0)
+      return &numcols[i];
+  return NULL;
+}
+
+/* The most rows a page keeps (offset + limit) this way: deeper pages read
+ * the view. */
+#define TOP_MAX 1000000
+
+/* A row of the walk: its value (long double holds every int64 and double
+ * exactly, so integers and reals compare as SQLite compares them). */
+typedef struct trow {
+  long double x;
+  int64_t row;
+} trow;
+
+typedef struct top {
+  trow *h;      /* a heap of the k best so far, the worst on top */
+  int64_t n, k;
+  int desc;
+} top;
+
+/* 1 when a comes before b in the page: by value, equal values by row_idx
+ * ascending (the views' tiebreak). */
+static int before(const top *t, const trow *a, const trow *b) {
+  if (a->x != b->x) return t->desc ? a->x > b->x : a->x < b->x;
+  return a->row < b->row;
+}
+
+static void sift_down(top *t, int64_t i) {
+  for (;;) {
+    int64_t w = i, l = 2 * i + 1, r = l + 1;
+    if (l < t->n && before(t, &t->h[w], &t->h[l])) w = l;
+    if (r < t->n && before(t, &t->h[w], &t->h[r])) w = r;
+    if (w == i) return;
+    trow x = t->h[i];
+    t->h[i] = t->h[w];
+    t->h[w] = x;
+    i = w;
+  }
+}
+
+static void top_add(top *t, trow r) {
+  if (t->n == t->k) {
+    if (!before(t, &r, &t->h[0])) return;
+    t->h[0] = r;
+    sift_down(t, 0);
+    return;
+  }
+  int64_t i = t->n++;
+  t->h[i] = r;
+  while (i > 0 && before(t, &t->h[(i - 1) / 2], &t->h[i])) {
+    int64_t p = (i - 1) / 2;
+    trow x = t->h[i];
+    t->h[i] = t->h[p];
+    t->h[p] = x;
+    i = p;
+  }
+}
+
+/* 1 when no row after one of bound b (walking on) can enter the full heap:
+ * its value is at most b (descending) or at least b (ascending), and equal
+ * values lose on row_idx to the rows read before it... */
+static int top_done(const top *t, long double b, int up) {
+  if (t->n < t->k) return 0;
+  long double w = t->h[0].x;
+  /* upwards the rows to come have larger row_idx: a tie loses; downwards
+   * smaller: a tie may win */
+  return t->desc ? (up ? b <= w : b < w) : (up ? b > w : b > w);
+}
+
+static long double value_of(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_INTEGER ? (long double)sqlite3_column_int64(st, i)
+                                                      : (long double)sqlite3_column_double(st, i);
+}
+
+/* The next row of a walk (upwards when up) from row `at` that the filter
+ * keeps; -1 past the end. */
+static int64_t next_match(const nvq *q, int64_t at, int up) {
+  while (at >= 0 && at < q->n && q->match && !q->match[q->form[at]]) at += up ? 1 : -1;
+  return at >= 0 && at < q->n ? at : -1;
+}
+
+/* Walks the rows in row_idx order (upwards when up) into t, by the column
+ * c: one statement stepped from row to row, started again at the next
+ * matching row where that is more than JUMP rows on (a seek costs about
+ * as much as stepping over that many rows). 1 when the walk kept the
+ * rules, 0 when a row broke one, or a negative DL_E*. */
+static int top_walk(nvq *q, const numcol *c, top *t, int up) {
+  enum { JUMP = 8 };
+  char sql[320];
+  snprintf(sql, sizeof sql,
+           "SELECT row_idx, \"%s\", \"%s\" FROM %s WHERE aggr_id = ?1 AND row_idx %s ?2 "
+           "ORDER BY row_idx%s",
+           c->total, c->col, q->v->view, up ? ">=" : "<=", up ? "" : " DESC");
+  sqlite3_stmt *st = dldb__stmt_get(q->db, sql, q->err, q->errlen);
+  if (!st) return DL_EDB;
+  sqlite3_bind_int64(st, 1, q->in->aggr_id);
+  int64_t step = up ? 1 : -1, want = next_match(q, up ? 0 : q->n - 1, up), at = -1;
+  long double last = 0;
+  int rc = 1, src = SQLITE_DONE, any = 0;
+  while (want >= 0) {
+    if (at < 0 || (want - at) * step > JUMP) { /* (re)start at want */
+      sqlite3_reset(st);
+      sqlite3_bind_int64(st, 2, want);
+      at = want - step;
+    }
+    if ((src = sqlite3_step(st)) != SQLITE_ROW) break;
+    int64_t row = sqlite3_column_int64(st, 0), total = sqlite3_column_int64(st, 1);
+    long double x = value_of(st, 2), b = c->exact ? x : (long double)total;
+    /* the rules: the rows in turn, totals at least 0, values at most the
+     * total, the bound non-increasing upwards */
+    if (row != at + step || total < 0 || (!c->exact && x > (long double)total) ||
+        (any && (up ? b > last : b < last))) {
+      rc = 0;
+      break;
+    }
+    any = 1;
+    last = b;
+    at = row;
+    if (row != want) continue; /* stepped over */
+    if (top_done(t, b, up)) break;
+    top_add(t, (trow){x, row});
+    want = next_match(q, row + step, up);
+  }
+  if (rc == 1 && src != SQLITE_ROW && src != SQLITE_DONE) rc = sqlerr(q, src);
+  dldb__stmt_done(st);
+  return rc;
+}
+
+static int cmp_trow_desc(const void *a, const void *b) {
+  const trow *x = a, *y = b;
+  if (x->x != y->x) return x->x < y->x ? 1 : -1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+static int cmp_trow_asc(const void *a, const void *b) {
+  const trow *x = a, *y = b;
+  if (x->x != y->x) return x->x > y->x ? 1 : -1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The page of q sorted by the column c: 1 when read, 0 when it is read the
+ * plain way (an order the rules do not give, too deep a page, a file that
+ * breaks a rule), or a negative DL_E*. */
+static int top_page(nvq *q, const numcol *c, dldb_row_fn fn, void *ctx) {
+  const dldb_query *in = q->in;
+  int64_t skip = in->offset > 0 ? in->offset : 0;
+  if (c->exact && in->desc) { /* row_idx order itself */
+    int rc = page(q, 0, 0, fn, ctx);
+    return rc ? rc : 1;
+  }
+  if (!c->exact && !in->desc) return 0;
+  if (skip + in->limit > TOP_MAX) return 0;
+  if ((q->match && !q->matched) || in->limit == 0) return 1;
+  top t = {.k = skip + in->limit, .desc = in->desc};
+  int rc = q->match ? load_forms(q) : DL_OK;
+  if (rc) return rc;
+  if (t.k > (q->match ? q->matched : q->n)) t.k = q->match ? q->matched : q->n;
+  t.h = malloc((size_t)(t.k > 0 ? t.k : 1) * sizeof *t.h);
+  if (!t.h) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+  rc = top_walk(q, c, &t, in->desc);
+  if (rc == 1) {
+    qsort(t.h, (size_t)t.n, sizeof *t.h, in->desc ? cmp_trow_desc : cmp_trow_asc);
+    for (int64_t i = skip; i < t.n; i++) {
+      int e = emit(q, t.h[i].row, fn, ctx);
+      if (e) {
+        rc = e < 0 ? e : 1;
+        break;
+      }
+    }
+  }
+  free(t.h);
+  return rc;
+}
+
 int dldb__nvtx_count(dldb *db, const dldb_query *in, int64_t *filtered, char *err,
                      size_t errlen) {
   if (!in->filter || !*in->filter) return 0;
@@ -405,14 +618,16 @@ int dldb__nvtx_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
                     size_t errlen) {
   int filtered = in->filter && *in->filter;
   int by_name = in->sort && strcmp(in->sort, "name") == 0;
-  if (!in->sort || (!by_name && strcmp(in->sort, "row_idx") != 0) || (!filtered && !by_name) ||
-      in->limit < 0 || in->limit > PAGE_MAX)
+  const numcol *c = numcol_of(in);
+  if (!in->sort || (!by_name && !c && strcmp(in->sort, "row_idx") != 0) ||
+      (!filtered && !by_name && !c) || in->limit < 0 || in->limit > PAGE_MAX)
     return 0;
   for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
     if (i > 0 || strcmp(in->tiebreak[i], "row_idx") != 0) return 0;
   nvq q;
   int rc = setup(&q, db, in, err, errlen);
-  if (rc == 1 && (rc = page(&q, by_name, fn, ctx)) == DL_OK) rc = 1;
+  if (rc == 1 && c) rc = top_page(&q, c, fn, ctx);
+  else if (rc == 1 && (rc = page(&q, by_name, in->desc, fn, ctx)) == DL_OK) rc = 1;
   done(&q);
   return rc;
 }
