@@ -38,7 +38,7 @@ typedef struct nvq {
   int64_t n;          /* the aggregation's rows of the view */
   uint8_t *match;     /* NFORMS: 1 where the filter is in the form; NULL: no filter */
   int64_t matched;    /* rows of matching forms */
-  uint16_t *form;     /* by row_idx, once read */
+  uint64_t *keep;     /* a bit by row_idx: its form matches (once read) */
   uint32_t *order;    /* the name order chunk `chunk` holds, 0..n - 1 places */
   int64_t chunk, chunk_n;
   char *err;
@@ -203,7 +203,7 @@ static int setup(nvq *q, dldb *db, const dldb_query *in, char *err, size_t errle
 
 static void done(nvq *q) {
   free(q->match);
-  free(q->form);
+  free(q->keep);
   free(q->order);
 }
 
@@ -311,10 +311,12 @@ static int walk_next(nvq *q, walk *w, int64_t *row) {
   return 1;
 }
 
-/* Every row's form, by row_idx. */
+/* Which rows the filter keeps, from every row's form: a bit a row (a walk
+ * in name order tests rows in no order, and bits stay in the caches where
+ * 2-byte form ids would not). */
 static int load_forms(nvq *q) {
-  q->form = malloc((size_t)q->n * sizeof *q->form);
-  if (!q->form) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+  q->keep = calloc((size_t)(q->n / 64 + 1), sizeof *q->keep);
+  if (!q->keep) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
   for (int64_t c = 0; c * CHUNK < q->n; c++) {
     uint8_t *b = NULL;
     int64_t bytes = 0;
@@ -327,11 +329,14 @@ static int load_forms(nvq *q) {
       return dl_err(q->err, q->errlen, DL_EFORMAT, "%s: %s: a short forms chunk", q->db->path,
                     q->in->view);
     }
-    for (int64_t i = 0; i < want; i++) q->form[c * CHUNK + i] = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+    for (int64_t i = 0, r = c * CHUNK; i < want; i++, r++)
+      if (q->match[b[2 * i] | b[2 * i + 1] << 8]) q->keep[r / 64] |= 1ull << (r % 64);
     free(b);
   }
   return DL_OK;
 }
+
+static int kept(const nvq *q, int64_t row) { return (int)(q->keep[row / 64] >> (row % 64) & 1); }
 
 /* Gives fn the view's row row_idx: 1 when fn stops, 0, or a negative DL_E*. */
 static int emit(nvq *q, int64_t row_idx, dldb_row_fn fn, void *ctx) {
@@ -354,6 +359,73 @@ static int emit(nvq *q, int64_t row_idx, dldb_row_fn fn, void *ctx) {
   return rc;
 }
 
+/* A filter that keeps at most FEW rows, and at most one in FEW_PART, has
+ * its page by name sorted here from the rows' names (a seek each) rather
+ * than found in a walk of every place. */
+enum { FEW = 4096, FEW_PART = 128 };
+
+typedef struct named {
+  char *name;
+  int len;
+  int64_t row;
+} named;
+
+static int few_desc;
+static int cmp_named(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  int n = x->len < y->len ? x->len : y->len, c = memcmp(x->name, y->name, (size_t)n);
+  if (!c) c = (x->len > y->len) - (x->len < y->len); /* BINARY: then the shorter first */
+  if (c) return few_desc ? -c : c;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The page by name of the few rows the filter keeps (q->keep). */
+static int few_by_name(nvq *q, int desc, dldb_row_fn fn, void *ctx) {
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT name FROM %s WHERE aggr_id = ?1 AND row_idx = ?2",
+           q->v->view);
+  named *v = calloc((size_t)q->matched + 1, sizeof *v);
+  sqlite3_stmt *st = v ? dldb__stmt_get(q->db, sql, q->err, q->errlen) : NULL;
+  int64_t n = 0;
+  int rc = !v ? dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path)
+           : !st ? DL_EDB : DL_OK;
+  for (int64_t r = 0; rc == DL_OK && r < q->n && n < q->matched; r++) {
+    if (!kept(q, r)) continue;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, q->in->aggr_id);
+    sqlite3_bind_int64(st, 2, r);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_ROW) {
+      rc = src == SQLITE_DONE ? dl_err(q->err, q->errlen, DL_EFORMAT, "%s: %s has no row %lld",
+                                       q->db->path, q->in->view, (long long)r)
+                              : sqlerr(q, src);
+      break;
+    }
+    int len = sqlite3_column_bytes(st, 0);
+    const void *t = sqlite3_column_blob(st, 0);
+    v[n] = (named){.name = malloc((size_t)len + 1), .len = len, .row = r};
+    if (!v[n].name) rc = dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+    else if (len > 0) memcpy(v[n].name, t, (size_t)len);
+    n++;
+  }
+  if (st) dldb__stmt_done(st);
+  if (rc == DL_OK) {
+    few_desc = desc;
+    qsort(v, (size_t)n, sizeof *v, cmp_named);
+    int64_t skip = q->in->offset > 0 ? q->in->offset : 0;
+    for (int64_t i = skip; i < n && i < skip + q->in->limit; i++) {
+      int e = emit(q, v[i].row, fn, ctx);
+      if (e) {
+        rc = e < 0 ? e : DL_OK;
+        break;
+      }
+    }
+  }
+  for (int64_t i = 0; v && i < n; i++) free(v[i].name);
+  free(v);
+  return rc;
+}
+
 /* The page: the rows in row_idx or name order (desc: descending) that
  * match, from the offset on. */
 static int page(nvq *q, int by_name, int desc, dldb_row_fn fn, void *ctx) {
@@ -362,6 +434,8 @@ static int page(nvq *q, int by_name, int desc, dldb_row_fn fn, void *ctx) {
   int rc = DL_OK;
   if (q->match && !q->matched) return DL_OK;
   if (q->match && (rc = load_forms(q))) return rc;
+  if (q->match && by_name && q->matched <= FEW && q->matched * FEW_PART <= q->n)
+    return few_by_name(q, desc, fn, ctx);
   /* unfiltered: straight to the offset */
   int64_t i = q->match ? 0 : skip;
   if (!q->match) skip = 0;
@@ -379,7 +453,7 @@ static int page(nvq *q, int by_name, int desc, dldb_row_fn fn, void *ctx) {
       rc = dl_err(q->err, q->errlen, DL_EFORMAT, "%s: %s: a bad name order", q->db->path, in->view);
       break;
     }
-    if (q->match && !q->match[q->form[row]]) continue;
+    if (q->match && !kept(q, row)) continue;
     if (skip > 0) {
       skip--;
       continue;
@@ -507,7 +581,7 @@ static long double value_of(sqlite3_stmt *st, int i) {
 /* The next row of a walk (upwards when up) from row `at` that the filter
  * keeps; -1 past the end. */
 static int64_t next_match(const nvq *q, int64_t at, int up) {
-  while (at >= 0 && at < q->n && q->match && !q->match[q->form[at]]) at += up ? 1 : -1;
+  while (at >= 0 && at < q->n && q->match && !kept(q, at)) at += up ? 1 : -1;
   return at >= 0 && at < q->n ? at : -1;
 }
 

@@ -64,7 +64,8 @@ static int make_names(void) {
                                     "CudnnConvolutionBackward0", "aten::linear", "ATEN::CONV"};
   static const char *const odd[] = {"100%_done", "x_y", "back\\slash", "\xc3\x89lan conv",
                                     "relu", "conv", "", "seq 1", "a", "A", "z9", "z10", "z",
-                                    "Z", "conv2", "conv10"};
+                                    "Z", "conv2", "conv10", "qq", "QQ", "qqb", "qqa", "aqq",
+                                    "qq_z", "Qq\xc3\x89", "qq "};
   for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) names[nnames++] = strdup(odd[i]);
   while (nnames < MAXNAMES) {
     char buf[160];
@@ -393,7 +394,7 @@ static int test_pages(void) {
   static const char *const filters[] = {NULL,     "conv", "CONV",       "relu", "xyzzy",
                                         "_",      "%",    "\\",         "\xc3\x89lan",
                                         "seq = ", "z",    ", op_id = ", "= 1",  "seq = 1",
-                                        "z1",     "2]"};
+                                        "z1",     "2]",   "qq"};
   /* every sortable column of each view */
   static const char *const sorts6[] = {"row_idx", "name", "time_pct", "total_time", "instances",
                                        "avg", "med", "min", "max", "stddev", NULL};
@@ -407,7 +408,7 @@ static int test_pages(void) {
    * column the filters that the forms answer and some that they do not,
    * and a page of each size */
   static const uint32_t numeric_filters = 1u << 0 | 1u << 1 | 1u << 4 | 1u << 5 | 1u << 11 |
-                                          1u << 13 | 1u << 14;
+                                          1u << 13 | 1u << 14 | 1u << 16;
   static const int64_t pages[][2] = {{0, 1}, {0, 50}, {37, 50}, {37, 1000}, {5999, 50}};
   for (int t = 0; t < 4; t++) {
     const char *const *sorts = tables[t].kind == DLDB_STATS_NVTX ? sorts6 : sorts7;
