@@ -3,11 +3,13 @@
  * range text, millions of them) read through their name order and name
  * forms (db/schema.sql aggr_nvtx_name_order; dldb_nvtxidx.c writes them):
  * the filtered count is a sum over the forms the filter is in, a page in
- * row_idx or name order a walk of the stored order, each row of the page
- * then read from the view by its row_idx. Used by dldb_query.c for one
- * aggregation without column filters, a filter without ASCII digits (a
- * form keeps none) and the orders row_idx and name (ties on row_idx);
- * anything else, and files without the tables, read the views as before. */
+ * row_idx or name order a walk of the stored order (or, for a filter that
+ * keeps few rows, those rows sorted by name), a page sorted by a time
+ * column a walk of the rows in row_idx order that stops early (below),
+ * each row of the page then read from the view by its row_idx. Used by
+ * dldb_query.c for one aggregation without column filters, a filter
+ * without ASCII digits (a form keeps none) and ties on row_idx; anything
+ * else, and files without the tables, read the views as before. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
