@@ -372,13 +372,23 @@ typedef struct named {
   int64_t row;
 } named;
 
-static int few_desc;
-static int cmp_named(const void *a, const void *b) {
-  const named *x = a, *y = b;
+/* BINARY: the bytes, then the shorter first. */
+static int name_cmp(const named *x, const named *y) {
   int n = x->len < y->len ? x->len : y->len, c = memcmp(x->name, y->name, (size_t)n);
-  if (!c) c = (x->len > y->len) - (x->len < y->len); /* BINARY: then the shorter first */
-  if (c) return few_desc ? -c : c;
-  return (x->row > y->row) - (x->row < y->row);
+  return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* By name (ascending, descending), equal names by row_idx ascending. */
+static int cmp_named_asc(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  int c = name_cmp(x, y);
+  return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+static int cmp_named_desc(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  int c = name_cmp(y, x);
+  return c ? c : (x->row > y->row) - (x->row < y->row);
 }
 
 /* The page by name of the few rows the filter keeps (q->keep). */
@@ -412,8 +422,7 @@ static int few_by_name(nvq *q, int desc, dldb_row_fn fn, void *ctx) {
   }
   if (st) dldb__stmt_done(st);
   if (rc == DL_OK) {
-    few_desc = desc;
-    qsort(v, (size_t)n, sizeof *v, cmp_named);
+    qsort(v, (size_t)n, sizeof *v, desc ? cmp_named_desc : cmp_named_asc);
     int64_t skip = q->in->offset > 0 ? q->in->offset : 0;
     for (int64_t i = skip; i < n && i < skip + q->in->limit; i++) {
       int e = emit(q, v[i].row, fn, ctx);
@@ -564,15 +573,14 @@ static void top_add(top *t, trow r) {
   }
 }
 
-/* 1 when no row after one of bound b (walking on) can enter the full heap:
- * its value is at most b (descending) or at least b (ascending), and equal
- * values lose on row_idx to the rows read before it... */
-static int top_done(const top *t, long double b, int up) {
+/* 1 when neither the row of bound b nor any row after it can enter the
+ * full heap: descending (a walk upwards), their values are at most b, and
+ * one equal to the worst kept loses on row_idx; ascending (a walk
+ * downwards, of a column equal to its bound), their values are at least b,
+ * and one equal to the worst kept would win on row_idx. */
+static int top_done(const top *t, long double b) {
   if (t->n < t->k) return 0;
-  long double w = t->h[0].x;
-  /* upwards the rows to come have larger row_idx: a tie loses; downwards
-   * smaller: a tie may win */
-  return t->desc ? (up ? b <= w : b < w) : (up ? b > w : b > w);
+  return t->desc ? b <= t->h[0].x : b > t->h[0].x;
 }
 
 static long double value_of(sqlite3_stmt *st, int i) {
@@ -633,7 +641,7 @@ static int top_walk(nvq *q, const numcol *c, top *t, int up) {
     last = b;
     at = row;
     if (row != want) continue; /* stepped over */
-    if (top_done(t, b, up)) break;
+    if (top_done(t, b)) break;
     top_add(t, (trow){x, row});
     want = next_match(q, row + step, up);
   }
