@@ -16,12 +16,20 @@ typedef struct dla_tuning {
    * (dla_nsysfacts.c). 0: each one's default. Same results for any value:
    * tests set it small to cut many batches. */
   size_t sweep_batch_events;
+  /* 1: the writer builds the timeline's tracks itself, a kind at a time,
+   * rather than a second thread ahead of it (dla_tlahead.c). Same rows. */
+  int timeline_inline;
   /* Bytes the NVTX statistics' name order may take in memory
    * (dla_nvtxorder.h); past it dldb_aggr_end sorts the names through
    * SQLite. 0: DLA_NVTX_ORDER_BUDGET. Same tables for any value: tests set
    * it small to take the other path. */
   size_t nvtx_order_budget;
 } dla_tuning;
+
+/* Memory the timeline's tracks may take when built ahead, beside the
+ * analysis (dla_tlahead.c): past it they are built after it, a kind at a
+ * time (dldb_timeline_build's budget). */
+#define DLA_TL_AHEAD_BYTES ((size_t)160 << 20)
 
 /* dla_aggregate with tuning t (borrowed; NULL: the defaults). */
 int dla__aggregate_tuned(dldb_writer *w, const dla_opts *o, const dla_tuning *t,

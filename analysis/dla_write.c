@@ -342,11 +342,11 @@ static void drop_records(dla_ctx *c, dla_kspan **ks) {
 /* The NVTX statistics, last: the aggregation's other rows end here (each
  * phase ends before the next starts: --verbosity=detailed times them).
  * The launches' rows (by duration, their kernel groups) are written first,
- * before the projection needs the calls' memory. */
+ * before the projection needs the calls' memory: a phase of their own. */
 static int w_nvtx(const wctx *x) {
   dla_ctx *c = x->c;
   dla__progress(c, "writing the aggregation", (int64_t)c->nk, (int64_t)c->nk);
-  dla__progress(c, "writing NVTX statistics", 0, 1);
+  dla__progress(c, "writing the kernel lists' orders", 0, 1);
   size_t nk = c->nk, nd = 0;
   int fit = dla__durs_fit(c), rc = DL_OK;
   dla_kgroups *kg = NULL; /* NULL: dldb_aggr_end groups the written launches */
@@ -354,10 +354,14 @@ static int w_nvtx(const wctx *x) {
     rc = dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   dla_kdur *durs = NULL;
   dla_kspan *ks = shrink_kernels(c, fit && rc == DL_OK, kg, &durs, &nd);
-  if (rc == DL_OK && kg) rc = dla__kgroups_write(c, kg, durs, nd, x->aggr_id);
+  if (rc == DL_OK && kg) rc = dla__kgroups_write(c, kg, durs, nd, ks, x->aggr_id);
   dla__kgroups_free(kg);
   if (rc == DL_OK && durs) rc = dla__durs_write(c, durs, nd, ks, x->aggr_id);
   drop_records(c, &ks);
+  if (rc == DL_OK) {
+    dla__progress(c, "writing the kernel lists' orders", 1, 1);
+    dla__progress(c, "writing NVTX statistics", 0, 1);
+  }
   dla_nvtx_proj *nvtx = NULL;
   if (rc == DL_OK) rc = dla__stats_project(c, ks, nk, &nvtx);
   free(ks);
@@ -371,7 +375,7 @@ static int w_nvtx(const wctx *x) {
  * aggregation's iterations: last, once the analysis's records are freed. */
 static int w_timeline(const wctx *x) {
   dla__progress(x->c, "writing the timeline", 0, 1);
-  int rc = dldb_timeline_write(x->c->w, x->aggr_id, x->c->err, x->c->errlen);
+  int rc = dldb_timeline_write(x->c->w, x->aggr_id, x->c->tl_built, x->c->err, x->c->errlen);
   if (rc == DL_OK) dla__progress(x->c, "writing the timeline", 1, 1);
   return rc;
 }

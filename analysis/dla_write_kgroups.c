@@ -7,9 +7,11 @@
  * primary key's iter_value and kernel_id; a launch's iteration follows from
  * its start, and kernel ids ascend with the kernels' indexes, as
  * dla__durs_fit checks): the same key (op, short name, device, grid, block,
- * tensor-core use), the same numbering. The launches are sorted twice in
- * place: in launch order, to number the groups and place the marks, then
- * by group, so that the sequence rows go to SQLite in key order.
+ * tensor-core use), the same numbering. The launches are sorted in place:
+ * in launch order, to number the groups and place the marks, then by
+ * group, so that the sequence rows go to SQLite in key order, then each
+ * group by duration (db/dldb_kgdurs.c's order: duration, then place in
+ * launch order), for its duration order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,25 @@ static inline int group_lt(const dla_kdur *a, const dla_kdur *b) {
 }
 INTROSORT(group_sort, dla_kdur, group_lt)
 
+/* A group's launches, each one's grp holding its place in launch order. */
+static inline int dur_lt(const dla_kdur *a, const dla_kdur *b) {
+  if (a->dur != b->dur) return a->dur < b->dur;
+  return a->grp < b->grp;
+}
+INTROSORT(dur_sort, dla_kdur, dur_lt)
+
+/* A launch of DLA_LONG: its full duration and place in launch order. */
+typedef struct klong {
+  int64_t dur;
+  uint32_t seq;
+} klong;
+
+static inline int klong_lt(const klong *a, const klong *b) {
+  if (a->dur != b->dur) return a->dur < b->dur;
+  return a->seq < b->seq;
+}
+INTROSORT(klong_sort, klong, klong_lt)
+
 /* Sorts v unless it is in that order already (launches mostly are). */
 static void launch_order(dla_kdur *v, size_t n) {
   for (size_t i = 1; i < n; i++)
@@ -180,28 +201,67 @@ static int write_groups(dla_ctx *c, const dla_kgroups *g, const uint32_t *order,
   return rc;
 }
 
-/* v by group, then launch order: each launch's place in its group. */
-static int write_seq(dla_ctx *c, dla_kdur *v, size_t n, int64_t aggr_id) {
+/* The m launches of DLA_LONG at the end of a group sorted by dur_lt (v),
+ * by their full durations (ks), written from place dseq on. */
+static int write_long(dla_ctx *c, const dla_kdur *v, size_t m, const dla_kspan *ks,
+                      int64_t aggr_id, int64_t group_id, int64_t dseq) {
+  klong *l = malloc(m * sizeof *l);
+  if (!l) return dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
+  for (size_t i = 0; i < m; i++) {
+    dla_kspan s;
+    memcpy(&s, &ks[v[i].idx], sizeof s);
+    l[i] = (klong){.dur = s.end - s.start, .seq = v[i].grp};
+  }
+  klong_sort(l, m, dla__sort_depth(m));
+  int rc = DL_OK;
+  for (size_t i = 0; rc == DL_OK && i < m; i++)
+    rc = dldb_aggr_kernel_dseq(c->w, aggr_id, group_id, dseq + (int64_t)i, l[i].dur, l[i].seq,
+                               c->err, c->errlen);
+  free(l);
+  return rc;
+}
+
+/* One group's launches v[0..n-1], in launch order, in duration order: each
+ * one's grp becomes its place in launch order, then v is sorted. */
+static int write_dseq(dla_ctx *c, dla_kdur *v, size_t n, const dla_kspan *ks, int64_t aggr_id,
+                      int64_t group_id) {
+  for (size_t i = 0; i < n; i++) v[i].grp = (uint32_t)i;
+  dur_sort(v, n, dla__sort_depth(n));
+  size_t i = 0;
+  int rc = DL_OK;
+  for (; rc == DL_OK && i < n && v[i].dur != DLA_LONG; i++)
+    rc = dldb_aggr_kernel_dseq(c->w, aggr_id, group_id, (int64_t)i, v[i].dur, v[i].grp, c->err,
+                               c->errlen);
+  if (rc == DL_OK && i < n) rc = write_long(c, v + i, n - i, ks, aggr_id, group_id, (int64_t)i);
+  return rc;
+}
+
+/* v by group, then launch order: each launch's place in its group; then,
+ * where the file takes them (dseq), each group's duration order. */
+static int write_seq(dla_ctx *c, dla_kdur *v, size_t n, const dla_kspan *ks, int64_t aggr_id,
+                     int dseq) {
   group_sort(v, n, dla__sort_depth(n));
   int32_t hint = 0;
-  int64_t seq = 0;
   int rc = DL_OK;
-  for (size_t i = 0; rc == DL_OK && i < n; i++) {
-    seq = i && v[i].grp == v[i - 1].grp ? seq + 1 : 0;
-    rc = dldb_aggr_kernel_seq(c->w, aggr_id, (int64_t)v[i].grp + 1, seq,
-                              dla__iter_near(c, v[i].start, &hint), kernel_id(c, v[i].idx),
-                              c->err, c->errlen);
+  for (size_t lo = 0, hi; rc == DL_OK && lo < n; lo = hi) {
+    int64_t group_id = (int64_t)v[lo].grp + 1;
+    for (hi = lo; rc == DL_OK && hi < n && v[hi].grp == v[lo].grp; hi++)
+      rc = dldb_aggr_kernel_seq(c->w, aggr_id, group_id, (int64_t)(hi - lo),
+                                dla__iter_near(c, v[hi].start, &hint), kernel_id(c, v[hi].idx),
+                                c->err, c->errlen);
+    if (rc == DL_OK && dseq) rc = write_dseq(c, v + lo, hi - lo, ks, aggr_id, group_id);
   }
   return rc;
 }
 
-int dla__kgroups_write(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, int64_t aggr_id) {
+int dla__kgroups_write(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, const dla_kspan *ks,
+                       int64_t aggr_id) {
   uint32_t *order = g->oom ? NULL : malloc((g->n ? g->n : 1) * sizeof *order);
   if (!order) return dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   launch_order(v, n);
   int rc = number_groups(c, g, v, n, aggr_id, order);
   if (rc == DL_OK) rc = write_groups(c, g, order, aggr_id);
   free(order);
-  if (rc == DL_OK) rc = write_seq(c, v, n, aggr_id);
+  if (rc == DL_OK) rc = write_seq(c, v, n, ks, aggr_id, dldb_aggr_kernel_dseq_begin(c->w));
   return rc;
 }

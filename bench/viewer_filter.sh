@@ -43,7 +43,18 @@ for u in \
   "dl_stats_nvtx?limit=50&sort=name&offset=5000000" \
   "dl_stats_nvtx?limit=50&filter=conv&sort=name&order=desc" \
   "dl_stats_nvtx?limit=50&filter=conv&offset=3000000" \
-  "dl_stats_nvtx?limit=50&filter=seq%20%3D%2012345"; do
+  "dl_stats_nvtx?limit=50&filter=seq%20%3D%2012345" \
+  "dl_stats_nvtx?limit=50&filter=Data&sort=name" \
+  "dl_stats_nvtx?limit=50&filter=Data&sort=name&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=Data&sort=avg&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=avg&order=desc&offset=5000" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=max&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=conv&sort=time_pct&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=conv&sort=time_pct&order=asc" \
+  "dl_stats_nvtx?limit=50&sort=stddev&order=desc" \
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&sort=proj_avg&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=avg&order=asc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=instances&order=desc"; do
   out=$(curl -s -w '\n%{http_code} %{time_total}' "$base/api/v1/$u")
   read -r code secs <<<"$(tail -n1 <<<"$out")"
   [[ $code == 200 ]] || { echo "HTTP $code for $u: $(head -c 300 <<<"$out")" >&2; exit 1; }

@@ -30,6 +30,7 @@ int dldb_aggr_begin(dldb_writer *w, const dldb_aggr_row *a, int64_t *aggr_id, ch
   w->in_aggr = 1;
   w->durs_by_caller = 0;
   w->kgroups_by_caller = 0;
+  w->kgdurs_by_caller = 0;
   sqlite3_stmt *st = dldb__stmt(w, DLDB__S_AGGR);
   if (!st) return dldb__sqlerr(w, err, errlen, "dldb_aggr_begin");
   sqlite3_bind_int64(st, 1, a->domain_id);

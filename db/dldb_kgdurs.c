@@ -7,12 +7,17 @@
  * group's launches are sorted in memory by duration, then launch order,
  * and written in key order, so that SQLite appends them. Memory: one
  * group's launches at a time, 16 bytes each.
+ *
+ * A caller that sorted the launches itself writes the rows through
+ * dldb_write_kgroups.h instead (the batched insert at the end of this
+ * file), and the pass is skipped.
  */
 #include "dldb_kgdurs.h"
 
 #include <stdlib.h>
 
 #include "dldb_write_internal.h"
+#include "dldb_write_kgroups.h"
 
 static const char KD_SCAN[] =
     "SELECT q.group_id, q.seq, k.gpu_end_ns - k.gpu_start_ns FROM aggr_dl_kernel_seq q "
@@ -85,7 +90,8 @@ static int kd_pass(sqlite3_stmt *scan, sqlite3_stmt *ins, int64_t aggr_id, kd_gr
 }
 
 int dldb__kernel_group_durs(dldb_writer *w, char *err, size_t errlen) {
-  if (!dldb__has_table(w, "aggr_dl_kernel_dseq") || !dldb__has_table(w, "aggr_dl_kernel_seq"))
+  if (w->kgdurs_by_caller || !dldb__has_table(w, "aggr_dl_kernel_dseq") ||
+      !dldb__has_table(w, "aggr_dl_kernel_seq"))
     return DL_OK;
   sqlite3_stmt *scan = NULL, *ins = NULL;
   kd_group g = {0};
@@ -102,4 +108,23 @@ int dldb__kernel_group_durs(dldb_writer *w, char *err, size_t errlen) {
   sqlite3_finalize(ins);
   free(g.l);
   return rc;
+}
+
+/* ---- Rows the caller sorted (dldb_write_kgroups.h) ---------------------- */
+
+int dldb_aggr_kernel_dseq_begin(dldb_writer *w) {
+  if (!w->in_aggr || !w->kgroups_by_caller || !dldb__has_table(w, "aggr_dl_kernel_dseq"))
+    return 0;
+  w->kgdurs_by_caller = 1;
+  return 1;
+}
+
+int dldb_aggr_kernel_dseq(dldb_writer *w, int64_t aggr_id, int64_t group_id, int64_t dseq,
+                          int64_t gpu_dur_ns, int64_t seq, char *err, size_t errlen) {
+  static const char fn[] = "dldb_aggr_kernel_dseq";
+  if (!w->in_aggr || !w->kgdurs_by_caller)
+    return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
+  const dldb__cell row[] = {DLDB__I(aggr_id), DLDB__I(group_id), DLDB__I(dseq),
+                            DLDB__I(gpu_dur_ns), DLDB__I(seq)};
+  return dldb__batch_row(w, DLDB__B_KDSEQ, row, err, errlen, fn);
 }

@@ -3,11 +3,13 @@
  * range text, millions of them) read through their name order and name
  * forms (db/schema.sql aggr_nvtx_name_order; dldb_nvtxidx.c writes them):
  * the filtered count is a sum over the forms the filter is in, a page in
- * row_idx or name order a walk of the stored order, each row of the page
- * then read from the view by its row_idx. Used by dldb_query.c for one
- * aggregation without column filters, a filter without ASCII digits (a
- * form keeps none) and the orders row_idx and name (ties on row_idx);
- * anything else, and files without the tables, read the views as before. */
+ * row_idx or name order a walk of the stored order (or, for a filter that
+ * keeps few rows, those rows sorted by name), a page sorted by a time
+ * column a walk of the rows in row_idx order that stops early (below),
+ * each row of the page then read from the view by its row_idx. Used by
+ * dldb_query.c for one aggregation without column filters, a filter
+ * without ASCII digits (a form keeps none) and ties on row_idx; anything
+ * else, and files without the tables, read the views as before. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +40,7 @@ typedef struct nvq {
   int64_t n;          /* the aggregation's rows of the view */
   uint8_t *match;     /* NFORMS: 1 where the filter is in the form; NULL: no filter */
   int64_t matched;    /* rows of matching forms */
-  uint16_t *form;     /* by row_idx, once read */
+  uint64_t *keep;     /* a bit by row_idx: its form matches (once read) */
   uint32_t *order;    /* the name order chunk `chunk` holds, 0..n - 1 places */
   int64_t chunk, chunk_n;
   char *err;
@@ -203,7 +205,7 @@ static int setup(nvq *q, dldb *db, const dldb_query *in, char *err, size_t errle
 
 static void done(nvq *q) {
   free(q->match);
-  free(q->form);
+  free(q->keep);
   free(q->order);
 }
 
@@ -311,10 +313,12 @@ static int walk_next(nvq *q, walk *w, int64_t *row) {
   return 1;
 }
 
-/* Every row's form, by row_idx. */
+/* Which rows the filter keeps, from every row's form: a bit a row (a walk
+ * in name order tests rows in no order, and bits stay in the caches where
+ * 2-byte form ids would not). */
 static int load_forms(nvq *q) {
-  q->form = malloc((size_t)q->n * sizeof *q->form);
-  if (!q->form) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+  q->keep = calloc((size_t)(q->n / 64 + 1), sizeof *q->keep);
+  if (!q->keep) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
   for (int64_t c = 0; c * CHUNK < q->n; c++) {
     uint8_t *b = NULL;
     int64_t bytes = 0;
@@ -327,11 +331,14 @@ static int load_forms(nvq *q) {
       return dl_err(q->err, q->errlen, DL_EFORMAT, "%s: %s: a short forms chunk", q->db->path,
                     q->in->view);
     }
-    for (int64_t i = 0; i < want; i++) q->form[c * CHUNK + i] = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+    for (int64_t i = 0, r = c * CHUNK; i < want; i++, r++)
+      if (q->match[b[2 * i] | b[2 * i + 1] << 8]) q->keep[r / 64] |= 1ull << (r % 64);
     free(b);
   }
   return DL_OK;
 }
+
+static int kept(const nvq *q, int64_t row) { return (int)(q->keep[row / 64] >> (row % 64) & 1); }
 
 /* Gives fn the view's row row_idx: 1 when fn stops, 0, or a negative DL_E*. */
 static int emit(nvq *q, int64_t row_idx, dldb_row_fn fn, void *ctx) {
@@ -354,21 +361,99 @@ static int emit(nvq *q, int64_t row_idx, dldb_row_fn fn, void *ctx) {
   return rc;
 }
 
-/* The page: the rows in row_idx or name order (each direction) that match,
- * from the offset on. */
-static int page(nvq *q, int by_name, dldb_row_fn fn, void *ctx) {
+/* A filter that keeps at most FEW rows, and at most one in FEW_PART, has
+ * its page by name sorted here from the rows' names (a seek each) rather
+ * than found in a walk of every place. */
+enum { FEW = 4096, FEW_PART = 128 };
+
+typedef struct named {
+  char *name;
+  int len;
+  int64_t row;
+} named;
+
+/* BINARY: the bytes, then the shorter first. */
+static int name_cmp(const named *x, const named *y) {
+  int n = x->len < y->len ? x->len : y->len, c = memcmp(x->name, y->name, (size_t)n);
+  return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* By name (ascending, descending), equal names by row_idx ascending. */
+static int cmp_named_asc(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  int c = name_cmp(x, y);
+  return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+static int cmp_named_desc(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  int c = name_cmp(y, x);
+  return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+/* The page by name of the few rows the filter keeps (q->keep). */
+static int few_by_name(nvq *q, int desc, dldb_row_fn fn, void *ctx) {
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT name FROM %s WHERE aggr_id = ?1 AND row_idx = ?2",
+           q->v->view);
+  named *v = calloc((size_t)q->matched + 1, sizeof *v);
+  sqlite3_stmt *st = v ? dldb__stmt_get(q->db, sql, q->err, q->errlen) : NULL;
+  int64_t n = 0;
+  int rc = !v ? dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path)
+           : !st ? DL_EDB : DL_OK;
+  for (int64_t r = 0; rc == DL_OK && r < q->n && n < q->matched; r++) {
+    if (!kept(q, r)) continue;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, q->in->aggr_id);
+    sqlite3_bind_int64(st, 2, r);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_ROW) {
+      rc = src == SQLITE_DONE ? dl_err(q->err, q->errlen, DL_EFORMAT, "%s: %s has no row %lld",
+                                       q->db->path, q->in->view, (long long)r)
+                              : sqlerr(q, src);
+      break;
+    }
+    int len = sqlite3_column_bytes(st, 0);
+    const void *t = sqlite3_column_blob(st, 0);
+    v[n] = (named){.name = malloc((size_t)len + 1), .len = len, .row = r};
+    if (!v[n].name) rc = dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+    else if (len > 0) memcpy(v[n].name, t, (size_t)len);
+    n++;
+  }
+  if (st) dldb__stmt_done(st);
+  if (rc == DL_OK) {
+    qsort(v, (size_t)n, sizeof *v, desc ? cmp_named_desc : cmp_named_asc);
+    int64_t skip = q->in->offset > 0 ? q->in->offset : 0;
+    for (int64_t i = skip; i < n && i < skip + q->in->limit; i++) {
+      int e = emit(q, v[i].row, fn, ctx);
+      if (e) {
+        rc = e < 0 ? e : DL_OK;
+        break;
+      }
+    }
+  }
+  for (int64_t i = 0; v && i < n; i++) free(v[i].name);
+  free(v);
+  return rc;
+}
+
+/* The page: the rows in row_idx or name order (desc: descending) that
+ * match, from the offset on. */
+static int page(nvq *q, int by_name, int desc, dldb_row_fn fn, void *ctx) {
   const dldb_query *in = q->in;
   int64_t skip = in->offset > 0 ? in->offset : 0, left = in->limit;
   int rc = DL_OK;
   if (q->match && !q->matched) return DL_OK;
   if (q->match && (rc = load_forms(q))) return rc;
+  if (q->match && by_name && q->matched <= FEW && q->matched * FEW_PART <= q->n)
+    return few_by_name(q, desc, fn, ctx);
   /* unfiltered: straight to the offset */
   int64_t i = q->match ? 0 : skip;
   if (!q->match) skip = 0;
   walk w = {0};
-  if (i >= q->n || (by_name && (rc = walk_start(q, &w, in->desc, i)))) return rc;
+  if (i >= q->n || (by_name && (rc = walk_start(q, &w, desc, i)))) return rc;
   for (; left > 0 && rc == DL_OK; i++) {
-    int64_t row = in->desc ? q->n - 1 - i : i;
+    int64_t row = desc ? q->n - 1 - i : i;
     int got = by_name ? walk_next(q, &w, &row) : 1;
     if (got <= 0) {
       rc = got;
@@ -379,7 +464,7 @@ static int page(nvq *q, int by_name, dldb_row_fn fn, void *ctx) {
       rc = dl_err(q->err, q->errlen, DL_EFORMAT, "%s: %s: a bad name order", q->db->path, in->view);
       break;
     }
-    if (q->match && !q->match[q->form[row]]) continue;
+    if (q->match && !kept(q, row)) continue;
     if (skip > 0) {
       skip--;
       continue;
@@ -389,6 +474,226 @@ static int page(nvq *q, int by_name, dldb_row_fn fn, void *ctx) {
     if (rc == 1) return DL_OK;
   }
   return rc < 0 ? rc : DL_OK;
+}
+
+/* ---- Sorted by a numeric column -------------------------------------------
+ *
+ * The analysis numbers a kind's rows in total time order, descending
+ * (analysis/dla_stats.c; the server's sort by total time relies on it too),
+ * and every time it records is at least 0 (dla_ranges.c clamps a range's
+ * end to its start). So a column that is a non-decreasing function of the
+ * total (time %, total time) is in row_idx order, and one that is at most
+ * the total (avg, med, min, max and stddev of a row's durations) is below
+ * the total of the row being read and of every row after it. A page in such
+ * an order keeps the best offset + limit rows of a walk of the rows in
+ * row_idx order (descending: upwards, ascending: downwards, the order's
+ * best first) and stops where no later row can be among them; each row read
+ * is checked against these rules, and a file that breaks one is read the
+ * plain way. */
+typedef struct numcol {
+  const char *view, *col, *total;
+  int exact; /* 1: a non-decreasing function of total; 0: at most total */
+} numcol;
+
+static const numcol numcols[] = {
+    {"view_dl_stats_nvtx", "time_pct", "total_time", 1},
+    {"view_dl_stats_nvtx", "total_time", "total_time", 1},
+    {"view_dl_stats_nvtx", "avg", "total_time", 0},
+    {"view_dl_stats_nvtx", "med", "total_time", 0},
+    {"view_dl_stats_nvtx", "min", "total_time", 0},
+    {"view_dl_stats_nvtx", "max", "total_time", 0},
+    {"view_dl_stats_nvtx", "stddev", "total_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "total_proj_time", "total_proj_time", 1},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_avg", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_med", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_min", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_max", "total_proj_time", 0},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_stddev", "total_proj_time", 0},
+};
+
+static const numcol *numcol_of(const dldb_query *in) {
+  for (size_t i = 0; in->sort && i < sizeof numcols / sizeof *numcols; i++)
+    if (strcmp(numcols[i].view, in->view) == 0 && strcmp(numcols[i].col, in->sort) == 0)
+      return &numcols[i];
+  return NULL;
+}
+
+/* The most rows a page keeps (offset + limit) this way: deeper pages read
+ * the view. */
+#define TOP_MAX 1000000
+
+/* A row of the walk: its value (long double holds every int64 and double
+ * exactly, so integers and reals compare as SQLite compares them). */
+typedef struct trow {
+  long double x;
+  int64_t row;
+} trow;
+
+typedef struct top {
+  trow *h;      /* a heap of the k best so far, the worst on top */
+  int64_t n, k;
+  int desc;
+} top;
+
+/* 1 when a comes before b in the page: by value, equal values by row_idx
+ * ascending (the views' tiebreak). */
+static int before(const top *t, const trow *a, const trow *b) {
+  if (a->x != b->x) return t->desc ? a->x > b->x : a->x < b->x;
+  return a->row < b->row;
+}
+
+static void sift_down(top *t, int64_t i) {
+  for (;;) {
+    int64_t w = i, l = 2 * i + 1, r = l + 1;
+    if (l < t->n && before(t, &t->h[w], &t->h[l])) w = l;
+    if (r < t->n && before(t, &t->h[w], &t->h[r])) w = r;
+    if (w == i) return;
+    trow x = t->h[i];
+    t->h[i] = t->h[w];
+    t->h[w] = x;
+    i = w;
+  }
+}
+
+static void top_add(top *t, trow r) {
+  if (t->n == t->k) {
+    if (!before(t, &r, &t->h[0])) return;
+    t->h[0] = r;
+    sift_down(t, 0);
+    return;
+  }
+  int64_t i = t->n++;
+  t->h[i] = r;
+  while (i > 0 && before(t, &t->h[(i - 1) / 2], &t->h[i])) {
+    int64_t p = (i - 1) / 2;
+    trow x = t->h[i];
+    t->h[i] = t->h[p];
+    t->h[p] = x;
+    i = p;
+  }
+}
+
+/* 1 when neither the row of bound b nor any row after it can enter the
+ * full heap: descending (a walk upwards), their values are at most b, and
+ * one equal to the worst kept loses on row_idx; ascending (a walk
+ * downwards, of a column equal to its bound), their values are at least b,
+ * and one equal to the worst kept would win on row_idx. */
+static int top_done(const top *t, long double b) {
+  if (t->n < t->k) return 0;
+  return t->desc ? b <= t->h[0].x : b > t->h[0].x;
+}
+
+static long double value_of(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_INTEGER ? (long double)sqlite3_column_int64(st, i)
+                                                      : (long double)sqlite3_column_double(st, i);
+}
+
+/* The next row of a walk (upwards when up) from row `at` that the filter
+ * keeps; -1 past the end. */
+static int64_t next_match(const nvq *q, int64_t at, int up) {
+  while (at >= 0 && at < q->n && q->match && !kept(q, at)) at += up ? 1 : -1;
+  return at >= 0 && at < q->n ? at : -1;
+}
+
+/* Walks the rows in row_idx order (upwards when up) into t, by the column
+ * c: one statement stepped from row to row, started again at the next
+ * matching row where that is more than JUMP rows on (a seek costs about
+ * as much as stepping over that many rows). A walk that has read more than
+ * READ_MAX rows, and 8 a row of the page, without an end in sight gives up:
+ * the page's last rows tie with the rows to come (stddev 0, say), where
+ * SQLite's sort of every row costs less. 1 when the walk kept the rules, 0
+ * when a row broke one or it gave up, or a negative DL_E*. */
+static int top_walk(nvq *q, const numcol *c, top *t, int up) {
+  enum { JUMP = 8, READ_MAX = 1 << 16 };
+  int64_t read = 0, read_max = 8 * t->k > READ_MAX ? 8 * t->k : READ_MAX;
+  char sql[320];
+  snprintf(sql, sizeof sql,
+           "SELECT row_idx, \"%s\", \"%s\" FROM %s WHERE aggr_id = ?1 AND row_idx %s ?2 "
+           "ORDER BY row_idx%s",
+           c->total, c->col, q->v->view, up ? ">=" : "<=", up ? "" : " DESC");
+  sqlite3_stmt *st = dldb__stmt_get(q->db, sql, q->err, q->errlen);
+  if (!st) return DL_EDB;
+  sqlite3_bind_int64(st, 1, q->in->aggr_id);
+  int64_t step = up ? 1 : -1, want = next_match(q, up ? 0 : q->n - 1, up), at = -1;
+  long double last = 0;
+  int rc = 1, src = SQLITE_DONE, any = 0;
+  while (want >= 0) {
+    if (at < 0 || (want - at) * step > JUMP) { /* (re)start at want */
+      sqlite3_reset(st);
+      sqlite3_bind_int64(st, 2, want);
+      at = want - step;
+    }
+    if (++read > read_max) {
+      rc = 0;
+      break;
+    }
+    if ((src = sqlite3_step(st)) != SQLITE_ROW) break;
+    int64_t row = sqlite3_column_int64(st, 0), total = sqlite3_column_int64(st, 1);
+    long double x = value_of(st, 2), b = c->exact ? x : (long double)total;
+    /* the rules: the rows in turn, totals at least 0, values at most the
+     * total, the bound non-increasing upwards */
+    if (row != at + step || total < 0 || (!c->exact && x > (long double)total) ||
+        (any && (up ? b > last : b < last))) {
+      rc = 0;
+      break;
+    }
+    any = 1;
+    last = b;
+    at = row;
+    if (row != want) continue; /* stepped over */
+    if (top_done(t, b)) break;
+    top_add(t, (trow){x, row});
+    want = next_match(q, row + step, up);
+  }
+  if (rc == 1 && src != SQLITE_ROW && src != SQLITE_DONE) rc = sqlerr(q, src);
+  dldb__stmt_done(st);
+  return rc;
+}
+
+static int cmp_trow_desc(const void *a, const void *b) {
+  const trow *x = a, *y = b;
+  if (x->x != y->x) return x->x < y->x ? 1 : -1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+static int cmp_trow_asc(const void *a, const void *b) {
+  const trow *x = a, *y = b;
+  if (x->x != y->x) return x->x > y->x ? 1 : -1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The page of q sorted by the column c: 1 when read, 0 when it is read the
+ * plain way (an order the rules do not give, too deep a page, a file that
+ * breaks a rule), or a negative DL_E*. */
+static int top_page(nvq *q, const numcol *c, dldb_row_fn fn, void *ctx) {
+  const dldb_query *in = q->in;
+  int64_t skip = in->offset > 0 ? in->offset : 0;
+  if (c->exact && in->desc) { /* row_idx order itself */
+    int rc = page(q, 0, 0, fn, ctx);
+    return rc ? rc : 1;
+  }
+  if (!c->exact && !in->desc) return 0;
+  if (skip + in->limit > TOP_MAX) return 0;
+  if ((q->match && !q->matched) || in->limit == 0) return 1;
+  top t = {.k = skip + in->limit, .desc = in->desc};
+  int rc = q->match ? load_forms(q) : DL_OK;
+  if (rc) return rc;
+  if (t.k > (q->match ? q->matched : q->n)) t.k = q->match ? q->matched : q->n;
+  t.h = malloc((size_t)(t.k > 0 ? t.k : 1) * sizeof *t.h);
+  if (!t.h) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+  rc = top_walk(q, c, &t, in->desc);
+  if (rc == 1) {
+    qsort(t.h, (size_t)t.n, sizeof *t.h, in->desc ? cmp_trow_desc : cmp_trow_asc);
+    for (int64_t i = skip; i < t.n; i++) {
+      int e = emit(q, t.h[i].row, fn, ctx);
+      if (e) {
+        rc = e < 0 ? e : 1;
+        break;
+      }
+    }
+  }
+  free(t.h);
+  return rc;
 }
 
 int dldb__nvtx_count(dldb *db, const dldb_query *in, int64_t *filtered, char *err,
@@ -405,14 +710,16 @@ int dldb__nvtx_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
                     size_t errlen) {
   int filtered = in->filter && *in->filter;
   int by_name = in->sort && strcmp(in->sort, "name") == 0;
-  if (!in->sort || (!by_name && strcmp(in->sort, "row_idx") != 0) || (!filtered && !by_name) ||
-      in->limit < 0 || in->limit > PAGE_MAX)
+  const numcol *c = numcol_of(in);
+  if (!in->sort || (!by_name && !c && strcmp(in->sort, "row_idx") != 0) ||
+      (!filtered && !by_name && !c) || in->limit < 0 || in->limit > PAGE_MAX)
     return 0;
   for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
     if (i > 0 || strcmp(in->tiebreak[i], "row_idx") != 0) return 0;
   nvq q;
   int rc = setup(&q, db, in, err, errlen);
-  if (rc == 1 && (rc = page(&q, by_name, fn, ctx)) == DL_OK) rc = 1;
+  if (rc == 1 && c) rc = top_page(&q, c, fn, ctx);
+  else if (rc == 1 && (rc = page(&q, by_name, in->desc, fn, ctx)) == DL_OK) rc = 1;
   done(&q);
   return rc;
 }

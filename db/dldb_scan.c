@@ -33,14 +33,14 @@ static int run_scan(dldb_writer *w, sqlite3_stmt *st, int (*row)(void *, sqlite3
 
 int64_t dldb_scan_estimate(dldb_writer *w, const char *table) {
   static const char *const known[] = {"nvtx_ranges", "cuda_api_calls", "kernels", "memcpys",
-                                      "memsets", NULL};
+                                      "memsets", "dl_python_frames", NULL};
   int i = 0;
   while (known[i] && strcmp(known[i], table) != 0) i++;
   if (!known[i]) return 0;
   char sql[96];
   sqlite3_stmt *st = NULL;
   int64_t n = 0;
-  snprintf(sql, sizeof sql, "SELECT max(id) FROM %s", known[i]);
+  snprintf(sql, sizeof sql, "SELECT max(rowid) FROM %s", known[i]);
   if (dldb__flush(w, NULL, 0, "dldb_scan_estimate") == DL_OK &&
       sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
     n = sqlite3_column_int64(st, 0);

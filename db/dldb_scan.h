@@ -55,7 +55,8 @@ typedef struct dldb_scan_gpu {
 } dldb_scan_gpu;
 
 /* An estimate of the rows of a raw table ("nvtx_ranges", "cuda_api_calls",
- * "kernels", "memcpys", "memsets": its largest id, cheap), 0 when unknown. */
+ * "kernels", "memcpys", "memsets", "dl_python_frames": its largest rowid,
+ * cheap), 0 when unknown or the file lacks the table. */
 int64_t dldb_scan_estimate(dldb_writer *w, const char *table);
 
 /* Finds a domain by name: *id = 0 when absent. */

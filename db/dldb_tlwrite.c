@@ -1,12 +1,14 @@
 /* dldb_tlwrite.c - the timeline's tables (see dldb_tlwrite.h). One kind of
  * track at a time: its sources read in row order into per-track arrays,
- * then each track sorted, summed, packed and written. */
+ * then each track sorted, summed, packed and written, or, built ahead
+ * (dldb_timeline_build), kept in memory until the writer stores it. */
 #include "dldb_tlwrite.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dldb_scan.h"
 #include "dldb_tlpack.h"
 #include "dldb_write_internal.h"
 
@@ -66,8 +68,36 @@ typedef struct nccl_slot {
   int nccl;
 } nccl_slot;
 
+/* Tracks built ahead: each track's blocks, then its row, in writing order;
+ * track numbers from 1 (the writer adds those it wrote before). */
+typedef struct tl_mblock {
+  int64_t track, start, end;
+  int level, n;
+  size_t off, len; /* in data */
+} tl_mblock;
+
+enum { TL_NSUMS = 7, TL_NAME = 96 };
+
+typedef struct tl_mtrack {
+  int kind;
+  int64_t key[K_N];
+  int has[K_N];
+  int64_t v[TL_NSUMS];
+  char name[TL_NAME];
+} tl_mtrack;
+
+struct dldb_tl_built {
+  tl_mblock *b;
+  size_t nb, capb;
+  unsigned char *data;
+  size_t ndata, capdata;
+  tl_mtrack *t;
+  size_t nt, capt;
+};
+
 typedef struct tl_writer {
   dldb_writer *w;
+  dldb_tl_built *mem; /* not NULL: blocks and tracks go here, not to the file */
   char *err;
   size_t errlen;
   tl_track *t;
@@ -272,8 +302,35 @@ static tl_sums sums_of(const tl_track *t) {
   return s;
 }
 
-static int put_block(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
-                     int n, size_t len) {
+/* Grows *p (cap *cap items of size) to hold need; -1 when out of memory. */
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return 0;
+  size_t c = *cap ? *cap : 64;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * size);
+  if (!q) return -1;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+/* A block kept in memory (built ahead). */
+static int keep_block(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
+                      int n, const unsigned char *p, size_t len) {
+  dldb_tl_built *m = x->mem;
+  if (grow((void **)&m->b, &m->capb, m->nb + 1, sizeof *m->b) ||
+      grow((void **)&m->data, &m->capdata, m->ndata + len, 1))
+    return oom(x);
+  memcpy(m->data + m->ndata, p, len);
+  m->b[m->nb++] = (tl_mblock){.track = track_id, .start = start, .end = end, .level = level,
+                              .n = n, .off = m->ndata, .len = len};
+  m->ndata += len;
+  return DL_OK;
+}
+
+static int put_block_bytes(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
+                           int n, const unsigned char *p, size_t len) {
+  if (x->mem) return keep_block(x, track_id, level, start, end, n, p, len);
   sqlite3_stmt *st = x->block;
   sqlite3_reset(st);
   sqlite3_bind_int64(st, 1, track_id);
@@ -281,8 +338,13 @@ static int put_block(tl_writer *x, int64_t track_id, int level, int64_t start, i
   sqlite3_bind_int64(st, 3, start);
   sqlite3_bind_int64(st, 4, end);
   sqlite3_bind_int(st, 5, n);
-  sqlite3_bind_blob(st, 6, x->buf, (int)len, SQLITE_STATIC);
+  sqlite3_bind_blob(st, 6, p, (int)len, SQLITE_STATIC);
   return sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(x, "write block");
+}
+
+static int put_block(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
+                     int n, size_t len) {
+  return put_block_bytes(x, track_id, level, start, end, n, x->buf, len);
 }
 
 static int write_events(tl_writer *x, int64_t track_id, const tl_track *t) {
@@ -435,6 +497,28 @@ static void track_name(const tl_track *t, int kind, char *buf, size_t len) {
   else snprintf(buf, len, "Ranges, thread %lld", (long long)t->key[K_TID]);
 }
 
+/* A track's row: to the file, or kept in memory (built ahead). */
+static int put_track(tl_writer *x, const tl_mtrack *r, int64_t id) {
+  dldb_tl_built *m = x->mem;
+  if (m) {
+    if (grow((void **)&m->t, &m->capt, m->nt + 1, sizeof *m->t)) return oom(x);
+    m->t[m->nt++] = *r;
+    return DL_OK;
+  }
+  sqlite3_stmt *st = x->track;
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_text(st, 2, kind_names[r->kind], -1, SQLITE_STATIC);
+  static const int col[K_N] = {5, 6, 3, 4}; /* pid, tid, device_id, stream_id */
+  for (int k = 0; k < K_N; k++) {
+    if (r->has[k]) sqlite3_bind_int64(st, col[k], r->key[k]);
+    else sqlite3_bind_null(st, col[k]);
+  }
+  sqlite3_bind_text(st, 7, r->name, -1, SQLITE_STATIC);
+  for (int k = 0; k < TL_NSUMS; k++) sqlite3_bind_int64(st, 8 + k, r->v[k]);
+  return sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(x, "write track");
+}
+
 static int write_track(tl_writer *x, int kind, tl_track *t) {
   int64_t id = ++x->next_track;
   sort_events(t);
@@ -442,21 +526,28 @@ static int write_track(tl_writer *x, int kind, tl_track *t) {
   int rc = write_events(x, id, t);
   if (rc == DL_OK) rc = write_levels(x, id, t, &s);
   if (rc) return rc;
-  char name[96];
-  track_name(t, kind, name, sizeof name);
-  sqlite3_stmt *st = x->track;
-  sqlite3_reset(st);
-  sqlite3_bind_int64(st, 1, id);
-  sqlite3_bind_text(st, 2, kind_names[kind], -1, SQLITE_STATIC);
-  static const int col[K_N] = {5, 6, 3, 4}; /* pid, tid, device_id, stream_id */
-  for (int k = 0; k < K_N; k++) {
-    if (t->has[k]) sqlite3_bind_int64(st, col[k], t->key[k]);
-    else sqlite3_bind_null(st, col[k]);
+  tl_mtrack r = {.kind = kind,
+                 .v = {(int64_t)t->n, s.busy, s.first, s.last, s.nccl, s.bin_ns, s.levels}};
+  memcpy(r.key, t->key, sizeof r.key);
+  memcpy(r.has, t->has, sizeof r.has);
+  track_name(t, kind, r.name, sizeof r.name);
+  return put_track(x, &r, id);
+}
+
+/* Writes the tracks built ahead after those written so far. */
+static int store_built(tl_writer *x, const dldb_tl_built *m) {
+  int64_t base = x->next_track;
+  int rc = DL_OK;
+  for (size_t i = 0, j = 0; rc == DL_OK && i < m->nt; i++) {
+    int64_t id = base + (int64_t)i + 1;
+    for (; rc == DL_OK && j < m->nb && m->b[j].track == (int64_t)i + 1; j++) {
+      const tl_mblock *b = &m->b[j];
+      rc = put_block_bytes(x, id, b->level, b->start, b->end, b->n, m->data + b->off, b->len);
+    }
+    if (rc == DL_OK) rc = put_track(x, &m->t[i], id);
   }
-  sqlite3_bind_text(st, 7, name, -1, SQLITE_TRANSIENT);
-  const int64_t v[] = {(int64_t)t->n, s.busy, s.first, s.last, s.nccl, s.bin_ns, s.levels};
-  for (int k = 0; k < 7; k++) sqlite3_bind_int64(st, 8 + k, v[k]);
-  return sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(x, "write track");
+  x->next_track = base + (int64_t)m->nt;
+  return rc;
 }
 
 static void drop_tracks(tl_writer *x) {
@@ -471,7 +562,7 @@ static int write_kind(tl_writer *x, int kind, int64_t aggr_id) {
   if (kind == TK_PY && !dldb__has_table(x->w, "dl_python_frames")) return DL_OK; /* optional */
   for (size_t i = 0; rc == DL_OK && i < sizeof sources / sizeof *sources; i++)
     if (sources[i].kind == kind) rc = read_source(x, &sources[i], aggr_id);
-  if (rc == DL_OK) qsort(x->t, x->nt, sizeof *x->t, cmp_track);
+  if (rc == DL_OK && x->nt) qsort(x->t, x->nt, sizeof *x->t, cmp_track);
   for (size_t i = 0; rc == DL_OK && i < x->nt; i++) rc = write_track(x, kind, &x->t[i]);
   drop_tracks(x);
   return rc;
@@ -486,7 +577,62 @@ static const char *const prepared[] = {
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 };
 
-int dldb_timeline_write(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen) {
+/* Whether the tracks built ahead fit budget bytes: one kind's events (the
+ * largest) and the packed blocks of all, from the raw tables' sizes. */
+static int fits(dldb_writer *r, size_t budget) {
+  static const char *const gpu[] = {"kernels", "memcpys", "memsets"};
+  int64_t g = 0, most, all;
+  for (size_t i = 0; i < sizeof gpu / sizeof *gpu; i++) g += dldb_scan_estimate(r, gpu[i]);
+  const int64_t n[] = {g, dldb_scan_estimate(r, "cuda_api_calls"),
+                       dldb_scan_estimate(r, "nvtx_ranges"),
+                       dldb_scan_estimate(r, "dl_python_frames")};
+  most = all = 0;
+  for (size_t i = 0; i < sizeof n / sizeof *n; i++) {
+    most = n[i] > most ? n[i] : most;
+    all += n[i];
+  }
+  return (double)most * sizeof(dldb_tl_rec) + (double)all * DLDB_TL_BUILT_BYTES <= (double)budget;
+}
+
+int dldb_timeline_build(dldb_writer *r, size_t budget, dldb_tl_built **out, char *err,
+                        size_t errlen) {
+  *out = NULL;
+  if (!dldb_timeline_has_tables(r) || !fits(r, budget)) return DL_OK;
+  tl_writer *x = calloc(1, sizeof *x);
+  dldb_tl_built *m = calloc(1, sizeof *m);
+  if (!x || !m) {
+    free(x);
+    free(m);
+    return dl_err(err, errlen, DL_ENOMEM, "timeline: out of memory");
+  }
+  *x = (tl_writer){.w = r, .mem = m, .err = err, .errlen = errlen};
+  int rc = DL_OK;
+  if (sqlite3_prepare_v2(r->db, prepared[0], -1, &x->name, NULL) != SQLITE_OK)
+    rc = sqlerr(x, "prepare");
+  if (rc == DL_OK && rehash(x)) rc = oom(x);
+  for (int kind = TK_ITER + 1; rc == DL_OK && kind < TK_COUNT; kind++)
+    rc = write_kind(x, kind, 0);
+  drop_tracks(x);
+  sqlite3_finalize(x->name);
+  free(x->t);
+  free(x->slots);
+  free(x);
+  if (rc == DL_OK) *out = m;
+  else dldb_timeline_built_free(&m);
+  return rc;
+}
+
+void dldb_timeline_built_free(dldb_tl_built **b) {
+  if (!b || !*b) return;
+  free((*b)->b);
+  free((*b)->data);
+  free((*b)->t);
+  free(*b);
+  *b = NULL;
+}
+
+int dldb_timeline_write(dldb_writer *w, int64_t aggr_id, const dldb_tl_built *built, char *err,
+                        size_t errlen) {
   if (!dldb_timeline_has_tables(w)) return DL_OK;
   tl_writer *x = calloc(1, sizeof *x);
   if (!x) return dl_err(err, errlen, DL_ENOMEM, "timeline: out of memory");
@@ -500,7 +646,9 @@ int dldb_timeline_write(dldb_writer *w, int64_t aggr_id, char *err, size_t errle
     if (sqlite3_prepare_v2(w->db, prepared[i], -1, st[i], NULL) != SQLITE_OK)
       rc = sqlerr(x, "prepare");
   if (rc == DL_OK && rehash(x)) rc = oom(x);
-  for (int kind = 0; rc == DL_OK && kind < TK_COUNT; kind++) rc = write_kind(x, kind, aggr_id);
+  for (int kind = 0; rc == DL_OK && kind < (built ? TK_ITER + 1 : TK_COUNT); kind++)
+    rc = write_kind(x, kind, aggr_id);
+  if (rc == DL_OK && built) rc = store_built(x, built);
   drop_tracks(x);
   for (size_t i = 0; i < sizeof st / sizeof *st; i++) sqlite3_finalize(*st[i]);
   free(x->t);

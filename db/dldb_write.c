@@ -118,6 +118,9 @@ static const struct {
     [DLDB__B_KGROUP] = {"INSERT OR FAIL INTO aggr_dl_kernel_groups(aggr_id, group_id, op_idx, "
                         "kernel_id, uses_tc, calls) VALUES ",
                         6, NULL, "(?1,?,?,?,?,?)"},
+    [DLDB__B_KDSEQ] = {"INSERT OR FAIL INTO aggr_dl_kernel_dseq(aggr_id, group_id, dseq, "
+                       "gpu_dur_ns, seq) VALUES ",
+                       5, NULL, "(?1,?,?,?,?)"},
     [DLDB__B_STATS] = {"INSERT OR FAIL INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
                        "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
                        "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "

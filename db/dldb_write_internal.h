@@ -53,6 +53,7 @@ enum {
   DLDB__B_KSEQ,       /* aggr_dl_kernel_seq, in key order (dldb_kgroups.c) */
   DLDB__B_KMARK,      /* aggr_dl_kernel_marks (dldb_kgroups.c) */
   DLDB__B_KGROUP,     /* aggr_dl_kernel_groups (dldb_kgroups.c) */
+  DLDB__B_KDSEQ,      /* aggr_dl_kernel_dseq, in key order (dldb_kgdurs.c) */
   DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
   DLDB__B_NVTX_STATS, /* aggr_nvtx_stats, schema 2 files (dldb_stats.c) */
   DLDB__B_NVTX_RUNS,  /* aggr_nvtx_runs (dldb_stats.c) */
@@ -110,6 +111,7 @@ struct dldb_writer {
                          from dldb_aggr_kernel_dur, not from dldb_aggr_end */
   int kgroups_by_caller; /* ... and its kernel groups, seq and marks rows from
                             dldb_write_kgroups.h's calls */
+  int kgdurs_by_caller;  /* ... and its aggr_dl_kernel_dseq rows */
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */

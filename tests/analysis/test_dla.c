@@ -717,13 +717,15 @@ static int test_big_seq(void) {
   return 0;
 }
 
-/* The kernel lists' groups, launch sequence and marks (written from the
- * launches in memory, dla_write_kgroups.c) equal what the schema says of
- * the written launches, computed here in SQL: launches out of id order,
- * pairs of launches at one time, one short name under two long names (one
- * group), two grids, two devices, two ops; more than two marks. A second
- * file with a kernel that ends before it starts takes the writer's own
- * pass (dldb_kgroups.c): the same rows. */
+/* The kernel lists' groups, launch sequence, marks and duration orders
+ * (written from the launches in memory, dla_write_kgroups.c) equal what
+ * the schema says of the written launches, computed here in SQL: launches
+ * out of id order, pairs of launches at one time, one short name under two
+ * long names (one group), two grids, two devices, two ops; more than two
+ * marks; equal durations (launch order breaks the tie) and durations of
+ * 2^32 - 1 ns or more, two in one group in the reverse of launch order. A
+ * second file with a kernel that ends before it starts takes the writer's
+ * own passes (dldb_kgroups.c, dldb_kgdurs.c): the same rows. */
 #define KG_LAUNCHES \
   "SELECT ak.op_idx o, k.short_name_id s, k.device_id d, k.grid_x gx, k.grid_y gy, " \
   "k.grid_z gz, k.block_x bx, k.block_y b_y, k.block_z bz, ak.uses_tc tc, ak.iter_value it, " \
@@ -733,6 +735,12 @@ static int test_big_seq(void) {
 #define KG_GROUPS \
   "SELECT *, row_number() OVER (ORDER BY first) gid FROM (SELECT o, s, d, gx, gy, gz, bx, " \
   "b_y, bz, tc, min(place) first, count(*) calls FROM l GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
+
+/* Launch i's duration: 50-80 ns, or 2^32 - 1 ns and more for every 500th
+ * (i = 7, 507, ...; i = 7 and 1507 are of one group). */
+static int64_t kg_dur(int i, int n) {
+  return i % 500 == 7 ? 4294967295 + (n - i) : 50 + i % 4 * 10;
+}
 
 static int kgroups_case(const char *name, int clamp) {
   char path[1024], err[512];
@@ -756,7 +764,7 @@ static int kgroups_case(const char *name, int clamp) {
     int64_t s = 10000000 + 100 * (int64_t)i;
     dldb_kernel k = {.short_name = shorts[i % 3], .long_name = lname,
                      .device_id = i % 3 == 2 ? i / 6 % 2 : 0, .stream_id = 7, .gpu_start_ns = s,
-                     .gpu_end_ns = clamp && i == N / 2 ? s - 1 : s + 50,
+                     .gpu_end_ns = clamp && i == N / 2 ? s - 1 : s + kg_dur(i, N),
                      .correlation_id = i + 1, .pid = 1,
                      .grid = {i % 3 == 1 ? 1 + i / 6 % 2 : 1, 1, 1}, .block = {32, 1, 1}};
     ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
@@ -783,6 +791,16 @@ static int kgroups_case(const char *name, int clamp) {
                       "- 1, l.it, l.kid FROM l JOIN g USING (o, s, d, gx, gy, gz, bx, b_y, bz, "
                       "tc) EXCEPT SELECT group_id, seq, iter_value, kernel_id FROM "
                       "aggr_dl_kernel_seq WHERE aggr_id = 1)"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dseq WHERE aggr_id = 1"), N);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dseq WHERE aggr_id = 1 AND "
+                      "gpu_dur_ns >= 4294967295"),
+            6);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT q.group_id, row_number() OVER (PARTITION BY "
+                      "q.group_id ORDER BY k.gpu_end_ns - k.gpu_start_ns, q.seq) - 1, "
+                      "k.gpu_end_ns - k.gpu_start_ns, q.seq FROM aggr_dl_kernel_seq q JOIN "
+                      "kernels k ON k.id = q.kernel_id WHERE q.aggr_id = 1 EXCEPT SELECT "
+                      "group_id, dseq, gpu_dur_ns, seq FROM aggr_dl_kernel_dseq WHERE aggr_id = 1)"),
             0);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_marks WHERE aggr_id = 1"), 3);
   ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES ") SELECT count(*) FROM (SELECT place, t FROM l "
@@ -1779,12 +1797,8 @@ static int test_call_attribution(void) {
  * the default (one batch) and with batches of at most 8 and 64 events;
  * the same for the GPU timeline (per GPU: busy, computation, memcpy, SM
  * efficiency), whose batches hold starts. */
-static int test_sweep_batches(void) {
-  char path[1024], err[256];
-  snprintf(path, sizeof path, "%s/sweep_batches.sqlite", work_dir);
-  dldb_writer *w = NULL;
-  dldb_write_opts o = {.force = 1, .producer = "test"};
-  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+static int write_sweep_profile(dldb_writer *w) {
+  char err[256];
   for (int g = 0; g < 2; g++) {
     dldb_gpu gpu = {.device_id = g, .name = "GPU", .cc_major = 8, .sm_count = 108};
     ASSERT_OK(dldb_write_gpu(w, &gpu, err, sizeof err));
@@ -1830,6 +1844,16 @@ static int test_sweep_batches(void) {
     t += 400 + (int64_t)rnd(2000);
     ASSERT(t > it0);
   }
+  return 0;
+}
+
+static int test_sweep_batches(void) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/sweep_batches.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  ASSERT_EQ(write_sweep_profile(w), 0);
   static const size_t caps[] = {0, 8, 64};
   for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
     dla_opts ao;
@@ -1913,6 +1937,55 @@ static int test_sweep_batches(void) {
   }
   ASSERT(q_int(db, "SELECT count(*) FROM view_expert_systems WHERE aggr_id = 1 AND problem LIKE "
                    "'%GPU utilization%'") == 1);
+  sqlite3_close(db);
+  return 0;
+}
+
+/* The timeline's tracks built ahead on a second thread (dla_tlahead.c)
+ * equal those the writer builds itself (dla_tuning.timeline_inline): two
+ * files of the same profile (GPU streams with kernels and copies on two
+ * GPUs, a CUDA API thread, op ranges), every row of both tables the same,
+ * rowids too. */
+static int test_timeline_ahead(void) {
+  char path[2][1024], err[256];
+  for (int i = 0; i < 2; i++) {
+    snprintf(path[i], sizeof path[i], "%s/timeline_%s.sqlite", work_dir, i ? "ahead" : "inline");
+    dldb_writer *w = NULL;
+    dldb_write_opts o = {.force = 1, .producer = "test"};
+    ASSERT_OK(dldb_writer_create(path[i], &o, &w, err, sizeof err));
+    rnd_state = 0x5EEDull;
+    ASSERT_EQ(write_sweep_profile(w), 0);
+    dla_opts ao;
+    dla_opts_init(&ao);
+    ao.key_op = "step";
+    ao.aggr_start = "2024-01-01 00:00:00";
+    dla_tuning tune = {.timeline_inline = !i};
+    if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
+      fprintf(stderr, "timeline ahead: %s\n", err);
+      dldb_writer_abort(&w);
+      return 1;
+    }
+    ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  }
+  sqlite3 *db = open_ro(path[1]);
+  ASSERT_NOT_NULL(db);
+  char sql[2048];
+  snprintf(sql, sizeof sql, "ATTACH '%s' AS i", path[0]);
+  ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+  /* iterations, 4 GPU streams (2 GPUs, kernels and copies), API and range threads */
+  ASSERT_EQ(q_int(db, "SELECT count(DISTINCT kind) FROM dl_timeline_tracks"), 4);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM dl_timeline_tracks"), 7);
+  ASSERT(q_int(db, "SELECT count(*) FROM dl_timeline_blocks") >= 7);
+  static const char *const tables[] = {"dl_timeline_tracks", "dl_timeline_blocks"};
+  for (size_t t = 0; t < 2; t++) {
+    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM %s) - (SELECT count(*) FROM i.%s)",
+             tables[t], tables[t]);
+    ASSERT_EQ(q_int(db, sql), 0);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM (SELECT rowid, * FROM %s EXCEPT SELECT rowid, * FROM i.%s)",
+             tables[t], tables[t]);
+    ASSERT_EQ(q_int(db, sql), 0);
+  }
   sqlite3_close(db);
   return 0;
 }
@@ -2057,6 +2130,7 @@ int main(int argc, char **argv) {
   RUN(test_call_attribution);
   RUN(test_range_order);
   RUN(test_sweep_batches);
+  RUN(test_timeline_ahead);
   RUN(test_pipe);
   RUN(test_sort_big);
   RUN(test_sort_keys);

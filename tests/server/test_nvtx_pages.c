@@ -11,6 +11,7 @@
  * Usage: server_test_nvtx_pages WORKDIR
  */
 #include <ctype.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ typedef struct row {
   int64_t row_idx;
   int name;      /* index into names */
   int startend;
+  dldb_stat t;   /* as written */
+  int64_t gpu_ops, children, range_time;
 } row;
 
 static char *names[MAXNAMES];
@@ -42,6 +45,7 @@ typedef struct table {
   int kind;
   row rows[MAXROWS];
   int n;
+  int64_t sum; /* of the totals */
 } table;
 
 static table tables[4];
@@ -60,7 +64,8 @@ static int make_names(void) {
                                     "CudnnConvolutionBackward0", "aten::linear", "ATEN::CONV"};
   static const char *const odd[] = {"100%_done", "x_y", "back\\slash", "\xc3\x89lan conv",
                                     "relu", "conv", "", "seq 1", "a", "A", "z9", "z10", "z",
-                                    "Z", "conv2", "conv10"};
+                                    "Z", "conv2", "conv10", "qq", "QQ", "qqb", "qqa", "aqq",
+                                    "qq_z", "Qq\xc3\x89", "qq "};
   for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) names[nnames++] = strdup(odd[i]);
   while (nnames < MAXNAMES) {
     char buf[160];
@@ -98,15 +103,43 @@ static void make_table(table *t, int64_t aggr_id, int kind, int n) {
   for (int i = 0; i < t->n; i++) t->rows[i].row_idx = i;
 }
 
-static int write_table(dldb_writer *w, const table *t) {
-  char err[256];
+/* Statistics as the analysis writes them: rows in total order,
+ * descending, with runs of equal totals; durations at least 0, so every
+ * statistic is at most the total; some rows of many instances, whose avg,
+ * med, min and max are far below their total. */
+static void make_stats(table *t) {
+  int64_t total = 20000 + 40 * (int64_t)t->n;
+  t->sum = 0;
   for (int i = 0; i < t->n; i++) {
-    const row *r = &t->rows[i];
-    int64_t n = 1 + (int64_t)(next() % 3);
+    row *r = &t->rows[i];
+    if (next() % 3) total -= (int64_t)(next() % 9); /* ties: about a third */
+    int64_t n = next() % 4 == 0 ? 2 + (int64_t)(next() % 40) : 1;
+    if (n == 1) {
+      r->t = (dldb_stat){.n = 1, .total = total, .min = total, .max = total,
+                         .avg = (double)total, .med = (double)total, .stddev = 0};
+    } else { /* n - 1 equal durations a and the rest in one */
+      int64_t a = total / (n + (int64_t)(next() % 5)), b = total - a * (n - 1);
+      double avg = (double)total / (double)n;
+      double var = ((double)(n - 1) * ((double)a - avg) * ((double)a - avg) +
+                    ((double)b - avg) * ((double)b - avg)) / (double)(n - 1);
+      r->t = (dldb_stat){.n = n, .total = total, .min = a < b ? a : b, .max = a < b ? b : a,
+                         .avg = avg, .med = (double)a, .stddev = var > 0 ? sqrt(var) : 0};
+    }
+    r->gpu_ops = (int64_t)(next() % 50);
+    r->children = (int64_t)(next() % 7);
+    t->sum += total;
+  }
+}
+
+static int write_table(dldb_writer *w, table *t) {
+  char err[256];
+  make_stats(t);
+  for (int i = 0; i < t->n; i++) {
+    row *r = &t->rows[i];
+    r->range_time = r->t.total * 2 + (int64_t)(next() % 1000);
     dldb_stats_row s = {.kind = t->kind, .row_idx = r->row_idx, .name_id = name_ids[r->name],
-                        .label = r->startend ? "StartEnd" : "PushPop",
-                        .t = {.n = n, .total = 1000 - i, .min = 1, .max = 1000 - i,
-                              .avg = (double)(1000 - i) / (double)n, .med = 1, .stddev = 0}};
+                        .label = r->startend ? "StartEnd" : "PushPop", .t = r->t,
+                        .range_time = r->range_time, .gpu_ops = r->gpu_ops, .level_sum = 0, .child_sum = r->children};
     ASSERT_OK(dldb_aggr_stats(w, t->aggr_id, &s, 1, err, sizeof err));
   }
   return 0;
@@ -146,12 +179,17 @@ static void lower(const char *s, char *out, size_t len) {
   out[i] = '\0';
 }
 
-static int matches(const char *name, const char *f) {
-  if (!f || !*f) return 1;
-  char a[256], b[256];
-  lower(name, a, sizeof a);
-  lower(f, b, sizeof b);
-  return strstr(a, b) != NULL;
+/* 1 when the lower-cased filter lf is in name i (ASCII case folded, as
+ * the view's filter does). */
+static int matches(int i, const char *lf) {
+  static char *low[MAXNAMES];
+  if (!lf || !*lf) return 1;
+  if (!low[i]) {
+    low[i] = malloc(strlen(names[i]) + 1);
+    if (!low[i]) return 0;
+    lower(names[i], low[i], strlen(names[i]) + 1);
+  }
+  return strstr(low[i], lf) != NULL;
 }
 
 /* BINARY order: bytes, then the shorter first. */
@@ -161,33 +199,60 @@ static int name_cmp(const char *a, const char *b) {
   return c ? c : (la > lb) - (la < lb);
 }
 
+/* The view's value of the numeric column col for r (a row of t), as the
+ * view computes it (db/schema.sql); 0 when col is not one. */
+static int col_value(const table *t, const row *r, const char *col, long double *v) {
+  const dldb_stat *x = &r->t;
+  int one = x->n == 1;
+  const char *c = strncmp(col, "proj_", 5) == 0 ? col + 5 : col;
+  if (strcmp(c, "time_pct") == 0) *v = t->sum > 0 ? 100.0 * (double)x->total / (double)t->sum : 0.0;
+  else if (strcmp(c, "total_time") == 0 || strcmp(c, "total_proj_time") == 0) *v = x->total;
+  else if (strcmp(c, "instances") == 0 || strcmp(c, "range_instances") == 0) *v = x->n;
+  else if (strcmp(c, "avg") == 0) *v = (double)x->total / (double)x->n;
+  else if (strcmp(c, "med") == 0) *v = one ? (double)x->total : x->med;
+  else if (strcmp(c, "min") == 0) *v = one ? x->total : x->min;
+  else if (strcmp(c, "max") == 0) *v = one ? x->total : x->max;
+  else if (strcmp(c, "stddev") == 0) *v = one ? 0.0 : x->stddev;
+  else if (strcmp(c, "total_range_time") == 0) *v = r->range_time;
+  else if (strcmp(c, "total_gpu_ops") == 0) *v = r->gpu_ops;
+  else if (strcmp(c, "avg_gpu_ops") == 0) *v = (double)r->gpu_ops / (double)x->n;
+  else if (strcmp(c, "avg_num_child") == 0) *v = (double)r->children / (double)x->n;
+  else return 0;
+  return 1;
+}
+
 static const table *sort_table;
-static int sort_desc;
+static const char *sort_col;
+static int sort_desc, sort_numeric;
+static long double sort_vals[MAXROWS]; /* by index into sort_table's rows */
 static int cmp_rows(const void *x, const void *y) {
-  const row *a = &sort_table->rows[*(const int *)x], *b = &sort_table->rows[*(const int *)y];
-  int c = name_cmp(names[a->name], names[b->name]);
+  int i = *(const int *)x, j = *(const int *)y;
+  const row *a = &sort_table->rows[i], *b = &sort_table->rows[j];
+  int c = 0;
+  if (strcmp(sort_col, "name") == 0) c = name_cmp(names[a->name], names[b->name]);
+  else if (sort_numeric) c = (sort_vals[i] > sort_vals[j]) - (sort_vals[i] < sort_vals[j]);
+  else c = (a->row_idx > b->row_idx) - (a->row_idx < b->row_idx); /* row_idx */
   if (c) return sort_desc ? -c : c;
   return (a->row_idx > b->row_idx) - (a->row_idx < b->row_idx); /* ties: row_idx ascending */
 }
 
-/* The row_idx values of the page, as "a,b,c", and the filtered count. */
-static void reference(const table *t, const char *f, int by_name, int desc, int64_t offset,
+/* The row_idx values of the page (sorted by sort: row_idx, name or a
+ * numeric column), as "a,b,c", and the filtered count. */
+static void reference(const table *t, const char *f, const char *sort, int desc, int64_t offset,
                       int64_t limit, char *out, size_t len, int64_t *count) {
   static int idx[MAXROWS];
+  char lf[256];
+  lower(f ? f : "", lf, sizeof lf);
   int n = 0;
   for (int i = 0; i < t->n; i++)
-    if (matches(names[t->rows[i].name], f)) idx[n++] = i;
-  if (by_name) {
-    sort_table = t;
-    sort_desc = desc;
-    qsort(idx, (size_t)n, sizeof *idx, cmp_rows);
-  } else if (desc) {
-    for (int i = 0; i < n / 2; i++) {
-      int x = idx[i];
-      idx[i] = idx[n - 1 - i];
-      idx[n - 1 - i] = x;
-    }
-  }
+    if (matches(t->rows[i].name, lf)) idx[n++] = i;
+  sort_table = t;
+  sort_col = sort;
+  sort_desc = desc;
+  sort_numeric = 1;
+  for (int i = 0; i < t->n && sort_numeric; i++)
+    sort_numeric = col_value(t, &t->rows[i], sort, &sort_vals[i]);
+  qsort(idx, (size_t)n, sizeof *idx, cmp_rows);
   *count = n;
   out[0] = '\0';
   for (int64_t i = offset; i < n && i < offset + limit; i++)
@@ -217,16 +282,16 @@ static const char *view_of(int kind) {
   return kind == DLDB_STATS_NVTX ? "view_dl_stats_nvtx" : "view_dl_stats_nvtx_gpu_proj";
 }
 
-static int check(dldb *db, const table *t, const char *f, int by_name, int desc, int64_t offset,
-                 int64_t limit) {
+static int check(dldb *db, const table *t, const char *f, const char *sort, int desc,
+                 int64_t offset, int64_t limit) {
   static char want[65536];
   static got g;
   char err[512] = "";
   int64_t count = -1, total = -1, filtered = -1;
-  reference(t, f, by_name, desc, offset, limit, want, sizeof want, &count);
+  reference(t, f, sort, desc, offset, limit, want, sizeof want, &count);
   dldb_query q = {.view = view_of(t->kind), .aggr_id = t->aggr_id, .filter = f,
                   .filter_cols = {"op_node_name", "name", NULL},
-                  .sort = by_name ? "name" : "row_idx", .desc = desc, .tiebreak = {"row_idx"},
+                  .sort = sort, .desc = desc, .tiebreak = {"row_idx"},
                   .offset = offset, .limit = limit};
   memset(&g, 0, sizeof g);
   int rc = dldb_query_count(db, &q, &total, &filtered, err, sizeof err);
@@ -248,7 +313,9 @@ static int stored_order(sqlite3 *s, const table *t) {
   static int idx[MAXROWS];
   for (int i = 0; i < t->n; i++) idx[i] = i;
   sort_table = t;
+  sort_col = "name";
   sort_desc = 0;
+  sort_numeric = 0;
   qsort(idx, (size_t)t->n, sizeof *idx, cmp_rows);
   sqlite3_stmt *st = NULL;
   ASSERT_EQ(sqlite3_prepare_v2(s, "SELECT places FROM view_dl_nvtx_name_order WHERE aggr_id = ?1 "
@@ -274,6 +341,45 @@ static int stored_order(sqlite3 *s, const table *t) {
   return 0;
 }
 
+/* Sorted by a numeric column too, the pages come from the stored forms: a
+ * name renamed in the file is found by its old text in each order read so
+ * (descending; time % and total time also ascending), where the plain
+ * query, reading today's names, finds none. */
+static int renamed_sorted(const char *path) {
+  static const char *const olds[] = {"x_y", "back\\slash"};
+  static const char *const by[] = {"time_pct", "total_time", "avg", "max", "stddev"};
+  char err[512];
+  sqlite3 *s = NULL;
+  ASSERT_EQ(sqlite3_open(path, &s), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(s, "UPDATE strings SET value = 'renamed ' || id WHERE value = ?1",
+                               -1, &st, NULL),
+            SQLITE_OK);
+  for (size_t i = 0; i < sizeof olds / sizeof *olds; i++) {
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, olds[i], -1, SQLITE_STATIC);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+    ASSERT_EQ(sqlite3_changes(s), 1);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(s);
+  dldb *db = NULL;
+  ASSERT_OK(dldb_open_ro(path, &db, NULL, err, sizeof err));
+  int found = 0;
+  for (size_t i = 0; i < sizeof olds / sizeof *olds; i++)
+    for (size_t b = 0; b < sizeof by / sizeof *by; b++)
+      for (int desc = b < 2 ? 0 : 1; desc < 2; desc++) {
+        static char want[256];
+        int64_t count = 0;
+        reference(&tables[0], olds[i], by[b], desc, 0, 50, want, sizeof want, &count);
+        found += count > 0;
+        ASSERT_OK(check(db, &tables[0], olds[i], by[b], desc, 0, 50));
+      }
+  ASSERT(found > 0); /* tables[0] has one of the names */
+  dldb_close(&db);
+  return 0;
+}
+
 static int test_pages(void) {
   char path[4096], err[512];
   snprintf(path, sizeof path, "%s/nvtx_pages.dldb", workdir);
@@ -285,17 +391,40 @@ static int test_pages(void) {
   sqlite3_close(s);
   dldb *db = NULL;
   ASSERT_OK(dldb_open_ro(path, &db, NULL, err, sizeof err));
-  static const char *const filters[] = {NULL, "conv", "CONV", "relu", "xyzzy", "_", "%",
-                                        "\\", "\xc3\x89lan", "seq = ", "z", ", op_id = ", "= 1"};
+  static const char *const filters[] = {NULL,     "conv", "CONV",       "relu", "xyzzy",
+                                        "_",      "%",    "\\",         "\xc3\x89lan",
+                                        "seq = ", "z",    ", op_id = ", "= 1",  "seq = 1",
+                                        "z1",     "2]",   "qq"};
+  /* every sortable column of each view */
+  static const char *const sorts6[] = {"row_idx", "name", "time_pct", "total_time", "instances",
+                                       "avg", "med", "min", "max", "stddev", NULL};
+  static const char *const sorts7[] = {"row_idx", "name", "total_proj_time", "total_range_time",
+                                       "range_instances", "proj_avg", "proj_med", "proj_min",
+                                       "proj_max", "proj_stddev", "total_gpu_ops", "avg_gpu_ops",
+                                       "avg_num_child", NULL};
   static const int64_t offsets[] = {0, 37, 5999};
   static const int64_t limits[] = {1, 50, 1000};
-  for (int t = 0; t < 4; t++)
+  /* by name and row_idx every filter, offset and limit; by a numeric
+   * column the filters that the forms answer and some that they do not,
+   * and a page of each size */
+  static const uint32_t numeric_filters = 1u << 0 | 1u << 1 | 1u << 4 | 1u << 5 | 1u << 11 |
+                                          1u << 13 | 1u << 14 | 1u << 16;
+  static const int64_t pages[][2] = {{0, 1}, {0, 50}, {37, 50}, {37, 1000}, {5999, 50}};
+  for (int t = 0; t < 4; t++) {
+    const char *const *sorts = tables[t].kind == DLDB_STATS_NVTX ? sorts6 : sorts7;
     for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
-      for (int by_name = 0; by_name < 2; by_name++)
-        for (int desc = 0; desc < 2; desc++)
-          for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++)
-            for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
-              ASSERT_OK(check(db, &tables[t], filters[f], by_name, desc, offsets[o], limits[l]));
+      for (int k = 0; sorts[k]; k++)
+        for (int desc = 0; desc < 2; desc++) {
+          if (k < 2) {
+            for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++)
+              for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+                ASSERT_OK(check(db, &tables[t], filters[f], sorts[k], desc, offsets[o], limits[l]));
+          } else if (numeric_filters >> f & 1) {
+            for (size_t p = 0; p < sizeof pages / sizeof *pages; p++)
+              ASSERT_OK(check(db, &tables[t], filters[f], sorts[k], desc, pages[p][0], pages[p][1]));
+          }
+        }
+  }
   dldb_close(&db);
   /* The pages come from the stored order and forms: a name renamed in the
    * file is still found, and sorted, by the text it had when written. */
@@ -323,6 +452,7 @@ static int test_pages(void) {
   ASSERT_OK(dldb_query_rows(db, &q, collect, &g, err, sizeof err));
   ASSERT_STR_EQ(g.s, "");
   dldb_close(&db);
+  ASSERT_OK(renamed_sorted(path));
   return 0;
 }
 
