@@ -52,7 +52,7 @@ typedef struct names {
 static int add_text(void *ctx, size_t i, const char *t, size_t len) {
   names *x = ctx;
   if (x->used + len > x->budget) return OVER_BUDGET;
-  if (x->used + len > x->cap) {
+  if (!x->text || x->used + len > x->cap) { /* a block even for empty names */
     size_t nc = x->cap ? x->cap : 1 << 20;
     while (nc < x->used + len) nc *= 2;
     if (nc > x->budget) nc = x->budget;

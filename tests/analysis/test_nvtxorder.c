@@ -4,7 +4,7 @@
  * (analysis/dla_nvtxorder.c, db/dldb_nvtxorder.c) are the tables that
  * dldb_aggr_end's pass over `strings` in SQLite's value order writes
  * (db/dldb_nvtxidx.c). One dldb of ranges with names that make a sort go
- * wrong (prefixes of each other, lengths about 8 and 16 bytes, digits,
+ * wrong (empty, prefixes of each other, lengths about 8 and 16 bytes, digits,
  * case, bytes over 0x7f, one long shared prefix, the same name of both
  * styles, ranges with and without GPU work) is aggregated three times:
  * with the default budget (the order handed over: its rows are written
@@ -51,7 +51,7 @@ static void make_names(int n) {
   nnames = 0;
   want = n;
   static const char *const fixed[] = {
-      "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefgh0", "abcdefghabcdefg",
+      "", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefgh0", "abcdefghabcdefg",
       "abcdefghabcdefgh", "abcdefghabcdefgh1", "abcdefghabcdefgi", "abcdefgg",
       "ATEN::CONV", "aten::conv", "aten::conv2d", "aten::conv2D", "\xc3\xa9t\xc3\xa9",
       "\xc3\xa9t", "\xff", "\xfe\xff", "\x7f", "~", " ", "  ", "x1y22z333", "x9y9z9",
