@@ -514,7 +514,7 @@ static int put_track(tl_writer *x, const tl_mtrack *r, int64_t id) {
     if (r->has[k]) sqlite3_bind_int64(st, col[k], r->key[k]);
     else sqlite3_bind_null(st, col[k]);
   }
-  sqlite3_bind_text(st, 7, r->name, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 7, r->name, -1, SQLITE_TRANSIENT);
   for (int k = 0; k < TL_NSUMS; k++) sqlite3_bind_int64(st, 8 + k, r->v[k]);
   return sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(x, "write track");
 }
