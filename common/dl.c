@@ -73,3 +73,18 @@ void dl_advise_huge(void *p, size_t bytes) {
   (void)p, (void)bytes;
 #endif
 }
+
+int dl_grow(void **p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return 0;
+  size_t c = *cap ? *cap : 64;
+  while (c < need) {
+    if (c > SIZE_MAX / 2) return -1;
+    c *= 2;
+  }
+  if (size && c > SIZE_MAX / size) return -1;
+  void *q = realloc(*p, c * size);
+  if (!q) return -1;
+  *p = q;
+  *cap = c;
+  return 0;
+}

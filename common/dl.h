@@ -54,4 +54,9 @@ int dl_csv_formula_like(const char *s);
  * supported. */
 void dl_advise_huge(void *p, size_t bytes);
 
+/* Grows the array *p of *cap items of size bytes (doubling, from at least
+ * 64 items) so that it holds need items; 0, or -1 when out of memory or
+ * the size overflows (*p and *cap are then unchanged). */
+int dl_grow(void **p, size_t *cap, size_t need, size_t size);
+
 #endif

@@ -125,27 +125,17 @@ typedef struct grid_read {
   size_t errlen;
 } grid_read;
 
-static int grow(void **p, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap) return 0;
-  size_t c = *cap ? 2 * *cap : 1024;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, c * size);
-  if (!q) return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
 
 /* Keeps a cell; iterations come ascending, so a new value is the last. */
 static int keep_cell(void *ctx, const dldb_rank_cell *c, size_t dev) {
   grid_read *r = ctx;
   dldb_rank_grid *g = r->g;
   if (!g->iters || g->iter_values[g->iters - 1] != c->iter_value) {
-    if (grow((void **)&g->iter_values, &r->iter_cap, g->iters + 1, sizeof *g->iter_values))
+    if (dl_grow((void **)&g->iter_values, &r->iter_cap, g->iters + 1, sizeof *g->iter_values))
       return dl_err(r->err, r->errlen, DL_ENOMEM, "rank heatmap: out of memory");
     g->iter_values[g->iters++] = c->iter_value;
   }
-  if (grow((void **)&r->cells, &r->cap, r->n + 1, sizeof *r->cells))
+  if (dl_grow((void **)&r->cells, &r->cap, r->n + 1, sizeof *r->cells))
     return dl_err(r->err, r->errlen, DL_ENOMEM, "rank heatmap: out of memory");
   r->cells[r->n++] = (grid_cell){dev, g->iters - 1, c->duration_ns, c->exposed_comm_ns};
   return 0;

@@ -302,24 +302,13 @@ static tl_sums sums_of(const tl_track *t) {
   return s;
 }
 
-/* Grows *p (cap *cap items of size) to hold need; -1 when out of memory. */
-static int grow(void **p, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap) return 0;
-  size_t c = *cap ? *cap : 64;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, c * size);
-  if (!q) return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
 
 /* A block kept in memory (built ahead). */
 static int keep_block(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
                       int n, const unsigned char *p, size_t len) {
   dldb_tl_built *m = x->mem;
-  if (grow((void **)&m->b, &m->capb, m->nb + 1, sizeof *m->b) ||
-      grow((void **)&m->data, &m->capdata, m->ndata + len, 1))
+  if (dl_grow((void **)&m->b, &m->capb, m->nb + 1, sizeof *m->b) ||
+      dl_grow((void **)&m->data, &m->capdata, m->ndata + len, 1))
     return oom(x);
   memcpy(m->data + m->ndata, p, len);
   m->b[m->nb++] = (tl_mblock){.track = track_id, .start = start, .end = end, .level = level,
@@ -501,7 +490,7 @@ static void track_name(const tl_track *t, int kind, char *buf, size_t len) {
 static int put_track(tl_writer *x, const tl_mtrack *r, int64_t id) {
   dldb_tl_built *m = x->mem;
   if (m) {
-    if (grow((void **)&m->t, &m->capt, m->nt + 1, sizeof *m->t)) return oom(x);
+    if (dl_grow((void **)&m->t, &m->capt, m->nt + 1, sizeof *m->t)) return oom(x);
     m->t[m->nt++] = *r;
     return DL_OK;
   }

@@ -58,16 +58,6 @@ void kstack_free(kstack **ps) {
   *ps = NULL;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  size_t c = *cap ? *cap : 1024;
-  while (c < need) c *= 2;
-  void *p = realloc(*arr, c * elem);
-  if (!p) return -1;
-  *arr = p;
-  *cap = c;
-  return 0;
-}
 
 /* The index of name in names, copied once. 0, or -1 when out of memory. */
 static int intern(kstack *s, const char *name, uint32_t *out) {
@@ -77,7 +67,7 @@ static int intern(kstack *s, const char *name, uint32_t *out) {
     return 0;
   }
   if (s->nnames >= UINT32_MAX ||
-      grow((void **)&s->names, &s->ncap, s->nnames + 1, sizeof *s->names))
+      dl_grow((void **)&s->names, &s->ncap, s->nnames + 1, sizeof *s->names))
     return -1;
   char *copy = strdup(name);
   if (!copy) return -1;
@@ -93,7 +83,7 @@ static int intern(kstack *s, const char *name, uint32_t *out) {
 int kstack_frame(kstack *s, int64_t pid, int64_t tid, int64_t start, int64_t end,
                  const char *name) {
   uint32_t off;
-  if (s->nf >= INT32_MAX || grow((void **)&s->f, &s->fcap, s->nf + 1, sizeof *s->f) ||
+  if (s->nf >= INT32_MAX || dl_grow((void **)&s->f, &s->fcap, s->nf + 1, sizeof *s->f) ||
       intern(s, name ? name : "", &off))
     return DL_ENOMEM;
   s->f[s->nf++] = (kframe){pid, tid, start, end < start ? start : end, off, -1, 0};
@@ -102,7 +92,7 @@ int kstack_frame(kstack *s, int64_t pid, int64_t tid, int64_t start, int64_t end
 
 int kstack_range(kstack *s, int64_t range_id, int64_t pid, int64_t tid, int64_t start,
                  int64_t end) {
-  if (grow((void **)&s->r, &s->rcap, s->nr + 1, sizeof *s->r)) return DL_ENOMEM;
+  if (dl_grow((void **)&s->r, &s->rcap, s->nr + 1, sizeof *s->r)) return DL_ENOMEM;
   s->r[s->nr++] = (krange){range_id, pid, tid, start, end < start ? start : end};
   return DL_OK;
 }

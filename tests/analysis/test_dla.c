@@ -21,6 +21,7 @@
 #include "dldb_scan.h"
 #include "dldb_write.h"
 #include "test.h"
+#include "test_sql.h"
 
 static const char *work_dir;
 
@@ -350,16 +351,6 @@ static sqlite3 *open_ro(const char *path) {
   return db;
 }
 
-static int64_t q_int(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  int64_t v = -999;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  else
-    fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return v;
-}
 
 static double q_real(sqlite3 *db, const char *sql) {
   sqlite3_stmt *st = NULL;

@@ -26,6 +26,7 @@
 #include "dldb_write.h"
 #include "dldb_write_internal.h"
 #include "test.h"
+#include "test_sql.h"
 
 static const char *work_dir;
 
@@ -118,15 +119,6 @@ static int write_trace(dldb_writer *w, int both) {
   return 0;
 }
 
-static int64_t q_int(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  else fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return v;
-}
 
 /* Rows of table (columns cols) of aggregation a not in aggregation b's. */
 static int64_t differences(sqlite3 *db, const char *table, const char *cols, int a, int b) {

@@ -2,12 +2,15 @@
  * test_dl_map.c - the hash maps of common/dl_map.h: many keys through
  * several doublings, values replaced, absent keys, keys that differ only in
  * their high bits (packed pairs), deletions checked against a plain array
- * in a small, crowded table, and string keys borrowed from the caller.
+ * in a small, crowded table, and string keys borrowed from the caller;
+ * dl_grow (dl.h), the arrays beside them.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "dl.h"
 #include "dl_map.h"
 #include "test.h"
 
@@ -92,9 +95,33 @@ static int test_smap(void) {
   return 0;
 }
 
+/* dl_grow: from 64 items, doubling, contents kept; a need it holds
+ * already changes nothing; a size that overflows fails and keeps both. */
+static int test_grow(void) {
+  int32_t *v = NULL;
+  size_t cap = 0;
+  ASSERT_EQ(dl_grow((void **)&v, &cap, 1, sizeof *v), 0);
+  ASSERT_EQ(cap, 64);
+  for (int32_t i = 0; i < 1000; i++) {
+    ASSERT_EQ(dl_grow((void **)&v, &cap, (size_t)i + 1, sizeof *v), 0);
+    v[i] = i * 7;
+  }
+  ASSERT_EQ(cap, 1024);
+  for (int32_t i = 0; i < 1000; i++) ASSERT_EQ(v[i], i * 7);
+  int32_t *same = v;
+  ASSERT_EQ(dl_grow((void **)&v, &cap, 1024, sizeof *v), 0);
+  ASSERT(v == same);
+  ASSERT_EQ(dl_grow((void **)&v, &cap, SIZE_MAX / 2 + 2, sizeof *v), -1);
+  ASSERT(v == same);
+  ASSERT_EQ(cap, 1024);
+  free(v);
+  return 0;
+}
+
 int main(void) {
   RUN(test_map);
   RUN(test_map_del);
   RUN(test_smap);
+  RUN(test_grow);
   TEST_DONE();
 }

@@ -13,6 +13,7 @@
 #include "dldb_write.h"
 #include "dldb_write_internal.h" /* the writer's sqlite3 handle, for its page cache */
 #include "test.h"
+#include "test_sql.h"
 
 static const char *shared_dir, *work_dir;
 static char nvidia_db[1024];
@@ -84,14 +85,6 @@ static int test_views_match_nvidia(void) {
   return 0;
 }
 
-static int64_t q_int(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  int64_t v = -999;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  return v;
-}
 
 static int q_text(sqlite3 *db, const char *sql, char *buf, size_t n) {
   sqlite3_stmt *st = NULL;
