@@ -323,6 +323,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
   if (rc == DL_OK) rc = op_iters(w, err, errlen);
   if (rc == DL_OK) rc = group_parents(w, err, errlen);
+  if (rc == DL_OK) rc = dldb__group_places(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_group_durs(w, err, errlen);
   if (rc) return rc; /* still open: the caller cancels it */

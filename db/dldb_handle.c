@@ -1,7 +1,9 @@
 /*
  * dldb_handle.c - a read handle's own caches (dldb_read.h): its prepared
  * statements, kept by SQL text and reused, and the column lists of its
- * views; and SQLite errors as DL_E* with one line naming the file.
+ * views; whether a view exists (one cached statement, for the modules that
+ * dldb_query.c drives); and SQLite errors as DL_E* with one line naming
+ * the file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +81,14 @@ void dldb__caches_free(dldb *db) {
   free(db->views);
   db->views = NULL;
   db->n_views = 0;
+}
+
+int dldb__view_exists(dldb *db, const char *view) {
+  sqlite3_stmt *st =
+      dldb__stmt_get(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1", NULL, 0);
+  if (!st) return 0;
+  sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+  int found = sqlite3_step(st) == SQLITE_ROW;
+  dldb__stmt_done(st);
+  return found;
 }

@@ -786,7 +786,8 @@ static int matches_nothing(dldb *db, const dldb_query *in, char *err, size_t err
 
 int dldb_query_count(dldb *db, const dldb_query *q, int64_t *total, int64_t *filtered, char *err,
                      size_t errlen) {
-  int rc = run_count(db, q, Q_COUNT_TOTAL, total, err, errlen);
+  int rc = dldb__gops_count(db, q, total, err, errlen);
+  rc = rc == 0 ? run_count(db, q, Q_COUNT_TOTAL, total, err, errlen) : rc < 0 ? rc : DL_OK;
   if (rc || !filtered) return rc;
   if (!q->filter || !*q->filter) {
     *filtered = *total;
@@ -1140,6 +1141,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   if (rc) return rc < 0 ? rc : DL_OK;
   rc = group_rows(db, in, fn, ctx, err, errlen);
   if (rc == 0) rc = merged_rows(db, in, fn, ctx, err, errlen);
+  if (rc == 0) rc = dldb__gops_rows(db, in, fn, ctx, err, errlen);
   if (rc == 0) rc = dldb__iterops_rows(db, in, fn, ctx, err, errlen);
   if (rc != 0) return rc < 0 ? rc : DL_OK;
   rc = seek_plan(db, in, &pl, err, errlen);

@@ -69,6 +69,10 @@ void dldb__stmt_done(sqlite3_stmt *stmt);
 /* Frees the handle's own caches (statements, columns). */
 void dldb__caches_free(dldb *db);
 
+/* 1 when the file has the view (sqlite_master; for the readers that
+ * dldb_query.c calls, which do not call back into it), else 0. */
+int dldb__view_exists(dldb *db, const char *view);
+
 /* Maps an SQLite result code to a DL_E* and writes "PATH: WHAT: message"
  * (with the DLProf wording for damaged files). Returns the DL_E* code. */
 int dldb__sql_err(dldb *db, int sqlite_rc, const char *what, char *err, size_t errlen);
@@ -104,6 +108,15 @@ int dldb__strmatch_any(dldb__shared *m, sqlite3 *sql, const char *pattern);
 int dldb__nvtx_count(dldb *db, const dldb_query *in, int64_t *filtered, char *err,
                      size_t errlen);
 int dldb__nvtx_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
+                    size_t errlen);
+
+/* view_group_ops through its stored places (dldb_gopage.c):
+ * dldb__gops_count sets *total for in's scope (the aggregation, or a
+ * parent's rows), dldb__gops_rows gives fn in's page; each returns 1 when
+ * it answered, 0 when in is not for it (the view is read as before), or a
+ * negative DL_E*. */
+int dldb__gops_count(dldb *db, const dldb_query *in, int64_t *total, char *err, size_t errlen);
+int dldb__gops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen);
 
 /* NVIDIA DLProf files: creates TEMP timeline views over their read_only_*

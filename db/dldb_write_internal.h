@@ -162,6 +162,9 @@ int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn);
 int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen);
 /* 1 if the file has table name. */
 int dldb__has_table(dldb_writer *w, const char *name);
+/* Writes the open aggregation's Group Ops orders (dldb_gplaces.c) from its
+ * written group ops and their parents, where the file has the tables. */
+int dldb__group_places(dldb_writer *w, char *err, size_t errlen);
 /* Counts one row of a raw insert (dldb_write_* and the extension rows of
  * raw records, dldb_write_pyframe.c): refused on an existing file or in an
  * aggregation; commits every batch_rows rows; opens the transaction. */

@@ -8,10 +8,12 @@
 // offset) and the indexes aggr_iter_ops_by_* (db/schema.sql);
 // for one iteration, and on NVIDIA's no_relu (none of them), the plain way.
 // The dldb is made by dlprof from HTA's control trace (../shared: 6
-// iterations, 72 ops, 432 rows, many equal kernel counts). Also group_ops
-// as a tree (top=1, parent=NAME) on a dldb with groups (w_Relu's Nsight
-// Systems export), which the viewer reads through view_dl_group_op_tree
-// (each row's parent, stored), against the parents computed here.
+// iterations, 72 ops, 432 rows, many equal kernel counts). Also group_ops,
+// flat and as a tree (top=1, parent=NAME), on a dldb with groups (w_Relu's
+// Nsight Systems export), which the viewer reads through
+// view_dl_group_op_places (each row's place in each order, stored) and
+// view_dl_group_op_tree (each row's parent), against the rows and parents
+// computed here, and without them.
 // Run: node tests/server/iterops.test.mjs (DLPROF, DLPROFVIEWER,
 // DL_SHARED_DIR, DL_TEST_WORK); exits 77 without ../shared.
 import { test, before, after } from 'node:test';
@@ -116,7 +118,7 @@ test('an aggregation without rows in the ops\' counts (an older writer\'s): read
   }
 });
 
-/** Every parent's page of group_ops (top=1, parent=NAME), sorted two ways and filtered, against the rows of db. */
+/** Pages of group_ops: the flat list and every parent's (top=1, parent=NAME), sorted by each column both ways, deep and past the end, and filtered, against the rows of db. */
 async function checkTree(server, db) {
   const all = sql(db, 'SELECT * FROM view_group_ops WHERE aggr_id = 1');
   const groups = new Set(all.filter((x) => x.row_type === 1).map((x) => x.row_full_name));
@@ -128,18 +130,30 @@ async function checkTree(server, db) {
   };
   const f = 'relu';
   const match = (x) => [x.row_full_name, x.row_full_id].some((c) => String(c).toLowerCase().includes(f));
-  const kept = (x) => match(x) || (x.row_type === 1 && all.some((y) => y.row_full_name.length > x.row_full_name.length && y.row_full_name.startsWith(x.row_full_name) && match(y)));
+  const below = (x) => x.row_type === 1 && all.some((y) => y.row_full_name.length > x.row_full_name.length && y.row_full_name.startsWith(x.row_full_name) && match(y));
+  const sorts = Object.keys(all[0]).filter((c) => c !== 'aggr_id' && c !== 'domain_name');
   let pages = 0;
-  for (const p of ['', ...groups]) {
-    for (const [sort, desc] of [['row_full_name', false], ['gpu_time_sum', true]]) {
-      for (const filter of ['', f]) {
-        const sel = all.filter((x) => parentOf(x.row_full_name) === p && (!filter || kept(x)));
-        sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.row_full_id, b.row_full_id));
-        const q = new URLSearchParams({ ...(p === '' ? { top: 1 } : { parent: p }), sort, order: desc ? 'desc' : 'asc', limit: 1000, ...(filter ? { filter } : {}) });
-        const got = await getJson(server, `api/v1/group_ops?${q}`);
-        assert.equal(got.filtered, sel.length, `filtered of ${q}`);
-        assert.deepEqual(got.rows, sel, `group_ops?${q}`);
-        pages++;
+  for (const p of [null, '', ...groups]) {
+    const scope = p === null ? {} : p === '' ? { top: 1 } : { parent: p };
+    const rows = all.filter((x) => p === null || parentOf(x.row_full_name) === p);
+    const deep = p === null || p === '';
+    for (const sort of sorts) {
+      for (const desc of [false, true]) {
+        const filters = sort === 'row_full_name' || sort === 'gpu_time_sum' ? ['', f] : [''];
+        for (const filter of filters) {
+          const sel = rows.filter((x) => !filter || match(x) || (p !== null && below(x)));
+          sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.row_full_id, b.row_full_id));
+          const n = sel.length;
+          const cuts = deep ? [[0, 1000], [3, 5], [Math.max(0, n - 2), 5], [n + 1, 5]] : [[0, 1000], [1, 2]];
+          for (const [offset, limit] of cuts) {
+            const q = new URLSearchParams({ ...scope, sort, order: desc ? 'desc' : 'asc', offset, limit, ...(filter ? { filter } : {}) });
+            const got = await getJson(server, `api/v1/group_ops?${q}`);
+            assert.equal(got.total, rows.length, `total of ${q}`);
+            assert.equal(got.filtered, n, `filtered of ${q}`);
+            assert.deepEqual(got.rows, sel.slice(offset, offset + limit), `group_ops?${q}`);
+            pages++;
+          }
+        }
       }
     }
   }
@@ -147,22 +161,28 @@ async function checkTree(server, db) {
   return pages;
 }
 
-test('group_ops as a tree on our dldb: each parent\'s rows, read through the stored parents', async () => {
+test('group_ops on our dldb: read through the stored places and parents, and without them', async () => {
   const nsys = join(shared, 'traces/dlprof/w_Relu/nsys_profile.sqlite');
   const dir = join(out, 'w_relu');
   mkdirSync(dir, { recursive: true });
   execFileSync(dlprof, [`--database=${nsys}`, `--output_path=${dir}`, '-v', 'quiet']);
   const db = join(dir, 'dlprof_dldb.sqlite');
-  const n = sql(db, "SELECT (SELECT count(*) FROM view_dl_group_op_tree) AS t, (SELECT count(*) FROM view_group_ops) AS g")[0];
+  const n = sql(db, "SELECT (SELECT count(*) FROM view_dl_group_op_tree) AS t, (SELECT count(*) FROM view_group_ops) AS g, (SELECT count(*) FROM view_dl_group_op_places) AS p")[0];
   assert.ok(n.t > 0 && n.t === n.g, `${n.t} rows with their parent, ${n.g} rows`);
-  const copy = join(dir, 'no_parents.sqlite');
-  copyFileSync(db, copy);
-  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_group_parents']);
-  for (const file of [db, copy]) {
+  assert.equal(n.p, n.g * 12 * 2 * 2, 'a place per row, column, direction and scope');
+  // an older writer's aggregation: no places; no places and no parents
+  const copies = [['no_places', 'DELETE FROM aggr_dl_group_places'],
+    ['no_parents', 'DELETE FROM aggr_dl_group_places; DELETE FROM aggr_dl_group_parents']].map(([name, del]) => {
+    const copy = join(dir, `${name}.sqlite`);
+    copyFileSync(db, copy);
+    execFileSync('sqlite3', [copy, del]);
+    return copy;
+  });
+  for (const file of [db, ...copies]) {
     const s = await startViewer(file, ['--cache-mb', '0']);
     try {
       const pages = await checkTree(s, file);
-      assert.ok(pages > 100, `${pages} pages`);
+      assert.ok(pages > 500, `${pages} pages`);
     } finally {
       assert.equal((await s.stop()).code, 0);
     }
