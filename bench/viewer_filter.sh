@@ -8,8 +8,11 @@
 # that is what a user paging through a filter gets). The last requests: a
 # deep page by name, a filter by name descending, a deep filtered page, and
 # a filter with digits (which the stored name forms cannot answer: it
-# reads every row). docs/performance.md quotes it.
+# reads every row), then sorts by a numeric column in each direction
+# (those that no row order bounds read the zone maps, where the dldb has
+# them). docs/performance.md quotes it.
 # Usage: bench/viewer_filter.sh DLDB [BUILD_DIR]   (BUILD_DIR: build/release)
+#   NO_BUILD=1 uses BUILD_DIR's dlprofviewer as it is (another tree's).
 #   e.g. bench/nsys_import.sh 10000000 build/release &&
 #        bench/viewer_filter.sh build/release/bench/nsys_out/dlprof_dldb.sqlite
 set -euo pipefail
@@ -17,7 +20,7 @@ set -euo pipefail
 db=$1
 build=${2:-build/release}
 cd "$(dirname "$0")/.."
-cmake --build "$build" -j"$(nproc)" --target dlprofviewer >/dev/null
+[[ -n ${NO_BUILD:-} ]] || cmake --build "$build" -j"$(nproc)" --target dlprofviewer >/dev/null
 log=$(mktemp)
 "$build/server/dlprofviewer" --port 0 --cache-mb 0 "$db" >"$log" 2>&1 &
 pid=$!
@@ -54,7 +57,18 @@ for u in \
   "dl_stats_nvtx?limit=50&sort=stddev&order=desc" \
   "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&sort=proj_avg&order=desc" \
   "dl_stats_nvtx?limit=50&filter=Conv&sort=avg&order=asc" \
-  "dl_stats_nvtx?limit=50&filter=Conv&sort=instances&order=desc"; do
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=instances&order=desc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=instances&order=asc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=min&order=asc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=max&order=asc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=med&order=asc" \
+  "dl_stats_nvtx?limit=50&filter=Conv&sort=avg&order=asc&offset=5000" \
+  "dl_stats_nvtx?limit=50&filter=Data&sort=avg&order=asc" \
+  "dl_stats_nvtx?limit=50&sort=stddev&order=asc" \
+  "dl_stats_nvtx?limit=50&sort=instances&order=desc" \
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&sort=proj_avg&order=asc" \
+  "dl_stats_nvtx_gpu_proj?limit=50&sort=total_gpu_ops&order=desc" \
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=relu&sort=avg_num_child&order=asc"; do
   out=$(curl -s -w '\n%{http_code} %{time_total}' "$base/api/v1/$u")
   read -r code secs <<<"$(tail -n1 <<<"$out")"
   [[ $code == 200 ]] || { echo "HTTP $code for $u: $(head -c 300 <<<"$out")" >&2; exit 1; }

@@ -8,6 +8,7 @@
 #include "dldb_aggr.h"
 #include "dldb_kgdurs.h"
 #include "dldb_nvtxidx.h"
+#include "dldb_nvtxzones.h"
 #include "dldb_write_internal.h"
 
 /* Gets the statement `which` with ?1 bound to aggr_id into *st. */
@@ -49,6 +50,7 @@ int dldb_aggr_begin(dldb_writer *w, const dldb_aggr_row *a, int64_t *aggr_id, ch
   *aggr_id = w->aggr_id = sqlite3_last_insert_rowid(w->db);
   memset(w->nvtx_total, 0, sizeof w->nvtx_total);
   memset(w->nvtx_rows, 0, sizeof w->nvtx_rows);
+  dldb__zones_reset(w);
   return DL_OK;
 }
 

@@ -6,7 +6,8 @@
  * row_idx or name order a walk of the stored order (or, for a filter that
  * keeps few rows, those rows sorted by name), a page sorted by a time
  * column a walk of the rows in row_idx order that stops early (below),
- * each row of the page then read from the view by its row_idx. Used by
+ * each row of the page then read from the view by its row_idx (or the
+ * blocks of rows that can hold the page, from zone maps). Used by
  * dldb_query.c for one aggregation without column filters, a filter
  * without ASCII digits (a form keeps none) and ties on row_idx; anything
  * else, and files without the tables, read the views as before. */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "dldb_nvtxidx.h"
+#include "dldb_nvtxzpage.h"
 #include "dldb_read.h"
 
 enum { CHUNK = DLDB_NVTX_CHUNK, NFORMS = 65536 };
@@ -489,26 +491,37 @@ static int page(nvq *q, int by_name, int desc, dldb_row_fn fn, void *ctx) {
  * row_idx order (descending: upwards, ascending: downwards, the order's
  * best first) and stops where no later row can be among them; each row read
  * is checked against these rules, and a file that breaks one is read the
- * plain way. */
+ * plain way. Where the file has zone maps (dldb_nvtxzpage.c), they serve
+ * every column but time % and total time, in both directions, and the
+ * columns no rule bounds (instances, GPU ops, ...). */
+enum { EXACT, BELOW, NONE }; /* a column's rule: f(total), at most total, neither */
+
 typedef struct numcol {
   const char *view, *col, *total;
-  int exact; /* 1: a non-decreasing function of total; 0: at most total */
+  int rule;
 } numcol;
 
 static const numcol numcols[] = {
-    {"view_dl_stats_nvtx", "time_pct", "total_time", 1},
-    {"view_dl_stats_nvtx", "total_time", "total_time", 1},
-    {"view_dl_stats_nvtx", "avg", "total_time", 0},
-    {"view_dl_stats_nvtx", "med", "total_time", 0},
-    {"view_dl_stats_nvtx", "min", "total_time", 0},
-    {"view_dl_stats_nvtx", "max", "total_time", 0},
-    {"view_dl_stats_nvtx", "stddev", "total_time", 0},
-    {"view_dl_stats_nvtx_gpu_proj", "total_proj_time", "total_proj_time", 1},
-    {"view_dl_stats_nvtx_gpu_proj", "proj_avg", "total_proj_time", 0},
-    {"view_dl_stats_nvtx_gpu_proj", "proj_med", "total_proj_time", 0},
-    {"view_dl_stats_nvtx_gpu_proj", "proj_min", "total_proj_time", 0},
-    {"view_dl_stats_nvtx_gpu_proj", "proj_max", "total_proj_time", 0},
-    {"view_dl_stats_nvtx_gpu_proj", "proj_stddev", "total_proj_time", 0},
+    {"view_dl_stats_nvtx", "time_pct", "total_time", EXACT},
+    {"view_dl_stats_nvtx", "total_time", "total_time", EXACT},
+    {"view_dl_stats_nvtx", "instances", "total_time", NONE},
+    {"view_dl_stats_nvtx", "avg", "total_time", BELOW},
+    {"view_dl_stats_nvtx", "med", "total_time", BELOW},
+    {"view_dl_stats_nvtx", "min", "total_time", BELOW},
+    {"view_dl_stats_nvtx", "max", "total_time", BELOW},
+    {"view_dl_stats_nvtx", "stddev", "total_time", BELOW},
+    {"view_dl_stats_nvtx_gpu_proj", "total_proj_time", "total_proj_time", EXACT},
+    {"view_dl_stats_nvtx_gpu_proj", "total_range_time", "total_proj_time", NONE},
+    {"view_dl_stats_nvtx_gpu_proj", "range_instances", "total_proj_time", NONE},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_avg", "total_proj_time", BELOW},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_med", "total_proj_time", BELOW},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_min", "total_proj_time", BELOW},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_max", "total_proj_time", BELOW},
+    {"view_dl_stats_nvtx_gpu_proj", "proj_stddev", "total_proj_time", BELOW},
+    {"view_dl_stats_nvtx_gpu_proj", "total_gpu_ops", "total_proj_time", NONE},
+    {"view_dl_stats_nvtx_gpu_proj", "avg_gpu_ops", "total_proj_time", NONE},
+    {"view_dl_stats_nvtx_gpu_proj", "avg_range_level", "total_proj_time", NONE},
+    {"view_dl_stats_nvtx_gpu_proj", "avg_num_child", "total_proj_time", NONE},
 };
 
 static const numcol *numcol_of(const dldb_query *in) {
@@ -521,67 +534,6 @@ static const numcol *numcol_of(const dldb_query *in) {
 /* The most rows a page keeps (offset + limit) this way: deeper pages read
  * the view. */
 #define TOP_MAX 1000000
-
-/* A row of the walk: its value (long double holds every int64 and double
- * exactly, so integers and reals compare as SQLite compares them). */
-typedef struct trow {
-  long double x;
-  int64_t row;
-} trow;
-
-typedef struct top {
-  trow *h;      /* a heap of the k best so far, the worst on top */
-  int64_t n, k;
-  int desc;
-} top;
-
-/* 1 when a comes before b in the page: by value, equal values by row_idx
- * ascending (the views' tiebreak). */
-static int before(const top *t, const trow *a, const trow *b) {
-  if (a->x != b->x) return t->desc ? a->x > b->x : a->x < b->x;
-  return a->row < b->row;
-}
-
-static void sift_down(top *t, int64_t i) {
-  for (;;) {
-    int64_t w = i, l = 2 * i + 1, r = l + 1;
-    if (l < t->n && before(t, &t->h[w], &t->h[l])) w = l;
-    if (r < t->n && before(t, &t->h[w], &t->h[r])) w = r;
-    if (w == i) return;
-    trow x = t->h[i];
-    t->h[i] = t->h[w];
-    t->h[w] = x;
-    i = w;
-  }
-}
-
-static void top_add(top *t, trow r) {
-  if (t->n == t->k) {
-    if (!before(t, &r, &t->h[0])) return;
-    t->h[0] = r;
-    sift_down(t, 0);
-    return;
-  }
-  int64_t i = t->n++;
-  t->h[i] = r;
-  while (i > 0 && before(t, &t->h[(i - 1) / 2], &t->h[i])) {
-    int64_t p = (i - 1) / 2;
-    trow x = t->h[i];
-    t->h[i] = t->h[p];
-    t->h[p] = x;
-    i = p;
-  }
-}
-
-/* 1 when neither the row of bound b nor any row after it can enter the
- * full heap: descending (a walk upwards), their values are at most b, and
- * one equal to the worst kept loses on row_idx; ascending (a walk
- * downwards, of a column equal to its bound), their values are at least b,
- * and one equal to the worst kept would win on row_idx. */
-static int top_done(const top *t, long double b) {
-  if (t->n < t->k) return 0;
-  return t->desc ? b <= t->h[0].x : b > t->h[0].x;
-}
 
 static long double value_of(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_INTEGER ? (long double)sqlite3_column_int64(st, i)
@@ -598,12 +550,18 @@ static int64_t next_match(const nvq *q, int64_t at, int up) {
 /* Walks the rows in row_idx order (upwards when up) into t, by the column
  * c: one statement stepped from row to row, started again at the next
  * matching row where that is more than JUMP rows on (a seek costs about
- * as much as stepping over that many rows). A walk that has read more than
- * READ_MAX rows, and 8 a row of the page, without an end in sight gives up:
- * the page's last rows tie with the rows to come (stddev 0, say), where
- * SQLite's sort of every row costs less. 1 when the walk kept the rules, 0
- * when a row broke one or it gave up, or a negative DL_E*. */
-static int top_walk(nvq *q, const numcol *c, top *t, int up) {
+ * as much as stepping over that many rows). The walk stops where neither
+ * the row's bound nor any row after it can enter the full heap:
+ * descending (a walk upwards), their values are at most the bound, and one
+ * equal to the worst kept loses on row_idx; ascending (a walk downwards,
+ * of a column equal to its bound), their values are at least the bound,
+ * and one equal to the worst kept would win on row_idx. A walk that has
+ * read more than READ_MAX rows, and 8 a row of the page, without an end
+ * in sight gives up: the page's last rows tie with the rows to come
+ * (stddev 0, say), where SQLite's sort of every row costs less. 1 when the
+ * walk kept the rules, 0 when a row broke one or it gave up, or a negative
+ * DL_E*. */
+static int top_walk(nvq *q, const numcol *c, dldb__top *t, int up) {
   enum { JUMP = 8, READ_MAX = 1 << 16 };
   int64_t read = 0, read_max = 8 * t->k > READ_MAX ? 8 * t->k : READ_MAX;
   char sql[320];
@@ -616,7 +574,7 @@ static int top_walk(nvq *q, const numcol *c, top *t, int up) {
   sqlite3_bind_int64(st, 1, q->in->aggr_id);
   int64_t step = up ? 1 : -1, want = next_match(q, up ? 0 : q->n - 1, up), at = -1;
   long double last = 0;
-  int rc = 1, src = SQLITE_DONE, any = 0;
+  int rc = 1, src = SQLITE_DONE, any = 0, exact = c->rule == EXACT;
   while (want >= 0) {
     if (at < 0 || (want - at) * step > JUMP) { /* (re)start at want */
       sqlite3_reset(st);
@@ -629,10 +587,10 @@ static int top_walk(nvq *q, const numcol *c, top *t, int up) {
     }
     if ((src = sqlite3_step(st)) != SQLITE_ROW) break;
     int64_t row = sqlite3_column_int64(st, 0), total = sqlite3_column_int64(st, 1);
-    long double x = value_of(st, 2), b = c->exact ? x : (long double)total;
+    long double x = value_of(st, 2), b = exact ? x : (long double)total;
     /* the rules: the rows in turn, totals at least 0, values at most the
      * total, the bound non-increasing upwards */
-    if (row != at + step || total < 0 || (!c->exact && x > (long double)total) ||
+    if (row != at + step || total < 0 || (!exact && x > (long double)total) ||
         (any && (up ? b > last : b < last))) {
       rc = 0;
       break;
@@ -641,25 +599,30 @@ static int top_walk(nvq *q, const numcol *c, top *t, int up) {
     last = b;
     at = row;
     if (row != want) continue; /* stepped over */
-    if (top_done(t, b)) break;
-    top_add(t, (trow){x, row});
+    if (dldb__top_beaten(t, b, up ? row : 0)) break;
+    dldb__top_add(t, (dldb__trow){x, row});
     want = next_match(q, row + step, up);
   }
   if (rc == 1 && src != SQLITE_ROW && src != SQLITE_DONE) rc = sqlerr(q, src);
   dldb__stmt_done(st);
+  if (rc == 1) dldb__top_sort(t);
   return rc;
 }
 
-static int cmp_trow_desc(const void *a, const void *b) {
-  const trow *x = a, *y = b;
-  if (x->x != y->x) return x->x < y->x ? 1 : -1;
-  return (x->row > y->row) - (x->row < y->row);
-}
-
-static int cmp_trow_asc(const void *a, const void *b) {
-  const trow *x = a, *y = b;
-  if (x->x != y->x) return x->x > y->x ? 1 : -1;
-  return (x->row > y->row) - (x->row < y->row);
+/* The rows of q by the column c into t, sorted: 1, 0 when read the plain
+ * way, or a negative DL_E*. The column's zone maps where the file has
+ * them; else a walk in row_idx order where a rule bounds the rows to come
+ * (descending: at most their total; ascending: equal to their bound). */
+static int top_rows(nvq *q, const numcol *c, dldb__top *t) {
+  if (c->rule != EXACT) {
+    dldb__zpage z = {.view = q->v->view, .col = c->col, .kind = q->v->kind,
+                     .aggr_id = q->in->aggr_id, .n = q->n, .keep = q->keep};
+    int rc = dldb__nvtx_zpage(q->db, &z, t, q->err, q->errlen);
+    if (rc) return rc;
+    t->n = 0;
+  }
+  if (c->rule == NONE || (c->rule == BELOW && !t->desc)) return 0;
+  return top_walk(q, c, t, t->desc);
 }
 
 /* The page of q sorted by the column c: 1 when read, 0 when it is read the
@@ -668,31 +631,28 @@ static int cmp_trow_asc(const void *a, const void *b) {
 static int top_page(nvq *q, const numcol *c, dldb_row_fn fn, void *ctx) {
   const dldb_query *in = q->in;
   int64_t skip = in->offset > 0 ? in->offset : 0;
-  if (c->exact && in->desc) { /* row_idx order itself */
+  if (c->rule == EXACT && in->desc) { /* row_idx order itself */
     int rc = page(q, 0, 0, fn, ctx);
     return rc ? rc : 1;
   }
-  if (!c->exact && !in->desc) return 0;
   if (skip + in->limit > TOP_MAX) return 0;
   if ((q->match && !q->matched) || in->limit == 0) return 1;
-  top t = {.k = skip + in->limit, .desc = in->desc};
   int rc = q->match ? load_forms(q) : DL_OK;
   if (rc) return rc;
-  if (t.k > (q->match ? q->matched : q->n)) t.k = q->match ? q->matched : q->n;
-  t.h = malloc((size_t)(t.k > 0 ? t.k : 1) * sizeof *t.h);
-  if (!t.h) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
-  rc = top_walk(q, c, &t, in->desc);
-  if (rc == 1) {
-    qsort(t.h, (size_t)t.n, sizeof *t.h, in->desc ? cmp_trow_desc : cmp_trow_asc);
-    for (int64_t i = skip; i < t.n; i++) {
-      int e = emit(q, t.h[i].row, fn, ctx);
-      if (e) {
-        rc = e < 0 ? e : 1;
-        break;
-      }
+  int64_t k = skip + in->limit;
+  if (k > (q->match ? q->matched : q->n)) k = q->match ? q->matched : q->n;
+  dldb__top t;
+  if (dldb__top_init(&t, k, in->desc))
+    return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+  rc = top_rows(q, c, &t);
+  for (int64_t i = skip; rc == 1 && i < t.n; i++) {
+    int e = emit(q, t.h[i].row, fn, ctx);
+    if (e) {
+      rc = e < 0 ? e : 1;
+      break;
     }
   }
-  free(t.h);
+  dldb__top_free(&t);
   return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dldb_nvtxzones.h"
 #include "dldb_write_internal.h"
 
 struct dldb_osrt_writer {
@@ -220,6 +221,7 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
       int which = run_cells(c, aggr_id, &r[i]);
       w->nvtx_total[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ] += r[i].t.total;
       w->nvtx_rows[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ]++;
+      dldb__zones_add(w, &r[i]);
       rc = dldb__batch_row(w, which, c, err, errlen, fn);
     } else if (layout == DLDB__NVTX_STATS) {
       nvtx_cells(c, aggr_id, &r[i]);
@@ -247,7 +249,7 @@ int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen)
     if (sqlite3_step(st) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
     sqlite3_finalize(st);
   }
-  return rc;
+  return rc ? rc : dldb__zones_put(w, dldb__has_table(w, "aggr_nvtx_zones"), err, errlen);
 }
 
 int dldb_aggr_stats_api_ops(dldb_writer *w, int64_t aggr_id, const dldb_stats_api_op_row *r,

@@ -10,6 +10,7 @@
  * file stays intact until a complete new one replaces it.
  */
 #include "dldb_write_internal.h"
+#include "dldb_nvtxzones.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -650,6 +651,7 @@ static void writer_free(dldb_writer *w) {
   for (int i = 0; i < DLDB__SCRATCH; i++) free(w->scratch[i]);
   free(w->htab);
   free(w->otab);
+  dldb__zones_free(&w->nvtx_zones);
   free(w->path);
   free(w->tmp);
   free(w);

@@ -117,6 +117,7 @@ struct dldb_writer {
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
   int64_t aggr_id;                    /* the open aggregation */
   int64_t nvtx_total[2], nvtx_rows[2]; /* its aggr_nvtx_runs rows of kinds 6, 7 */
+  struct dldb__zones *nvtx_zones;      /* their zone maps (dldb_nvtxzones.h) */
   int64_t nvtx_max_id, kernel_max_id; /* nvtx_ranges, kernels ids are assigned here */
   /* interning: strs[id] points into the arena for cached strings (NULL
    * or past scap: only in SQLite); htab maps hashes to cached ids */

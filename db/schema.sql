@@ -994,6 +994,25 @@ CREATE TABLE aggr_nvtx_row_forms (
   PRIMARY KEY (aggr_id, kind, chunk)
 );
 
+-- Zone maps of the same rows, for the viewer's sorts by a numeric column
+-- (db/dldb_nvtxzones.c writes them with the rows): per kind and column of
+-- the kind's view (`col`: instances, avg, med, min, max, stddev of kind 6;
+-- total_range_time, range_instances, proj_avg, proj_med, proj_min, proj_max,
+-- proj_stddev, total_gpu_ops, avg_gpu_ops, avg_range_level, avg_num_child of
+-- kind 7), the rows in row_idx order in blocks of block_rows; lo and hi
+-- hold, per block, a bound at most its least value and one at least its
+-- greatest, as 8-byte little-endian IEEE doubles. An aggregation written
+-- without them (older files) is read the plain way.
+CREATE TABLE aggr_nvtx_zones (
+  aggr_id     INTEGER NOT NULL,
+  kind        INTEGER NOT NULL,
+  col         TEXT NOT NULL,
+  block_rows  INTEGER NOT NULL,
+  lo          BLOB NOT NULL,
+  hi          BLOB NOT NULL,
+  PRIMARY KEY (aggr_id, kind, col)
+) WITHOUT ROWID;
+
 -- Per aggregation, CUDA API name and op: the calls the op made (an API
 -- name's row links to the ops that called it).
 CREATE TABLE aggr_stats_api_ops (
@@ -1097,6 +1116,9 @@ SELECT aggr_id, kind, form_id, form, rows FROM aggr_nvtx_forms;
 
 CREATE VIEW view_dl_nvtx_row_forms AS
 SELECT aggr_id, kind, chunk, forms FROM aggr_nvtx_row_forms;
+
+CREATE VIEW view_dl_nvtx_zones AS
+SELECT aggr_id, kind, col, block_rows, lo, hi FROM aggr_nvtx_zones;
 
 CREATE VIEW view_dl_stats_api_ops AS
 SELECT x.aggr_id AS aggr_id, s.value AS domain_name, (SELECT n.value FROM strings n WHERE n.id = x.name_id) AS name, o.op_node_id,

@@ -7,7 +7,11 @@
  * every page and count of a grid of filters, orders, directions, offsets
  * and limits against a reference computed here from the names. The stored
  * order must decode to the reference, and pages must come from it (a name
- * changed in the file after writing is still found by its old text).
+ * changed in the file after writing is still found by its old text). The
+ * pages sorted by a numeric column come from zone maps of small blocks (7
+ * and 64 rows, ties across their ends): with every name renamed in a copy,
+ * each is still found and sorted by its old text; a copy without the zones
+ * (an older file) gives the same pages the plain way.
  * Usage: server_test_nvtx_pages WORKDIR
  */
 #include <ctype.h>
@@ -20,6 +24,7 @@
 #include "../test.h"
 #include "dldb.h"
 #include "dldb_aggr.h"
+#include "dldb_nvtxzones.h"
 #include "dldb_scan.h"
 #include "dldb_write.h"
 
@@ -32,7 +37,7 @@ typedef struct row {
   int name;      /* index into names */
   int startend;
   dldb_stat t;   /* as written */
-  int64_t gpu_ops, children, range_time;
+  int64_t gpu_ops, children, levels, range_time;
 } row;
 
 static char *names[MAXNAMES];
@@ -127,6 +132,7 @@ static void make_stats(table *t) {
     }
     r->gpu_ops = (int64_t)(next() % 50);
     r->children = (int64_t)(next() % 7);
+    r->levels = (int64_t)(next() % 5);
     t->sum += total;
   }
 }
@@ -139,7 +145,7 @@ static int write_table(dldb_writer *w, table *t) {
     r->range_time = r->t.total * 2 + (int64_t)(next() % 1000);
     dldb_stats_row s = {.kind = t->kind, .row_idx = r->row_idx, .name_id = name_ids[r->name],
                         .label = r->startend ? "StartEnd" : "PushPop", .t = r->t,
-                        .range_time = r->range_time, .gpu_ops = r->gpu_ops, .level_sum = 0, .child_sum = r->children};
+                        .range_time = r->range_time, .gpu_ops = r->gpu_ops, .level_sum = r->levels, .child_sum = r->children};
     ASSERT_OK(dldb_aggr_stats(w, t->aggr_id, &s, 1, err, sizeof err));
   }
   return 0;
@@ -159,6 +165,8 @@ static int write_file(const char *path) {
     dldb_aggr_row ar = {.domain_id = dom, .key_node_name = "", .user_name = "u",
                         .host_name = "h", .aggr_start = "2026-01-01 00:00:00", .tc_rules = "t"};
     int64_t aggr = 0;
+    /* zone maps of small blocks: values tie across their ends */
+    ASSERT_OK(dldb__zones_block_rows(w, a ? 64 : 7));
     ASSERT_OK(dldb_aggr_begin(w, &ar, &aggr, err, sizeof err));
     make_table(&tables[2 * a], aggr, DLDB_STATS_NVTX, a ? 1500 : MAXROWS);
     make_table(&tables[2 * a + 1], aggr, DLDB_STATS_NVTX_GPU_PROJ, a ? 700 : 3000);
@@ -217,6 +225,7 @@ static int col_value(const table *t, const row *r, const char *col, long double 
   else if (strcmp(c, "total_gpu_ops") == 0) *v = r->gpu_ops;
   else if (strcmp(c, "avg_gpu_ops") == 0) *v = (double)r->gpu_ops / (double)x->n;
   else if (strcmp(c, "avg_num_child") == 0) *v = (double)r->children / (double)x->n;
+  else if (strcmp(c, "avg_range_level") == 0) *v = (double)r->levels / (double)x->n;
   else return 0;
   return 1;
 }
@@ -342,12 +351,12 @@ static int stored_order(sqlite3 *s, const table *t) {
 }
 
 /* Sorted by a numeric column too, the pages come from the stored forms: a
- * name renamed in the file is found by its old text in each order read so
- * (descending; time % and total time also ascending), where the plain
- * query, reading today's names, finds none. */
+ * name renamed in the file is found by its old text in each order and
+ * direction, where the plain query, reading today's names, finds none. */
 static int renamed_sorted(const char *path) {
   static const char *const olds[] = {"x_y", "back\\slash"};
-  static const char *const by[] = {"time_pct", "total_time", "avg", "max", "stddev"};
+  static const char *const by[] = {"time_pct", "total_time", "instances", "avg", "med",
+                                   "min", "max", "stddev"};
   char err[512];
   sqlite3 *s = NULL;
   ASSERT_EQ(sqlite3_open(path, &s), SQLITE_OK);
@@ -368,7 +377,7 @@ static int renamed_sorted(const char *path) {
   int found = 0;
   for (size_t i = 0; i < sizeof olds / sizeof *olds; i++)
     for (size_t b = 0; b < sizeof by / sizeof *by; b++)
-      for (int desc = b < 2 ? 0 : 1; desc < 2; desc++) {
+      for (int desc = 0; desc < 2; desc++) {
         static char want[256];
         int64_t count = 0;
         reference(&tables[0], olds[i], by[b], desc, 0, 50, want, sizeof want, &count);
@@ -380,11 +389,80 @@ static int renamed_sorted(const char *path) {
   return 0;
 }
 
+static const char *const sorts6[] = {"row_idx", "name", "time_pct", "total_time", "instances",
+                                     "avg", "med", "min", "max", "stddev", NULL};
+static const char *const sorts7[] = {"row_idx", "name", "total_proj_time", "total_range_time",
+                                     "range_instances", "proj_avg", "proj_med", "proj_min",
+                                     "proj_max", "proj_stddev", "total_gpu_ops", "avg_gpu_ops",
+                                     "avg_range_level", "avg_num_child", NULL};
+
+/* A copy of the file at path as name (in workdir) into out, after sql. */
+static int copy_file(const char *path, const char *name, const char *sql, char *out,
+                     size_t len) {
+  char q[4200];
+  snprintf(out, len, "%s/%s", workdir, name);
+  unlink(out);
+  snprintf(q, sizeof q, "VACUUM INTO '%s'", out);
+  sqlite3 *s = NULL;
+  ASSERT_EQ(sqlite3_open(path, &s), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(s, q, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(s);
+  ASSERT_EQ(sqlite3_open(out, &s), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(s);
+  return 0;
+}
+
+/* Every numeric column of each table, both directions, a few filters and
+ * pages, on the file at path. */
+static int numeric_grid(const char *path, const char *const *filters, size_t nf) {
+  static const int64_t pages[][2] = {{0, 1}, {0, 50}, {37, 50}, {41, 1000}};
+  char err[512];
+  dldb *db = NULL;
+  ASSERT_OK(dldb_open_ro(path, &db, NULL, err, sizeof err));
+  for (int t = 0; t < 4; t++) {
+    const char *const *sorts = tables[t].kind == DLDB_STATS_NVTX ? sorts6 : sorts7;
+    for (size_t f = 0; f < nf; f++)
+      for (int k = 2; sorts[k]; k++)
+        for (int desc = 0; desc < 2; desc++)
+          for (size_t p = 0; p < sizeof pages / sizeof *pages; p++)
+            ASSERT_OK(check(db, &tables[t], filters[f], sorts[k], desc, pages[p][0], pages[p][1]));
+  }
+  dldb_close(&db);
+  return 0;
+}
+
+/* Every name renamed in a copy of the file: each numeric order, in both
+ * directions, still finds and sorts the rows by the texts they had when
+ * written, so none of these pages is the plain query's. */
+static int all_renamed(const char *path) {
+  static const char *const filters[] = {"conv", "z", "qq"};
+  char copy[4096];
+  ASSERT_OK(copy_file(path, "nvtx_pages_renamed.dldb",
+                      "UPDATE strings SET value = 'renamed ' || id WHERE id IN (SELECT key >> 1 "
+                      "FROM aggr_nvtx_runs)",
+                      copy, sizeof copy));
+  return numeric_grid(copy, filters, sizeof filters / sizeof *filters);
+}
+
+/* A file without zone maps (written before them): the same pages, read
+ * from the views or by the walks in row_idx order. */
+static int no_zones(const char *path) {
+  static const char *const filters[] = {NULL, "conv", "qq"};
+  char copy[4096];
+  ASSERT_OK(copy_file(path, "nvtx_pages_nozones.dldb",
+                      "DROP VIEW view_dl_nvtx_zones; DROP TABLE aggr_nvtx_zones", copy,
+                      sizeof copy));
+  return numeric_grid(copy, filters, sizeof filters / sizeof *filters);
+}
+
 static int test_pages(void) {
   char path[4096], err[512];
   snprintf(path, sizeof path, "%s/nvtx_pages.dldb", workdir);
   ASSERT_OK(make_names());
   ASSERT_OK(write_file(path));
+  ASSERT_OK(all_renamed(path));
+  ASSERT_OK(no_zones(path));
   sqlite3 *s = NULL;
   ASSERT_EQ(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
   for (int i = 0; i < 4; i++) ASSERT_OK(stored_order(s, &tables[i]));
@@ -395,13 +473,7 @@ static int test_pages(void) {
                                         "_",      "%",    "\\",         "\xc3\x89lan",
                                         "seq = ", "z",    ", op_id = ", "= 1",  "seq = 1",
                                         "z1",     "2]",   "qq"};
-  /* every sortable column of each view */
-  static const char *const sorts6[] = {"row_idx", "name", "time_pct", "total_time", "instances",
-                                       "avg", "med", "min", "max", "stddev", NULL};
-  static const char *const sorts7[] = {"row_idx", "name", "total_proj_time", "total_range_time",
-                                       "range_instances", "proj_avg", "proj_med", "proj_min",
-                                       "proj_max", "proj_stddev", "total_gpu_ops", "avg_gpu_ops",
-                                       "avg_num_child", NULL};
+  /* every sortable column of each view: sorts6, sorts7 */
   static const int64_t offsets[] = {0, 37, 5999};
   static const int64_t limits[] = {1, 50, 1000};
   /* by name and row_idx every filter, offset and limit; by a numeric
