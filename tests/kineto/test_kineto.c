@@ -450,6 +450,30 @@ static int test_tokenizer(void) {
   ASSERT(!kjson_int64("-", &v));
   ASSERT(!kjson_int64("", &v));
   ASSERT(!kjson_int64("12abc", &v));
+  /* kjson_double's exact fast path (up to 15 digits) and strtod agree bit
+   * for bit, on either side of its limits */
+  unsigned long long st = 7;
+  for (int i = 0; i < 20000; i++) {
+    char num[64];
+    int len = 0, digits = 1 + (int)rnd(&st, 18), point = (int)rnd(&st, (unsigned)digits + 2);
+    if (rnd(&st, 3) == 0) num[len++] = '-';
+    for (int d = 0; d < digits; d++) {
+      if (d == point && d > 0) num[len++] = '.';
+      num[len++] = (char)('0' + rnd(&st, 10));
+    }
+    num[len] = '\0';
+    double want = strtod(num, NULL), got = kjson_double(num);
+    if (memcmp(&want, &got, sizeof got) != 0) fprintf(stderr, "kjson_double(%s)\n", num);
+    ASSERT(memcmp(&want, &got, sizeof got) == 0);
+  }
+  static const char *const reals[] = {"0.5925926", "-0", "0.1", "12.", ".5", "1e3", "4",
+                                      "999999999999999", "9999999999999999", "0.000000000000001",
+                                      "123456789012345.6", "-2.5", "1.7976931348623157e308"};
+  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+    double want = strtod(reals[i], NULL), got = kjson_double(reals[i]);
+    ASSERT(memcmp(&want, &got, sizeof got) == 0);
+  }
+  ASSERT(isnan(kjson_double("x")));
   /* words that only start like a literal are numbers (tokens), not literals */
   ASSERT_EQ(tokenize("[true, false, null, nul, t, fals]", 4096, out, sizeof out), KJ_EOF);
   ASSERT_STR_EQ(out, "[|t|f|n|N:nul|N:t|N:fals|]|");
