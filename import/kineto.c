@@ -598,6 +598,11 @@ static int arg_id(const kimp *k, const char *key, size_t n) {
   return A_NONE;
 }
 
+/* kjson_skip without a call for the scalars that most member values are. */
+static kj_tok skip_value(kjson *j, kj_tok t) {
+  return t == KJ_OBJ || t == KJ_ARR ? kjson_skip(j, t) : t;
+}
+
 static kj_tok read_args(kimp *k, kjson *j) {
   kev *e = &k->ev;
   for (;;) {
@@ -649,7 +654,7 @@ static kj_tok read_args(kimp *k, kjson *j) {
       break;
     default: break;
     }
-    if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
+    if (skip_value(j, t) == KJ_ERROR) return KJ_ERROR;
   }
 }
 
@@ -1050,7 +1055,7 @@ static int read_event(kimp *k, kjson *j) {
       break;
     default: break;
     }
-    if (kjson_skip(j, t) == KJ_ERROR) return DL_ECORRUPT;
+    if (skip_value(j, t) == KJ_ERROR) return DL_ECORRUPT;
   }
   /* the autograd profiler's events (no "cat", "pid": "CPU functions") are ops
    * of one process */
