@@ -7,7 +7,15 @@
  * the NUL), every other token text is copied into the token buffer. The
  * blanks between tokens and the bytes of a number are classified 16 at a
  * time (SSE2) where the buffer holds them; an array of integers written as
- * kjson_render writes it is rendered by a copy of its bytes. */
+ * kjson_render writes it is rendered by a copy of its bytes.
+ *
+ * kjson_next has two paths: a token with KJ_FAST bytes after it in the
+ * buffer (nearly all) and of a common kind (a plain string, a number of
+ * digits and dots, a brace or bracket in its place) is read inline,
+ * without refills or end-of-input checks; every other token, the buffer's
+ * end, the input's end and every error go to next_token, which checks
+ * everything. Both give the same tokens (test_kineto:
+ * test_tokenizer_paths). */
 #include "kjson.h"
 
 #include <errno.h>
