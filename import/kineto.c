@@ -598,6 +598,11 @@ static int arg_id(const kimp *k, const char *key, size_t n) {
   return A_NONE;
 }
 
+/* kjson_skip without a call for the scalars that most member values are. */
+static kj_tok skip_value(kjson *j, kj_tok t) {
+  return t == KJ_OBJ || t == KJ_ARR ? kjson_skip(j, t) : t;
+}
+
 static kj_tok read_args(kimp *k, kjson *j) {
   kev *e = &k->ev;
   for (;;) {
@@ -649,7 +654,7 @@ static kj_tok read_args(kimp *k, kjson *j) {
       break;
     default: break;
     }
-    if (kjson_skip(j, t) == KJ_ERROR) return KJ_ERROR;
+    if (skip_value(j, t) == KJ_ERROR) return KJ_ERROR;
   }
 }
 
@@ -798,9 +803,22 @@ static int has_nccl(const char *name) {
   return 0;
 }
 
+/* The trace's generation: capitalized categories are older Kineto's. */
+static int old_generation(const kev *e) {
+  return e->cat_capital && e->cat != C_OTHER && e->cat != C_TRACE;
+}
+
+/* 1 if write_event and emit would do nothing with the event: neither a
+ * complete event ('X') nor metadata ('M'), so flow arrows ('s', 'f') and
+ * instants, a third of a trace's events, are not handed to the writing
+ * thread. */
+static int ignored(const kev *e) {
+  return e->ph != 'X' && e->ph != 'M' && !e->name_cut && !old_generation(e);
+}
+
 static int emit(kimp *k, const kev *e, const ktext *x) {
   const char *name = x->s[T_NAME];
-  if (e->cat_capital && e->cat != C_OTHER && e->cat != C_TRACE) k->st->generation = 1;
+  if (old_generation(e)) k->st->generation = 1;
   if (e->ph == 'M') {
     if (strcmp(name, "thread_name") == 0 && e->pid_ok && e->tid_ok && x->n[T_MNAME]) {
       dldb_thread t = {.pid = map_pid(k, e->pid), .tid = map_tid(k, e->tid), .name = x->s[T_MNAME]};
@@ -1037,7 +1055,7 @@ static int read_event(kimp *k, kjson *j) {
       break;
     default: break;
     }
-    if (kjson_skip(j, t) == KJ_ERROR) return DL_ECORRUPT;
+    if (skip_value(j, t) == KJ_ERROR) return DL_ECORRUPT;
   }
   /* the autograd profiler's events (no "cat", "pid": "CPU functions") are ops
    * of one process */
@@ -1046,7 +1064,7 @@ static int read_event(kimp *k, kjson *j) {
     e->pid = 0;
     e->pid_ok = 1;
   }
-  return put_event(k, e);
+  return ignored(e) ? DL_OK : put_event(k, e);
 }
 
 static kj_tok read_devices(kimp *k, kjson *j, kj_tok t) {

@@ -7,7 +7,15 @@
  * the NUL), every other token text is copied into the token buffer. The
  * blanks between tokens and the bytes of a number are classified 16 at a
  * time (SSE2) where the buffer holds them; an array of integers written as
- * kjson_render writes it is rendered by a copy of its bytes. */
+ * kjson_render writes it is rendered by a copy of its bytes.
+ *
+ * kjson_next has two paths: a token with KJ_FAST bytes after it in the
+ * buffer (nearly all) and of a common kind (a plain string, a number of
+ * digits and dots, a brace or bracket in its place) is read inline,
+ * without refills or end-of-input checks; every other token, the buffer's
+ * end, the input's end and every error go to next_token, which checks
+ * everything. Both give the same tokens (test_kineto:
+ * test_tokenizer_paths). */
 #include "kjson.h"
 
 #include <errno.h>
@@ -41,33 +49,38 @@ struct kjson {
   size_t tlen, tcap;
   unsigned char stack[KJSON_MAX_DEPTH]; /* 'o' object, 'a' array */
   int depth;
-  int expect_key;
+  unsigned char top;  /* stack[depth - 1], 0 at depth 0 */
+  int expect_key;     /* a member name comes next (only ever set inside an object) */
   int done;           /* the top-level value is complete */
+  int stop;           /* done, or an error: kjson_next takes the checking path */
+  int simd;           /* blanks and numbers classified 16 bytes at a time */
   uint64_t repairs;
   char errmsg[200];
 };
 
 /* Byte classes: 1 plain string text (printable ASCII other than '"' and
- * '\\'), 2 part of a number or bare word, 4 a blank or separator. */
+ * '\\'), 2 part of a number or bare word, 4 a blank or separator, 8 what
+ * may follow a string's closing quote (, : } ]). */
 static const unsigned char cls[256] = {
     ['\t'] = 4, ['\n'] = 4, ['\r'] = 4, [' '] = 5, ['!'] = 1, ['#'] = 1, ['$'] = 1,
     ['%'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 3,
-    [','] = 5, ['-'] = 3, ['.'] = 3, ['/'] = 1, ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3,
-    ['4'] = 3, ['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3, [':'] = 5, [';'] = 1,
+    [','] = 13, ['-'] = 3, ['.'] = 3, ['/'] = 1, ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3,
+    ['4'] = 3, ['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3, [':'] = 13, [';'] = 1,
     ['<'] = 1, ['='] = 1, ['>'] = 1, ['?'] = 1, ['@'] = 1, ['A'] = 3, ['B'] = 3, ['C'] = 3,
     ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3, ['K'] = 3,
     ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3, ['S'] = 3,
     ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3, ['['] = 1,
-    [']'] = 1, ['^'] = 1, ['_'] = 3, ['`'] = 1, ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3,
+    [']'] = 9, ['^'] = 1, ['_'] = 3, ['`'] = 1, ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3,
     ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3,
     ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3,
     ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3, ['{'] = 1, ['|'] = 1,
-    ['}'] = 1, ['~'] = 1, [0x7F] = 1,
+    ['}'] = 9, ['~'] = 1, [0x7F] = 1,
 };
 
 static int plain_byte(unsigned char c) { return cls[c] & 1; }
 static int word_char(unsigned char c) { return cls[c] & 2; }
 static int blank_char(unsigned char c) { return cls[c] & 4; }
+static int ends_string(unsigned char c) { return cls[c] & 8; }
 
 static const unsigned char *scan_scalar(const unsigned char *p, const unsigned char *e) {
   while (p < e && plain_byte(*p)) p++;
@@ -133,6 +146,7 @@ kjson *kjson_open(kjson_read_fn rd, void *ctx) {
   j->rd = rd;
   j->ctx = ctx;
   j->scan = pick_scan();
+  j->simd = j->scan != scan_scalar;
   j->tb[0] = '\0';
   j->txt = j->tb;
   return j;
@@ -154,6 +168,7 @@ uint64_t kjson_offset(const kjson *j) { return j->base + j->pos; }
 uint64_t kjson_repairs(const kjson *j) { return j->repairs; }
 
 static kj_tok fail(kjson *j, const char *what) {
+  j->stop = 1;
   if (!j->errmsg[0])
     snprintf(j->errmsg, sizeof j->errmsg, "%s at byte %llu", what,
              (unsigned long long)(j->base + j->pos));
@@ -177,6 +192,7 @@ static size_t fill(kjson *j, size_t need) {
       snprintf(j->errmsg, sizeof j->errmsg, "read error at byte %llu",
                (unsigned long long)(j->base + j->len));
       j->eof = 2;
+      j->stop = 1;
     } else if (n == 0) {
       j->eof = 1;
     } else {
@@ -210,9 +226,22 @@ static int tb_add(kjson *j, const void *s, size_t n) {
   return 0;
 }
 
+/* After a value: a member name follows inside an object; at depth 0 the
+ * input is complete. */
 static void after_value(kjson *j) {
-  if (j->depth == 0) j->done = 1;
-  else if (j->stack[j->depth - 1] == 'o') j->expect_key = 1;
+  j->expect_key = j->top == 'o';
+  if (j->depth == 0) j->done = j->stop = 1;
+}
+
+static void push(kjson *j, unsigned char c) {
+  j->stack[j->depth++] = j->top = c == '{' ? 'o' : 'a';
+  j->expect_key = c == '{';
+}
+
+static void pop(kjson *j) {
+  j->depth--;
+  j->top = j->depth ? j->stack[j->depth - 1] : 0;
+  after_value(j);
 }
 
 static int hexval(int c) {
@@ -299,7 +328,7 @@ static int quote_ends_string(kjson *j) {
 /* The token after a string's closing quote: a member name where an object
  * expects one, else a string value. */
 static kj_tok string_token(kjson *j) {
-  if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key) {
+  if (j->expect_key) {
     j->expect_key = 0;
     return KJ_KEY;
   }
@@ -324,7 +353,7 @@ static int quote_ends_here(const kjson *j, size_t q) {
 static const unsigned char *scan_string(const kjson *j, const unsigned char *p,
                                         const unsigned char *e) {
 #ifdef KJ_SIMD
-  if (e - p >= 16 && j->scan != scan_scalar) {
+  if (e - p >= 16 && j->simd) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
                                           _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
@@ -344,7 +373,8 @@ static int lex_string_inplace(kjson *j, kj_tok *tok) {
   size_t start = j->pos + 1;
   const unsigned char *e = j->buf + j->len;
   size_t q = (size_t)(scan_string(j, j->buf + start, e) - j->buf);
-  if (q >= j->len || j->buf[q] != '"' || quote_ends_here(j, q) != 1) return 0;
+  if (q + 1 >= j->len || j->buf[q] != '"') return 0;
+  if (!ends_string(j->buf[q + 1]) && quote_ends_here(j, q) != 1) return 0;
   j->buf[q] = '\0';
   j->txt = (const char *)j->buf + start;
   j->tlen = q - start;
@@ -353,7 +383,9 @@ static int lex_string_inplace(kjson *j, kj_tok *tok) {
   return 1;
 }
 
-static kj_tok lex_string_copy(kjson *j) {
+/* Out of line: the in-place path is inlined into kjson_next, and this one
+ * would cost it the saving of registers on every token. */
+__attribute__((noinline)) static kj_tok lex_string_copy(kjson *j) {
   j->pos++; /* opening quote */
   j->tlen = 0;
   j->txt = j->tb;
@@ -449,10 +481,10 @@ static kj_tok lex_string(kjson *j) {
 
 /* The first byte in [p, e) that is no part of a number or bare word, or e:
  * 16 bytes classified at once where the buffer holds them (a time stamp is
- * 16 digits). */
-static const unsigned char *skip_word(const unsigned char *p, const unsigned char *e) {
+ * 16 digits) and simd is set. */
+static const unsigned char *skip_word(const unsigned char *p, const unsigned char *e, int simd) {
 #ifdef KJ_SIMD
-  for (; e - p >= 16; p += 16) {
+  for (; simd && e - p >= 16; p += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
     /* signed compares: bytes >= 0x80 are below every bound */
     __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
@@ -467,8 +499,36 @@ static const unsigned char *skip_word(const unsigned char *p, const unsigned cha
         ~(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, letter), sign)) & 0xFFFFu;
     if (other) return p + __builtin_ctz(other);
   }
+#else
+  (void)simd;
 #endif
   while (p < e && word_char(*p)) p++;
+  return p;
+}
+
+/* The end of the digits and dots from p + 1 (p is a word's first byte),
+ * where e - p >= 32: what numbers are made of, found with fewer operations
+ * than skip_word's every word byte. The caller goes on with skip_word when
+ * the byte returned is a word byte still (an exponent, a bare word). */
+static const unsigned char *skip_digits(const unsigned char *p, const unsigned char *e, int simd) {
+#ifdef KJ_SIMD
+  if (simd) {
+    for (unsigned k = 0, first = 1; k < 2; k++, first = 0) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+      /* v - '0' <= 9 as an unsigned byte: a digit */
+      __m128i d = _mm_subs_epu8(_mm_sub_epi8(v, _mm_set1_epi8('0')), _mm_set1_epi8(9));
+      __m128i num = _mm_or_si128(_mm_cmpeq_epi8(d, _mm_setzero_si128()),
+                                 _mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+      unsigned other = ~(unsigned)_mm_movemask_epi8(num) & (first ? 0xFFFEu : 0xFFFFu);
+      if (other) return p + 16 * k + __builtin_ctz(other);
+    }
+    return p + 32;
+  }
+#else
+  (void)simd;
+#endif
+  p++;
+  while (p < e && ((*p >= '0' && *p <= '9') || *p == '.')) p++;
   return p;
 }
 
@@ -476,7 +536,7 @@ static kj_tok lex_word(kjson *j) {
   j->tlen = 0;
   j->txt = j->tb;
   const unsigned char *w = j->buf + j->pos, *we = j->buf + j->len, *ws = w;
-  w = skip_word(w, we);
+  w = skip_word(w, we, j->simd);
   if (w < we && (size_t)(w - ws) < j->tcap) { /* the whole word is in the buffer */
     j->tlen = (size_t)(w - ws);
     memcpy(j->tb, ws, j->tlen);
@@ -497,14 +557,14 @@ static kj_tok lex_word(kjson *j) {
   if (j->tb[0] == 't' && strcmp(j->tb, "true") == 0) t = KJ_TRUE;
   else if (j->tb[0] == 'f' && strcmp(j->tb, "false") == 0) t = KJ_FALSE;
   else if (j->tb[0] == 'n' && strcmp(j->tb, "null") == 0) t = KJ_NULL;
-  if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key)
-    return fail(j, "a member name is not a string");
+  if (j->expect_key) return fail(j, "a member name is not a string");
   after_value(j);
   return t;
 }
 
-/* The next token from pos: blanks and separators, refills, the end. */
-static kj_tok next_token(kjson *j) {
+/* The next token from pos: blanks and separators, refills, the end. Out
+ * of line: kjson_next's fast path stays small. */
+__attribute__((noinline)) static kj_tok next_token(kjson *j) {
   if (j->errmsg[0]) return KJ_ERROR;
   for (;;) {
     if (j->pos >= j->len && fill(j, 1) == 0) {
@@ -525,21 +585,17 @@ static kj_tok next_token(kjson *j) {
     }
     case '{': case '[':
       if (j->depth >= KJSON_MAX_DEPTH) return fail(j, "nesting too deep");
-      if (j->depth > 0 && j->stack[j->depth - 1] == 'o' && j->expect_key)
-        return fail(j, "a member name is not a string");
-      j->stack[j->depth++] = c == '{' ? 'o' : 'a';
-      j->expect_key = c == '{';
+      if (j->expect_key) return fail(j, "a member name is not a string");
+      push(j, c);
       j->pos++;
       return c == '{' ? KJ_OBJ : KJ_ARR;
     case '}': case ']': {
       unsigned char want = c == '}' ? 'o' : 'a';
-      if (j->depth == 0 || j->stack[j->depth - 1] != want)
-        return fail(j, c == '}' ? "an unexpected '}'" : "an unexpected ']'");
+      if (j->top != want) return fail(j, c == '}' ? "an unexpected '}'" : "an unexpected ']'");
       if (want == 'o' && !j->expect_key) /* {"k": } would leave readers out of step */
         return fail(j, "a member without a value");
-      j->depth--;
       j->pos++;
-      after_value(j);
+      pop(j);
       return c == '}' ? KJ_OBJ_END : KJ_ARR_END;
     }
     case '"':
@@ -562,12 +618,18 @@ static kj_tok next_token(kjson *j) {
 }
 
 /* The first byte in [p, e) that is no blank or separator, or e. The runs
- * between tokens are short and of varying length (", ", ": ", ",\n",
- * none), which a byte loop pays for in mispredicted exits: 16 bytes are
- * classified at once where the buffer holds them. */
-static const unsigned char *skip_blanks(const unsigned char *p, const unsigned char *e) {
+ * between tokens are short: ": " and ", " (two bytes) before most tokens,
+ * a line break and an indent before some. The first three bytes are looked
+ * at one by one; a longer run is classified 16 bytes at a time (simd). */
+static const unsigned char *skip_blanks(const unsigned char *p, const unsigned char *e, int simd) {
+  if (e - p >= 3) {
+    if (!blank_char(p[0])) return p;
+    if (!blank_char(p[1])) return p + 1;
+    if (!blank_char(p[2])) return p + 2;
+    p += 3;
+  }
 #ifdef KJ_SIMD
-  if (e - p >= 16) {
+  for (; simd && e - p >= 16; p += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i m = _mm_or_si128(
         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
@@ -577,16 +639,71 @@ static const unsigned char *skip_blanks(const unsigned char *p, const unsigned c
         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
     unsigned other = ~(unsigned)_mm_movemask_epi8(m) & 0xFFFFu;
     if (other) return p + __builtin_ctz(other);
-    p += 16;
   }
 #endif
   while (p < e && blank_char(*p)) p++;
   return p;
 }
 
+/* Bytes the fast path of kjson_next wants in the buffer from a token's
+ * first byte: a number's 32 bytes, a string's first 16, the byte after a
+ * closing quote. Nearer the buffer's end, and after the end or an error,
+ * every token takes next_token. */
+#define KJ_FAST 64
+
+/* A number of digits and dots (an optional sign first) whose end lies
+ * within 32 bytes: its text copied in two 16-byte moves. 0 when the word
+ * is anything else (lex_word reads it). */
+static int fast_number(kjson *j, const unsigned char *p, const unsigned char *e) {
+  const unsigned char *w = skip_digits(p, e, j->simd);
+  if (w - p >= 32 || word_char(*w)) return 0;
+  size_t n = (size_t)(w - p);
+#ifdef KJ_SIMD
+  _mm_storeu_si128((__m128i *)(void *)j->tb, _mm_loadu_si128((const __m128i *)(const void *)p));
+  _mm_storeu_si128((__m128i *)(void *)(j->tb + 16),
+                   _mm_loadu_si128((const __m128i *)(const void *)(p + 16)));
+#else
+  memcpy(j->tb, p, n);
+#endif
+  j->tb[n] = '\0';
+  j->txt = j->tb;
+  j->tlen = n;
+  j->pos = (size_t)(w - j->buf);
+  after_value(j);
+  return 1;
+}
+
 kj_tok kjson_next(kjson *j) {
+  const unsigned char *b = j->buf, *e = b + j->len, *p = b + j->pos;
+  if (j->stop) return next_token(j);
   /* the run of blanks and separators before most tokens, without a dispatch */
-  if (!j->done) j->pos = (size_t)(skip_blanks(j->buf + j->pos, j->buf + j->len) - j->buf);
+  p = skip_blanks(p, e, j->simd);
+  j->pos = (size_t)(p - b);
+  if (e - p < KJ_FAST) return next_token(j);
+  unsigned char c = *p;
+  if (c == '"') { /* lex_string_inplace, with what is known here */
+    const unsigned char *s = p + 1, *q = scan_string(j, s, e);
+    if (q + 1 < e && *q == '"' && (ends_string(q[1]) || quote_ends_here(j, (size_t)(q - b)) == 1)) {
+      j->buf[q - b] = '\0';
+      j->txt = (const char *)s;
+      j->tlen = (size_t)(q - s);
+      j->pos = (size_t)(q + 1 - b);
+      return string_token(j);
+    }
+    return lex_string_copy(j);
+  }
+  if (((c >= '0' && c <= '9') || c == '-') && !j->expect_key && fast_number(j, p, e))
+    return KJ_NUM;
+  if ((c == '{' || c == '[') && !j->expect_key && j->depth < KJSON_MAX_DEPTH) {
+    push(j, c);
+    j->pos++;
+    return c == '{' ? KJ_OBJ : KJ_ARR;
+  }
+  if ((c == '}' && j->top == 'o' && j->expect_key) || (c == ']' && j->top == 'a')) {
+    j->pos++;
+    pop(j);
+    return c == '}' ? KJ_OBJ_END : KJ_ARR_END;
+  }
   return next_token(j);
 }
 
@@ -681,8 +798,7 @@ kj_tok kjson_render(kjson *j, kj_tok t, char *buf, size_t cap) {
     memcpy(buf + 1, j->buf + j->pos, raw);
     buf[raw + 1] = '\0';
     j->pos += raw;
-    j->depth--;
-    after_value(j);
+    pop(j);
     return KJ_ARR_END;
   }
   if (t != KJ_OBJ && t != KJ_ARR) {
@@ -753,7 +869,26 @@ int kjson_int64(const char *text, int64_t *out) {
   return 1;
 }
 
+/* 10^0 .. 10^22: each exact as a double. */
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
 double kjson_double(const char *text) {
+  /* [-]digits[.digits], at most 15 digits: the digits as an integer and the
+   * power of ten are exact doubles, so one division rounds as strtod does
+   * (the trace's occupancies, "0.5925926"); anything else goes to strtod */
+  const char *p = text + (text[0] == '-');
+  int64_t m = 0;
+  int digits = 0, frac = 0;
+  for (; *p >= '0' && *p <= '9' && digits <= 15; p++, digits++) m = m * 10 + (*p - '0');
+  if (digits > 0 && *p == '.' && p[1] >= '0' && p[1] <= '9')
+    for (p++; *p >= '0' && *p <= '9' && digits <= 15; p++, digits++, frac++)
+      m = m * 10 + (*p - '0');
+  if (digits > 0 && digits <= 15 && *p == '\0') {
+    double d = (double)m / pow10_exact[frac];
+    return text[0] == '-' ? -d : d;
+  }
   char *end;
   double d = strtod(text, &end);
   return end == text ? NAN : d;

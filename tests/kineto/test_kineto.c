@@ -239,6 +239,160 @@ static int test_tokenizer_render(void) {
   return 0;
 }
 
+/* Every token of doc as "T:text|", in a new string; reads of chunk bytes,
+ * scan "" (the CPU's) or a KJSON_SCAN name. */
+static char *tokens_all(const char *doc, size_t n, size_t chunk, const char *scan) {
+  if (scan[0]) setenv("KJSON_SCAN", scan, 1);
+  else unsetenv("KJSON_SCAN");
+  membuf m = {doc, n, 0, chunk};
+  kjson *j = kjson_open(mem_read, &m);
+  size_t cap = 2 * n + 256, len = 0;
+  char *out = malloc(cap);
+  if (!j || !out) abort();
+  static const char names[] = "E{}[]KSNtfn!";
+  kj_tok t;
+  while ((t = kjson_next(j)) != KJ_EOF && t != KJ_ERROR) {
+    int text = t == KJ_KEY || t == KJ_STR || t == KJ_NUM;
+    size_t tl = text ? kjson_len(j) : 0;
+    if (len + tl + 8 > cap) {
+      cap = 2 * (len + tl + 8);
+      out = realloc(out, cap);
+      if (!out) abort();
+    }
+    len += (size_t)sprintf(out + len, "%c%d:", names[t], kjson_depth(j));
+    memcpy(out + len, kjson_text(j), tl);
+    len += tl;
+    out[len++] = '|';
+  }
+  snprintf(out + len, cap - len, "%s@%llu", t == KJ_ERROR ? kjson_error(j) : "end",
+           (unsigned long long)kjson_repairs(j));
+  kjson_free(&j);
+  unsetenv("KJSON_SCAN");
+  return out;
+}
+
+/* 0 if a and b are equal; else prints where they part. */
+static int same_tokens(const char *what, const char *a, const char *b) {
+  size_t i = 0;
+  while (a[i] && a[i] == b[i]) i++;
+  if (!a[i] && !b[i]) return 0;
+  size_t from = i > 60 ? i - 60 : 0;
+  fprintf(stderr, "%s: tokens differ at %zu:\n  %.120s\n  %.120s\n", what, i, a + from, b + from);
+  return 1;
+}
+
+/* lcg: the same pseudo-random document every run. */
+static unsigned rnd(unsigned long long *st, unsigned n) {
+  *st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (unsigned)(*st >> 33) % n;
+}
+
+/* A document of 700 KB (beyond two read buffers): events whose strings
+ * hold escapes, invalid UTF-8, controls, stray quotes and long plain runs
+ * at every offset of a 16- and 32-byte step, numbers of 1 to 40 bytes,
+ * bare words, blank runs of 0 to 40 bytes, nested arrays and objects. */
+static char *fuzz_doc(size_t *n) {
+  static const char *const special[] = {
+      "\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\\q", "\xff", "\xc3(",
+      "\xc3\xa9", "\xe2\x82\xac", "\x01", "\" now", "\"x", "\"", "\\/", "\\u12G4", "\x7f"};
+  static const char *const word[] = {"true", "false", "null", "nul", "NaN", "-Infinity", "t",
+                                     "1e5", "-1.5E-3", "12e+7", "0x1F", "-", "1_000"};
+  /* a comma between members: a quote followed by no , : } ] is text */
+  static const char *const blank[] = {",", " ,", ", ", ",  ", ",\n", ",\t", ",\r\n"};
+  static const char *const colon[] = {":", ": ", " : ", ":\n\t\t"};
+  size_t cap = 800000, len = 0;
+  char *d = malloc(cap);
+  unsigned long long st = 42;
+  if (!d) abort();
+  len += (size_t)sprintf(d, "{\"traceEvents\": [");
+  while (len < 700000) {
+    d[len++] = '{';
+    if (rnd(&st, 2)) d[len++] = '\n';
+    unsigned members = 1 + rnd(&st, 8);
+    for (unsigned m = 0; m < members; m++) {
+      unsigned b = rnd(&st, 10);
+      if (m == 0) len += (size_t)sprintf(d + len, "%*s", (int)rnd(&st, 3), "");
+      else if (b < 7) len += (size_t)sprintf(d + len, "%s", blank[b]);
+      else len += (size_t)sprintf(d + len, ",\n%*s", (int)rnd(&st, 40), "");
+      unsigned kind = rnd(&st, 6);
+      len += (size_t)sprintf(d + len, kind == 5 ? "\"k\\u0041%u\"" : "\"key%u\"", m);
+      len += (size_t)sprintf(d + len, "%s", colon[rnd(&st, 4)]);
+      unsigned v = rnd(&st, 10);
+      if (v < 4) { /* a string: a plain run, maybe a special, another run */
+        d[len++] = '"';
+        for (unsigned i = rnd(&st, 70); i > 0; i--) d[len++] = (char)('a' + i % 26);
+        if (v < 3) len += (size_t)sprintf(d + len, "%s", special[rnd(&st, 18)]);
+        for (unsigned i = rnd(&st, 40); i > 0; i--) d[len++] = (char)('A' + i % 26);
+        d[len++] = '"';
+      } else if (v < 7) { /* a number of 1 to 40 bytes */
+        if (rnd(&st, 4) == 0) d[len++] = '-';
+        unsigned digits = 1 + rnd(&st, 40);
+        for (unsigned i = 0; i < digits; i++) d[len++] = (char)('0' + rnd(&st, 10));
+        if (rnd(&st, 4) == 0) len += (size_t)sprintf(d + len, ".%u", rnd(&st, 100000));
+      } else if (v < 8) {
+        len += (size_t)sprintf(d + len, "%s", word[rnd(&st, 13)]);
+      } else if (v < 9) {
+        len += (size_t)sprintf(d + len, "[[%u], [%u, %u], []]", rnd(&st, 9999), rnd(&st, 99),
+                               rnd(&st, 9));
+      } else {
+        len += (size_t)sprintf(d + len, "{\"a\": [1, {\"b\": \"c\"}], \"d\": %u}", rnd(&st, 99));
+      }
+    }
+    len += (size_t)sprintf(d + len, "}, ");
+  }
+  len += (size_t)sprintf(d + len, "{}]}");
+  *n = len;
+  return d;
+}
+
+/* kjson_next's fast path (a token with 64 bytes after it in the buffer)
+ * and its vector steps give what the byte-by-byte path gives: the fuzz
+ * document read 7 bytes at a time (never 64 bytes ahead: every token
+ * takes the checking path) against whole reads, reads that end at every
+ * kind of token, and the narrower scanners. */
+static int test_tokenizer_paths(void) {
+  size_t n;
+  char *doc = fuzz_doc(&n);
+  char *want = tokens_all(doc, n, 7, "scalar");
+  int whole = strstr(want + strlen(want) - 20, "end@") != NULL; /* no error */
+  static const struct { size_t chunk; const char *scan; } runs[] = {
+      {1u << 30, ""}, {1u << 30, "sse2"}, {1u << 30, "scalar"}, {7, ""}, {100, ""},
+      {129, "sse2"}, {4093, ""}, {4093, "scalar"}};
+  int bad = 0;
+  for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+    char *got = tokens_all(doc, n, runs[r].chunk, runs[r].scan);
+    char what[64];
+    snprintf(what, sizeof what, "chunk %zu scan '%s'", runs[r].chunk, runs[r].scan);
+    bad += same_tokens(what, want, got);
+    free(got);
+  }
+  free(want);
+  free(doc);
+  ASSERT(whole);
+  ASSERT_EQ(bad, 0);
+  /* short documents with room after every token (the fast path) against
+   * reads of one byte: nesting, member names after an inner value, the
+   * errors the fast path leaves to the checking one */
+  static const char *const docs[] = {
+      "[{\"a\": 1}, \"x\", {\"b\": \"y\"}, [\"z\"], 2]",
+      "{\"a\": [1, {\"b\": 2}], \"c\": \"d\", \"e\": {\"f\": [[]]}}",
+      "{\"k\": }", "{\"k\": 1]", "[1, 2}", "{1: 2}", "{\"a\": 1, {}}", "{\"a\": 1, [2]}",
+      "{\"a\" 1 \"b\"}", "[-, 12e5, 1.5E-3, 0x1F, 12345678901234567890123456789012345, -Infinity]",
+      "[1234567890123456, 12345678901234567890123456789012, -1234567890123456789012345678901]",
+      "[\"say \"hi\" now\", \"end\"  , \"q\"]", "\"top\"", "42", "[]", "{}", "[1 2 3]"};
+  char doc2[512], out1[2048], out2[2048];
+  for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+    snprintf(doc2, sizeof doc2, "%s%80s", docs[i], ""); /* blanks after the end are ignored */
+    kj_tok t1 = tokenize(doc2, 1, out1, sizeof out1);
+    ASSERT_EQ(tokenize(doc2, 4096, out2, sizeof out2), t1);
+    ASSERT_STR_EQ(out2, out1);
+  }
+  tokenize("[{\"a\": 1}, \"x\", {\"b\": \"y\"}, [\"z\"], 2]                                  "
+           "                                                    ", 4096, out1, sizeof out1);
+  ASSERT_STR_EQ(out1, "[|{|K:a|N:1|}|S:x|{|K:b|S:y|}|[|S:z|]|N:2|]|");
+  return 0;
+}
+
 static int test_tokenizer(void) {
   char out[2048];
   for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
@@ -296,6 +450,30 @@ static int test_tokenizer(void) {
   ASSERT(!kjson_int64("-", &v));
   ASSERT(!kjson_int64("", &v));
   ASSERT(!kjson_int64("12abc", &v));
+  /* kjson_double's exact fast path (up to 15 digits) and strtod agree bit
+   * for bit, on either side of its limits */
+  unsigned long long st = 7;
+  for (int i = 0; i < 20000; i++) {
+    char num[64];
+    int len = 0, digits = 1 + (int)rnd(&st, 18), point = (int)rnd(&st, (unsigned)digits + 2);
+    if (rnd(&st, 3) == 0) num[len++] = '-';
+    for (int d = 0; d < digits; d++) {
+      if (d == point && d > 0) num[len++] = '.';
+      num[len++] = (char)('0' + rnd(&st, 10));
+    }
+    num[len] = '\0';
+    double want = strtod(num, NULL), got = kjson_double(num);
+    if (memcmp(&want, &got, sizeof got) != 0) fprintf(stderr, "kjson_double(%s)\n", num);
+    ASSERT(memcmp(&want, &got, sizeof got) == 0);
+  }
+  static const char *const reals[] = {"0.5925926", "-0", "0.1", "12.", ".5", "1e3", "4",
+                                      "999999999999999", "9999999999999999", "0.000000000000001",
+                                      "123456789012345.6", "-2.5", "1.7976931348623157e308"};
+  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+    double want = strtod(reals[i], NULL), got = kjson_double(reals[i]);
+    ASSERT(memcmp(&want, &got, sizeof got) == 0);
+  }
+  ASSERT(isnan(kjson_double("x")));
   /* words that only start like a literal are numbers (tokens), not literals */
   ASSERT_EQ(tokenize("[true, false, null, nul, t, fals]", 4096, out, sizeof out), KJ_EOF);
   ASSERT_STR_EQ(out, "[|t|f|n|N:nul|N:t|N:fals|]|");
@@ -1139,6 +1317,7 @@ int main(int argc, char **argv) {
   RUN(test_tokenizer);
   RUN(test_tokenizer_scanners);
   RUN(test_tokenizer_render);
+  RUN(test_tokenizer_paths);
   RUN(test_kpipe);
   RUN(test_kstack);
   RUN(test_broken_trace);
