@@ -25,20 +25,26 @@ void dla__nvtx_parts_init(dla_nvtx_parts *s, size_t room) {
   s->room = s->limit = room;
 }
 
-/* Part b's names sorted by text (*out, b->count of them). */
-static int part_sorted(const dla_nvtx_part *b, dla_nvtx_ent **out) {
+/* Part b's names sorted by text (*out, b->count of them); last: its text
+ * places are freed once in the entries (the part is not read again). */
+static int part_sorted(dla_nvtx_part *b, int last, dla_nvtx_ent **out) {
   dla_nvtx_ent *v = malloc((b->count + 1) * sizeof *v);
   *out = v;
   if (!v) return DL_ENOMEM;
   for (size_t j = 0; j < b->count; j++)
     v[j] = (dla_nvtx_ent){.i = (uint32_t)(b->first + j), .off = b->at[j].off, .len = b->at[j].len};
+  if (last) {
+    free(b->at);
+    b->at = NULL;
+    b->atcap = 0;
+  }
   return dla__nvtx_sort(v, b->count, b->text);
 }
 
 /* Sorts part b and spills it. */
-static int spill(dla_nvtx_spill **sp, const dla_nvtx_part *b) {
+static int spill(dla_nvtx_spill **sp, dla_nvtx_part *b) {
   dla_nvtx_ent *v = NULL;
-  int rc = part_sorted(b, &v);
+  int rc = part_sorted(b, 0, &v);
   if (rc == DL_OK) rc = dla__nvtx_spill_part(sp, v, b->count, b->text);
   free(v);
   return rc;
@@ -125,7 +131,7 @@ int dla__nvtx_parts_emit(dla_nvtx_parts *s, dla_nvtx_merge_fn fn, void *ctx) {
   dla_nvtx_part *b = &s->p[s->cur];
   if (rc == DL_OK && !s->spill) { /* one part: in memory */
     dla_nvtx_ent *v = NULL;
-    rc = part_sorted(b, &v);
+    rc = part_sorted(b, 1, &v);
     for (size_t j = 0; rc == DL_OK && j < b->count; j++) {
       const char *t = b->text + v[j].off;
       int same = j && v[j].len == v[j - 1].len && memcmp(t, b->text + v[j - 1].off, v[j].len) == 0;
