@@ -1,7 +1,9 @@
 /*
  * dla_nvtxorder.h - the NVTX statistics rows' name order, sorted in memory
- * and handed to the writer (db/dldb_write_nvtx.h) instead of dldb_aggr_end's
- * pass over `strings` in value order (analysis/ only; see dla_nvtxorder.c).
+ * (in parts spilled to a temporary file and merged when the texts exceed
+ * the budget) and handed to the writer (db/dldb_write_nvtx.h) instead of
+ * dldb_aggr_end's pass over `strings` in value order (analysis/ only; see
+ * dla_nvtxorder.c).
  */
 #ifndef DLA_NVTXORDER_H
 #define DLA_NVTXORDER_H
@@ -11,17 +13,20 @@
 
 #include "dla_ctx.h"
 
-/* Bytes the names' texts and the sort may take (texts plus 48 bytes a
- * name); past it dldb_aggr_end sorts them through SQLite. */
+/* Bytes the order may take in memory: 8 bytes a name, and a part of the
+ * texts (the texts plus 32 bytes a name) that is sorted at a time; when
+ * the texts exceed a part, each part is spilled and the parts merged.
+ * Where 8 bytes a name (and a few KiB) exceed it, dldb_aggr_end sorts
+ * them through SQLite. */
 #define DLA_NVTX_ORDER_BUDGET ((size_t)256 << 20)
 
 /* Hands over the open aggregation's name order of its NVTX statistics
  * rows: key[k][r] is row r's key (name id * 2 + 1 for start/end) of kind
  * 6 (k = 0) and 7 (k = 1), n[k] rows each, as written; the keys are
  * rewritten in place (to the names' places). budget: DLA_NVTX_ORDER_BUDGET
- * when 0. Over the budget, short of memory, or with a name that has no
- * text, nothing is handed over (DL_OK). DL_OK or an error with its line
- * in c->err. */
+ * when 0. Over the budget, short of memory or of the temporary file, or
+ * with a name that has no text, nothing is handed over (DL_OK). DL_OK or
+ * an error with its line in c->err. */
 int dla__nvtx_order(dla_ctx *c, uint32_t *const key[2], const int64_t n[2], size_t budget);
 
 #endif

@@ -1,8 +1,10 @@
 /* dldb_nvtxorder.c - the NVTX name order and forms from an order the caller
- * computed (see dldb_write_nvtx.h): each kind's rows are placed by a
+ * computed (see dldb_write_nvtx.h): each name's form is found as the names
+ * are handed over in order (so form ids are given in the order the pass
+ * over `strings` gives them), each kind's rows are placed by a
  * counting sort on their names' places (rows in row_idx order, so a name's
- * rows stay in row_idx order, as the pass over `strings` places them), the
- * forms are given their ids walking the names in order, and the rows go
+ * rows stay in row_idx order, as the pass over `strings` places them), and
+ * the rows go
  * to the tables in the sequence that pass writes them, so the tables are
  * the same to their rowids. */
 #include "dldb_write_nvtx.h"
@@ -13,7 +15,7 @@
 #include "dldb_aggr.h"
 #include "dldb_nvtxforms.h"
 
-static const char *const fn_texts = "dldb_aggr_nvtx_texts", *const fn_order = "dldb_aggr_nvtx_order";
+static const char *const fn_texts = "dldb_aggr_nvtx_texts", *const fn_order = "dldb_aggr_nvtx_names";
 
 int dldb_aggr_nvtx_order_wanted(dldb_writer *w) {
   return w->in_aggr && w->nvtx_layout == DLDB__NVTX_RUNS &&
@@ -69,39 +71,21 @@ static void place_rows(const uint32_t *name, int64_t n, uint32_t *next, size_t n
     for (size_t p = begin + 1; p < next[g]; p++) places[p] |= 0x80000000u;
 }
 
-/* Each name's form (forms[g]), walking the names in order; names no row
- * has get none. */
-static int name_forms(dldb__forms *f, const char *const *text, const uint32_t *len,
-                      size_t nnames, const uint8_t *used, uint16_t *forms) {
-  size_t cap = 0;
-  char *scratch = NULL;
-  int rc = DL_OK;
-  for (size_t g = 0; rc == DL_OK && g < nnames && !f->full; g++) {
-    forms[g] = DLDB__NO_FORM;
-    if (!used[g]) continue;
-    if (len[g] + 1 > cap) {
-      char *p = realloc(scratch, len[g] + 1);
-      if (!p) {
-        rc = DL_ENOMEM;
-        break;
-      }
-      scratch = p;
-      cap = len[g] + 1;
-    }
-    int id;
-    rc = dldb__forms_of(f, text[g], len[g], scratch, &id);
-    forms[g] = (uint16_t)id;
-  }
-  free(scratch);
-  return rc;
-}
+struct dldb_nvtx_names {
+  dldb_writer *w;
+  size_t nnames;
+  uint16_t *forms; /* by place; DLDB__NO_FORM where none was handed over */
+  dldb__forms f;
+  char *scratch;   /* a form being made */
+  size_t cap;
+};
 
 /* Kind k's rows' forms, and the rows of each form. */
 static void row_forms(dldb__forms *f, int kk, const uint32_t *name, int64_t n,
                       const uint16_t *forms, uint16_t *out) {
   for (int64_t r = 0; r < n; r++) {
     out[r] = forms[name[r]];
-    f->rows[kk][out[r]]++;
+    if (out[r] != DLDB__NO_FORM) f->rows[kk][out[r]]++;
   }
 }
 
@@ -138,11 +122,47 @@ static int put_chunks(dldb_writer *w, const uint32_t *const name[2], const int64
   return rc;
 }
 
-int dldb_aggr_nvtx_order(dldb_writer *w, const char *const *text, const uint32_t *len,
-                         size_t nnames, const uint32_t *const name[2], const int64_t nrows[2],
-                         char *err, size_t errlen) {
+int dldb_aggr_nvtx_names_open(dldb_writer *w, size_t nnames, dldb_nvtx_names **out, char *err,
+                              size_t errlen) {
+  *out = NULL;
+  if (!dldb_aggr_nvtx_order_wanted(w) || nnames > UINT32_MAX)
+    return dl_err(err, errlen, DL_EINVAL, "%s: no NVTX rows to order", fn_order);
+  dldb_nvtx_names *o = calloc(1, sizeof *o);
+  if (o) o->forms = malloc((nnames + 1) * sizeof *o->forms);
+  if (!o || !o->forms) {
+    free(o);
+    return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
+  }
+  memset(o->forms, 0xff, (nnames + 1) * sizeof *o->forms); /* DLDB__NO_FORM */
+  o->w = w;
+  o->nnames = nnames;
+  *out = o;
+  return DL_OK;
+}
+
+int dldb_aggr_nvtx_names_add(dldb_nvtx_names *o, size_t g, const char *text, size_t len,
+                             char *err, size_t errlen) {
+  if (g >= o->nnames) return dl_err(err, errlen, DL_EINVAL, "%s: a name past the last", fn_order);
+  if (o->f.full) return DL_OK; /* no forms are written */
+  if (len + 1 > o->cap) {
+    char *p = realloc(o->scratch, len + 1);
+    if (!p) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
+    o->scratch = p;
+    o->cap = len + 1;
+  }
+  int id;
+  if (dldb__forms_of(&o->f, text, len, o->scratch, &id))
+    return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
+  o->forms[g] = (uint16_t)id;
+  return DL_OK;
+}
+
+int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2],
+                               const int64_t nrows[2], char *err, size_t errlen) {
+  dldb_writer *w = o->w;
+  size_t nnames = o->nnames;
   if (!dldb_aggr_nvtx_order_wanted(w) || nrows[0] != w->nvtx_rows[0] ||
-      nrows[1] != w->nvtx_rows[1] || nnames > UINT32_MAX)
+      nrows[1] != w->nvtx_rows[1])
     return dl_err(err, errlen, DL_EINVAL, "%s: not the open aggregation's NVTX rows", fn_order);
   for (int k = 0; k < 2; k++)
     for (int64_t r = 0; r < nrows[k]; r++)
@@ -151,30 +171,30 @@ int dldb_aggr_nvtx_order(dldb_writer *w, const char *const *text, const uint32_t
   uint32_t *next = malloc((nnames + 1) * sizeof *next);
   uint32_t *places[2] = {malloc((size_t)(nrows[0] + 1) * sizeof *places[0]),
                          malloc((size_t)(nrows[1] + 1) * sizeof *places[1])};
-  uint16_t *forms = malloc((nnames + 1) * sizeof *forms);
-  uint8_t *used = calloc(nnames + 1, 1);
-  dldb__forms f = {0};
-  int rc = next && places[0] && places[1] && forms && used ? DL_OK : DL_ENOMEM;
-  for (int k = 0; rc == DL_OK && k < 2; k++)
-    for (int64_t r = 0; r < nrows[k]; r++) used[name[k][r]] = 1;
-  if (rc == DL_OK) rc = name_forms(&f, text, len, nnames, used, forms); /* before any write */
+  int rc = next && places[0] && places[1] ? DL_OK : DL_ENOMEM;
   for (int k = 0; rc == DL_OK && k < 2; k++) {
     memset(next, 0, nnames * sizeof *next);
     place_rows(name[k], nrows[k], next, nnames, places[k]);
   }
+  free(next);
   if (rc == DL_OK) rc = put_chunks(w, name, nrows, places, err, errlen);
-  for (int k = 0; rc == DL_OK && !f.full && k < 2; k++) {
+  for (int k = 0; rc == DL_OK && !o->f.full && k < 2; k++) {
     if (!nrows[k]) continue;
     uint16_t *rf = (uint16_t *)(void *)places[k]; /* the places are written: 2 bytes a row */
-    row_forms(&f, k, name[k], nrows[k], forms, rf);
-    rc = dldb__nvtx_put_forms(w, w->aggr_id, kind_of(k), &f, rf, nrows[k], err, errlen);
+    row_forms(&o->f, k, name[k], nrows[k], o->forms, rf);
+    rc = dldb__nvtx_put_forms(w, w->aggr_id, kind_of(k), &o->f, rf, nrows[k], err, errlen);
   }
   if (rc == DL_ENOMEM) rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
-  dldb__forms_free(&f);
-  free(next);
   free(places[0]);
   free(places[1]);
-  free(forms);
-  free(used);
   return rc;
+}
+
+void dldb_aggr_nvtx_names_free(dldb_nvtx_names **o) {
+  if (!*o) return;
+  dldb__forms_free(&(*o)->f);
+  free((*o)->forms);
+  free((*o)->scratch);
+  free(*o);
+  *o = NULL;
 }

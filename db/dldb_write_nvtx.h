@@ -6,11 +6,14 @@
  * makes otherwise (dldb_nvtxidx.c). The tables' contents are the same.
  *
  * The caller reads the texts of the names its NVTX statistics rows have
- * (dldb_aggr_nvtx_texts), sorts them and hands over, for each row, its
- * name's place in that order (dldb_aggr_nvtx_order). A caller that does
+ * (dldb_aggr_nvtx_texts), sorts them, hands the distinct names over in
+ * order (dldb_aggr_nvtx_names_add) and then, for each row, its name's
+ * place in that order (dldb_aggr_nvtx_names_write). A caller that does
  * not (a memory budget, a name without text) leaves the order to
  * dldb_aggr_end.
- * Ownership: nothing is kept beyond the call; the writer is borrowed.
+ * Ownership: a dldb_nvtx_names is the caller's (free it with
+ * dldb_aggr_nvtx_names_free); it borrows the writer; texts are borrowed
+ * for the call.
  * Errors: DL_OK or a negative DL_E* with one line in err.
  */
 #ifndef DLDB_WRITE_NVTX_H
@@ -35,14 +38,33 @@ int dldb_aggr_nvtx_texts(dldb_writer *w, const uint32_t *ids, size_t n,
                          int (*fn)(void *ctx, size_t i, const char *text, size_t len), void *ctx,
                          char *err, size_t errlen);
 
-/* Writes the open aggregation's name order and forms. text[0..nnames-1]
- * (len[i] bytes each) are the rows' distinct names in SQLite's BINARY
- * order (memcmp, then the shorter first); name[k][r] is the index into
- * them of the name of row r of kind 6 (k = 0) and 7 (k = 1), for every row
- * written of that kind (nrows[k]: dldb_aggr_stats' rows, row_idx 0..n-1).
- * Memory: 4 bytes a row and 7 a name besides the caller's. */
-int dldb_aggr_nvtx_order(dldb_writer *w, const char *const *text, const uint32_t *len,
-                         size_t nnames, const uint32_t *const name[2], const int64_t nrows[2],
-                         char *err, size_t errlen);
+/* The open aggregation's names in order, handed over one at a time, then
+ * its rows' names: the forms are found as the names come, the tables are
+ * written by dldb_aggr_nvtx_names_write (nothing before it). */
+typedef struct dldb_nvtx_names dldb_nvtx_names;
+
+/* A new hand-over of at most nnames names; free with
+ * dldb_aggr_nvtx_names_free. DL_EINVAL when there is nothing to hand
+ * over (dldb_aggr_nvtx_order_wanted), DL_ENOMEM. */
+int dldb_aggr_nvtx_names_open(dldb_writer *w, size_t nnames, dldb_nvtx_names **out, char *err,
+                              size_t errlen);
+
+/* Name g (< nnames; g ascending over the calls) is text (len bytes,
+ * borrowed for the call): the names are the rows' distinct names in
+ * SQLite's BINARY order (memcmp, then the shorter first), and every name
+ * handed over is some row's (a place not handed over is a name no row
+ * has). DL_OK or DL_ENOMEM (nothing written). */
+int dldb_aggr_nvtx_names_add(dldb_nvtx_names *o, size_t g, const char *text, size_t len,
+                             char *err, size_t errlen);
+
+/* Writes the order and forms: name[k][r] is the place (g) of the name of
+ * row r of kind 6 (k = 0) and 7 (k = 1), for every row written of that
+ * kind (nrows[k]: dldb_aggr_stats' rows, row_idx 0..n-1). Memory: 4 bytes
+ * a row and a name besides the caller's and the 2 bytes a name that the
+ * hand-over holds. */
+int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2],
+                               const int64_t nrows[2], char *err, size_t errlen);
+
+void dldb_aggr_nvtx_names_free(dldb_nvtx_names **o);
 
 #endif

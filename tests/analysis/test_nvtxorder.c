@@ -1,18 +1,21 @@
 /*
  * test_nvtxorder.c - the NVTX statistics' name order and name forms that
  * the analysis sorts in memory and hands to the writer
- * (analysis/dla_nvtxorder.c, db/dldb_nvtxorder.c) are the tables that
- * dldb_aggr_end's pass over `strings` in SQLite's value order writes
- * (db/dldb_nvtxidx.c). One dldb of ranges with names that make a sort go
- * wrong (empty, prefixes of each other, lengths about 8 and 16 bytes, digits,
- * case, bytes over 0x7f, one long shared prefix, the same name of both
- * styles, ranges with and without GPU work) is aggregated three times:
- * with the default budget (the order handed over: its rows are written
- * while the aggregation is open), with a budget of 1 byte and with one
- * the texts exceed (both left to dldb_aggr_end: written after it). The
- * three aggregations' order, forms and row forms must be the same, the
- * order's chunks written in the same sequence; once with one chunk a
- * kind, once with several.
+ * (analysis/dla_nvtxorder.c, db/dldb_nvtxorder.c), in one part or in
+ * parts spilled to a temporary file and merged (analysis/dla_nvtxspill.c),
+ * are the tables that dldb_aggr_end's pass over `strings` in SQLite's
+ * value order writes (db/dldb_nvtxidx.c). One dldb of ranges with names
+ * that make a sort or a merge go wrong (empty, prefixes of each other,
+ * lengths about 8 and 16 bytes, digits, case, bytes over 0x7f, one long
+ * shared prefix, the same name of both styles, ranges with and without GPU
+ * work, and, in one case, strings of equal texts under other ids, far
+ * apart so that they fall in different parts) is aggregated with several
+ * budgets: the default (one part, in memory), 1 byte (too small for
+ * anything: left to dldb_aggr_end, written after the aggregation), and
+ * ones the texts exceed (parts: a few KiB each, about a third of the texts
+ * each, a few bytes a name). The aggregations' order, forms and row forms
+ * must be the same, the order's chunks written in the same sequence; once
+ * with one chunk a kind, once with several.
  * Usage: test_nvtxorder WORK_DIR
  */
 #include <inttypes.h>
@@ -157,29 +160,77 @@ static int64_t repeats(sqlite3 *db, int a) {
   return n;
 }
 
-/* The case: n names in file `file`, aggregated naggr times (2: not with
- * the budget the texts exceed); at least `chunks` order chunks of kind 7
- * (more than 1: every name of both styles). */
-static int order_case(const char *file, int n, int naggr, int64_t chunks) {
+/* The budgets an aggregation is given: the default; 1 byte (the pass over
+ * `strings`); 8 bytes a name and a few KiB (parts of a few dozen names);
+ * 8 bytes a name and a third of the texts (three or four parts); 64 bytes
+ * a name (room for the names' entries, not their texts: parts). */
+enum { B_DEFAULT, B_SQL, B_TINY_PARTS, B_THIRD_PARTS, B_ENTRIES };
+
+static size_t budget_of(int b) {
+  size_t texts = 0;
+  for (int i = 0; i < nnames; i++) texts += strlen(names[i]);
+  switch (b) {
+  case B_SQL: return 1;
+  case B_TINY_PARTS: return 8 * (size_t)nnames + 4096 + 1024;
+  case B_THIRD_PARTS: return 8 * (size_t)nnames + texts / 3 + 32 * (size_t)nnames / 3;
+  case B_ENTRIES: return 64 * (size_t)nnames;
+  default: return 0;
+  }
+}
+
+/* Gives every fifth of the first names' strings the text of a name half
+ * the names on (the string of a later range), so that texts repeat under
+ * other ids, far apart in id order. */
+static int make_duplicates(dldb_writer *w) {
+  char err[256];
+  ASSERT_OK(dldb__flush(w, err, sizeof err, "test"));
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "UPDATE strings SET value = (SELECT s.value FROM strings s WHERE s.id = strings.id + "
+           "(SELECT (max(name_id) - min(name_id)) / 2 FROM nvtx_ranges)) WHERE id %% 5 = 0 AND id "
+           "IN (SELECT name_id FROM nvtx_ranges) AND id + (SELECT (max(name_id) - min(name_id)) "
+           "/ 2 FROM nvtx_ranges) IN (SELECT name_id FROM nvtx_ranges)");
+  char *msg = NULL;
+  if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    fprintf(stderr, "duplicates: %s\n", msg);
+    sqlite3_free(msg);
+    return 1;
+  }
+  ASSERT(sqlite3_changes(w->db) > 5);
+  return 0;
+}
+
+/* Texts of kind 6 rows' names that more than one string id has, in
+ * aggregation 1. */
+static int64_t shared_texts(sqlite3 *db) {
+  return q_int(db, "SELECT count(*) FROM (SELECT s.value FROM aggr_nvtx_runs r JOIN strings s ON "
+                   "s.id = r.key >> 1 WHERE r.aggr_id = 1 AND r.kind = 6 GROUP BY s.value "
+                   "HAVING count(DISTINCT s.id) > 1)");
+}
+
+/* The case: n names in file `file` (dups: some texts under two ids),
+ * aggregated once with each of budgets[0..naggr-1] (budgets[0]: the
+ * default); at least `chunks` order chunks of kind 7 (more than 1: every
+ * name of both styles). */
+static int order_case(const char *file, int n, int dups, const int *budgets, int naggr,
+                      int64_t chunks) {
   char path[1024], err[256];
   make_names(n);
   snprintf(path, sizeof path, "%s/%s", work_dir, file);
   dldb_writer *w = NULL;
   dldb_write_opts o = {.force = 1, .producer = "test"};
   ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
-  if (write_trace(w, chunks > 1)) {
+  if (write_trace(w, chunks > 1) || (dups && make_duplicates(w))) {
     dldb_writer_abort(&w);
     return 1;
   }
   sqlite3_update_hook(w->db, on_update, w);
-  /* default budget; 1 byte; room for the names' entries, not their texts */
-  const size_t budgets[] = {0, 1, 64 * (size_t)nnames};
-  int64_t open[3], after[3];
+  int64_t open[8], after[8];
   for (int i = 0; i < naggr; i++) {
     dla_opts ao;
     dla_opts_init(&ao);
     ao.aggr_start = "2024-01-01 00:00:00";
-    dla_tuning tune = {.nvtx_order_budget = budgets[i]};
+    dla_tuning tune = {.nvtx_order_budget = budget_of(budgets[i])};
     inserts_open = inserts_after = 0;
     if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
       fprintf(stderr, "aggregation %d: %s\n", i + 1, err);
@@ -191,11 +242,10 @@ static int order_case(const char *file, int n, int naggr, int64_t chunks) {
   }
   sqlite3_update_hook(w->db, NULL, NULL);
   ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
-  ASSERT(open[0] > 0);
-  ASSERT_EQ(after[0], 0);
-  for (int i = 1; i < naggr; i++) {
-    ASSERT_EQ(open[i], 0);
-    ASSERT(after[i] > 0);
+  for (int i = 0; i < naggr; i++) { /* handed over, or left to dldb_aggr_end */
+    int sql = budgets[i] == B_SQL;
+    ASSERT(sql ? open[i] == 0 : open[i] > 0);
+    ASSERT(sql ? after[i] > 0 : after[i] == 0);
   }
   sqlite3 *db = NULL;
   ASSERT_OK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL));
@@ -204,6 +254,7 @@ static int order_case(const char *file, int n, int naggr, int64_t chunks) {
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_runs WHERE aggr_id = 1 AND kind = 6") >
          nnames / 2);
   ASSERT(repeats(db, 1) > 10);
+  if (dups) ASSERT(shared_texts(db) > 5);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_forms WHERE aggr_id = 1") > 10);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_name_order WHERE aggr_id = 1 AND kind = 7") >=
          chunks);
@@ -224,7 +275,8 @@ static int order_case(const char *file, int n, int naggr, int64_t chunks) {
       ASSERT_EQ(q_int(db, sql), n1);
       if (differences(db, tables[t][0], tables[t][1], 1, b) ||
           differences(db, tables[t][0], tables[t][1], b, 1)) {
-        fprintf(stderr, "%s: aggregations 1 and %d differ\n", tables[t][0], b);
+        fprintf(stderr, "%s: aggregations 1 and %d (budget kind %d) differ\n", tables[t][0], b,
+                budgets[b - 1]);
         sqlite3_close(db);
         return 1;
       }
@@ -233,13 +285,23 @@ static int order_case(const char *file, int n, int naggr, int64_t chunks) {
   return 0;
 }
 
-static int test_handed_over_equals_sorted(void) { return order_case("nvtx_order.sqlite", 1200, 3, 1); }
+static const int all_budgets[] = {B_DEFAULT, B_SQL, B_TINY_PARTS, B_THIRD_PARTS, B_ENTRIES};
+
+static int test_handed_over_equals_sorted(void) {
+  return order_case("nvtx_order.sqlite", 1200, 0, all_budgets, 5, 1);
+}
+
+/* Texts under two ids each, in different parts: one place for both. */
+static int test_equal_texts_across_parts(void) {
+  return order_case("nvtx_order_dups.sqlite", 1200, 1, all_budgets, 5, 1);
+}
 
 /* Full chunks of both kinds (kind 6: 2, kind 7: 1, filled between
  * them) are written interleaved, as the pass over `strings` fills them,
  * then the partial ones (the table's rowids are part of its bytes). */
 static int test_chunks_interleaved(void) {
-  return order_case("nvtx_order_chunks.sqlite", 70000, 2, 2);
+  static const int budgets[] = {B_DEFAULT, B_SQL, B_THIRD_PARTS};
+  return order_case("nvtx_order_chunks.sqlite", 70000, 0, budgets, 3, 2);
 }
 
 int main(int argc, char **argv) {
@@ -249,6 +311,7 @@ int main(int argc, char **argv) {
   }
   work_dir = argv[1];
   RUN(test_handed_over_equals_sorted);
+  RUN(test_equal_texts_across_parts);
   RUN(test_chunks_interleaved);
   for (int i = 0; i < nnames; i++) free(names[i]);
   TEST_DONE();
