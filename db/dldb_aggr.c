@@ -252,10 +252,8 @@ int dldb_aggr_finding(dldb_writer *w, int64_t aggr_id, int64_t seq, const dldb_f
   return dldb__step_done(w, st, err, errlen, "dldb_aggr_finding");
 }
 
-/* Runs one statement whose ?1 is the open aggregation (what names it in
- * an error). */
-static int exec_aggr(dldb_writer *w, const char *sql, const char *what, char *err,
-                     size_t errlen) {
+int dldb__exec_aggr(dldb_writer *w, const char *sql, const char *what, char *err,
+                    size_t errlen) {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) {
     sqlite3_finalize(st);
@@ -275,22 +273,22 @@ static int exec_aggr(dldb_writer *w, const char *sql, const char *what, char *er
  * written them (dldb_write_durs.h). */
 static int kernel_durs(dldb_writer *w, char *err, size_t errlen) {
   if (w->durs_by_caller || !dldb__has_table(w, "aggr_dl_kernel_durs")) return DL_OK;
-  return exec_aggr(w,
-                   "INSERT INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "
-                   "kernel_id) SELECT ak.aggr_id, k.gpu_end_ns - k.gpu_start_ns, "
-                   "ak.api_start_ns, ak.kernel_id FROM aggr_kernels ak JOIN kernels k ON "
-                   "k.id = ak.kernel_id WHERE ak.aggr_id = ?1 ORDER BY 1, 2, 3, 4",
-                   "kernel durations", err, errlen);
+  return dldb__exec_aggr(w,
+                         "INSERT INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "
+                         "kernel_id) SELECT ak.aggr_id, k.gpu_end_ns - k.gpu_start_ns, "
+                         "ak.api_start_ns, ak.kernel_id FROM aggr_kernels ak JOIN kernels k ON "
+                         "k.id = ak.kernel_id WHERE ak.aggr_id = ?1 ORDER BY 1, 2, 3, 4",
+                         "kernel durations", err, errlen);
 }
 
 /* Per op, the aggregation's rows of aggr_iter_ops (aggr_dl_op_iters), in
  * one statement from its written rows, where the file has the table. */
 static int op_iters(dldb_writer *w, char *err, size_t errlen) {
   if (!dldb__has_table(w, "aggr_dl_op_iters")) return DL_OK;
-  return exec_aggr(w,
-                   "INSERT INTO aggr_dl_op_iters(aggr_id, op_idx, iters) SELECT aggr_id, "
-                   "op_idx, count(*) FROM aggr_iter_ops WHERE aggr_id = ?1 GROUP BY op_idx",
-                   "rows per op", err, errlen);
+  return dldb__exec_aggr(w,
+                         "INSERT INTO aggr_dl_op_iters(aggr_id, op_idx, iters) SELECT aggr_id, "
+                         "op_idx, count(*) FROM aggr_iter_ops WHERE aggr_id = ?1 GROUP BY op_idx",
+                         "rows per op", err, errlen);
 }
 
 /* The parent name of aggr_group_ops row g, as SQL: g's row_full_name up
@@ -305,13 +303,13 @@ static int op_iters(dldb_writer *w, char *err, size_t errlen) {
  * aggregation has no group of that name), where the file has the table. */
 static int group_parents(dldb_writer *w, char *err, size_t errlen) {
   if (!dldb__has_table(w, "aggr_dl_group_parents")) return DL_OK;
-  return exec_aggr(w,
-                   "INSERT INTO aggr_dl_group_parents(aggr_id, parent, row_idx) SELECT "
-                   "g.aggr_id, CASE WHEN " PARENT_OF_G " IN (SELECT row_full_name FROM "
-                   "aggr_group_ops WHERE aggr_id = ?1 AND row_type = 1 AND row_full_name "
-                   "<> '') THEN " PARENT_OF_G " ELSE '' END, g.row_idx FROM aggr_group_ops g "
-                   "WHERE g.aggr_id = ?1",
-                   "group parents", err, errlen);
+  return dldb__exec_aggr(w,
+                         "INSERT INTO aggr_dl_group_parents(aggr_id, parent, row_idx) SELECT "
+                         "g.aggr_id, CASE WHEN " PARENT_OF_G " IN (SELECT row_full_name FROM "
+                         "aggr_group_ops WHERE aggr_id = ?1 AND row_type = 1 AND row_full_name "
+                         "<> '') THEN " PARENT_OF_G " ELSE '' END, g.row_idx FROM aggr_group_ops g "
+                         "WHERE g.aggr_id = ?1",
+                         "group parents", err, errlen);
 }
 
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {

@@ -35,18 +35,7 @@ static int write_order(dldb_writer *w, const char *col, int desc, int tree, char
            tree ? "aggr_dl_group_parents p JOIN aggr_group_ops g ON g.aggr_id = p.aggr_id AND "
                   "g.row_idx = p.row_idx"
                 : "aggr_group_ops g");
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) {
-    sqlite3_finalize(st);
-    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s", sqlite3_errmsg(w->db));
-  }
-  sqlite3_bind_int64(st, 1, w->aggr_id);
-  int rc = DL_OK;
-  if (sqlite3_step(st) != SQLITE_DONE)
-    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' order by %s: %s", col,
-                sqlite3_errmsg(w->db));
-  sqlite3_finalize(st);
-  return rc;
+  return dldb__exec_aggr(w, sql, "group ops' orders", err, errlen);
 }
 
 int dldb__group_places(dldb_writer *w, char *err, size_t errlen) {

@@ -163,6 +163,10 @@ int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn);
 int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen);
 /* 1 if the file has table name. */
 int dldb__has_table(dldb_writer *w, const char *name);
+/* Runs sql (the open aggregation's id bound at ?1) to its end, inside the
+ * aggregation's transaction (dldb_aggr.c); what names it in the error. */
+int dldb__exec_aggr(dldb_writer *w, const char *sql, const char *what, char *err,
+                    size_t errlen);
 /* Writes the open aggregation's Group Ops orders (dldb_gplaces.c) from its
  * written group ops and their parents, where the file has the tables. */
 int dldb__group_places(dldb_writer *w, char *err, size_t errlen);
