@@ -2,49 +2,315 @@
  * dldb_gplaces.c - the open aggregation's Group Ops orders (db/schema.sql
  * aggr_dl_group_places): each aggr_group_ops row's place in every order a
  * page of view_group_ops can ask for, among all the rows and among its
- * parent's (aggr_dl_group_parents), from the written rows by SQL window
- * functions, so that the viewer reads any page as one range
- * (dldb_gopage.c). A few rows per group op, and group ops are few.
+ * parent's (aggr_dl_group_parents), so that the viewer reads any page as
+ * one range (dldb_gopage.c).
+ *
+ * The written rows are read once and each order is sorted here, by
+ * SQLite's rules for comparing values (NULL, then numbers, then text by
+ * bytes, then blobs), rather than by one window-function statement an
+ * order, which reads and sorts the rows again each time. The places go in
+ * in primary-key order, many to a statement.
  * Ownership: nothing kept; the writer is borrowed.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dldb_write_internal.h"
 
 /* view_group_ops' sortable columns (all but aggr_id and domain_name), in
- * BINARY order: the statements then append to the table's b-tree. */
+ * BINARY order: the rows then append to the table's b-tree. */
 static const char *const sort_cols[] = {
     "cpu_overhead_sum", "cpu_time_sum",     "gpu_idle_sum",           "gpu_time_sum",
     "level",            "num_op_instances", "num_supported_leaf_ops", "num_tc_leaf_ops",
     "row_full_id",      "row_full_name",    "row_trimmed_name",       "row_type",
 };
+#define NCOLS (sizeof sort_cols / sizeof *sort_cols)
+#define COL_FULL_ID 8 /* sort_cols' row_full_id: the viewer's tie-break */
 
-/* The places of one order (column, direction) in one scope: tree 0, all
- * the aggregation's rows; tree 1, each parent's rows. The order is the
- * viewer's (the column, then row_full_id), row_idx last so that it is
- * total. */
-static int write_order(dldb_writer *w, const char *col, int desc, int tree, char *err,
-                       size_t errlen) {
-  char sql[768];
-  snprintf(sql, sizeof sql,
-           "INSERT INTO aggr_dl_group_places(aggr_id, sort_column, sort_desc, tree, parent, "
-           "place, row_idx) SELECT ?1, '%s', %d, %d, %s, row_number() OVER (%sORDER BY "
-           "g.\"%s\"%s, g.row_full_id, g.row_idx) - 1, g.row_idx FROM %s WHERE g.aggr_id = ?1",
-           col, desc, tree, tree ? "p.parent" : "''", tree ? "PARTITION BY p.parent " : "", col,
-           desc ? " DESC" : "",
-           tree ? "aggr_dl_group_parents p JOIN aggr_group_ops g ON g.aggr_id = p.aggr_id AND "
-                  "g.row_idx = p.row_idx"
-                : "aggr_group_ops g");
-  return dldb__exec_aggr(w, sql, "group ops' orders", err, errlen);
+/* One stored value; text and blobs point into the rows' arena (off until
+ * the arena stops growing). */
+typedef struct {
+  int type; /* SQLITE_INTEGER, _FLOAT, _TEXT, _BLOB, _NULL */
+  int64_t i;
+  double d;
+  size_t off, n;
+  const char *s;
+} gp_val;
+
+typedef struct {
+  int64_t row_idx;
+  gp_val v[NCOLS];
+} gp_row;
+
+/* A row in one order: its sort value, its tie-break, its parent (tree 1). */
+typedef struct {
+  const gp_row *r;
+  const gp_val *key;
+  const gp_val *parent; /* NULL in tree 0 */
+  int desc;
+} gp_ent;
+
+/* A row of aggr_dl_group_parents: the parent, the index of its row in rows. */
+typedef struct {
+  gp_val v;
+  size_t row;
+} gp_par;
+
+typedef struct {
+  gp_row *rows;
+  size_t n, cap;
+  gp_par *parents; /* aggr_dl_group_parents' rows */
+  size_t np, pcap;
+  char *arena;
+  size_t used, acap;
+} gp_set;
+
+static int cmp_num(double a, double b) { return a < b ? -1 : a > b; }
+
+static int type_rank(int t) {
+  return t == SQLITE_NULL ? 0 : t == SQLITE_TEXT ? 2 : t == SQLITE_BLOB ? 3 : 1;
+}
+
+/* SQLite's comparison of two values under BINARY. */
+static int cmp_val(const gp_val *a, const gp_val *b) {
+  int ra = type_rank(a->type), rb = type_rank(b->type);
+  if (ra != rb) return ra < rb ? -1 : 1;
+  if (ra == 0) return 0;
+  if (ra == 1) {
+    if (a->type == SQLITE_INTEGER && b->type == SQLITE_INTEGER) return (a->i > b->i) - (a->i < b->i);
+    double x = a->type == SQLITE_INTEGER ? (double)a->i : a->d;
+    double y = b->type == SQLITE_INTEGER ? (double)b->i : b->d;
+    return cmp_num(x, y);
+  }
+  size_t n = a->n < b->n ? a->n : b->n;
+  int c = n ? memcmp(a->s, b->s, n) : 0;
+  return c ? c : (a->n > b->n) - (a->n < b->n);
+}
+
+/* The order "ORDER BY [parent,] col [DESC], row_full_id, row_idx". */
+static int cmp_ent(const void *pa, const void *pb) {
+  const gp_ent *a = pa, *b = pb;
+  int c = a->parent ? cmp_val(a->parent, b->parent) : 0;
+  if (c) return c;
+  if ((c = cmp_val(a->key, b->key))) return a->desc ? -c : c;
+  if ((c = cmp_val(&a->r->v[COL_FULL_ID], &b->r->v[COL_FULL_ID]))) return c;
+  return (a->r->row_idx > b->r->row_idx) - (a->r->row_idx < b->r->row_idx);
+}
+
+/* Reads column i of st into *v, its bytes appended to s's arena. */
+static int get_val(gp_set *s, sqlite3_stmt *st, int i, gp_val *v) {
+  memset(v, 0, sizeof *v);
+  v->type = sqlite3_column_type(st, i);
+  if (v->type == SQLITE_INTEGER) v->i = sqlite3_column_int64(st, i);
+  else if (v->type == SQLITE_FLOAT) v->d = sqlite3_column_double(st, i);
+  if (v->type != SQLITE_TEXT && v->type != SQLITE_BLOB) return DL_OK;
+  const void *p = v->type == SQLITE_TEXT ? (const void *)sqlite3_column_text(st, i)
+                                         : sqlite3_column_blob(st, i);
+  v->n = (size_t)sqlite3_column_bytes(st, i);
+  if (s->used + v->n > s->acap) {
+    size_t nc = s->acap ? s->acap : 4096;
+    while (nc < s->used + v->n) nc *= 2;
+    char *a = realloc(s->arena, nc);
+    if (!a) return DL_ENOMEM;
+    s->arena = a;
+    s->acap = nc;
+  }
+  if (v->n) memcpy(s->arena + s->used, p, v->n);
+  v->off = s->used;
+  s->used += v->n;
+  return DL_OK;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return DL_OK;
+  size_t nc = *cap ? *cap * 2 : 256;
+  void *q = realloc(*p, nc * size);
+  if (!q) return DL_ENOMEM;
+  *p = q;
+  *cap = nc;
+  return DL_OK;
+}
+
+static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err, size_t errlen) {
+  if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) == SQLITE_OK) return DL_OK;
+  return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", sqlite3_errmsg(w->db));
+}
+
+/* The aggregation's group ops, by row_idx. */
+static int read_rows(dldb_writer *w, gp_set *s, char *err, size_t errlen) {
+  char sql[512];
+  int k = snprintf(sql, sizeof sql, "SELECT row_idx");
+  for (size_t c = 0; c < NCOLS; c++) k += snprintf(sql + k, sizeof sql - (size_t)k, ", \"%s\"", sort_cols[c]);
+  snprintf(sql + k, sizeof sql - (size_t)k, " FROM aggr_group_ops WHERE aggr_id = ?1 ORDER BY row_idx");
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, sql, &st, err, errlen), step = SQLITE_DONE;
+  if (rc == DL_OK) sqlite3_bind_int64(st, 1, w->aggr_id);
+  while (rc == DL_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    if ((rc = grow((void **)&s->rows, &s->cap, s->n + 1, sizeof *s->rows))) break;
+    gp_row *r = &s->rows[s->n++];
+    r->row_idx = sqlite3_column_int64(st, 0);
+    for (size_t c = 0; rc == DL_OK && c < NCOLS; c++) rc = get_val(s, st, (int)c + 1, &r->v[c]);
+  }
+  if (rc == DL_OK && step != SQLITE_DONE)
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", sqlite3_errmsg(w->db));
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The row of row_idx x in s (by binary search), or s->n. */
+static size_t find_row(const gp_set *s, int64_t x) {
+  size_t lo = 0, hi = s->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->rows[mid].row_idx < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s->n && s->rows[lo].row_idx == x ? lo : s->n;
+}
+
+/* The aggregation's parent rows whose group op exists (the old join). */
+static int read_parents(dldb_writer *w, gp_set *s, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(w, "SELECT parent, row_idx FROM aggr_dl_group_parents WHERE aggr_id = ?1", &st,
+                   err, errlen);
+  int step = SQLITE_DONE;
+  if (rc == DL_OK) sqlite3_bind_int64(st, 1, w->aggr_id);
+  while (rc == DL_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    size_t r = find_row(s, sqlite3_column_int64(st, 1));
+    if (r == s->n) continue;
+    if ((rc = grow((void **)&s->parents, &s->pcap, s->np + 1, sizeof *s->parents))) break;
+    s->parents[s->np].row = r;
+    rc = get_val(s, st, 0, &s->parents[s->np++].v);
+  }
+  if (rc == DL_OK && step != SQLITE_DONE)
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", sqlite3_errmsg(w->db));
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Points every text at the arena, now that it is whole ("" without one:
+ * a NULL pointer would bind as NULL). */
+static void fix_texts(gp_set *s) {
+  for (size_t i = 0; i < s->n; i++)
+    for (size_t c = 0; c < NCOLS; c++)
+      s->rows[i].v[c].s = s->arena ? s->arena + s->rows[i].v[c].off : "";
+  for (size_t i = 0; i < s->np; i++)
+    s->parents[i].v.s = s->arena ? s->arena + s->parents[i].v.off : "";
+}
+
+static void bind_val(sqlite3_stmt *st, int i, const gp_val *v) {
+  switch (v->type) {
+  case SQLITE_INTEGER: sqlite3_bind_int64(st, i, v->i); break;
+  case SQLITE_FLOAT: sqlite3_bind_double(st, i, v->d); break;
+  case SQLITE_TEXT: sqlite3_bind_text(st, i, v->s, (int)v->n, SQLITE_STATIC); break;
+  case SQLITE_BLOB: sqlite3_bind_blob(st, i, v->s, (int)v->n, SQLITE_STATIC); break;
+  default: sqlite3_bind_null(st, i);
+  }
+}
+
+/* The places are inserted GP_ROWS to a statement, the order's key bound
+ * once (?1-?5): a statement a row costs SQLite several times as much a
+ * row (each opens its cursor and seeks from the root). */
+#define GP_ROWS 64
+
+typedef struct {
+  sqlite3_stmt *multi, *single; /* GP_ROWS rows; one row */
+  dldb_writer *w;
+  char *err;
+  size_t errlen;
+} gp_ins;
+
+static int prepare_rows(dldb_writer *w, int rows, sqlite3_stmt **st, char *err, size_t errlen) {
+  char sql[160 + GP_ROWS * 32];
+  int n = snprintf(sql, sizeof sql,
+                   "INSERT INTO aggr_dl_group_places(aggr_id, sort_column, sort_desc, tree, "
+                   "parent, place, row_idx) VALUES ");
+  for (int r = 0; r < rows; r++)
+    n += snprintf(sql + n, sizeof sql - (size_t)n, "%s(?1, ?2, ?3, ?4, ?5, ?, ?)", r ? ", " : "");
+  return prepare(w, sql, st, err, errlen);
+}
+
+static void bind_key(sqlite3_stmt *st, int64_t aggr_id, size_t col, int desc, int tree,
+                     const gp_val *parent) {
+  sqlite3_bind_int64(st, 1, aggr_id);
+  sqlite3_bind_text(st, 2, sort_cols[col], -1, SQLITE_STATIC);
+  sqlite3_bind_int(st, 3, desc);
+  sqlite3_bind_int(st, 4, tree);
+  bind_val(st, 5, parent);
+}
+
+/* Inserts the places of e[0..n-1], one parent's run (or all, tree 0). */
+static int put_run(gp_ins *in, size_t col, int desc, int tree, const gp_ent *e, size_t n) {
+  static const gp_val top = {SQLITE_TEXT, 0, 0, 0, 0, ""};
+  const gp_val *parent = tree ? e[0].parent : &top;
+  for (size_t i = 0; i < n;) {
+    size_t k = n - i >= GP_ROWS ? GP_ROWS : 1;
+    sqlite3_stmt *st = k == GP_ROWS ? in->multi : in->single;
+    bind_key(st, in->w->aggr_id, col, desc, tree, parent);
+    for (size_t j = 0; j < k; j++, i++) {
+      sqlite3_bind_int64(st, 6 + 2 * (int)j, (int64_t)i);
+      sqlite3_bind_int64(st, 7 + 2 * (int)j, e[i].r->row_idx);
+    }
+    int s = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (s != SQLITE_DONE)
+      return dl_err(in->err, in->errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s",
+                    sqlite3_errmsg(in->w->db));
+  }
+  return DL_OK;
+}
+
+/* Sorts e[0..n-1] and inserts their places: numbered from 0 in each
+ * parent's run (tree 1), or across all (tree 0). */
+static int write_order(gp_ins *in, size_t col, int desc, int tree, gp_ent *e, size_t n) {
+  qsort(e, n, sizeof *e, cmp_ent);
+  int rc = DL_OK;
+  for (size_t i = 0, run = 0; rc == DL_OK && i < n; i++)
+    if (i + 1 == n || (tree && cmp_val(e[i].parent, e[i + 1].parent))) {
+      rc = put_run(in, col, desc, tree, e + run, i + 1 - run);
+      run = i + 1;
+    }
+  return rc;
+}
+
+/* Every order of every column, in the table's key order. */
+static int write_all(dldb_writer *w, const gp_set *s, char *err, size_t errlen) {
+  size_t cap = s->n > s->np ? s->n : s->np;
+  gp_ent *e = malloc((cap ? cap : 1) * sizeof *e);
+  if (!e) return dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: out of memory");
+  gp_ins in = {NULL, NULL, w, err, errlen};
+  int rc = prepare_rows(w, GP_ROWS, &in.multi, err, errlen);
+  if (rc == DL_OK) rc = prepare_rows(w, 1, &in.single, err, errlen);
+  for (size_t c = 0; rc == DL_OK && c < NCOLS; c++)
+    for (int desc = 0; rc == DL_OK && desc < 2; desc++)
+      for (int tree = 0; rc == DL_OK && tree < 2; tree++) {
+        size_t n = tree ? s->np : s->n;
+        for (size_t i = 0; i < n; i++) {
+          const gp_row *r = &s->rows[tree ? s->parents[i].row : i];
+          e[i] = (gp_ent){r, &r->v[c], tree ? &s->parents[i].v : NULL, desc};
+        }
+        rc = write_order(&in, c, desc, tree, e, n);
+      }
+  sqlite3_finalize(in.multi);
+  sqlite3_finalize(in.single);
+  free(e);
+  return rc;
 }
 
 int dldb__group_places(dldb_writer *w, char *err, size_t errlen) {
   if (!dldb__has_table(w, "aggr_dl_group_places") || !dldb__has_table(w, "aggr_dl_group_parents"))
     return DL_OK;
-  int rc = DL_OK;
-  for (size_t c = 0; rc == DL_OK && c < sizeof sort_cols / sizeof *sort_cols; c++)
-    for (int desc = 0; rc == DL_OK && desc < 2; desc++)
-      for (int tree = 0; rc == DL_OK && tree < 2; tree++)
-        rc = write_order(w, sort_cols[c], desc, tree, err, errlen);
+  gp_set s = {0};
+  int rc = read_rows(w, &s, err, errlen);
+  if (rc == DL_OK) rc = read_parents(w, &s, err, errlen);
+  if (rc == DL_ENOMEM) rc = dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: out of memory");
+  if (rc == DL_OK) {
+    fix_texts(&s);
+    rc = write_all(w, &s, err, errlen);
+  }
+  free(s.rows);
+  free(s.parents);
+  free(s.arena);
   return rc;
 }
