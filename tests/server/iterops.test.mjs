@@ -119,7 +119,7 @@ test('an aggregation without rows in the ops\' counts (an older writer\'s): read
 });
 
 /** Pages of group_ops: the flat list and every parent's (top=1, parent=NAME), sorted by each column both ways, deep and past the end, and filtered, against the rows of db. */
-async function checkTree(server, db) {
+async function checkTree(server, db, minGroups = 11) {
   const all = sql(db, 'SELECT * FROM view_group_ops WHERE aggr_id = 1');
   const groups = new Set(all.filter((x) => x.row_type === 1).map((x) => x.row_full_name));
   const parentOf = (n) => {
@@ -157,7 +157,7 @@ async function checkTree(server, db) {
       }
     }
   }
-  assert.ok(groups.size > 10);
+  assert.ok(groups.size >= minGroups, `${groups.size} groups`);
   return pages;
 }
 
@@ -183,6 +183,27 @@ test('group_ops on our dldb: read through the stored places and parents, and wit
     try {
       const pages = await checkTree(s, file);
       assert.ok(pages > 500, `${pages} pages`);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+    }
+  }
+});
+
+test('group_ops on a dldb whose rows are all top rows: the top rows read the flat order', async () => {
+  const n = sql(dldb, "SELECT (SELECT count(*) FROM view_group_ops) AS g, (SELECT count(*) FROM view_dl_group_op_places WHERE tree = 0) AS flat, (SELECT count(*) FROM view_dl_group_op_places WHERE tree = 1) AS top, (SELECT count(*) FROM view_dl_group_op_tree WHERE tree_parent <> '') AS below")[0];
+  assert.ok(n.g > 100 && n.below === 0, `${n.g} rows, ${n.below} below a group`);
+  assert.equal(n.flat, n.g * 12 * 2, 'a place per row, column and direction');
+  assert.equal(n.top, 0, "the top rows' orders would repeat the flat ones: left out");
+  const dir = join(out, 'flat');
+  mkdirSync(dir, { recursive: true });
+  const copy = join(dir, 'no_places.sqlite');
+  copyFileSync(dldb, copy);
+  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_group_places']);
+  for (const file of [dldb, copy]) {
+    const s = await startViewer(file, ['--cache-mb', '0']);
+    try {
+      const pages = await checkTree(s, file, 0);
+      assert.ok(pages > 200, `${pages} pages`);
     } finally {
       assert.equal((await s.stop()).code, 0);
     }
