@@ -23,6 +23,7 @@
 #include "dla_tlahead.h"
 #include "dla_tuning.h"
 #include "dla_write.h"
+#include "dldb_scan.h"
 
 #define MAX_FINDINGS 64
 
@@ -48,7 +49,12 @@ typedef struct dla_run {
 
 static int ph_domain(dla_run *r) { return dla__ranges_domain(&r->c); }
 static int ph_ranges(dla_run *r) { return dla__ranges_load(&r->c); }
-static int ph_loads(dla_run *r) { return dla__loads_run(&r->c); }
+/* The raw rows are read: the writer's copies of them go (dldb_scan_done). */
+static int ph_loads(dla_run *r) {
+  int rc = dla__loads_run(&r->c);
+  dldb_scan_done(r->c.w);
+  return rc;
+}
 
 /* The timeline's tracks build on a second thread from here on, while the
  * analysis reads and computes; its writer writes nothing until ph_write. */

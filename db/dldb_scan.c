@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dldb_rawmem.h"
 #include "dldb_scan.h"
 #include "dldb_write_internal.h"
 
@@ -29,6 +30,27 @@ static int run_scan(dldb_writer *w, sqlite3_stmt *st, int (*row)(void *, sqlite3
   if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn);
   sqlite3_finalize(st);
   return rc;
+}
+
+/* 1 when the rows w keeps in memory of table (t: DLDB__RAW_*) are the
+ * table's: their ids one apart, and the table's least and greatest rowid
+ * theirs. 0 otherwise (or on an error, which the SQL scan then reports). */
+static int kept(dldb_writer *w, int t, const char *table) {
+  int64_t first, last;
+  if (!dldb__rawmem_rows(w->rawmem, t, &first, &last)) return 0;
+  char sql[80];
+  snprintf(sql, sizeof sql, "SELECT min(rowid), max(rowid) FROM %s", table);
+  sqlite3_stmt *st = NULL;
+  int same = dldb__flush(w, NULL, 0, "dldb_scan") == DL_OK &&
+             sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK &&
+             sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == first &&
+             sqlite3_column_int64(st, 1) == last;
+  sqlite3_finalize(st);
+  return same;
+}
+
+void dldb_scan_done(dldb_writer *w) {
+  if (w && w->rawmem_owned) dldb__rawmem_drop(w->rawmem);
 }
 
 int64_t dldb_scan_estimate(dldb_writer *w, const char *table) {
@@ -130,6 +152,8 @@ static int scan_range_query(dldb_writer *w, const char *sql, int stack, int64_t 
 int dldb_scan_ranges(dldb_writer *w, int64_t domain_id,
                      int (*fn)(void *ctx, const dldb_scan_range *r), void *ctx, char *err,
                      size_t errlen) {
+  if (kept(w, DLDB__RAW_RANGES, "nvtx_ranges"))
+    return dldb__rawmem_ranges(w->rawmem, domain_id, fn, ctx);
   return scan_range_query(w,
                           "SELECT id, name_id, start_ns, end_ns, pid, tid, kind FROM nvtx_ranges "
                           "WHERE domain_id = ?1 AND kind IN (1, 2) ORDER BY id",
@@ -166,6 +190,7 @@ static int api_row(void *c, sqlite3_stmt *st) {
 
 int dldb_scan_api_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_api *a), void *ctx,
                         char *err, size_t errlen) {
+  if (kept(w, DLDB__RAW_API, "cuda_api_calls")) return dldb__rawmem_apis(w->rawmem, fn, ctx);
   sqlite3_stmt *st = NULL;
   int rc = prepare(w,
                    "SELECT id, name_id, start_ns, end_ns, pid, tid, correlation_id "
@@ -214,6 +239,11 @@ int dldb_scan_gpu_ops(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_gpu_o
   };
   scan_ctx sc = {.fn = (void *)fn, .ctx = ctx};
   for (int i = 0; i < 3; i++) {
+    if (i == 0 && kept(w, DLDB__RAW_KERNELS, "kernels")) {
+      int rc = dldb__rawmem_kernels(w->rawmem, fn, ctx);
+      if (rc) return rc;
+      continue;
+    }
     sqlite3_stmt *st = NULL;
     int rc = prepare(w, sql[i], &st, err, errlen, "dldb_scan_gpu_ops");
     if (rc) return rc;

@@ -8,6 +8,11 @@
  * (dldb_aggr.h). A scan first writes the rows the writer still holds in
  * its batches, so it sees every record inserted before it.
  *
+ * A new file's writer keeps the NVTX ranges, CUDA API calls and kernels
+ * written through it in memory up to a budget (dldb_write_opts
+ * scan_mem_bytes): their scans read them there while they are the table's
+ * rows, with the same records in the same order (dldb_rawmem.h).
+ *
  * Callbacks return 0 to go on; non-zero stops the scan, which then returns
  * that value. Records are borrowed for the call; names are string ids
  * (dldb_writer_string). Order is by id (insertion order) unless noted.
@@ -53,6 +58,11 @@ typedef struct dldb_scan_gpu {
   int64_t memory_bytes;           /* 0: unknown */
   int32_t sm_count;               /* 0: unknown */
 } dldb_scan_gpu;
+
+/* The analysis has read the raw rows it scans once: a new file's writer
+ * frees the rows it kept in memory for those scans (later scans read the
+ * file). Readers of w (dldb_writer_reader) must not be scanning. */
+void dldb_scan_done(dldb_writer *w);
 
 /* An estimate of the rows of a raw table ("nvtx_ranges", "cuda_api_calls",
  * "kernels", "memcpys", "memsets", "dl_python_frames": its largest rowid,

@@ -11,6 +11,7 @@
  */
 #include "dldb_write_internal.h"
 #include "dldb_nvtxzones.h"
+#include "dldb_rawmem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -652,6 +653,7 @@ static void writer_free(dldb_writer *w) {
   free(w->htab);
   free(w->otab);
   dldb__zones_free(&w->nvtx_zones);
+  if (w->rawmem_owned) dldb__rawmem_free(&w->rawmem);
   free(w->path);
   free(w->tmp);
   free(w);
@@ -696,6 +698,11 @@ static int writer_init(dldb_writer *w, const dldb_write_opts *o, const char *fil
   w->origin = o->time_origin_ns;
   w->min_rel = INT64_MAX;
   w->batch_rows = o->batch_rows > 0 ? o->batch_rows : 100000;
+  if (o->scan_mem_bytes >= 0) {
+    w->rawmem = dldb__rawmem_new(o->scan_mem_bytes ? (size_t)o->scan_mem_bytes
+                                                   : (size_t)DLDB_SCAN_MEM_DEFAULT);
+    w->rawmem_owned = 1;
+  }
   if (sqlite3_open_v2(file, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
     return dldb__sqlerr(w, err, errlen, "dldb_writer_create: open");
   if ((rc = exec(w,
@@ -920,6 +927,7 @@ int dldb_writer_reader(dldb_writer *w, dldb_writer **out, char *err, size_t errl
   dldb__ahead_reset(r);
   batches_init(r);
   r->existing = 1; /* no raw rows */
+  r->rawmem = w->rawmem; /* the parent's, which no raw row changes from here on */
   r->origin = w->origin;
   r->max_id = w->max_id;
   const char *file = w->tmp ? w->tmp : w->path;
@@ -971,6 +979,7 @@ int dldb_writer_rebase(dldb_writer *w, char *err, size_t errlen) {
     sqlite3_finalize(st);
     if (rc) return rc;
   }
+  dldb__rawmem_shift(w->rawmem, d);
   char buf[32];
   snprintf(buf, sizeof buf, "%lld", (long long)(w->origin - d));
   if ((rc = dldb_write_meta(w, "time_origin_ns", buf, err, errlen))) return rc;
@@ -1087,13 +1096,15 @@ int dldb__nvtx_push(dldb_writer *w, int64_t id, const dldb_nvtx_range *r, char *
   else if ((rc = intern_h(w, r->name, r->name ? r->name_hash : 0, 0, &name_id, err, errlen)))
     return rc;
   int64_t end = r->kind == DLDB_NVTX_MARK ? r->start_ns : r->end_ns;
+  const dldb_scan_range kept = {id,     name_id, dldb__rel(w, r->start_ns), end - w->origin,
+                                r->pid, r->tid,  r->kind ? r->kind : DLDB_NVTX_PUSHPOP, 0};
   const dldb__cell row[] = {
       DLDB__I(id),
-      DLDB__I(r->kind ? r->kind : DLDB_NVTX_PUSHPOP),
+      DLDB__I(kept.kind),
       DLDB__I(dom_id),
       DLDB__I(name_id),
-      DLDB__I(dldb__rel(w, r->start_ns)),
-      DLDB__I(end - w->origin),
+      DLDB__I(kept.start_ns),
+      DLDB__I(kept.end_ns),
       DLDB__I(r->pid),
       DLDB__I(r->tid),
       DLDB__I(r->end_tid ? r->end_tid : r->tid),
@@ -1104,7 +1115,9 @@ int dldb__nvtx_push(dldb_writer *w, int64_t id, const dldb_nvtx_range *r, char *
       r->payload_kind == DLDB_PAYLOAD_INT ? DLDB__I(r->payload_int) : DLDB__N,
       r->payload_kind == DLDB_PAYLOAD_REAL ? DLDB__R(r->payload_real) : DLDB__N,
   };
-  return dldb__batch_row(w, DLDB__B_NVTX, row, err, errlen, fn);
+  rc = dldb__batch_row(w, DLDB__B_NVTX, row, err, errlen, fn);
+  if (rc == DL_OK) dldb__rawmem_range(w->rawmem, dom_id, &kept);
+  return rc;
 }
 
 int dldb_write_nvtx_range(dldb_writer *w, const dldb_nvtx_range *r, int64_t *id, char *err,
@@ -1133,12 +1146,16 @@ int dldb_write_range_stack(dldb_writer *w, int64_t range_id, const char *stack, 
 
 int dldb__api_push(dldb_writer *w, const dldb_api_call *a, int64_t name_id, char *err,
                    size_t errlen, const char *fn) {
+  const dldb_scan_api kept = {0,      name_id, dldb__rel(w, a->start_ns), a->end_ns - w->origin,
+                              a->pid, a->tid,  a->correlation_id};
   const dldb__cell row[] = {
-      DLDB__I(a->api_kind),           DLDB__I(name_id), DLDB__I(dldb__rel(w, a->start_ns)),
-      DLDB__I(a->end_ns - w->origin), DLDB__I(a->pid),  DLDB__I(a->tid),
-      DLDB__I(a->correlation_id),     DLDB__I(a->return_value),
+      DLDB__I(a->api_kind),     DLDB__I(name_id), DLDB__I(kept.start_ns),
+      DLDB__I(kept.end_ns),     DLDB__I(a->pid),  DLDB__I(a->tid),
+      DLDB__I(a->correlation_id), DLDB__I(a->return_value),
   };
-  return dldb__batch_row(w, DLDB__B_API, row, err, errlen, fn);
+  int rc = dldb__batch_row(w, DLDB__B_API, row, err, errlen, fn);
+  if (rc == DL_OK) dldb__rawmem_api(w->rawmem, &kept);
+  return rc;
 }
 
 int dldb_write_api_call(dldb_writer *w, const dldb_api_call *a, char *err, size_t errlen) {
@@ -1152,15 +1169,27 @@ int dldb_write_api_call(dldb_writer *w, const dldb_api_call *a, char *err, size_
 
 int dldb__kernel_push(dldb_writer *w, const dldb_kernel *k, int64_t sid, int64_t lid, char *err,
                       size_t errlen, const char *fn) {
+  dldb_scan_gpu_op kept = {.id = w->kernel_max_id + 1,
+                           .short_name_id = sid,
+                           .long_name_id = lid,
+                           .gpu_start_ns = dldb__rel(w, k->gpu_start_ns),
+                           .gpu_end_ns = k->gpu_end_ns - w->origin,
+                           .correlation_id = k->correlation_id,
+                           .pid = k->pid,
+                           .device_id = (int32_t)k->device_id};
+  for (int i = 0; i < 3; i++) {
+    kept.grid[i] = (int32_t)k->grid[i];
+    kept.block[i] = (int32_t)k->block[i];
+  }
   const dldb__cell row[] = {
-      DLDB__I(w->kernel_max_id + 1),
+      DLDB__I(kept.id),
       DLDB__I(sid),
       DLDB__I(lid),
       DLDB__I(k->device_id),
       DLDB__I(k->context_id),
       DLDB__I(k->stream_id),
-      DLDB__I(dldb__rel(w, k->gpu_start_ns)),
-      DLDB__I(k->gpu_end_ns - w->origin),
+      DLDB__I(kept.gpu_start_ns),
+      DLDB__I(kept.gpu_end_ns),
       DLDB__I(k->correlation_id),
       DLDB__I(k->pid),
       DLDB__I(k->grid[0]),
@@ -1175,6 +1204,7 @@ int dldb__kernel_push(dldb_writer *w, const dldb_kernel *k, int64_t sid, int64_t
   };
   int rc = dldb__batch_row(w, DLDB__B_KERNEL, row, err, errlen, fn);
   if (rc == DL_OK) w->kernel_max_id++;
+  if (rc == DL_OK) dldb__rawmem_kernel(w->rawmem, &kept);
   return rc;
 }
 

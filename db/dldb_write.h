@@ -65,7 +65,13 @@ typedef struct dldb_write_opts {
   const char *source;      /* what was read, e.g. a trace path; NULL: "" */
   int64_t time_origin_ns;  /* subtracted from every time passed in */
   int64_t batch_rows;      /* rows per transaction; <= 0: 100000 */
+  int64_t scan_mem_bytes;  /* raw rows kept in memory for the scans that read them back
+                              (dldb_scan.h), at most; 0: DLDB_SCAN_MEM_DEFAULT, < 0: none */
 } dldb_write_opts;
+
+/* The default of dldb_write_opts.scan_mem_bytes: the NVTX ranges, CUDA API
+ * calls and kernels of a trace of a few hundred MB. */
+#define DLDB_SCAN_MEM_DEFAULT ((int64_t)96 << 20)
 
 /* Starts a new dldb that will become `path` on commit. Fails with DL_EEXIST
  * if path exists and opts->force is 0 (checked again at commit), DL_EIO if

@@ -145,6 +145,8 @@ struct dldb_writer {
   size_t ahead_cap;
   const char *last_domain_name; /* borrowed from strs */
   int64_t last_domain_id;
+  struct dldb__rawmem *rawmem; /* raw rows kept for the scans (dldb_rawmem.h), or NULL */
+  int rawmem_owned;             /* 0: a reader's, borrowed from its parent */
   int cache_reading;  /* dldb_writer_begin_reads: the small cache is set */
   int64_t cache_size; /* ... and PRAGMA cache_size to go back to */
 };
