@@ -78,7 +78,8 @@ static int cmp_val(const gp_val *a, const gp_val *b) {
   if (ra != rb) return ra < rb ? -1 : 1;
   if (ra == 0) return 0;
   if (ra == 1) {
-    if (a->type == SQLITE_INTEGER && b->type == SQLITE_INTEGER) return (a->i > b->i) - (a->i < b->i);
+    if (a->type == SQLITE_INTEGER && b->type == SQLITE_INTEGER)
+      return (a->i > b->i) - (a->i < b->i);
     double x = a->type == SQLITE_INTEGER ? (double)a->i : a->d;
     double y = b->type == SQLITE_INTEGER ? (double)b->i : b->d;
     return cmp_num(x, y);
@@ -141,8 +142,10 @@ static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err
 static int read_rows(dldb_writer *w, gp_set *s, char *err, size_t errlen) {
   char sql[512];
   int k = snprintf(sql, sizeof sql, "SELECT row_idx");
-  for (size_t c = 0; c < NCOLS; c++) k += snprintf(sql + k, sizeof sql - (size_t)k, ", \"%s\"", sort_cols[c]);
-  snprintf(sql + k, sizeof sql - (size_t)k, " FROM aggr_group_ops WHERE aggr_id = ?1 ORDER BY row_idx");
+  for (size_t c = 0; c < NCOLS; c++)
+    k += snprintf(sql + k, sizeof sql - (size_t)k, ", \"%s\"", sort_cols[c]);
+  snprintf(sql + k, sizeof sql - (size_t)k,
+           " FROM aggr_group_ops WHERE aggr_id = ?1 ORDER BY row_idx");
   sqlite3_stmt *st = NULL;
   int rc = prepare(w, sql, &st, err, errlen), step = SQLITE_DONE;
   if (rc == DL_OK) sqlite3_bind_int64(st, 1, w->aggr_id);
