@@ -92,20 +92,6 @@ static int written(dldb *db, const dldb_query *in, const char *sort, int desc, c
   return places(db, in, sort, desc, 0, &n, err, errlen);
 }
 
-/* The scope in's rows are read from into *tree: 1, a parent's rows, or 0,
- * all of them; also for the top rows (tree_parent ''), whose tree-1 orders
- * a writer leaves out where every row is a top row (they would repeat
- * tree 0's; dldb_gplaces.c). 1, or a negative DL_E*. */
-static int scope(dldb *db, const dldb_query *in, const char *sort, int desc, int *tree, char *err,
-                 size_t errlen) {
-  *tree = in->tree_parent != NULL;
-  if (!*tree || in->tree_parent[0]) return 1;
-  int64_t n = 0;
-  int rc = places(db, in, sort, desc, 1, &n, err, errlen);
-  if (rc == 0) *tree = 0; /* a written order has a top row whenever it has rows */
-  return rc < 0 ? rc : 1;
-}
-
 /* The order a count reads: any written one has every row of its scope. */
 #define COUNT_SORT GO_TIEBREAK
 
@@ -113,10 +99,8 @@ int dldb__gops_count(dldb *db, const dldb_query *in, int64_t *total, char *err, 
   if (!applies(db, in, 0)) return 0;
   int rc = written(db, in, COUNT_SORT, 0, err, errlen);
   if (rc <= 0) return rc;
-  int tree = 0;
-  if ((rc = scope(db, in, COUNT_SORT, 0, &tree, err, errlen)) < 0) return rc;
   *total = 0;
-  rc = places(db, in, COUNT_SORT, 0, tree, total, err, errlen);
+  rc = places(db, in, COUNT_SORT, 0, in->tree_parent != NULL, total, err, errlen);
   return rc < 0 ? rc : 1;
 }
 
@@ -125,12 +109,10 @@ int dldb__gops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   if (!applies(db, in, 1)) return 0;
   int rc = written(db, in, in->sort, in->desc != 0, err, errlen);
   if (rc <= 0) return rc;
-  int tree = 0;
-  if ((rc = scope(db, in, in->sort, in->desc != 0, &tree, err, errlen)) < 0) return rc;
   const char *sql = in->domain ? ROWS_SQL(" AND domain_name = ?6") : ROWS_SQL("");
   sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
   if (!st) return DL_EDB;
-  bind_key(st, in, in->sort, in->desc != 0, tree);
+  bind_key(st, in, in->sort, in->desc != 0, in->tree_parent != NULL);
   sqlite3_bind_int64(st, 7, in->offset > 0 ? in->offset : 0);
   sqlite3_bind_int64(st, 8, in->limit >= 0 ? in->limit : -1);
   dldb_row row = {st, sqlite3_column_count(st)};

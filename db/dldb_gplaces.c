@@ -277,28 +277,17 @@ static int write_order(gp_ins *in, size_t col, int desc, int tree, gp_ent *e, si
   return rc;
 }
 
-/* 1 when every row is a top row (its one parent ''): tree 1's only scope
- * then holds tree 0's rows in tree 0's order, and is left out (readers
- * read tree 0 for it: dldb_gopage.c). */
-static int all_top(const gp_set *s) {
-  if (s->np != s->n) return 0;
-  for (size_t i = 0; i < s->np; i++)
-    if (s->parents[i].v.type != SQLITE_TEXT || s->parents[i].v.n) return 0;
-  return 1;
-}
-
 /* Every order of every column, in the table's key order. */
 static int write_all(dldb_writer *w, const gp_set *s, char *err, size_t errlen) {
   size_t cap = s->n > s->np ? s->n : s->np;
   gp_ent *e = malloc((cap ? cap : 1) * sizeof *e);
   if (!e) return dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: out of memory");
   gp_ins in = {NULL, NULL, w, err, errlen};
-  int trees = all_top(s) ? 1 : 2;
   int rc = prepare_rows(w, GP_ROWS, &in.multi, err, errlen);
   if (rc == DL_OK) rc = prepare_rows(w, 1, &in.single, err, errlen);
   for (size_t c = 0; rc == DL_OK && c < NCOLS; c++)
     for (int desc = 0; rc == DL_OK && desc < 2; desc++)
-      for (int tree = 0; rc == DL_OK && tree < trees; tree++) {
+      for (int tree = 0; rc == DL_OK && tree < 2; tree++) {
         size_t n = tree ? s->np : s->n;
         for (size_t i = 0; i < n; i++) {
           const gp_row *r = &s->rows[tree ? s->parents[i].row : i];
