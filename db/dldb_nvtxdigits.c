@@ -18,11 +18,20 @@ typedef struct bytes {
   size_t n, cap;
 } bytes;
 
+/* A slot's runs of the chunk being filled. While they are all one run
+ * (the slots of a tensor's sizes), only that run and their count are
+ * kept; the first other run packs them all. */
+typedef struct slotbuf {
+  bytes b;         /* packed runs (once two differ) */
+  bytes first;     /* the first run's digits, as text */
+  int64_t same;    /* runs equal to first, none packed yet; -1: packed */
+} slotbuf;
+
 typedef struct dform {
   int nslots;      /* the form's '0's; -1: not seen yet */
   int64_t names;   /* handed over */
   int64_t chunk;   /* being filled */
-  bytes *slot;     /* nslots buffers: the chunk's runs */
+  slotbuf *slot;   /* nslots of them */
 } dform;
 
 struct dldb__digits {
@@ -85,10 +94,16 @@ static size_t run_head(const uint8_t *p, const uint8_t *end, size_t *first) {
   return n;
 }
 
+const uint8_t *dldb__digits_run(const uint8_t *p, const uint8_t *end, size_t *first, size_t *len) {
+  size_t n = run_head(p, end, first);
+  if (!n || (size_t)(end - p) < (*first + n + 1) / 2) return NULL;
+  *len = n;
+  return p + (*first + n + 1) / 2;
+}
+
 const uint8_t *dldb__digits_skip(const uint8_t *p, const uint8_t *end) {
-  size_t first = 0, n = run_head(p, end, &first);
-  if (!n || (size_t)(end - p) < (first + n + 1) / 2) return NULL;
-  return p + (first + n + 1) / 2;
+  size_t first = 0, n = 0;
+  return dldb__digits_run(p, end, &first, &n);
 }
 
 const uint8_t *dldb__digits_unpack(const uint8_t *p, const uint8_t *end, char *out, size_t *len) {
@@ -113,7 +128,10 @@ int dldb__digits_open(dldb_writer *w, int64_t aggr_id, dldb__digits **out) {
 static void fail(dldb__digits *d) {
   d->failed = 1;
   for (size_t i = 0; i < d->nform; i++) {
-    for (int s = 0; s < d->form[i].nslots; s++) free(d->form[i].slot[s].b);
+    for (int s = 0; s < d->form[i].nslots; s++) {
+      free(d->form[i].slot[s].b.b);
+      free(d->form[i].slot[s].first.b);
+    }
     free(d->form[i].slot);
   }
   free(d->form);
@@ -165,7 +183,13 @@ static int encode(const bytes *b, int64_t m, bytes *out) {
   const uint8_t *p = b->b, *end = b->b + b->n;
   for (int64_t i = 0; i < m && nd <= DICT_MAX; i++) {
     const uint8_t *q = dldb__digits_skip(p, end);
-    size_t n = (size_t)(q - p), j = hash(p, n) & (DICT_SLOTS - 1);
+    size_t n = (size_t)(q - p);
+    if (i > 0 && dict[code[i - 1]].n == n && memcmp(dict[code[i - 1]].p, p, n) == 0) {
+      code[i] = code[i - 1]; /* the run before it again (a constant slot): no hash */
+      p = q;
+      continue;
+    }
+    size_t j = hash(p, n) & (DICT_SLOTS - 1);
     for (; slots[j] >= 0; j = (j + 1) & (DICT_SLOTS - 1))
       if (dict[slots[j]].n == n && memcmp(dict[slots[j]].p, p, n) == 0) break;
     if (slots[j] < 0) {
@@ -211,9 +235,21 @@ static int flush_form(dldb__digits *d, int f, int64_t m, char *err, size_t errle
   bytes out = {0};
   int rc = DL_OK;
   for (int s = 0; rc == DL_OK && s < x->nslots; s++) {
-    rc = encode(&x->slot[s], m, &out);
+    slotbuf *sb = &x->slot[s];
+    out.n = 0;
+    if (sb->same >= 0) { /* one run: a dictionary of it */
+      rc = reserve(&out, 2);
+      if (rc == DL_OK) {
+        out.b[out.n++] = DLDB__DIGITS_DICT;
+        out.b[out.n++] = 0;
+        rc = pack(&out, (const char *)sb->first.b, sb->first.n);
+      }
+    } else {
+      rc = encode(&sb->b, m, &out);
+    }
     if (rc == DL_OK) rc = put_row(d, 0, f, s, x->chunk, m, out.b, out.n, err, errlen);
-    x->slot[s].n = 0;
+    sb->b.n = 0;
+    sb->same = 0;
   }
   free(out.b);
   x->chunk++;
@@ -243,42 +279,54 @@ static int grow(dldb__digits *d, int f) {
   return DL_OK;
 }
 
+/* Adds the run t (n digits) to the slot's chunk. */
+static int add_run(slotbuf *sb, const char *t, size_t n) {
+  if (sb->same > 0 && sb->first.n == n && memcmp(sb->first.b, t, n) == 0) {
+    sb->same++;
+    return DL_OK;
+  }
+  if (sb->same == 0) { /* the chunk's first run */
+    if (reserve(&sb->first, n)) return DL_ENOMEM;
+    memcpy(sb->first.b, t, n);
+    sb->first.n = n;
+    sb->same = 1;
+    return DL_OK;
+  }
+  for (; sb->same > 0; sb->same--) /* another run: those before it packed */
+    if (pack(&sb->b, (const char *)sb->first.b, sb->first.n)) return DL_ENOMEM;
+  sb->same = -1;
+  return pack(&sb->b, t, n);
+}
+
 /* The form's slots, from the name's first sight. */
-static int first_sight(dform *x, const char *t, size_t len) {
-  int runs = 0;
-  for (size_t i = 0; i < len; i++)
-    if (t[i] >= '0' && t[i] <= '9' && (i == 0 || t[i - 1] < '0' || t[i - 1] > '9')) runs++;
-  x->slot = calloc((size_t)runs + 1, sizeof *x->slot);
-  if (!x->slot) return DL_ENOMEM;
-  x->nslots = runs;
+static int first_sight(dform *x, size_t runs) {
+  if (runs > INT32_MAX || !(x->slot = calloc(runs + 1, sizeof *x->slot))) return DL_ENOMEM;
+  x->nslots = (int)runs;
   return DL_OK;
 }
 
-int dldb__digits_add(dldb__digits *d, int form, const char *text, size_t len, char *err,
-                     size_t errlen) {
+int dldb__digits_add(dldb__digits *d, int form, const char *text, const uint32_t *runs,
+                     size_t nruns, char *err, size_t errlen) {
   if (!d || d->failed) return DL_OK;
   if (form == DLDB__NO_FORM || grow(d, form)) {
     fail(d);
     return DL_OK;
   }
   dform *x = &d->form[form];
-  if (x->nslots < 0 && first_sight(x, text, len)) {
+  if (x->nslots < 0 && first_sight(x, nruns)) {
     fail(d);
     return DL_OK;
   }
-  int s = 0;
-  for (size_t i = 0; i < len;) {
-    if (text[i] < '0' || text[i] > '9') {
-      i++;
-      continue;
-    }
-    size_t b = i;
-    while (i < len && text[i] >= '0' && text[i] <= '9') i++;
-    if (s >= x->nslots || i - b > DLDB__DIGITS_RUN_MAX || pack(&x->slot[s++], text + b, i - b)) {
+  if (nruns != (size_t)x->nslots) {
+    fail(d);
+    return DL_OK;
+  }
+  for (size_t s = 0; s < nruns; s++)
+    if (runs[2 * s + 1] > DLDB__DIGITS_RUN_MAX ||
+        add_run(&x->slot[s], text + runs[2 * s], runs[2 * s + 1])) {
       fail(d);
       return DL_OK;
     }
-  }
   d->form_of[d->n] = (uint16_t)form;
   d->has[d->n++] = 0;
   if (++x->names % CHUNK || !x->nslots) return DL_OK;
@@ -346,7 +394,8 @@ int dldb__digits_close(dldb__digits **dp, int keep, char *err, size_t errlen) {
   for (size_t f = 0; keep && !d->failed && rc == DL_OK && f < d->nform; f++)
     if (d->form[f].nslots > 0 && d->form[f].names % CHUNK)
       rc = flush_form(d, (int)f, d->form[f].names % CHUNK, err, errlen);
-  for (int kk = 0; keep && !d->failed && rc == DL_OK && kk < 2; kk++) rc = put_has(d, kk, err, errlen);
+  for (int kk = 0; keep && !d->failed && rc == DL_OK && kk < 2; kk++)
+    rc = put_has(d, kk, err, errlen);
   if (rc == DL_ENOMEM) fail(d);
   if ((rc == DL_ENOMEM || !keep || d->failed) && d->wrote) rc = drop(d, err, errlen);
   sqlite3_finalize(d->put);

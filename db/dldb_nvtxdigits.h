@@ -37,6 +37,15 @@ const uint8_t *dldb__digits_unpack(const uint8_t *p, const uint8_t *end, char *o
 /* The byte after the run packed at p, or NULL past end. */
 const uint8_t *dldb__digits_skip(const uint8_t *p, const uint8_t *end);
 
+/* The run packed at p: its digit count into *len and the nibble its
+ * digits start at into *first (digit i is dldb__digits_nibble(p, *first +
+ * i)); the byte after it, or NULL when it does not fit before end. */
+const uint8_t *dldb__digits_run(const uint8_t *p, const uint8_t *end, size_t *first, size_t *len);
+
+static inline unsigned dldb__digits_nibble(const uint8_t *p, size_t k) {
+  return k % 2 ? p[k / 2] & 15u : (unsigned)p[k / 2] >> 4;
+}
+
 typedef struct dldb__digits dldb__digits;
 
 /* A new writer of aggregation aggr_id's digit runs into *out; *out is NULL
@@ -44,12 +53,13 @@ typedef struct dldb__digits dldb__digits;
 int dldb__digits_open(dldb_writer *w, int64_t aggr_id, dldb__digits **out);
 
 /* The next name in order: text (len bytes, borrowed) of form `form`
- * (DLDB__NO_FORM: none, and no runs are kept). Its index is the count of
- * the names added before it. DL_OK or a negative DL_E* (SQL); running out
- * of memory or a run longer than DLDB__DIGITS_RUN_MAX leaves the
- * aggregation without runs. d may be NULL (nothing to do). */
-int dldb__digits_add(dldb__digits *d, int form, const char *text, size_t len, char *err,
-                     size_t errlen);
+ * (DLDB__NO_FORM: none, and no runs are kept), its digit runs (start and
+ * length, nruns of them, as dldb__forms_of gives them). Its index is the
+ * count of the names added before it. DL_OK or a negative DL_E* (SQL);
+ * running out of memory or a run longer than DLDB__DIGITS_RUN_MAX leaves
+ * the aggregation without runs. d may be NULL (nothing to do). */
+int dldb__digits_add(dldb__digits *d, int form, const char *text, const uint32_t *runs,
+                     size_t nruns, char *err, size_t errlen);
 
 /* Name h (an index of dldb__digits_add) is some row's of kind kk (0: kind
  * 6, 1: kind 7). */

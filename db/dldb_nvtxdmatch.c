@@ -8,8 +8,10 @@
 #include "dldb_nvtxdmatch.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dldb_nvtxdigits.h"
 #include "dldb_nvtxidx.h"
@@ -23,6 +25,7 @@ typedef struct frun {
   const char *d; /* its digits, in the filter */
   size_t len;
   int how;
+  uint64_t bits;  /* len <= 15: its digits as 4-bit nibbles, the first highest */
 } frun;
 
 /* A form the filter's form is in: where, and which of its names match. */
@@ -77,7 +80,9 @@ static int parse(dm *x) {
     while (i < n && is_digit(f[i])) i++;
     if (!x->nrun) x->first0 = x->flen;
     int start = b == 0, end = i == n;
-    x->run[x->nrun++] = (frun){f + b, i - b, start ? (end ? INSIDE : SUFFIX) : end ? PREFIX : EQUAL};
+    frun *u = &x->run[x->nrun++];
+    *u = (frun){f + b, i - b, start ? (end ? INSIDE : SUFFIX) : end ? PREFIX : EQUAL, 0};
+    for (size_t k = b; k < i && u->len <= 15; k++) u->bits = u->bits << 4 | (uint64_t)(f[k] - '0');
     x->form[x->flen++] = '0';
   }
   x->form[x->flen] = '\0';
@@ -163,8 +168,47 @@ static int meets(const frun *u, const char *r, size_t len) {
   }
 }
 
+/* 1 when the run whose digits start at nibble k of p (len of them) meets
+ * u: its digits read where they are, each test ending at the first digit
+ * that differs. */
+static int meets_packed(const frun *u, const uint8_t *p, size_t k, size_t len) {
+  size_t n = u->len;
+  if (len < n || (u->how == EQUAL && len != n)) return 0;
+  if (len <= 15 && k == 1) { /* the run in one word: a shift and a mask a place */
+    size_t nb = (len + 2) / 2;
+    uint64_t v = 0, mask = n < 16 ? (1ull << (4 * n)) - 1 : ~0ull;
+    for (size_t i = 0; i < nb; i++) v = v << 8 | p[i];
+    v = v >> (4 * (2 * nb - 1 - len)) & ((1ull << (4 * len)) - 1);
+    if (u->how == PREFIX || u->how == EQUAL) return v >> (4 * (len - n)) == u->bits;
+    if (u->how == SUFFIX) return (v & mask) == u->bits;
+    for (size_t s = 0; s + n <= len; s++)
+      if ((v >> (4 * s) & mask) == u->bits) return 1;
+    return 0;
+  }
+  if (u->how == SUFFIX) k += len - n;
+  size_t starts = u->how == INSIDE ? len - n + 1 : 1;
+  for (size_t s = 0; s < starts; s++) {
+    size_t i = 0;
+    while (i < n && dldb__digits_nibble(p, k + s + i) == (unsigned)(u->d[i] - '0')) i++;
+    if (i == n) return 1;
+  }
+  return 0;
+}
+
 static int bit(const uint64_t *b, int64_t j) { return (int)(b[j / 64] >> (j % 64) & 1); }
 static void clear(uint64_t *b, int64_t j) { b[j / 64] &= ~(1ull << (j % 64)); }
+
+/* The bits [from, to) of b: any set (any), or cleared (!any). */
+static int range(uint64_t *b, int64_t from, int64_t to, int any) {
+  for (int64_t j = from; j < to;) {
+    uint64_t mask = ~0ull << (j % 64);
+    if (to - (j - j % 64) < 64) mask &= ~0ull >> (64 - (to - (j - j % 64)));
+    if (any && (b[j / 64] & mask)) return 1;
+    if (!any) b[j / 64] &= ~mask;
+    j += 64 - j % 64;
+  }
+  return 0;
+}
 
 /* Clears in tmp names base..base + m - 1 whose run in blob b (bytes) does
  * not meet u: 1, or 0 when the blob is not well formed. */
@@ -175,12 +219,10 @@ static int test_blob(dm *x, const frun *u, const uint8_t *b, size_t bytes, int64
   if (bytes < 1) return 0;
   if (b[0] == DLDB__DIGITS_RUNS) {
     for (int64_t j = 0; j < m; j++) {
-      if (!bit(tmp, base + j)) {
-        if (!(p = dldb__digits_skip(p, end))) return 0;
-        continue;
-      }
-      if (!(p = dldb__digits_unpack(p, end, x->digits, &len))) return 0;
-      if (!meets(u, x->digits, len)) clear(tmp, base + j);
+      const uint8_t *run = p;
+      size_t first = 0;
+      if (!(p = dldb__digits_run(p, end, &first, &len))) return 0;
+      if (bit(tmp, base + j) && !meets_packed(u, run, first, len)) clear(tmp, base + j);
     }
     return p == end;
   }
@@ -192,14 +234,13 @@ static int test_blob(dm *x, const frun *u, const uint8_t *b, size_t bytes, int64
     if (!(p = dldb__digits_unpack(p, end, x->digits, &len))) return 0;
     ok[i] = (uint8_t)meets(u, x->digits, len);
   }
-  if (nd == 1) {
-    for (int64_t j = 0; !ok[0] && j < m; j++) clear(tmp, base + j);
-    return p == end;
-  }
-  if (end - p != m) return 0;
-  for (int64_t j = 0; j < m; j++)
+  int oks = 0;
+  for (int i = 0; i < nd; i++) oks += ok[i];
+  if (nd > 1 && end - p != m) return 0;
+  if (oks == 0) range(tmp, base, base + m, 0); /* none of its runs: no name */
+  for (int64_t j = 0; oks && oks < nd && j < m; j++)
     if (p[j] >= nd || !ok[p[j]]) clear(tmp, base + j);
-  return 1;
+  return nd > 1 || p == end;
 }
 
 /* Clears in tmp the names of c whose run of slot s does not meet u: 1, 0
@@ -216,10 +257,17 @@ static int test_slot(dm *x, const cand *c, int s, const frun *u, uint64_t *tmp) 
   int src, rc = 1;
   while (rc == 1 && (src = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t m = sqlite3_column_int64(st, 0);
+    if (m <= 0 || m > CHUNK || base + m > c->names) {
+      rc = 0;
+      break;
+    }
+    if (!range(tmp, base, base + m, 1)) { /* no name left to test: the blob stays unread */
+      base += m;
+      continue;
+    }
     const uint8_t *b = sqlite3_column_blob(st, 1);
     size_t bytes = (size_t)sqlite3_column_bytes(st, 1);
-    if (m <= 0 || m > CHUNK || base + m > c->names || !b) rc = 0;
-    else rc = test_blob(x, u, b, bytes, base, m, tmp);
+    rc = b ? test_blob(x, u, b, bytes, base, m, tmp) : 0;
     base += m;
   }
   if (rc == 1 && src != SQLITE_DONE) rc = sqlerr(x, src);
@@ -237,7 +285,8 @@ static int match_form(dm *x, cand *c) {
   int rc = c->match && tmp ? 1 : oom(x);
   for (int a = 0; rc == 1 && a < c->nat; a++) {
     for (size_t w = 0; w < words; w++) tmp[w] = ~c->match[w];
-    for (int i = 0; rc == 1 && i < x->nrun; i++) rc = test_slot(x, c, c->at[a] + i, &x->run[i], tmp);
+    for (int i = 0; rc == 1 && i < x->nrun; i++)
+      rc = test_slot(x, c, c->at[a] + i, &x->run[i], tmp);
     for (size_t w = 0; rc == 1 && w < words; w++) c->match[w] |= tmp[w];
   }
   free(tmp);
@@ -272,8 +321,8 @@ static int load_names(dm *x, cand *c) {
       rc = 0;
       break;
     }
-    for (int64_t j = 0; j < m; j++)
-      if (b[j / 8] >> (j % 8) & 1) c->has[(chunk * CHUNK + j) / 64] |= 1ull << ((chunk * CHUNK + j) % 64);
+    for (int64_t j = 0, h = chunk * CHUNK; j < m; j++, h++)
+      if (b[j / 8] >> (j % 8) & 1) c->has[h / 64] |= 1ull << (h % 64);
   }
   if (rc == 1 && src != SQLITE_DONE) rc = sqlerr(x, src);
   dldb__stmt_done(st);
@@ -306,7 +355,8 @@ typedef struct rowforms {
 static int put_forms(dm *x, void *ctx, const uint8_t *b, int64_t bytes) {
   rowforms *r = ctx;
   if (bytes % 2 || r->n + bytes / 2 > x->m->n) return 0;
-  for (int64_t i = 0; i < bytes / 2; i++) r->form[r->n++] = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+  for (int64_t i = 0; i < bytes / 2; i++)
+    r->form[r->n++] = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
   return 1;
 }
 
@@ -322,12 +372,21 @@ static int64_t next_name(cand *c) {
   return c->next < c->names ? c->next++ : -1;
 }
 
+static uint32_t place_at(const uint8_t *b, int64_t i) {
+  return (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
+         (uint32_t)b[4 * i + 3] << 24;
+}
+
 static int put_places(dm *x, void *ctx, const uint8_t *b, int64_t bytes) {
   walk *w = ctx;
   if (bytes % 4 || w->p + bytes / 4 > x->m->n) return 0;
+  enum { AHEAD = 16 }; /* rows are at random: their forms are asked for early */
   for (int64_t i = 0; i < bytes / 4; i++, w->p++) {
-    uint32_t v = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
-                 (uint32_t)b[4 * i + 3] << 24;
+    if (i + AHEAD < bytes / 4) {
+      uint32_t a = place_at(b, i + AHEAD) & 0x7fffffffu;
+      if (a < x->m->n) __builtin_prefetch(&w->form[a]);
+    }
+    uint32_t v = place_at(b, i);
     int64_t row = v & 0x7fffffffu;
     if (row >= x->m->n) return 0;
     if (!(v >> 31) || w->p == 0) { /* a new name */
@@ -365,7 +424,60 @@ static int walk_rows(dm *x) {
   return rc;
 }
 
-int dldb__nvtx_dmatch(dldb *db, dldb__dmatch *m, char *err, size_t errlen) {
+/* ---- The last answer ------------------------------------------------------
+ * A page asks for the filter's count, then for its rows, each through
+ * here: the last answer is kept (one for the process, with the file's
+ * device, inode, size and modification time), so the second reads nothing
+ * again. */
+typedef struct answer {
+  struct stat file;
+  int64_t aggr_id, n, matched;
+  int kind;
+  char *f;
+  uint64_t *keep;
+} answer;
+
+static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
+static answer last;
+
+static int same_file(const struct stat *a, const struct stat *b) {
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+         a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* 1 with m answered from the last answer, 0 when it is another's. */
+static int recall(const struct stat *file, dldb__dmatch *m) {
+  pthread_mutex_lock(&last_mu);
+  int hit = last.keep && same_file(&last.file, file) && last.aggr_id == m->aggr_id &&
+            last.kind == m->kind && last.n == m->n && strcmp(last.f, m->f) == 0;
+  if (hit) {
+    memcpy(m->keep, last.keep, (size_t)(m->n / 64 + 1) * sizeof *m->keep);
+    m->matched = last.matched;
+  }
+  pthread_mutex_unlock(&last_mu);
+  return hit;
+}
+
+/* Keeps m's answer as the last (none when out of memory). */
+static void remember(const struct stat *file, const dldb__dmatch *m) {
+  size_t bytes = (size_t)(m->n / 64 + 1) * sizeof *m->keep;
+  answer a = {.file = *file, .aggr_id = m->aggr_id, .n = m->n, .matched = m->matched,
+              .kind = m->kind, .f = strdup(m->f), .keep = malloc(bytes)};
+  if (!a.f || !a.keep) {
+    free(a.f);
+    free(a.keep);
+    return;
+  }
+  memcpy(a.keep, m->keep, bytes);
+  pthread_mutex_lock(&last_mu);
+  answer old = last;
+  last = a;
+  pthread_mutex_unlock(&last_mu);
+  free(old.f);
+  free(old.keep);
+}
+
+static int dmatch(dldb *db, dldb__dmatch *m, char *err, size_t errlen) {
   dm x = {.db = db, .m = m, .err = err, .errlen = errlen};
   m->matched = 0;
   x.cand_of = malloc(NFORMS * sizeof *x.cand_of);
@@ -392,5 +504,14 @@ int dldb__nvtx_dmatch(dldb *db, dldb__dmatch *m, char *err, size_t errlen) {
   free(x.digits);
   free(x.form);
   free(x.run);
+  return rc;
+}
+
+int dldb__nvtx_dmatch(dldb *db, dldb__dmatch *m, char *err, size_t errlen) {
+  struct stat file;
+  int known = !db->mem && stat(db->path, &file) == 0;
+  if (known && recall(&file, m)) return 1;
+  int rc = dmatch(db, m, err, errlen);
+  if (rc == 1 && known) remember(&file, m);
   return rc;
 }

@@ -178,7 +178,8 @@ static int take(kindrows *k, dldb__forms *f, int64_t id, int fid) {
 static int place_all(idx *x) {
   sqlite3_stmt *st = NULL;
   char *prev = NULL, *scratch = NULL;
-  size_t prev_len = 0, prev_cap = 0, scratch_cap = 0;
+  uint32_t *runs = NULL; /* the digit runs of the name (scratch_cap of them) */
+  size_t prev_len = 0, prev_cap = 0, scratch_cap = 0, nruns = 0;
   int rc = DL_OK, src, have_prev = 0;
   if (sqlite3_prepare_v2(x->w->db, "SELECT id, value FROM strings ORDER BY value", -1, &st,
                          NULL) != SQLITE_OK)
@@ -193,14 +194,17 @@ static int place_all(idx *x) {
     if (!used) continue; /* a string no row names */
     if (rc == DL_OK && len + 1 > scratch_cap) {
       char *p = realloc(scratch, len + 1);
-      if (!p) rc = DL_ENOMEM;
-      else scratch = p, scratch_cap = len + 1;
+      if (p) scratch = p;
+      uint32_t *r = p ? realloc(runs, (len + 1) * sizeof *r) : NULL;
+      if (!r) rc = DL_ENOMEM;
+      else runs = r, scratch_cap = len + 1;
     }
     int fid = NO_FORM;
-    if (rc == DL_OK) rc = dldb__forms_of(&x->f, v ? v : "", len, scratch, &fid);
+    if (rc == DL_OK) rc = dldb__forms_of(&x->f, v ? v : "", len, scratch, runs, &nruns, &fid);
     if (rc == DL_OK && (!have_prev || len != prev_len || (len && memcmp(v, prev, len) != 0))) {
       for (int i = 0; i < 2 && rc == DL_OK; i++) rc = place_group(x, &x->k[i]);
-      if (rc == DL_OK) rc = dldb__digits_add(x->digits, fid, v ? v : "", len, x->err, x->errlen);
+      if (rc == DL_OK)
+        rc = dldb__digits_add(x->digits, fid, v ? v : "", runs, nruns, x->err, x->errlen);
       x->names++;
       if (len + 1 > prev_cap) {
         char *p = realloc(prev, len + 1);
@@ -225,6 +229,7 @@ static int place_all(idx *x) {
   sqlite3_finalize(st);
   free(prev);
   free(scratch);
+  free(runs);
   return rc;
 }
 

@@ -78,6 +78,7 @@ struct dldb_nvtx_names {
   uint16_t *forms; /* by place; DLDB__NO_FORM where none was handed over */
   dldb__forms f;
   char *scratch;   /* a form being made */
+  uint32_t *runs;  /* its digit runs */
   size_t cap;
   dldb__digits *digits; /* the names' digit runs; NULL: none */
   size_t added;    /* names handed over */
@@ -150,17 +151,20 @@ int dldb_aggr_nvtx_names_add(dldb_nvtx_names *o, size_t g, const char *text, siz
   if (o->f.full) return DL_OK; /* no forms are written */
   if (len + 1 > o->cap) {
     char *p = realloc(o->scratch, len + 1);
-    if (!p) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
-    o->scratch = p;
+    if (p) o->scratch = p;
+    uint32_t *r = p ? realloc(o->runs, (len + 1) * sizeof *r) : NULL;
+    if (!r) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
+    o->runs = r;
     o->cap = len + 1;
   }
   int id;
-  if (dldb__forms_of(&o->f, text, len, o->scratch, &id))
+  size_t nruns = 0;
+  if (dldb__forms_of(&o->f, text, len, o->scratch, o->runs, &nruns, &id))
     return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
   o->forms[g] = (uint16_t)id;
   if (g != o->added++) /* the runs are by name: places must be handed over without gaps */
     return dldb__digits_close(&o->digits, 0, err, errlen);
-  return dldb__digits_add(o->digits, id, text, len, err, errlen);
+  return dldb__digits_add(o->digits, id, text, o->runs, nruns, err, errlen);
 }
 
 int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2],
@@ -206,6 +210,7 @@ void dldb_aggr_nvtx_names_free(dldb_nvtx_names **o) {
   dldb__forms_free(&(*o)->f);
   free((*o)->forms);
   free((*o)->scratch);
+  free((*o)->runs);
   free(*o);
   *o = NULL;
 }

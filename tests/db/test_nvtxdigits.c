@@ -284,7 +284,8 @@ static int check(dldb *db, const table *t, const char *f, int nsorts) {
               "(want %d)\n", (long long)t->aggr_id, t->kind, f, q.sort, q.desc ? " desc" : "",
               rc, err, (long long)filtered, g.n, want.n);
       for (int k = 0; k < want.n && k < 5; k++)
-        fprintf(stderr, "  want row %lld '%.80s'\n", (long long)want.row[k], names[t->name[want.row[k]]]);
+        fprintf(stderr, "  want row %lld '%.80s'\n", (long long)want.row[k],
+                names[t->name[want.row[k]]]);
       for (int k = 0; k < g.n && k < 5; k++)
         fprintf(stderr, "  got  row %lld '%.80s'\n", (long long)g.row[k], names[t->name[g.row[k]]]);
       return 1;
