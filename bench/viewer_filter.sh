@@ -6,9 +6,10 @@
 # DLDB without its answer cache and prints the time of each request, in this
 # order (a later request may reuse what an earlier one counted or read:
 # that is what a user paging through a filter gets). The last requests: a
-# deep page by name, a filter by name descending, a deep filtered page, and
-# a filter with digits (which the stored name forms cannot answer: it
-# reads every row), then sorts by a numeric column in each direction
+# deep page by name, a filter by name descending, a deep filtered page,
+# filters with digits (a run at the end, inside, at the start, digits only,
+# two runs; the names' digit runs answer them where the dldb has them, else
+# they read every row), then sorts by a numeric column in each direction
 # (those that no row order bounds read the zone maps, where the dldb has
 # them). docs/performance.md quotes it.
 # Usage: bench/viewer_filter.sh DLDB [BUILD_DIR]   (BUILD_DIR: build/release)
@@ -47,6 +48,13 @@ for u in \
   "dl_stats_nvtx?limit=50&filter=conv&sort=name&order=desc" \
   "dl_stats_nvtx?limit=50&filter=conv&offset=3000000" \
   "dl_stats_nvtx?limit=50&filter=seq%20%3D%2012345" \
+  "dl_stats_nvtx?limit=50&filter=seq%20%3D%2012345%2C" \
+  "dl_stats_nvtx?limit=50&filter=345%2C%20op_id" \
+  "dl_stats_nvtx?limit=50&filter=12345" \
+  "dl_stats_nvtx?limit=50&filter=12345&offset=100" \
+  "dl_stats_nvtx?limit=50&filter=Backward0%2C%20seq%20%3D%2077" \
+  "dl_stats_nvtx_gpu_proj?limit=50&filter=seq%20%3D%2012345&sort=name" \
+  "dl_stats_nvtx?limit=50&filter=12345&sort=avg&order=desc" \
   "dl_stats_nvtx?limit=50&filter=Data&sort=name" \
   "dl_stats_nvtx?limit=50&filter=Data&sort=name&order=desc" \
   "dl_stats_nvtx?limit=50&filter=Data&sort=avg&order=desc" \

@@ -49,16 +49,27 @@ static int grow_forms(dldb__forms *f) {
   return DL_OK;
 }
 
-int dldb__forms_of(dldb__forms *f, const char *t, size_t n, char *scratch, int *id) {
+int dldb__forms_of(dldb__forms *f, const char *t, size_t n, char *scratch, uint32_t *runs,
+                   size_t *nruns, int *id) {
   *id = DLDB__NO_FORM;
+  if (nruns) *nruns = 0;
   if (f->full) return DL_OK;
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    int digit = t[i] >= '0' && t[i] <= '9';
-    if (digit && m > 0 && scratch[m - 1] == '0' && i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9')
-      continue; /* the rest of a run */
-    scratch[m++] = digit ? '0' : t[i];
+  size_t m = 0, k = 0;
+  for (size_t i = 0; i < n;) {
+    if (t[i] < '0' || t[i] > '9') {
+      scratch[m++] = t[i++];
+      continue;
+    }
+    size_t b = i; /* a run: one '0' */
+    while (i < n && t[i] >= '0' && t[i] <= '9') i++;
+    scratch[m++] = '0';
+    if (runs) {
+      runs[2 * k] = (uint32_t)b;
+      runs[2 * k + 1] = (uint32_t)(i - b);
+    }
+    k++;
   }
+  if (nruns) *nruns = k;
   if (f->n && f->len[f->last] == m && memcmp(f->text[f->last], scratch, m) == 0) {
     *id = f->last; /* names in order: mostly the form of the name before */
     return DL_OK;

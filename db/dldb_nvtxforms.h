@@ -29,9 +29,12 @@ typedef struct dldb__forms {
 } dldb__forms;
 
 /* The form id of text t (n bytes) in *id, added when new; DLDB__NO_FORM
- * once the forms are full. scratch holds at least n bytes. DL_OK or
+ * once the forms are full. scratch holds at least n bytes; runs, unless
+ * NULL, at least n + 1 values: it gets the digit runs (start and length,
+ * in turn) and *nruns their count (0 when the forms are full). DL_OK or
  * DL_ENOMEM. */
-int dldb__forms_of(dldb__forms *f, const char *t, size_t n, char *scratch, int *id);
+int dldb__forms_of(dldb__forms *f, const char *t, size_t n, char *scratch, uint32_t *runs,
+                   size_t *nruns, int *id);
 void dldb__forms_free(dldb__forms *f);
 
 /* Writes chunk `chunk` of a kind's name order: places[0..n-1] (row_idx,

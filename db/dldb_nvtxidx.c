@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "dldb_aggr.h"
+#include "dldb_nvtxdigits.h"
 #include "dldb_nvtxforms.h"
 
 enum { CHUNK = DLDB_NVTX_CHUNK, NO_FORM = DLDB__NO_FORM };
@@ -45,6 +46,8 @@ typedef struct idx {
   int64_t nids;       /* string ids below this have places in head */
   dldb__forms f;
   sqlite3_stmt *put_order; /* prepared by dldb__nvtx_put_order */
+  dldb__digits *digits;    /* the names' digit runs; NULL: none */
+  size_t names;            /* distinct names seen */
   char *err;
   size_t errlen;
 } idx;
@@ -175,7 +178,8 @@ static int take(kindrows *k, dldb__forms *f, int64_t id, int fid) {
 static int place_all(idx *x) {
   sqlite3_stmt *st = NULL;
   char *prev = NULL, *scratch = NULL;
-  size_t prev_len = 0, prev_cap = 0, scratch_cap = 0;
+  uint32_t *runs = NULL; /* the digit runs of the name (scratch_cap of them) */
+  size_t prev_len = 0, prev_cap = 0, scratch_cap = 0, nruns = 0;
   int rc = DL_OK, src, have_prev = 0;
   if (sqlite3_prepare_v2(x->w->db, "SELECT id, value FROM strings ORDER BY value", -1, &st,
                          NULL) != SQLITE_OK)
@@ -188,8 +192,20 @@ static int place_all(idx *x) {
     for (int i = 0; i < 2 && id >= 0 && id < x->nids; i++)
       used |= x->k[i].n > 0 && x->k[i].head[id] >= 0;
     if (!used) continue; /* a string no row names */
-    if (!have_prev || len != prev_len || (len && memcmp(v, prev, len) != 0)) {
+    if (rc == DL_OK && len + 1 > scratch_cap) {
+      char *p = realloc(scratch, len + 1);
+      if (p) scratch = p;
+      uint32_t *r = p ? realloc(runs, (len + 1) * sizeof *r) : NULL;
+      if (!r) rc = DL_ENOMEM;
+      else runs = r, scratch_cap = len + 1;
+    }
+    int fid = NO_FORM;
+    if (rc == DL_OK) rc = dldb__forms_of(&x->f, v ? v : "", len, scratch, runs, &nruns, &fid);
+    if (rc == DL_OK && (!have_prev || len != prev_len || (len && memcmp(v, prev, len) != 0))) {
       for (int i = 0; i < 2 && rc == DL_OK; i++) rc = place_group(x, &x->k[i]);
+      if (rc == DL_OK)
+        rc = dldb__digits_add(x->digits, fid, v ? v : "", runs, nruns, x->err, x->errlen);
+      x->names++;
       if (len + 1 > prev_cap) {
         char *p = realloc(prev, len + 1);
         if (!p) rc = DL_ENOMEM;
@@ -199,15 +215,11 @@ static int place_all(idx *x) {
       prev_len = len;
       have_prev = 1;
     }
-    if (rc == DL_OK && len + 1 > scratch_cap) {
-      char *p = realloc(scratch, len + 1);
-      if (!p) rc = DL_ENOMEM;
-      else scratch = p, scratch_cap = len + 1;
-    }
-    int fid = NO_FORM;
-    if (rc == DL_OK) rc = dldb__forms_of(&x->f, v ? v : "", len, scratch, &fid);
     for (int i = 0; i < 2 && rc == DL_OK; i++)
-      if (x->k[i].n > 0) rc = take(&x->k[i], &x->f, id, fid);
+      if (x->k[i].n > 0 && x->k[i].head[id] >= 0) {
+        dldb__digits_has(x->digits, i, x->names - 1);
+        rc = take(&x->k[i], &x->f, id, fid);
+      }
   }
   if (rc == DL_OK && src != SQLITE_DONE) rc = sqlerr(x, "sort");
   for (int i = 0; i < 2 && rc == DL_OK; i++) rc = place_group(x, &x->k[i]);
@@ -217,6 +229,7 @@ static int place_all(idx *x) {
   sqlite3_finalize(st);
   free(prev);
   free(scratch);
+  free(runs);
   return rc;
 }
 
@@ -252,9 +265,13 @@ static int run(idx *x) {
     if (rc == DL_ENOTFOUND) return DL_OK;
     if (rc) return rc;
   }
+  if (dldb__digits_open(x->w, x->aggr_id, &x->digits)) x->digits = NULL; /* optional */
   int rc = place_all(x);
   int complete = 1;
   for (int i = 0; i < 2; i++) complete &= x->k[i].placed == x->k[i].n;
+  int keep = rc == DL_OK && complete && !x->f.full;
+  int drc = dldb__digits_close(&x->digits, keep, x->err, x->errlen);
+  if (rc == DL_OK) rc = drc;
   if (rc == DL_OK && !complete) return drop_order(x);
   for (int i = 0; i < 2 && rc == DL_OK && !x->f.full; i++)
     if (x->k[i].n)

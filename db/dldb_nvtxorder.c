@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dldb_aggr.h"
+#include "dldb_nvtxdigits.h"
 #include "dldb_nvtxforms.h"
 
 static const char *const fn_texts = "dldb_aggr_nvtx_texts", *const fn_order = "dldb_aggr_nvtx_names";
@@ -77,7 +78,10 @@ struct dldb_nvtx_names {
   uint16_t *forms; /* by place; DLDB__NO_FORM where none was handed over */
   dldb__forms f;
   char *scratch;   /* a form being made */
+  uint32_t *runs;  /* its digit runs */
   size_t cap;
+  dldb__digits *digits; /* the names' digit runs; NULL: none */
+  size_t added;    /* names handed over */
 };
 
 /* Kind k's rows' forms, and the rows of each form. */
@@ -136,6 +140,7 @@ int dldb_aggr_nvtx_names_open(dldb_writer *w, size_t nnames, dldb_nvtx_names **o
   memset(o->forms, 0xff, (nnames + 1) * sizeof *o->forms); /* DLDB__NO_FORM */
   o->w = w;
   o->nnames = nnames;
+  if (dldb__digits_open(w, w->aggr_id, &o->digits)) o->digits = NULL; /* optional */
   *out = o;
   return DL_OK;
 }
@@ -146,15 +151,20 @@ int dldb_aggr_nvtx_names_add(dldb_nvtx_names *o, size_t g, const char *text, siz
   if (o->f.full) return DL_OK; /* no forms are written */
   if (len + 1 > o->cap) {
     char *p = realloc(o->scratch, len + 1);
-    if (!p) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
-    o->scratch = p;
+    if (p) o->scratch = p;
+    uint32_t *r = p ? realloc(o->runs, (len + 1) * sizeof *r) : NULL;
+    if (!r) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
+    o->runs = r;
     o->cap = len + 1;
   }
   int id;
-  if (dldb__forms_of(&o->f, text, len, o->scratch, &id))
+  size_t nruns = 0;
+  if (dldb__forms_of(&o->f, text, len, o->scratch, o->runs, &nruns, &id))
     return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
   o->forms[g] = (uint16_t)id;
-  return DL_OK;
+  if (g != o->added++) /* the runs are by name: places must be handed over without gaps */
+    return dldb__digits_close(&o->digits, 0, err, errlen);
+  return dldb__digits_add(o->digits, id, text, o->runs, nruns, err, errlen);
 }
 
 int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2],
@@ -184,6 +194,9 @@ int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2]
     row_forms(&o->f, k, name[k], nrows[k], o->forms, rf);
     rc = dldb__nvtx_put_forms(w, w->aggr_id, kind_of(k), &o->f, rf, nrows[k], err, errlen);
   }
+  for (int k = 0; rc == DL_OK && o->digits && k < 2; k++)
+    for (int64_t r = 0; r < nrows[k]; r++) dldb__digits_has(o->digits, k, name[k][r]);
+  if (rc == DL_OK) rc = dldb__digits_close(&o->digits, !o->f.full, err, errlen);
   if (rc == DL_ENOMEM) rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_order);
   free(places[0]);
   free(places[1]);
@@ -192,9 +205,12 @@ int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2]
 
 void dldb_aggr_nvtx_names_free(dldb_nvtx_names **o) {
   if (!*o) return;
+  char err[8];
+  dldb__digits_close(&(*o)->digits, 0, err, sizeof err); /* not written: none stay */
   dldb__forms_free(&(*o)->f);
   free((*o)->forms);
   free((*o)->scratch);
+  free((*o)->runs);
   free(*o);
   *o = NULL;
 }

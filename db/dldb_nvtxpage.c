@@ -8,14 +8,16 @@
  * column a walk of the rows in row_idx order that stops early (below),
  * each row of the page then read from the view by its row_idx (or the
  * blocks of rows that can hold the page, from zone maps). Used by
- * dldb_query.c for one aggregation without column filters, a filter
- * without ASCII digits (a form keeps none) and ties on row_idx; anything
- * else, and files without the tables, read the views as before. */
+ * dldb_query.c for one aggregation without column filters, a name filter
+ * (one with ASCII digits through the names' digit runs, dldb_nvtxdmatch.c,
+ * where the file has them) and ties on row_idx; anything else, and files
+ * without the tables, read the views as before. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dldb_nvtxdmatch.h"
 #include "dldb_nvtxidx.h"
 #include "dldb_nvtxzpage.h"
 #include "dldb_read.h"
@@ -88,11 +90,17 @@ static int has_column(dldb *db, const char *view, const char *col) {
   return has_row(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", view, col);
 }
 
-/* 1 when in's filter is a name filter a form answers: no ASCII digit, and
- * of the view's filter columns only `name`. */
+static int has_digit(const char *f) {
+  for (const char *p = f; *p; p++)
+    if (*p >= '0' && *p <= '9') return 1;
+  return 0;
+}
+
+/* 1 when in's filter is a name filter the forms answer: of the view's
+ * filter columns only `name`, and no ASCII digit unless the file has the
+ * names' digit runs. */
 static int form_filter(dldb *db, const dldb_query *in) {
-  for (const char *p = in->filter; *p; p++)
-    if (*p >= '0' && *p <= '9') return 0;
+  if (has_digit(in->filter) && !has_view(db, "view_dl_nvtx_digits")) return 0;
   int name = 0;
   for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
     if (has_column(db, in->view, in->filter_cols[i])) {
@@ -165,6 +173,18 @@ static int match_forms(nvq *q, const char *f) {
   return rc ? rc : all == q->n && all > 0;
 }
 
+/* The rows the lower-cased filter f (with digits) keeps, into q->keep: 1,
+ * 0 when the file's digit runs cannot answer it, or a negative DL_E*. */
+static int match_digits(nvq *q, const char *f) {
+  q->keep = calloc((size_t)(q->n / 64 + 1), sizeof *q->keep);
+  if (!q->keep) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
+  dldb__dmatch m = {.aggr_id = q->in->aggr_id, .kind = q->v->kind, .n = q->n, .f = f,
+                    .keep = q->keep};
+  int rc = dldb__nvtx_dmatch(q->db, &m, q->err, q->errlen);
+  q->matched = m.matched;
+  return rc;
+}
+
 /* Sets q up for in: 1 when in is read here, 0 when not, or a negative
  * DL_E*. */
 static int setup(nvq *q, dldb *db, const dldb_query *in, char *err, size_t errlen) {
@@ -200,7 +220,7 @@ static int setup(nvq *q, dldb *db, const dldb_query *in, char *err, size_t errle
     return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
   }
   for (char *p = f; *p; p++) *p = (char)tolower((unsigned char)*p);
-  rc = match_forms(q, f);
+  rc = has_digit(f) ? match_digits(q, f) : match_forms(q, f);
   free(f);
   return rc;
 }
@@ -319,6 +339,7 @@ static int walk_next(nvq *q, walk *w, int64_t *row) {
  * in name order tests rows in no order, and bits stay in the caches where
  * 2-byte form ids would not). */
 static int load_forms(nvq *q) {
+  if (q->keep) return DL_OK; /* read already (a filter with digits) */
   q->keep = calloc((size_t)(q->n / 64 + 1), sizeof *q->keep);
   if (!q->keep) return dl_err(q->err, q->errlen, DL_ENOMEM, "%s: out of memory", q->db->path);
   for (int64_t c = 0; c * CHUNK < q->n; c++) {
@@ -656,12 +677,39 @@ static int top_page(nvq *q, const numcol *c, dldb_row_fn fn, void *ctx) {
   return rc;
 }
 
+/* The key of in's count in the file's count cache (dldb__count_get): what
+ * setup reads of in. A new string, NULL without memory. */
+static char *count_key(const dldb_query *in) {
+  size_t n = 96 + strlen(in->view) + strlen(in->filter) + (in->domain ? strlen(in->domain) : 0);
+  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
+    n += strlen(in->filter_cols[i]) + 1;
+  char *k = malloc(n);
+  if (!k) return NULL;
+  int at = snprintf(k, n, "dldb_nvtxpage\x1f%s\x1f%lld\x1f%d\x1f%s\x1f%s\x1f", in->view,
+                    (long long)in->aggr_id, in->domain != NULL, in->domain ? in->domain : "",
+                    in->filter);
+  for (int i = 0; at > 0 && (size_t)at < n && i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
+    at += snprintf(k + at, n - (size_t)at, "%s,", in->filter_cols[i]);
+  return k;
+}
+
 int dldb__nvtx_count(dldb *db, const dldb_query *in, int64_t *filtered, char *err,
                      size_t errlen) {
   if (!in->filter || !*in->filter) return 0;
+  /* a count with digits reads the runs: kept for the pages that follow */
+  char *key = has_digit(in->filter) && in->n_eq == 0 && !in->tree_parent ? count_key(in) : NULL;
+  if (key && dldb__count_get(db->shared, key, filtered)) {
+    free(key);
+    return 1;
+  }
   nvq q;
   int rc = setup(&q, db, in, err, errlen);
   if (rc == 1) *filtered = q.matched;
+  if (rc == 1 && key) {
+    dldb__count_put(db->shared, key, q.matched); /* takes key */
+    key = NULL;
+  }
+  free(key);
   done(&q);
   return rc;
 }

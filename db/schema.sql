@@ -994,6 +994,28 @@ CREATE TABLE aggr_nvtx_row_forms (
   PRIMARY KEY (aggr_id, kind, chunk)
 );
 
+-- The digit runs of the names (db/dldb_nvtxdigits.c writes them with the
+-- order), for the viewer's name filters with digits: the aggregation's
+-- distinct names of either kind in name order, each form's names in turn
+-- (name j of a form). Rows of kind 0: per form and digit slot (the form's
+-- slot-th '0', from 0), the slot-th run of the form's names j = chunk *
+-- CHUNK.., `names` of them; `runs` packs them (db/dldb_nvtxdigits.h): a
+-- mode byte, then 0: each run as a length nibble and 4-bit digits, whole
+-- bytes a run; 1: a dictionary of such runs and a byte a name. Rows of
+-- kind 6 or 7 (slot 0): where the kind's rows have some names of a form
+-- but not all, bit j % 8 of byte (j % CHUNK) / 8 is set when it has name
+-- j. An aggregation without these rows is filtered the plain way.
+CREATE TABLE aggr_nvtx_digits (
+  aggr_id  INTEGER NOT NULL,
+  kind     INTEGER NOT NULL,
+  form_id  INTEGER NOT NULL,
+  slot     INTEGER NOT NULL,
+  chunk    INTEGER NOT NULL,
+  names    INTEGER NOT NULL,
+  runs     BLOB NOT NULL,
+  PRIMARY KEY (aggr_id, kind, form_id, slot, chunk)
+);
+
 -- Zone maps of the same rows, for the viewer's sorts by a numeric column
 -- (db/dldb_nvtxzones.c writes them with the rows): per kind and column of
 -- the kind's view (`col`: instances, avg, med, min, max, stddev of kind 6;
@@ -1119,6 +1141,9 @@ SELECT aggr_id, kind, chunk, forms FROM aggr_nvtx_row_forms;
 
 CREATE VIEW view_dl_nvtx_zones AS
 SELECT aggr_id, kind, col, block_rows, lo, hi FROM aggr_nvtx_zones;
+
+CREATE VIEW view_dl_nvtx_digits AS
+SELECT aggr_id, kind, form_id, slot, chunk, names, runs FROM aggr_nvtx_digits;
 
 CREATE VIEW view_dl_stats_api_ops AS
 SELECT x.aggr_id AS aggr_id, s.value AS domain_name, (SELECT n.value FROM strings n WHERE n.id = x.name_id) AS name, o.op_node_id,

@@ -14,8 +14,9 @@
  * anything: left to dldb_aggr_end, written after the aggregation), and
  * ones the texts exceed (parts: a few KiB each, about a third of the texts
  * each, a few bytes a name). The aggregations' order, forms and row forms
- * must be the same, the order's chunks written in the same sequence; once
- * with one chunk a kind, once with several.
+ * must be the same (the names' digit runs too), the order's chunks
+ * written in the same sequence; once with one chunk a kind, once with
+ * several.
  * Usage: test_nvtxorder WORK_DIR
  */
 #include <inttypes.h>
@@ -256,6 +257,7 @@ static int order_case(const char *file, int n, int dups, const int *budgets, int
   ASSERT(repeats(db, 1) > 10);
   if (dups) ASSERT(shared_texts(db) > 5);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_forms WHERE aggr_id = 1") > 10);
+  ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_digits WHERE aggr_id = 1 AND kind = 0") > 10);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_name_order WHERE aggr_id = 1 AND kind = 7") >=
          chunks);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_name_order WHERE aggr_id = 1 AND kind = 6") >=
@@ -265,6 +267,7 @@ static int order_case(const char *file, int n, int dups, const int *budgets, int
       {"aggr_nvtx_name_order", "kind, chunk, places"},
       {"aggr_nvtx_forms", "kind, form_id, form, rows"},
       {"aggr_nvtx_row_forms", "kind, chunk, forms"},
+      {"aggr_nvtx_digits", "kind, form_id, slot, chunk, names, runs"},
       {"aggr_nvtx_runs", "kind, row_idx, key, instances, total"}};
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
     for (int b = 2; b <= naggr; b++) {

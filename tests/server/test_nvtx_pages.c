@@ -11,7 +11,11 @@
  * pages sorted by a numeric column come from zone maps of small blocks (7
  * and 64 rows, ties across their ends): with every name renamed in a copy,
  * each is still found and sorted by its old text; a copy without the zones
- * (an older file) gives the same pages the plain way.
+ * (an older file) gives the same pages the plain way. Filters with digits
+ * (a run at the start, the end, inside, digits only, several runs) come
+ * from the names' digit runs (db/dldb_nvtxdmatch.c), so the renamed copy
+ * still finds them by the old texts; a copy without the runs gives the
+ * same pages the plain way.
  * Usage: server_test_nvtx_pages WORKDIR
  */
 #include <ctype.h>
@@ -436,7 +440,7 @@ static int numeric_grid(const char *path, const char *const *filters, size_t nf)
  * directions, still finds and sorts the rows by the texts they had when
  * written, so none of these pages is the plain query's. */
 static int all_renamed(const char *path) {
-  static const char *const filters[] = {"conv", "z", "qq"};
+  static const char *const filters[] = {"conv", "z", "qq", "seq = 1", "= 1, op", "12"};
   char copy[4096];
   ASSERT_OK(copy_file(path, "nvtx_pages_renamed.dldb",
                       "UPDATE strings SET value = 'renamed ' || id WHERE id IN (SELECT key >> 1 "
@@ -456,6 +460,30 @@ static int no_zones(const char *path) {
   return numeric_grid(copy, filters, sizeof filters / sizeof *filters);
 }
 
+/* A file without the names' digit runs (written before them): filters
+ * with digits (a run at the start, the end, inside, digits only) give the
+ * same pages, read the plain way. */
+static int no_digits(const char *path) {
+  static const char *const filters[] = {"seq = 1", "2]", "= 1, op", "12", "1, op_id = 3"};
+  static const int64_t pages[][2] = {{0, 50}, {37, 1000}};
+  char copy[4096], err[512];
+  ASSERT_OK(copy_file(path, "nvtx_pages_nodigits.dldb",
+                      "DROP VIEW view_dl_nvtx_digits; DROP TABLE aggr_nvtx_digits", copy,
+                      sizeof copy));
+  dldb *db = NULL;
+  ASSERT_OK(dldb_open_ro(copy, &db, NULL, err, sizeof err));
+  for (int t = 0; t < 4; t++)
+    for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
+      for (int k = 0; k < 3; k++) /* row_idx, name, an average */
+        for (int desc = 0; desc < 2; desc++)
+          for (size_t p = 0; p < sizeof pages / sizeof *pages; p++) {
+            const char *by = k < 2 ? sorts6[k] : t % 2 ? "proj_avg" : "avg";
+            ASSERT_OK(check(db, &tables[t], filters[f], by, desc, pages[p][0], pages[p][1]));
+          }
+  dldb_close(&db);
+  return 0;
+}
+
 static int test_pages(void) {
   char path[4096], err[512];
   snprintf(path, sizeof path, "%s/nvtx_pages.dldb", workdir);
@@ -463,6 +491,7 @@ static int test_pages(void) {
   ASSERT_OK(write_file(path));
   ASSERT_OK(all_renamed(path));
   ASSERT_OK(no_zones(path));
+  ASSERT_OK(no_digits(path));
   sqlite3 *s = NULL;
   ASSERT_EQ(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
   for (int i = 0; i < 4; i++) ASSERT_OK(stored_order(s, &tables[i]));
@@ -472,7 +501,8 @@ static int test_pages(void) {
   static const char *const filters[] = {NULL,     "conv", "CONV",       "relu", "xyzzy",
                                         "_",      "%",    "\\",         "\xc3\x89lan",
                                         "seq = ", "z",    ", op_id = ", "= 1",  "seq = 1",
-                                        "z1",     "2]",   "qq"};
+                                        "z1",     "2]",   "qq",   "= 1, op",    "12",
+                                        "0",      ", 3]]", "1, op_id = 3"};
   /* every sortable column of each view: sorts6, sorts7 */
   static const int64_t offsets[] = {0, 37, 5999};
   static const int64_t limits[] = {1, 50, 1000};
@@ -480,7 +510,7 @@ static int test_pages(void) {
    * column the filters that the forms answer and some that they do not,
    * and a page of each size */
   static const uint32_t numeric_filters = 1u << 0 | 1u << 1 | 1u << 4 | 1u << 5 | 1u << 11 |
-                                          1u << 13 | 1u << 14 | 1u << 16;
+                                          1u << 13 | 1u << 14 | 1u << 16 | 1u << 18 | 1u << 21;
   static const int64_t pages[][2] = {{0, 1}, {0, 50}, {37, 50}, {37, 1000}, {5999, 50}};
   for (int t = 0; t < 4; t++) {
     const char *const *sorts = tables[t].kind == DLDB_STATS_NVTX ? sorts6 : sorts7;
