@@ -8,10 +8,9 @@
 #include "dldb_nvtxdmatch.h"
 
 #include <ctype.h>
-#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "dldb_nvtxdigits.h"
 #include "dldb_nvtxidx.h"
@@ -424,59 +423,6 @@ static int walk_rows(dm *x) {
   return rc;
 }
 
-/* ---- The last answer ------------------------------------------------------
- * A page asks for the filter's count, then for its rows, each through
- * here: the last answer is kept (one for the process, with the file's
- * device, inode, size and modification time), so the second reads nothing
- * again. */
-typedef struct answer {
-  struct stat file;
-  int64_t aggr_id, n, matched;
-  int kind;
-  char *f;
-  uint64_t *keep;
-} answer;
-
-static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
-static answer last;
-
-static int same_file(const struct stat *a, const struct stat *b) {
-  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-         a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
-/* 1 with m answered from the last answer, 0 when it is another's. */
-static int recall(const struct stat *file, dldb__dmatch *m) {
-  pthread_mutex_lock(&last_mu);
-  int hit = last.keep && same_file(&last.file, file) && last.aggr_id == m->aggr_id &&
-            last.kind == m->kind && last.n == m->n && strcmp(last.f, m->f) == 0;
-  if (hit) {
-    memcpy(m->keep, last.keep, (size_t)(m->n / 64 + 1) * sizeof *m->keep);
-    m->matched = last.matched;
-  }
-  pthread_mutex_unlock(&last_mu);
-  return hit;
-}
-
-/* Keeps m's answer as the last (none when out of memory). */
-static void remember(const struct stat *file, const dldb__dmatch *m) {
-  size_t bytes = (size_t)(m->n / 64 + 1) * sizeof *m->keep;
-  answer a = {.file = *file, .aggr_id = m->aggr_id, .n = m->n, .matched = m->matched,
-              .kind = m->kind, .f = strdup(m->f), .keep = malloc(bytes)};
-  if (!a.f || !a.keep) {
-    free(a.f);
-    free(a.keep);
-    return;
-  }
-  memcpy(a.keep, m->keep, bytes);
-  pthread_mutex_lock(&last_mu);
-  answer old = last;
-  last = a;
-  pthread_mutex_unlock(&last_mu);
-  free(old.f);
-  free(old.keep);
-}
-
 static int dmatch(dldb *db, dldb__dmatch *m, char *err, size_t errlen) {
   dm x = {.db = db, .m = m, .err = err, .errlen = errlen};
   m->matched = 0;
@@ -507,11 +453,20 @@ static int dmatch(dldb *db, dldb__dmatch *m, char *err, size_t errlen) {
   return rc;
 }
 
+/* A page asks for the filter's count, then for its rows, each through
+ * here: the file's handles keep the last answer (dldb__memo_*), so the
+ * second reads nothing again. */
 int dldb__nvtx_dmatch(dldb *db, dldb__dmatch *m, char *err, size_t errlen) {
-  struct stat file;
-  int known = !db->mem && stat(db->path, &file) == 0;
-  if (known && recall(&file, m)) return 1;
-  int rc = dmatch(db, m, err, errlen);
-  if (rc == 1 && known) remember(&file, m);
+  size_t words = (size_t)(m->n / 64 + 1), klen = strlen(m->f) + 64;
+  char *key = malloc(klen);
+  if (!key) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+  snprintf(key, klen, "nvtx digits %lld %d %lld %s", (long long)m->aggr_id, m->kind,
+           (long long)m->n, m->f);
+  int rc = 1;
+  if (!dldb__memo_get(db->shared, key, m->keep, words, &m->matched)) {
+    rc = dmatch(db, m, err, errlen);
+    if (rc == 1) dldb__memo_put(db->shared, key, m->keep, words, m->matched);
+  }
+  free(key);
   return rc;
 }

@@ -87,6 +87,16 @@ void dldb__shared_unref(dldb__shared *m);         /* frees m with its last refer
 int dldb__count_get(dldb__shared *m, const char *key, int64_t *value);
 void dldb__count_put(dldb__shared *m, char *key, int64_t value);
 
+/* The file's last kept bitset (one: a list's count, then its rows, ask for
+ * the same): dldb__memo_get copies its nwords words into bits and its
+ * value into *value when key (the reader's text for what it answers) is
+ * the kept one's: 1, else 0. dldb__memo_put keeps a copy of bits, in
+ * place of the last (none without memory). m may be NULL: nothing. */
+int dldb__memo_get(dldb__shared *m, const char *key, uint64_t *bits, size_t nwords,
+                   int64_t *value);
+void dldb__memo_put(dldb__shared *m, const char *key, const uint64_t *bits, size_t nwords,
+                    int64_t value);
+
 /* Registers on a connection dldb_dim3(text): "x, y, z" -> an integer that
  * sorts launch dimensions numerically (x, then y, then z); and
  * dldb_strmatch(id, f): 1 when strings.value of id contains the lower-cased

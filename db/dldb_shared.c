@@ -1,7 +1,8 @@
 /*
  * dldb_shared.c - what the read handles of one file share (dldb_read.h):
- * the cache of list counts, and the state of the SQL functions it
- * registers on each connection (dldb_dim3, dldb_strmatch, dldb_strrank).
+ * the cache of list counts, the last bitset a reader kept (dldb__memo_*),
+ * and the state of the SQL functions it registers on each connection
+ * (dldb_dim3, dldb_strmatch, dldb_strrank).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -80,6 +81,10 @@ struct dldb__shared {
   strbits *bits;
   pthread_mutex_t rank_mu;   /* serialises building ranks */
   _Atomic(strranks *) ranks; /* dldb_strrank: set once, then only read */
+  char *memo_key;            /* dldb__memo_*: the kept bitset's key; NULL: none (mu) */
+  uint64_t *memo_bits;
+  size_t memo_words;
+  int64_t memo_value;
 };
 
 dldb__shared *dldb__shared_new(void) {
@@ -125,8 +130,46 @@ void dldb__shared_unref(dldb__shared *m) {
   free(atomic_load(&m->ranks));
   free(m->pattern);
   free(m->bits);
+  free(m->memo_key);
+  free(m->memo_bits);
   for (int i = 0; i < DLDB__COUNT_CACHE; i++) free(m->counts[i].key);
   free(m);
+}
+
+int dldb__memo_get(dldb__shared *m, const char *key, uint64_t *bits, size_t nwords,
+                   int64_t *value) {
+  if (!m) return 0;
+  pthread_mutex_lock(&m->mu);
+  int hit = m->memo_key && m->memo_words == nwords && strcmp(m->memo_key, key) == 0;
+  if (hit) {
+    memcpy(bits, m->memo_bits, nwords * sizeof *bits);
+    *value = m->memo_value;
+  }
+  pthread_mutex_unlock(&m->mu);
+  return hit;
+}
+
+void dldb__memo_put(dldb__shared *m, const char *key, const uint64_t *bits, size_t nwords,
+                    int64_t value) {
+  if (!m) return;
+  char *k = strdup(key);
+  uint64_t *b = malloc(nwords * sizeof *b);
+  if (!k || !b) {
+    free(k);
+    free(b);
+    return;
+  }
+  memcpy(b, bits, nwords * sizeof *b);
+  pthread_mutex_lock(&m->mu);
+  char *old_key = m->memo_key;
+  uint64_t *old_bits = m->memo_bits;
+  m->memo_key = k;
+  m->memo_bits = b;
+  m->memo_words = nwords;
+  m->memo_value = value;
+  pthread_mutex_unlock(&m->mu);
+  free(old_key);
+  free(old_bits);
 }
 
 int dldb__count_get(dldb__shared *m, const char *key, int64_t *value) {
