@@ -22,7 +22,7 @@ typedef struct {
 
 typedef struct {
   char **block;
-  size_t n, nblock, cap; /* rows; blocks allocated; room in block */
+  size_t n, nblock, cap; /* rows; blocks; room in the array of blocks */
   int64_t first;         /* the first row's id; the others follow one apart */
   int bad;               /* a row came out of order: the table is left to SQLite */
 } rm_table;
