@@ -58,6 +58,7 @@ void dlv_response_start(const dlv_req *r, int status, const char *content_type, 
   mg_response_header_add(r->conn, "Content-Security-Policy", CSP, -1);
   if (api) mg_response_header_add(r->conn, "Cache-Control", "no-store", -1);
   if (r->set_cookie) mg_response_header_add(r->conn, "Set-Cookie", r->set_cookie, -1);
+  if (r->keep_alive) mg_response_header_add(r->conn, "Keep-Alive", r->keep_alive, -1);
 }
 
 int dlv_send_body(const dlv_req *r, const void *body, size_t len) {

@@ -46,6 +46,7 @@ typedef struct dlv_req {
   dldb *db;                  /* this thread's handle on it (API paths); NULL: db_err says why */
   char db_err[512];
   const char *set_cookie;    /* Set-Cookie value every answer adds; NULL: none */
+  const char *keep_alive;    /* Keep-Alive value every answer adds ("timeout=N"); NULL: none */
   const dlv_view *view;      /* set for view endpoints */
   const char *tail;          /* the rest of the path after a prefix route */
 } dlv_req;

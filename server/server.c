@@ -36,6 +36,7 @@ struct dlv_server {
   char *token;            /* owned; NULL: no token required */
   char cookie[64];        /* the token cookie's name */
   dlv_cache *cache;       /* owned; NULL: disabled */
+  char keep_alive[32];    /* every answer's Keep-Alive header: "timeout=N" */
 };
 
 /* Keep-alive turns: civetweb's user connection data of each connection holds,
@@ -183,6 +184,7 @@ static int handle_request(struct mg_connection *conn, void *cbdata) {
       .path = bad_path ? "" : path,
       .query = ri->query_string ? ri->query_string : "",
       .head = strcmp(ri->request_method, "HEAD") == 0,
+      .keep_alive = s->keep_alive,
   };
   int api = strncmp(r.path, "/api/", 5) == 0 || strcmp(r.path, "/api") == 0;
   char cookie[DLV_TOKEN_MAX + 128];
@@ -271,8 +273,12 @@ int dlv_server_start(const dlv_config *cfg, dlv_runs *runs, dlv_server **out,
   snprintf(reqsize, sizeof reqsize, "%d", DLV_MAX_REQUEST_BYTES);
   int timeout = cfg->request_timeout_ms > 0 ? cfg->request_timeout_ms : DLV_REQUEST_TIMEOUT_MS;
   snprintf(reqtimeout, sizeof reqtimeout, "%d", timeout);
-  snprintf(katimeout, sizeof katimeout, "%d",
-           timeout < DLV_KEEPALIVE_TIMEOUT_MS ? timeout : DLV_KEEPALIVE_TIMEOUT_MS);
+  int idle_ms = timeout < DLV_KEEPALIVE_TIMEOUT_MS ? timeout : DLV_KEEPALIVE_TIMEOUT_MS;
+  snprintf(katimeout, sizeof katimeout, "%d", idle_ms);
+  /* Clients that reuse an idle connection the server has just closed see
+   * the request fail (Node's fetch keeps one 4 s; ours close at idle_ms):
+   * the hint makes them drop it first (Node: a second before it). */
+  snprintf(s->keep_alive, sizeof s->keep_alive, "timeout=%d", idle_ms / 1000);
   const char *options[] = {
       "listening_ports", ports,
       "num_threads", threads,

@@ -401,6 +401,16 @@ test('security headers on every kind of answer', async () => {
   }
 });
 
+// The server closes a connection idle for 3 s; a client that sends on it just
+// then sees its request fail (Node's fetch keeps an idle socket 4 s unless
+// told). Every answer says so: fetch then drops the socket after 2 s.
+test('every answer names the idle timeout of its connection (Keep-Alive: timeout=3)', async () => {
+  for (const path of ['/api/v1/health', '/api/v1/op_nodes', '/api/v1/nope', '/vendor/chart.umd.js', '/']) {
+    const r = await rawRequest(v.port, path);
+    assert.equal(r.headers['keep-alive'], 'timeout=3', path);
+  }
+});
+
 test('assets: page aliases, types, gzip, ETag, HEAD, 404', async () => {
   const plain = await rawRequest(v.port, '/vendor/chart.umd.js');
   assert.equal(plain.status, 200);
