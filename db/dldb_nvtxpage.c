@@ -677,39 +677,12 @@ static int top_page(nvq *q, const numcol *c, dldb_row_fn fn, void *ctx) {
   return rc;
 }
 
-/* The key of in's count in the file's count cache (dldb__count_get): what
- * setup reads of in. A new string, NULL without memory. */
-static char *count_key(const dldb_query *in) {
-  size_t n = 96 + strlen(in->view) + strlen(in->filter) + (in->domain ? strlen(in->domain) : 0);
-  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
-    n += strlen(in->filter_cols[i]) + 1;
-  char *k = malloc(n);
-  if (!k) return NULL;
-  int at = snprintf(k, n, "dldb_nvtxpage\x1f%s\x1f%lld\x1f%d\x1f%s\x1f%s\x1f", in->view,
-                    (long long)in->aggr_id, in->domain != NULL, in->domain ? in->domain : "",
-                    in->filter);
-  for (int i = 0; at > 0 && (size_t)at < n && i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
-    at += snprintf(k + at, n - (size_t)at, "%s,", in->filter_cols[i]);
-  return k;
-}
-
 int dldb__nvtx_count(dldb *db, const dldb_query *in, int64_t *filtered, char *err,
                      size_t errlen) {
   if (!in->filter || !*in->filter) return 0;
-  /* a count with digits reads the runs: kept for the pages that follow */
-  char *key = has_digit(in->filter) && in->n_eq == 0 && !in->tree_parent ? count_key(in) : NULL;
-  if (key && dldb__count_get(db->shared, key, filtered)) {
-    free(key);
-    return 1;
-  }
-  nvq q;
+  nvq q; /* a filter with digits: the file keeps its bits for the page (dldb_nvtxdmatch.c) */
   int rc = setup(&q, db, in, err, errlen);
   if (rc == 1) *filtered = q.matched;
-  if (rc == 1 && key) {
-    dldb__count_put(db->shared, key, q.matched); /* takes key */
-    key = NULL;
-  }
-  free(key);
   done(&q);
   return rc;
 }
