@@ -408,11 +408,34 @@ static int note_fwd_seq(builder *b, const dla_range *r, size_t i, const char *te
   return take && seq_put(&b->fwd_by_seq, seq, r->inst) ? DL_ENOMEM : DL_OK;
 }
 
-/* One pass over the ranges of each thread, with a stack of open ranges. */
+/* The instance a range r with parent p belongs to; node: the last op
+ * instance directly inside p (-1: none). An autograd engine wrapper runs
+ * one node. On a rounded clock a node of 0 us may have run up to
+ * c->nest_tol past its rounded end, and so may a call of its own that
+ * starts then (AccumulateGrad's add_, rounded to the next microsecond):
+ * such a call is the node's, not an op of its own. After a longer node
+ * the engine's own calls (validate_outputs' sum_to, the input buffer's
+ * add) stay ops of their own. */
+static int32_t parent_inst(const dla_ctx *c, const dla_range *p, int32_t node,
+                           const dla_range *r) {
+  if (!p) return -1;
+  if (p->kind == DLA_TEXT_WRAPPER && c->nest_tol > 0 && node >= 0 &&
+      c->r[node].end == c->r[node].start && r->start <= c->r[node].end + c->nest_tol)
+    return node;
+  return p->inst;
+}
+
+/* One pass over the ranges of each thread, with a stack of open ranges;
+ * node[s]: the last op instance directly inside stack slot s (-1: none). */
 static int build_pass(builder *b, pending_seqs *q) {
   dla_ctx *c = b->c;
   int32_t *stack = malloc((c->nr + 1) * sizeof *stack);
-  if (!stack) return DL_ENOMEM;
+  int32_t *node = malloc((c->nr + 1) * sizeof *node);
+  if (!stack || !node) {
+    free(stack);
+    free(node);
+    return DL_ENOMEM;
+  }
   size_t sp = 0;
   int rc = DL_OK;
   for (size_t i = 0; i < c->nr && rc == DL_OK; i++) {
@@ -421,7 +444,7 @@ static int build_pass(builder *b, pending_seqs *q) {
     /* the parent contains r (dla__nests): ranges that merely touch or overlap are siblings */
     while (sp && !dla__nests(c, &c->r[stack[sp - 1]], r)) sp--;
     const dla_range *p = sp ? &c->r[stack[sp - 1]] : NULL;
-    int32_t pinst = p ? p->inst : -1;
+    int32_t pinst = parent_inst(c, p, sp ? node[sp - 1] : -1, r);
     const char *text = dldb_writer_string(c->w, r->name_id);
     if (!text) text = "";
     r->kind = (int8_t)dla_opname_kind(text);
@@ -440,9 +463,13 @@ static int build_pass(builder *b, pending_seqs *q) {
     }
     if (rc == DL_OK && r->kind == DLA_TEXT_EMIT_NVTX && r->inst >= 0)
       rc = note_fwd_seq(b, r, i, text);
+    if (sp && r->role == DLA_ROLE_INST && r->inst == (int32_t)i && r->op >= 0)
+      node[sp - 1] = (int32_t)i;
+    node[sp] = -1;
     stack[sp++] = (int32_t)i;
   }
   free(stack);
+  free(node);
   return rc;
 }
 

@@ -2084,6 +2084,44 @@ static int test_op_cpu_times(void) {
   return 0;
 }
 
+/* Calls in an autograd engine wrapper on a whole-microsecond clock: after a
+ * node of 0 us, a call 1 us later is the node's (AccumulateGrad's add_,
+ * rounded past it); after a longer node, the engine's own call (the sum of
+ * validate_outputs) stays an op of its own, as does one after a node of 0 us
+ * that starts later still. */
+static int test_engine_rounding(void) {
+  char path[1024];
+  static const trange pt[] = {
+      {"ProfilerStep#1", 0, 20000},
+      {"autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 1000, 2000},
+      {"torch::autograd::AccumulateGrad", 1000, 1000},
+      {"aten::add_", 2000, 2000},
+      {"autograd::engine::evaluate_function: AddmmBackward0", 3000, 9000},
+      {"AddmmBackward0", 3000, 6000},
+      {"aten::mm", 4000, 5000},
+      {"aten::sum", 7000, 8000},
+      {"autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 10000, 13000},
+      {"torch::autograd::AccumulateGrad", 10000, 10000},
+      {"aten::mul", 12000, 12000},
+      {"ProfilerStep#2", 21000, 22000},
+  };
+  snprintf(path, sizeof path, "%s/engine_rounding.sqlite", work_dir);
+  ASSERT_OK(build_ranges(path, pt, sizeof pt / sizeof pt[0], "ProfilerStep#", 1));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_op_cpu_times WHERE op_name IN "
+                      "('aten::add_', 'aten::mm')"), 0);
+  ASSERT_EQ(q_int(db, "SELECT calls FROM view_op_cpu_times WHERE op_name = "
+                      "'torch::autograd::AccumulateGrad'"), 2);
+  ASSERT_EQ(q_int(db, "SELECT calls FROM view_op_cpu_times WHERE op_name = 'aten::sum' AND "
+                      "direction = 'bprop'"), 1);
+  ASSERT_EQ(q_int(db, "SELECT calls FROM view_op_cpu_times WHERE op_name = 'aten::mul' AND "
+                      "direction = 'bprop'"), 1);
+  ASSERT_EQ(op_time(db, "self_cpu_time", "AddmmBackward0"), 3000);
+  sqlite3_close(db);
+  return 0;
+}
+
 /* The cut-off last step against the median of the two steps before it: the
  * mean of the two (5.5 ms), not the upper one (6 ms). */
 static int test_cut_step_median(void) {
@@ -2129,6 +2167,7 @@ int main(int argc, char **argv) {
   RUN(test_pytorch_nodes);
   RUN(test_rules);
   RUN(test_op_cpu_times);
+  RUN(test_engine_rounding);
   RUN(test_cut_step_median);
   TEST_DONE();
 }
