@@ -167,7 +167,8 @@ def op_set(db):
 
 def overrun_variants(events):
     """Two copies of events: every op's last child made to end 1 us after it,
-    and every child that ends up to 1 us after its parent clipped to it.
+    and every child that ends up to 1 us after its parent clipped to it (to its
+    parent as clipped, so a parent cut short cuts its children too).
     Returns (made, clipped, overruns seen)."""
     ops = [e for e in cpu_ops(events) if not e["name"].startswith("ProfilerStep#")]
     by_thread = {}
@@ -192,9 +193,15 @@ def overrun_variants(events):
                 over = e["ts"] + e["dur"] - (p["ts"] + p["dur"])
                 if over > 0:
                     seen += 1
-                    clipped[index[id(e)]]["dur"] = p["ts"] + p["dur"] - e["ts"]
                 elif e["ts"] > p["ts"]:
                     last_child[id(p)] = e
+                # clipped to its parent as clipped: a parent cut short cuts its
+                # children too (one that started where it ended starts there)
+                cp = clipped[index[id(p)]]
+                ce = clipped[index[id(e)]]
+                cp_end = cp["ts"] + cp["dur"]
+                ce["ts"] = min(ce["ts"], cp_end)
+                ce["dur"] = min(e["ts"] + ce["dur"], cp_end) - ce["ts"]
             stack.append(e)
         starts = {}
         for e in evs:
