@@ -410,17 +410,18 @@ static int note_fwd_seq(builder *b, const dla_range *r, size_t i, const char *te
 
 /* The instance a range r with parent p belongs to; node: the last op
  * instance directly inside p (-1: none). An autograd engine wrapper runs
- * one node. On a rounded clock a node of 0 us may have run up to
- * c->nest_tol past its rounded end, and so may a call of its own that
- * starts then (AccumulateGrad's add_, rounded to the next microsecond):
- * such a call is the node's, not an op of its own. After a longer node
- * the engine's own calls (validate_outputs' sum_to, the input buffer's
- * add) stay ops of their own. */
+ * one node. On a rounded clock (whole microseconds, each end rounded
+ * down) the node may have run up to c->nest_tol past its rounded end, and
+ * a call that starts and ends within that may have been its own
+ * (AccumulateGrad's add_, rounded to the microsecond after a node of
+ * 0 us): it is taken as the node's, not as an op of its own. A call that
+ * ends later cannot have been inside the node: it is the engine's own
+ * (validate_outputs' sum_to, the input buffer's add), an op of its own. */
 static int32_t parent_inst(const dla_ctx *c, const dla_range *p, int32_t node,
                            const dla_range *r) {
   if (!p) return -1;
   if (p->kind == DLA_TEXT_WRAPPER && c->nest_tol > 0 && node >= 0 &&
-      c->r[node].end == c->r[node].start && r->start <= c->r[node].end + c->nest_tol)
+      r->end <= c->r[node].end + c->nest_tol)
     return node;
   return p->inst;
 }
