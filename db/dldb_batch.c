@@ -8,6 +8,133 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- The rows of a batch as a table: dldb_rows(batch) --------------------- */
+
+/* An eponymous virtual table whose rows are a batch's stored rows, column cK
+ * the row's cell K; its hidden column src takes the batch (a pointer bound
+ * with sqlite3_bind_pointer, of type ROWS_PTR). "INSERT ... SELECT ... FROM
+ * dldb_rows(?)" writes a whole batch in one statement with no value bound
+ * per cell. */
+#define ROWS_PTR "dldb__batch"
+#define ROWS_SRC 64 /* the hidden column's index: after c0 .. c63 */
+
+typedef struct rows_cur {
+  sqlite3_vtab_cursor base;
+  const dldb__batch *b;
+  int r;
+} rows_cur;
+
+static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                        sqlite3_vtab **out, char **err) {
+  (void)aux, (void)argc, (void)argv, (void)err;
+  char sql[1024];
+  size_t n = (size_t)snprintf(sql, sizeof sql, "CREATE TABLE x(");
+  for (int i = 0; i < ROWS_SRC; i++) n += (size_t)snprintf(sql + n, sizeof sql - n, "c%d,", i);
+  snprintf(sql + n, sizeof sql - n, "src HIDDEN)");
+  int rc = sqlite3_declare_vtab(db, sql);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_vtab *v = sqlite3_malloc(sizeof *v);
+  if (!v) return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  *out = v;
+  return SQLITE_OK;
+}
+
+static int rows_disconnect(sqlite3_vtab *v) {
+  sqlite3_free(v);
+  return SQLITE_OK;
+}
+
+/* The only plan: src = ?, given to xFilter. */
+static int rows_best_index(sqlite3_vtab *v, sqlite3_index_info *ix) {
+  (void)v;
+  for (int i = 0; i < ix->nConstraint; i++) {
+    const struct sqlite3_index_constraint *c = &ix->aConstraint[i];
+    if (c->iColumn == ROWS_SRC && c->op == SQLITE_INDEX_CONSTRAINT_EQ && c->usable) {
+      ix->aConstraintUsage[i].argvIndex = 1;
+      ix->aConstraintUsage[i].omit = 1;
+      ix->estimatedCost = DLDB__BATCH_ROWS;
+      ix->estimatedRows = DLDB__BATCH_ROWS;
+      return SQLITE_OK;
+    }
+  }
+  return SQLITE_CONSTRAINT;
+}
+
+static int rows_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out) {
+  (void)v;
+  rows_cur *c = sqlite3_malloc(sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *c) {
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
+                       sqlite3_value **argv) {
+  (void)idx, (void)idxs;
+  rows_cur *c = (rows_cur *)cur;
+  c->b = argc == 1 ? sqlite3_value_pointer(argv[0], ROWS_PTR) : NULL;
+  c->r = 0;
+  return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *cur) {
+  ((rows_cur *)cur)->r++;
+  return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *cur) {
+  const rows_cur *c = (const rows_cur *)cur;
+  return !c->b || c->r >= c->b->nrows;
+}
+
+static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
+  const rows_cur *c = (const rows_cur *)cur;
+  const dldb__batch *b = c->b;
+  if (col >= b->ncols) { /* src, or a column past the row's cells */
+    sqlite3_result_null(ctx);
+    return SQLITE_OK;
+  }
+  const dldb__cell *x = b->cells + (size_t)c->r * (size_t)b->ncols + col;
+  switch (x->type) {
+    case DLDB__INT: sqlite3_result_int64(ctx, x->v.i); break;
+    case DLDB__REAL: sqlite3_result_double(ctx, x->v.d); break;
+    case DLDB__TEXT: sqlite3_result_text(ctx, b->text + x->v.i, x->n, SQLITE_STATIC); break;
+    default: sqlite3_result_null(ctx); break;
+  }
+  return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out) {
+  *out = ((const rows_cur *)cur)->r;
+  return SQLITE_OK;
+}
+
+static sqlite3_module rows_module = {
+    .xConnect = rows_connect, /* no xCreate: eponymous only */
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
+int dldb__batch_register(sqlite3 *db) {
+  return sqlite3_create_module(db, "dldb_rows", &rows_module, NULL);
+}
+
+/* ---- The batch ------------------------------------------------------------- */
+
 void dldb__batch_init(dldb__batch *b, const char *head, int ncols) {
   memset(b, 0, sizeof *b);
   b->head = head;
@@ -43,37 +170,43 @@ static int next_id_load(dldb__batch *b, sqlite3 *db) {
   return rc;
 }
 
-/* "head(?, ...), ..." (or the row template) for rows rows; NULL without
- * memory. */
-static char *insert_sql(const dldb__batch *b, int rows) {
-  size_t hl = strlen(b->head), rl = b->row_sql ? strlen(b->row_sql) : (size_t)b->ncols * 2 + 1;
-  char *sql = malloc(hl + (size_t)rows * (rl + 2) + 1);
+/* "INSERT ... (cols) SELECT row FROM dldb_rows(?N)": the head up to its
+ * VALUES, the row template without its parentheses (or "?, ...") with each
+ * plain ? the column of the next cell, ?N the batch (N: after the shared
+ * cells' ?1 ..). NULL without memory or a head without VALUES. */
+static char *insert_sql(const dldb__batch *b) {
+  const char *values = NULL;
+  for (const char *p = strstr(b->head, "VALUES"); p; p = strstr(p + 1, "VALUES")) values = p;
+  if (!values) return NULL;
+  size_t hl = (size_t)(values - b->head), rl = b->row_sql ? strlen(b->row_sql) : 0;
+  size_t cap = hl + 4 * rl + 5 * (size_t)b->ncols + 64;
+  char *sql = malloc(cap);
   if (!sql) return NULL;
   memcpy(sql, b->head, hl);
-  size_t n = hl;
-  for (int r = 0; r < rows; r++) {
-    if (r) sql[n++] = ',';
-    if (b->row_sql) {
-      memcpy(sql + n, b->row_sql, rl);
-      n += rl;
-      continue;
+  size_t n = hl + (size_t)snprintf(sql + hl, cap - hl, "SELECT ");
+  int cell = b->shared;
+  if (!b->row_sql) {
+    for (int c = 0; c < b->ncols; c++)
+      n += (size_t)snprintf(sql + n, cap - n, "%sc%d", c ? "," : "", c);
+  } else {
+    const char *r = b->row_sql, *end = r + rl;
+    if (r < end && *r == '(') r++;
+    if (end > r && end[-1] == ')') end--;
+    for (; r < end; r++) {
+      if (*r == '?' && !(r[1] >= '0' && r[1] <= '9'))
+        n += (size_t)snprintf(sql + n, cap - n, "c%d", cell++);
+      else sql[n++] = *r;
     }
-    sql[n++] = '(';
-    for (int c = 0; c < b->ncols; c++) {
-      if (c) sql[n++] = ',';
-      sql[n++] = '?';
-    }
-    sql[n++] = ')';
   }
-  sql[n] = '\0';
+  snprintf(sql + n, cap - n, " FROM dldb_rows(?%d)", b->shared + 1);
   return sql;
 }
 
-static int prepare(dldb__batch *b, sqlite3 *db, int rows, sqlite3_stmt **st) {
-  if (*st) return SQLITE_OK;
-  char *sql = insert_sql(b, rows);
+static int prepare(dldb__batch *b, sqlite3 *db) {
+  if (b->st) return SQLITE_OK;
+  char *sql = insert_sql(b);
   if (!sql) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+  int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->st, NULL);
   free(sql);
   return rc;
 }
@@ -89,45 +222,21 @@ static void bind_cell(const dldb__batch *b, sqlite3_stmt *st, int r, int i, int 
   }
 }
 
-/* Binds stored row r as the statement's row slot (its shared cells aside:
- * bind_shared). */
-static void bind_row(const dldb__batch *b, sqlite3_stmt *st, int r, int slot) {
-  int own = b->ncols - b->shared, base = b->shared + slot * own;
-  for (int i = 0; i < own; i++) bind_cell(b, st, r, b->shared + i, base + i + 1);
-}
-
-/* Binds the shared cells (?1 ..) of stored row r. */
-static void bind_shared(const dldb__batch *b, sqlite3_stmt *st, int r) {
-  for (int i = 0; i < b->shared; i++) bind_cell(b, st, r, i, i + 1);
-}
-
-static int step(sqlite3_stmt *st) {
-  int s = sqlite3_step(st);
-  sqlite3_reset(st);
-  return s == SQLITE_DONE ? SQLITE_OK : s;
-}
-
 int dldb__batch_flush(dldb__batch *b, sqlite3 *db) {
   int rc = SQLITE_OK;
-  if (b->nrows == DLDB__BATCH_ROWS) {
-    if ((rc = prepare(b, db, DLDB__BATCH_ROWS, &b->multi)) == SQLITE_OK) {
-      bind_shared(b, b->multi, 0);
-      for (int r = 0; r < b->nrows; r++) bind_row(b, b->multi, r, r);
-      rc = step(b->multi);
+  if (b->nrows && (rc = prepare(b, db)) == SQLITE_OK) {
+    for (int i = 0; i < b->shared; i++) bind_cell(b, b->st, 0, i, i + 1); /* every row's */
+    rc = sqlite3_bind_pointer(b->st, b->shared + 1, b, ROWS_PTR, NULL);
+    if (rc == SQLITE_OK) {
+      int s = sqlite3_step(b->st);
+      sqlite3_reset(b->st);
+      rc = s == SQLITE_DONE ? SQLITE_OK : s;
     }
-  } else if (b->nrows) {
-    if ((rc = prepare(b, db, 1, &b->single)) == SQLITE_OK) {
-      for (int r = 0; r < b->nrows && rc == SQLITE_OK; r++) {
-        bind_shared(b, b->single, r);
-        bind_row(b, b->single, r, 0);
-        rc = step(b->single);
-      }
-    }
+    sqlite3_clear_bindings(b->st); /* nothing points into the rows once they are dropped */
   }
   dldb__batch_drop(b);
   return rc;
 }
-
 /* 1 if row's shared cells differ from those of the batch's first row. */
 static int shared_differ(const dldb__batch *b, const dldb__cell *row) {
   for (int i = 0; i < b->shared; i++) {
@@ -177,12 +286,12 @@ int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row) {
     b->tlen += n + 1;
   }
   if (null_id) c[0] = (dldb__cell){.type = DLDB__NULL};
-  return ++b->nrows == DLDB__BATCH_ROWS ? dldb__batch_flush(b, db) : SQLITE_OK;
+  return ++b->nrows == DLDB__BATCH_ROWS || b->tlen >= DLDB__BATCH_TEXT ? dldb__batch_flush(b, db)
+                                                                      : SQLITE_OK;
 }
 
 void dldb__batch_free(dldb__batch *b) {
-  sqlite3_finalize(b->multi);
-  sqlite3_finalize(b->single);
+  sqlite3_finalize(b->st);
   free(b->cells);
   free(b->text);
   const char *row_sql = b->row_sql;

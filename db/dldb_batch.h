@@ -1,12 +1,16 @@
 /*
  * dldb_batch.h - rows of one INSERT gathered and written many to a statement
- * (db/ internal). A 32-row INSERT costs SQLite about half as much per row as
- * one row a statement (docs/performance.md, "multi-row inserts"): the big
- * tables of an import and of an aggregation go through a batch.
+ * (db/ internal): the big tables of an import and of an aggregation go
+ * through a batch.
  *
  * A batch copies each row pushed (texts included) and writes the rows
- * DLDB__BATCH_ROWS to one statement; dldb__batch_flush writes what is left,
- * one row a statement. Rows reach the file in the order pushed, so rowids
+ * DLDB__BATCH_ROWS to one statement (fewer where their texts pass
+ * DLDB__BATCH_TEXT bytes); dldb__batch_flush writes what is left.
+ * The statement is "INSERT ... SELECT ... FROM dldb_rows(?)": an eponymous
+ * virtual table (dldb__batch_register makes it known to the connection)
+ * yields the batch's stored rows, so no value is bound per cell; a bound value
+ * costs SQLite about as much as a column stored (docs/performance.md,
+ * "What a row costs"). Rows reach the file in the order pushed, so rowids
  * the table assigns itself follow that order; a row is in the table only
  * once flushed (a reader of the table flushes first).
  *
@@ -20,8 +24,7 @@
  * A batch may give each row of its INSERT a template of its own
  * (dldb__batch_set_row): literals for the columns that have one value in
  * every row, and its first cells bound once per statement (as ?1, ?2, ...)
- * rather than once per row: a value bound costs SQLite about as much as a
- * column stored.
+ * rather than read for each row.
  *
  * Ownership: the batch owns its statements, cells and text copies; the
  * sqlite3 handle is borrowed for each call and must be the same every time.
@@ -37,7 +40,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DLDB__BATCH_ROWS 32
+#define DLDB__BATCH_ROWS 256
+/* ... or sooner, once its rows' texts pass this many bytes */
+#define DLDB__BATCH_TEXT (1 << 20)
 
 enum { DLDB__NULL = 0, DLDB__INT, DLDB__REAL, DLDB__TEXT };
 
@@ -59,7 +64,7 @@ typedef struct dldb__cell {
 typedef struct dldb__batch {
   const char *head;  /* "INSERT INTO t(a, b) VALUES ", static */
   int ncols, nrows;
-  sqlite3_stmt *multi, *single;
+  sqlite3_stmt *st;  /* INSERT ... SELECT ... FROM dldb_rows(?) */
   dldb__cell *cells; /* DLDB__BATCH_ROWS rows of ncols */
   char *text;        /* the rows' texts, each followed by a NUL */
   size_t tlen, tcap;
@@ -69,6 +74,9 @@ typedef struct dldb__batch {
   int64_t next_id;      /* the id SQLite would choose next, 0: not read yet */
 } dldb__batch;
 
+/* Makes the batches' dldb_rows table known to db: once per connection,
+ * before its first batch is written (SQLITE_OK or SQLite's error). */
+int dldb__batch_register(sqlite3 *db);
 /* head must stay valid (a string literal); ncols <= 64. */
 void dldb__batch_init(dldb__batch *b, const char *head, int ncols);
 /* The same, for a table (a name, static) whose INTEGER PRIMARY KEY is the
@@ -83,7 +91,7 @@ void dldb__batch_init_ids(dldb__batch *b, const char *head, int ncols, const cha
 void dldb__batch_set_row(dldb__batch *b, const char *row_sql, int shared);
 /* The table's largest id is to be read again (a rollback dropped rows). */
 void dldb__batch_forget_ids(dldb__batch *b);
-/* Copies row (ncols cells); writes the batch when it is full. */
+/* Copies row (ncols cells); writes the batch when it is full (rows or texts). */
 int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row);
 /* Writes the rows pushed and not yet written. */
 int dldb__batch_flush(dldb__batch *b, sqlite3 *db);

@@ -79,7 +79,7 @@ static const char *const stmt_sql[DLDB__S_COUNT] = {
 /* Heads and widths of the batched inserts, indexed by DLDB__B_*. OR FAIL:
  * a statement that fails is not undone (a failed write ends the writer's
  * transaction anyway: dldb_batch.h), so SQLite keeps no statement journal
- * of the pages each 32-row INSERT changes: 7-10 % less a row
+ * of the pages each batch's INSERT changes: 7-10 % less a row
  * (docs/performance.md). The derived rows' aggr_id is bound once a
  * statement and their constant columns are literals (row, shared:
  * dldb__batch_set_row). */
@@ -703,7 +703,9 @@ static int writer_init(dldb_writer *w, const dldb_write_opts *o, const char *fil
                                                    : (size_t)DLDB_SCAN_MEM_DEFAULT);
     w->rawmem_owned = 1;
   }
-  if (sqlite3_open_v2(file, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+  if (sqlite3_open_v2(file, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+          SQLITE_OK ||
+      dldb__batch_register(w->db) != SQLITE_OK)
     return dldb__sqlerr(w, err, errlen, "dldb_writer_create: open");
   if ((rc = exec(w,
                  "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; "
@@ -802,6 +804,10 @@ int dldb_writer_open_existing(const char *path, dldb_writer **out, char *err, si
   if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
     rc = dl_err(err, errlen, DL_ENOTFOUND, "dldb_writer_open_existing: %s: %s", path,
                 w->db ? sqlite3_errmsg(w->db) : "cannot open");
+    goto out;
+  }
+  if (dldb__batch_register(w->db) != SQLITE_OK) {
+    rc = dldb__sqlerr(w, err, errlen, "dldb_writer_open_existing: open");
     goto out;
   }
   sqlite3_busy_timeout(w->db, 5000);

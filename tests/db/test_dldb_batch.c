@@ -5,7 +5,8 @@
  * empty, dropped rows never arrive, and a batch of a table's ids keeps
  * every id pushed, and a batch with a row template (literals, a shared
  * first cell) writes the rows a plain batch does, also when the shared
- * cell changes within a batch. A real SQLite file.
+ * cell changes within a batch, and long texts write a batch before it is
+ * full. A real SQLite file.
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -23,7 +24,7 @@ static sqlite3 *open_db(const char *name) {
   snprintf(path, sizeof path, "%s/%s", dir, name);
   unlink(path);
   sqlite3 *db = NULL;
-  if (sqlite3_open(path, &db) != SQLITE_OK ||
+  if (sqlite3_open(path, &db) != SQLITE_OK || dldb__batch_register(db) != SQLITE_OK ||
       sqlite3_exec(db,
                    "CREATE TABLE t(id INTEGER PRIMARY KEY, i INTEGER, r REAL, s TEXT NOT NULL)",
                    NULL, NULL, NULL) != SQLITE_OK) {
@@ -110,21 +111,22 @@ static int test_failure_and_drop(void) {
   ASSERT(strstr(sqlite3_errmsg(db), "NOT NULL") != NULL);
   ASSERT_EQ(b.nrows, 0);
   ASSERT_EQ(count_rows(db), 0);
-  /* the same in a remainder written one row a statement */
+  /* the same in a remainder, written by the flush */
   dldb__cell good[3] = {DLDB__I(1), DLDB__R(0), DLDB__T("y", -1)};
   ASSERT_EQ(dldb__batch_push(&b, db, good), SQLITE_OK);
   ASSERT_EQ(dldb__batch_push(&b, db, bad), SQLITE_OK); /* not written yet */
   ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_CONSTRAINT);
+  ASSERT(strstr(sqlite3_errmsg(db), "NOT NULL") != NULL);
   ASSERT_EQ(b.nrows, 0);
-  ASSERT_EQ(count_rows(db), 1);
+  ASSERT_EQ(count_rows(db), 0);
   /* dropped rows never arrive; the batch goes on after a failure */
   ASSERT_EQ(dldb__batch_push(&b, db, good), SQLITE_OK);
   dldb__batch_drop(&b);
   ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
-  ASSERT_EQ(count_rows(db), 1);
+  ASSERT_EQ(count_rows(db), 0);
   ASSERT_EQ(dldb__batch_push(&b, db, good), SQLITE_OK);
   ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
-  ASSERT_EQ(count_rows(db), 2);
+  ASSERT_EQ(count_rows(db), 1);
   dldb__batch_free(&b);
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
   return 0;
@@ -232,11 +234,36 @@ static int test_row_template(void) {
   return 0;
 }
 
+/* Rows of long texts are written before the batch holds DLDB__BATCH_ROWS:
+ * once their copies pass DLDB__BATCH_TEXT bytes. */
+static int test_text_bound(void) {
+  sqlite3 *db = open_db("batch-text.sqlite");
+  ASSERT(db);
+  dldb__batch b;
+  dldb__batch_init(&b, "INSERT INTO t(i, r, s) VALUES ", 3);
+  enum { LEN = 100 << 10, PER = DLDB__BATCH_TEXT / (LEN + 1) + 1 };
+  static char buf[LEN + 1];
+  memset(buf, 'q', LEN);
+  for (int k = 0; k < 2 * PER + 3; k++) {
+    dldb__cell row[3] = {DLDB__I(k), DLDB__R(0), DLDB__T(buf, LEN)};
+    ASSERT_EQ(dldb__batch_push(&b, db, row), SQLITE_OK);
+    ASSERT_EQ(b.nrows, (k + 1) % PER);
+    ASSERT(b.tlen < DLDB__BATCH_TEXT);
+  }
+  ASSERT_EQ(count_rows(db), 2 * PER);
+  ASSERT_EQ(dldb__batch_flush(&b, db), SQLITE_OK);
+  ASSERT_EQ(count_rows(db), 2 * PER + 3);
+  dldb__batch_free(&b);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) dir = argv[1];
   RUN(test_rows_arrive_as_pushed);
   RUN(test_failure_and_drop);
   RUN(test_ids);
   RUN(test_row_template);
+  RUN(test_text_bound);
   TEST_DONE();
 }
