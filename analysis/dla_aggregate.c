@@ -131,6 +131,7 @@ int dla__aggregate_tuned(dldb_writer *w, const dla_opts *opts, const dla_tuning 
   c->errlen = errlen;
   c->batch_events = tune ? tune->sweep_batch_events : 0;
   c->nvtx_order_budget = tune ? tune->nvtx_order_budget : 0;
+  c->kgroup_thread_min = tune ? tune->kgroup_thread_min : 0;
   dl_smap_init(&c->op_by_path);
   r->aggr_id = aggr_id;
   r->tl_inline = tune ? tune->timeline_inline : 0;

@@ -197,6 +197,7 @@ typedef struct dla_ctx {
                               * or NULL: the writer builds them (owned by dla_aggregate) */
   size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
   size_t nvtx_order_budget;  /* dla_tuning.nvtx_order_budget; 0: the default */
+  size_t kgroup_thread_min;  /* dla_tuning.kgroup_thread_min; 0: the default */
 } dla_ctx;
 
 /* ---- What a kernel inherits from its launching call --------------------- */

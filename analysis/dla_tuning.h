@@ -24,6 +24,11 @@ typedef struct dla_tuning {
    * SQLite. 0: DLA_NVTX_ORDER_BUDGET. Same tables for any value: tests set
    * it small to take the other path. */
   size_t nvtx_order_budget;
+  /* Launches a kernel group needs for its duration order to be sorted on
+   * a second thread while its launch sequence is written
+   * (dla_write_kgroups.c). 0: the default. Same rows for any value: tests
+   * set it to 1 to take the thread for every group. */
+  size_t kgroup_thread_min;
 } dla_tuning;
 
 /* Memory the timeline's tracks may take when built ahead, beside the

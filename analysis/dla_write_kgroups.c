@@ -7,12 +7,15 @@
  * primary key's iter_value and kernel_id; a launch's iteration follows from
  * its start, and kernel ids ascend with the kernels' indexes, as
  * dla__durs_fit checks): the same key (op, short name, device, grid, block,
- * tensor-core use), the same numbering. The launches are sorted in place:
- * in launch order, to number the groups and place the marks, then by
- * group, so that the sequence rows go to SQLite in key order, then each
- * group by duration (db/dldb_kgdurs.c's order: duration, then place in
- * launch order), for its duration order.
+ * tensor-core use), the same numbering. The launches are sorted in place
+ * in launch order, to number the groups and place the marks; each group's
+ * places are then listed in that order (a counting sort by group, 4 bytes a
+ * launch), so that the sequence rows go to SQLite in key order. A group's
+ * duration order (db/dldb_kgdurs.c's: duration, then place in launch
+ * order) is a sort of 8-byte keys, on a second thread while the group's
+ * sequence rows are written.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,18 +132,10 @@ static inline int launch_lt(const dla_kdur *a, const dla_kdur *b) {
 }
 INTROSORT(launch_sort, dla_kdur, launch_lt)
 
-static inline int group_lt(const dla_kdur *a, const dla_kdur *b) {
-  if (a->grp != b->grp) return a->grp < b->grp;
-  return launch_lt(a, b);
-}
-INTROSORT(group_sort, dla_kdur, group_lt)
-
-/* A group's launches, each one's grp holding its place in launch order. */
-static inline int dur_lt(const dla_kdur *a, const dla_kdur *b) {
-  if (a->dur != b->dur) return a->dur < b->dur;
-  return a->grp < b->grp;
-}
-INTROSORT(dur_sort, dla_kdur, dur_lt)
+/* A launch's duration key within its group: duration, then place in the
+ * group's launch order (distinct, so the order is total). */
+static inline int key_lt(const uint64_t *a, const uint64_t *b) { return *a < *b; }
+INTROSORT(key_sort, uint64_t, key_lt)
 
 /* A launch of DLA_LONG: its full duration and place in launch order. */
 typedef struct klong {
@@ -169,10 +164,11 @@ static int64_t kernel_id(const dla_ctx *c, uint32_t idx) {
 
 /* ---- Rows --------------------------------------------------------------- */
 
-/* In launch order: numbers the groups, counts their launches, writes the
- * marks; each launch's grp becomes its group's number less 1. */
+/* In launch order: numbers the groups (*ng of them), counts their
+ * launches, writes the marks; each launch's grp becomes its group's number
+ * less 1. */
 static int number_groups(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, int64_t aggr_id,
-                         uint32_t *order) {
+                         uint32_t *order, uint32_t *ng_out) {
   uint32_t ng = 0;
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < n; i++) {
@@ -187,6 +183,7 @@ static int number_groups(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, int6
     if (i % DLDB_KGROUP_MARK_EVERY == 0)
       rc = dldb_aggr_kernel_mark(c->w, aggr_id, (int64_t)i, v[i].start, c->err, c->errlen);
   }
+  *ng_out = ng;
   return rc;
 }
 
@@ -201,16 +198,35 @@ static int write_groups(dla_ctx *c, const dla_kgroups *g, const uint32_t *order,
   return rc;
 }
 
-/* The m launches of DLA_LONG at the end of a group sorted by dur_lt (v),
- * by their full durations (ks), written from place dseq on. */
-static int write_long(dla_ctx *c, const dla_kdur *v, size_t m, const dla_kspan *ks,
-                      int64_t aggr_id, int64_t group_id, int64_t dseq) {
+/* The places of each group's launches in launch order: pos[at[k] ..
+ * at[k + 1] - 1] are group k's (v by group number, in launch order). */
+typedef struct places {
+  uint32_t *pos, *at;
+} places;
+
+static int places_of(const dla_kdur *v, size_t n, uint32_t ng, places *p) {
+  p->pos = malloc((n ? n : 1) * sizeof *p->pos);
+  p->at = calloc((size_t)ng + 2, sizeof *p->at);
+  if (!p->pos || !p->at) return DL_ENOMEM;
+  for (size_t i = 0; i < n; i++) p->at[v[i].grp + 2]++;
+  for (uint32_t k = 2; k <= ng; k++) p->at[k] += p->at[k - 1];
+  for (size_t i = 0; i < n; i++) p->pos[p->at[v[i].grp + 1]++] = (uint32_t)i;
+  return DL_OK;
+}
+
+/* The m launches of DLA_LONG at the end of a group's keys (key), by their
+ * full durations (ks), written from place dseq on; pos: the group's
+ * launches in launch order. */
+static int write_long(dla_ctx *c, const uint64_t *key, size_t m, const dla_kdur *v,
+                      const uint32_t *pos, const dla_kspan *ks, int64_t aggr_id,
+                      int64_t group_id, int64_t dseq) {
   klong *l = malloc(m * sizeof *l);
   if (!l) return dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   for (size_t i = 0; i < m; i++) {
+    uint32_t place = (uint32_t)key[i];
     dla_kspan s;
-    memcpy(&s, &ks[v[i].idx], sizeof s);
-    l[i] = (klong){.dur = s.end - s.start, .seq = v[i].grp};
+    memcpy(&s, &ks[v[pos[place]].idx], sizeof s);
+    l[i] = (klong){.dur = s.end - s.start, .seq = place};
   }
   klong_sort(l, m, dla__sort_depth(m));
   int rc = DL_OK;
@@ -221,36 +237,75 @@ static int write_long(dla_ctx *c, const dla_kdur *v, size_t m, const dla_kspan *
   return rc;
 }
 
-/* One group's launches v[0..n-1], in launch order, in duration order: each
- * one's grp becomes its place in launch order, then v is sorted. */
-static int write_dseq(dla_ctx *c, dla_kdur *v, size_t n, const dla_kspan *ks, int64_t aggr_id,
-                      int64_t group_id) {
-  for (size_t i = 0; i < n; i++) v[i].grp = (uint32_t)i;
-  dur_sort(v, n, dla__sort_depth(n));
-  size_t i = 0;
+/* A group's duration keys, sorted on a thread of their own. */
+typedef struct key_job {
+  uint64_t *key;
+  size_t n;
+} key_job;
+
+static void *key_main(void *arg) {
+  key_job *j = arg;
+  key_sort(j->key, j->n, dla__sort_depth(j->n));
+  return NULL;
+}
+
+/* Groups of fewer launches sort on the writing thread: a thread costs more
+ * (c->kgroup_thread_min overrides it). */
+enum { KEYS_ON_THREAD = 1 << 16 };
+
+/* One group: its launches v[pos[0..m-1]] in launch order. Its sequence
+ * rows, then (key: room for m keys, NULL: the file takes no duration order)
+ * its duration order, sorted meanwhile. */
+static int write_group(dla_ctx *c, const dla_kdur *v, const uint32_t *pos, size_t m,
+                       uint64_t *key, const dla_kspan *ks, int64_t aggr_id, int64_t group_id) {
+  key_job job = {.key = key, .n = m};
+  pthread_t th;
+  int started = 0;
+  if (key) {
+    for (size_t i = 0; i < m; i++) key[i] = (uint64_t)v[pos[i]].dur << 32 | (uint32_t)i;
+    size_t least = c->kgroup_thread_min ? c->kgroup_thread_min : KEYS_ON_THREAD;
+    started = m >= least && pthread_create(&th, NULL, key_main, &job) == 0;
+  }
+  int32_t hint = 0;
   int rc = DL_OK;
-  for (; rc == DL_OK && i < n && v[i].dur != DLA_LONG; i++)
-    rc = dldb_aggr_kernel_dseq(c->w, aggr_id, group_id, (int64_t)i, v[i].dur, v[i].grp, c->err,
-                               c->errlen);
-  if (rc == DL_OK && i < n) rc = write_long(c, v + i, n - i, ks, aggr_id, group_id, (int64_t)i);
+  for (size_t i = 0; rc == DL_OK && i < m; i++) {
+    const dla_kdur *x = &v[pos[i]];
+    rc = dldb_aggr_kernel_seq(c->w, aggr_id, group_id, (int64_t)i,
+                              dla__iter_near(c, x->start, &hint), kernel_id(c, x->idx), c->err,
+                              c->errlen);
+  }
+  if (started) pthread_join(th, NULL);
+  else if (key) key_main(&job);
+  if (!key) return rc;
+  size_t i = 0;
+  for (; rc == DL_OK && i < m && key[i] >> 32 != DLA_LONG; i++)
+    rc = dldb_aggr_kernel_dseq(c->w, aggr_id, group_id, (int64_t)i, (int64_t)(key[i] >> 32),
+                               (uint32_t)key[i], c->err, c->errlen);
+  if (rc == DL_OK && i < m)
+    rc = write_long(c, key + i, m - i, v, pos, ks, aggr_id, group_id, (int64_t)i);
   return rc;
 }
 
-/* v by group, then launch order: each launch's place in its group; then,
+/* Each group's launches in launch order: their places in the group; then,
  * where the file takes them (dseq), each group's duration order. */
-static int write_seq(dla_ctx *c, dla_kdur *v, size_t n, const dla_kspan *ks, int64_t aggr_id,
-                     int dseq) {
-  group_sort(v, n, dla__sort_depth(n));
-  int32_t hint = 0;
-  int rc = DL_OK;
-  for (size_t lo = 0, hi; rc == DL_OK && lo < n; lo = hi) {
-    int64_t group_id = (int64_t)v[lo].grp + 1;
-    for (hi = lo; rc == DL_OK && hi < n && v[hi].grp == v[lo].grp; hi++)
-      rc = dldb_aggr_kernel_seq(c->w, aggr_id, group_id, (int64_t)(hi - lo),
-                                dla__iter_near(c, v[hi].start, &hint), kernel_id(c, v[hi].idx),
-                                c->err, c->errlen);
-    if (rc == DL_OK && dseq) rc = write_dseq(c, v + lo, hi - lo, ks, aggr_id, group_id);
+static int write_seq(dla_ctx *c, const dla_kdur *v, size_t n, uint32_t ng, const dla_kspan *ks,
+                     int64_t aggr_id, int dseq) {
+  places p = {0};
+  uint64_t *key = NULL;
+  int rc = places_of(v, n, ng, &p);
+  if (rc == DL_OK && dseq) {
+    size_t most = 1;
+    for (uint32_t k = 0; k < ng; k++)
+      if (p.at[k + 1] - p.at[k] > most) most = p.at[k + 1] - p.at[k];
+    if (!(key = malloc(most * sizeof *key))) rc = DL_ENOMEM;
   }
+  if (rc == DL_ENOMEM) rc = dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
+  for (uint32_t k = 0; rc == DL_OK && k < ng; k++)
+    rc = write_group(c, v, p.pos + p.at[k], p.at[k + 1] - p.at[k], key, ks, aggr_id,
+                     (int64_t)k + 1);
+  free(key);
+  free(p.pos);
+  free(p.at);
   return rc;
 }
 
@@ -259,9 +314,10 @@ int dla__kgroups_write(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, const 
   uint32_t *order = g->oom ? NULL : malloc((g->n ? g->n : 1) * sizeof *order);
   if (!order) return dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   launch_order(v, n);
-  int rc = number_groups(c, g, v, n, aggr_id, order);
+  uint32_t ng = 0;
+  int rc = number_groups(c, g, v, n, aggr_id, order, &ng);
   if (rc == DL_OK) rc = write_groups(c, g, order, aggr_id);
   free(order);
-  if (rc == DL_OK) rc = write_seq(c, v, n, ks, aggr_id, dldb_aggr_kernel_dseq_begin(c->w));
+  if (rc == DL_OK) rc = write_seq(c, v, n, ng, ks, aggr_id, dldb_aggr_kernel_dseq_begin(c->w));
   return rc;
 }

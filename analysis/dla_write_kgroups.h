@@ -32,8 +32,9 @@ uint32_t dla__kgroups_of(dla_kgroups *g, int32_t op, int32_t cfg);
 /* Writes the groups, marks, sequence and duration orders of the launches
  * v[0..n-1] (grp set by dla__kgroups_of; c->kid or c->kid0 gives the ids;
  * ks, the kernels' spans, the durations of DLA_LONG) inside the open
- * aggregation aggr_id, after dldb_aggr_kernel_groups_begin. Reorders v and
- * overwrites its grp. DL_OK, or an error with its line in c->err. */
+ * aggregation aggr_id, after dldb_aggr_kernel_groups_begin. Sorts v into
+ * launch order and overwrites its grp. DL_OK, or an error with its line in
+ * c->err. */
 int dla__kgroups_write(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, const dla_kspan *ks,
                        int64_t aggr_id);
 void dla__kgroups_free(dla_kgroups *g);

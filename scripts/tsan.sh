@@ -3,9 +3,11 @@
 # analysis loads the API calls and kernels on a second thread while it builds
 # the op nodes, reads the NVTX ranges on another, and writes the NVTX
 # statistics while a third sorts them; the imports read on one thread and
-# write on the other; and the NVTX name order's unit test, whose small
+# write on the other; the NVTX name order's unit test, whose small
 # budgets spill the name parts from a second thread while the next part is
-# read. Any TSan report fails the script (exit 1). Builds a
+# read; and the analysis's unit tests, among them the kernel groups' duration
+# orders sorted on a second thread while the launch sequence is written.
+# Any TSan report fails the script (exit 1). Builds a
 # Debug tree with -fsanitize=thread in build/tsan first (TSan and ASan do
 # not mix). Not part of CI: it takes a minute or two on 2 cores.
 set -euo pipefail
@@ -14,7 +16,7 @@ traces="$(cd .. && pwd)/shared/traces"
 [ -d "$traces" ] || { echo "tsan.sh: $traces not found" >&2; exit 1; }
 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Debug -DDL_SANITIZE=OFF -DDL_TESTS=ON \
   -DCMAKE_C_FLAGS="-fsanitize=thread -g" >/dev/null
-cmake --build build/tsan -j"$(nproc)" --target dlprof test_nvtxorder >/dev/null
+cmake --build build/tsan -j"$(nproc)" --target dlprof test_nvtxorder test_dla >/dev/null
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
@@ -38,6 +40,12 @@ run "a PyTorch profiler trace" \
 echo "tsan.sh: the NVTX name order in spilled parts" >&2
 mkdir -p "$out/order"
 if ! build/tsan/tests/analysis/test_nvtxorder "$out/order" >"$out/log" 2>&1; then
+  cat "$out/log" >&2
+  exit 1
+fi
+echo "tsan.sh: the analysis's unit tests" >&2
+mkdir -p "$out/unit"
+if ! build/tsan/tests/analysis/test_dla "$out/unit" >"$out/log" 2>&1; then
   cat "$out/log" >&2
   exit 1
 fi

@@ -716,7 +716,9 @@ static int test_big_seq(void) {
  * marks; equal durations (launch order breaks the tie) and durations of
  * 2^32 - 1 ns or more, two in one group in the reverse of launch order. A
  * second file with a kernel that ends before it starts takes the writer's
- * own passes (dldb_kgroups.c, dldb_kgdurs.c): the same rows. */
+ * own passes (dldb_kgroups.c, dldb_kgdurs.c): the same rows. The first
+ * file's again with each group's duration order sorted on a second thread
+ * (dla_tuning.kgroup_thread_min): the same rows. */
 #define KG_LAUNCHES \
   "SELECT ak.op_idx o, k.short_name_id s, k.device_id d, k.grid_x gx, k.grid_y gy, " \
   "k.grid_z gz, k.block_x bx, k.block_y b_y, k.block_z bz, ak.uses_tc tc, ak.iter_value it, " \
@@ -733,7 +735,7 @@ static int64_t kg_dur(int i, int n) {
   return i % 500 == 7 ? 4294967295 + (n - i) : 50 + i % 4 * 10;
 }
 
-static int kgroups_case(const char *name, int clamp) {
+static int kgroups_case(const char *name, int clamp, size_t thread_min) {
   char path[1024], err[512];
   dldb_writer *w = new_writer(name, 2, path, sizeof path);
   ASSERT_NOT_NULL(w);
@@ -762,7 +764,8 @@ static int kgroups_case(const char *name, int clamp) {
   }
   dla_opts ao;
   dla_opts_init(&ao);
-  ASSERT_OK(dla_aggregate(w, &ao, NULL, err, sizeof err));
+  dla_tuning tune = {.kgroup_thread_min = thread_min};
+  ASSERT_OK(dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err));
   ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
   sqlite3 *db = open_ro(path);
   ASSERT_NOT_NULL(db);
@@ -803,8 +806,9 @@ static int kgroups_case(const char *name, int clamp) {
 }
 
 static int test_kernel_groups(void) {
-  ASSERT_EQ(kgroups_case("kgroups.sqlite", 0), 0);
-  ASSERT_EQ(kgroups_case("kgroups_clamped.sqlite", 1), 0);
+  ASSERT_EQ(kgroups_case("kgroups.sqlite", 0, 0), 0);
+  ASSERT_EQ(kgroups_case("kgroups_thread.sqlite", 0, 1), 0); /* every group's sort on a thread */
+  ASSERT_EQ(kgroups_case("kgroups_clamped.sqlite", 1, 0), 0);
   return 0;
 }
 
