@@ -8,11 +8,11 @@
  * DLDB__BATCH_TEXT bytes); dldb__batch_flush writes what is left.
  * The statement is "INSERT ... SELECT ... FROM dldb_rows(?)": an eponymous
  * virtual table (dldb__batch_register makes it known to the connection)
- * yields the batch's stored rows, so no value is bound per cell; a bound value
- * costs SQLite about as much as a column stored (docs/performance.md,
- * "What a row costs"). Rows reach the file in the order pushed, so rowids
- * the table assigns itself follow that order; a row is in the table only
- * once flushed (a reader of the table flushes first).
+ * yields the batch's stored rows, so no value is bound per cell
+ * (bench/sqlite_insert.c measures both ways: docs/performance.md,
+ * "Helpers"). Rows reach the file in the order pushed, so rowids the table
+ * assigns itself follow that order; a row is in the table only once
+ * flushed (a reader of the table flushes first).
  *
  * A batch made with dldb__batch_init_ids writes its first column, the
  * table's INTEGER PRIMARY KEY, as NULL where the table would choose that
