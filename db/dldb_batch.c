@@ -116,7 +116,7 @@ static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out) {
   return SQLITE_OK;
 }
 
-static sqlite3_module rows_module = {
+static const sqlite3_module rows_module = {
     .xConnect = rows_connect, /* no xCreate: eponymous only */
     .xBestIndex = rows_best_index,
     .xDisconnect = rows_disconnect,
@@ -171,9 +171,9 @@ static int next_id_load(dldb__batch *b, sqlite3 *db) {
 }
 
 /* "INSERT ... (cols) SELECT row FROM dldb_rows(?N)": the head up to its
- * VALUES, the row template without its parentheses (or "?, ...") with each
- * plain ? the column of the next cell, ?N the batch (N: after the shared
- * cells' ?1 ..). NULL without memory or a head without VALUES. */
+ * last VALUES, the row template without its parentheses (or "?, ...") with
+ * each plain ? the column of the next cell, ?N the batch (N: after the
+ * shared cells' ?1 ..). NULL without memory (or VALUES). */
 static char *insert_sql(const dldb__batch *b) {
   const char *values = NULL;
   for (const char *p = strstr(b->head, "VALUES"); p; p = strstr(p + 1, "VALUES")) values = p;
@@ -204,6 +204,7 @@ static char *insert_sql(const dldb__batch *b) {
 
 static int prepare(dldb__batch *b, sqlite3 *db) {
   if (b->st) return SQLITE_OK;
+  if (!strstr(b->head, "VALUES")) return SQLITE_MISUSE; /* not a head dldb_batch.h takes */
   char *sql = insert_sql(b);
   if (!sql) return SQLITE_NOMEM;
   int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->st, NULL);
@@ -237,6 +238,7 @@ int dldb__batch_flush(dldb__batch *b, sqlite3 *db) {
   dldb__batch_drop(b);
   return rc;
 }
+
 /* 1 if row's shared cells differ from those of the batch's first row. */
 static int shared_differ(const dldb__batch *b, const dldb__cell *row) {
   for (int i = 0; i < b->shared; i++) {
