@@ -1,6 +1,6 @@
 /*
- * sqlite_insert.c - what one row of a 32-row INSERT costs SQLite, for the
- * choices db/dldb_write.c makes (docs/performance.md, "Helpers"):
+ * sqlite_insert.c - what one row of a multi-row INSERT costs SQLite, for
+ * the choices db/dldb_write.c makes (docs/performance.md, "Helpers"):
  * plain INSERT against INSERT OR FAIL (no statement journal), an explicit
  * INTEGER PRIMARY KEY against NULL (SQLite picks max + 1 itself), a
  * WITHOUT ROWID table, the NULL columns of a row bound or left out, and
