@@ -43,7 +43,6 @@ typedef struct dla_run {
   dla_finding *findings;     /* the rules' (MAX_FINDINGS) */
   size_t nfindings;
   int64_t *aggr_id;          /* the caller's, may be NULL */
-  dla_tlahead *tl;           /* the timeline's tracks being built ahead, or NULL */
   int tl_inline;             /* dla_tuning.timeline_inline */
 } dla_run;
 
@@ -57,9 +56,10 @@ static int ph_loads(dla_run *r) {
 }
 
 /* The timeline's tracks build on a second thread from here on, while the
- * analysis reads and computes; its writer writes nothing until ph_write. */
+ * analysis computes and writes its other rows; the timeline's writer
+ * joins it (dla_write.c). */
 static int ph_timeline_ahead(dla_run *r) {
-  if (!r->tl_inline) r->tl = dla__tlahead_start(&r->c);
+  if (!r->tl_inline) r->c.tl_ahead = dla__tlahead_start(&r->c);
   return DL_OK;
 }
 static int ph_gpu_work(dla_run *r) { return dla__gpu_work(&r->c); }
@@ -89,8 +89,6 @@ static int ph_rules(dla_run *r) {
 /* Writing keeps the reading cache: its rows are appended in key order, and
  * a 64 MiB cache wrote them no faster (docs/performance.md). */
 static int ph_write(dla_run *r) {
-  r->c.tl_built = dla__tlahead_finish(r->tl);
-  r->tl = NULL;
   return dla__write(&r->c, &r->s, &r->f, r->findings, r->nfindings, r->aggr_id);
 }
 
@@ -102,7 +100,7 @@ static const struct {
     {"domain", ph_domain},           /* dla_ranges.c */
     {"ranges", ph_ranges},           /* dla_ranges.c */
     {"op nodes and calls", ph_loads}, /* dla_loads.c: dla_pytorch.c beside dla_calls.c, dla_gpuload.c */
-    {"timeline ahead", ph_timeline_ahead}, /* dla_tlahead.c, until "write" */
+    {"timeline ahead", ph_timeline_ahead}, /* dla_tlahead.c, until the timeline's writer */
     {"GPU work", ph_gpu_work},       /* dla_gpuload.c */
     {"iterations", ph_iterations},   /* dla_iter.c, dla_spans.c */
     {"op CPU times", ph_optimes},    /* dla_optimes.c */
@@ -138,9 +136,8 @@ int dla__aggregate_tuned(dldb_writer *w, const dla_opts *opts, const dla_tuning 
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < sizeof phases / sizeof phases[0]; i++)
     rc = phases[i].run(r);
-  dldb_tl_built *unused = dla__tlahead_finish(r->tl); /* a phase failed before ph_write */
+  dldb_tl_built *unused = dla__tlahead_finish(c->tl_ahead); /* a phase failed before its join */
   dldb_timeline_built_free(&unused);
-  dldb_timeline_built_free(&c->tl_built);
   dldb_writer_end_reads(w);
   if (rc == DL_ENOMEM) dl_err(err, errlen, rc, "dla_aggregate: out of memory");
   free(r->findings);

@@ -193,8 +193,9 @@ typedef struct dla_ctx {
   struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
   struct dla_ranks *ranks;   /* dla_ranks.c: per-rank rows and collectives (owned) */
   struct dla_shapes *shapes; /* dla_shapes.c: op shapes and perf models (owned) */
-  struct dldb_tl_built *tl_built; /* the timeline's tracks built ahead (dla_tlahead.c),
-                              * or NULL: the writer builds them (owned by dla_aggregate) */
+  struct dla_tlahead *tl_ahead; /* the timeline's tracks being built ahead (dla_tlahead.c),
+                              * or NULL: the writer builds them; joined by the timeline's
+                              * writer (dla_write.c), or by dla_aggregate when a phase fails */
   size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
   size_t nvtx_order_budget;  /* dla_tuning.nvtx_order_budget; 0: the default */
   size_t kgroup_thread_min;  /* dla_tuning.kgroup_thread_min; 0: the default */

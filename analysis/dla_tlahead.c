@@ -2,7 +2,7 @@
  * dla_tlahead.c - the timeline's tracks built on a second thread while the
  * analysis runs (dla_tlahead.h), as dla_loads.c loads the calls: a reader
  * connection (dldb_writer_reader) of the committed raw tables, its own
- * error buffer; the caller's writer writes nothing until the join.
+ * error buffer; the caller's writer commits nothing until the join.
  */
 #include "dla_tlahead.h"
 
@@ -22,7 +22,7 @@ struct dla_tlahead {
 static void *tlahead_main(void *arg) {
   dla_tlahead *a = arg;
   a->rc = dldb_timeline_build(a->reader, DLA_TL_AHEAD_BYTES, &a->built, a->err, sizeof a->err);
-  dldb_writer_reader_close(&a->reader); /* its read ends here: the writer may write again */
+  dldb_writer_reader_close(&a->reader); /* its read ends here: the writer may commit */
   return NULL;
 }
 

@@ -1,8 +1,8 @@
 /*
  * dla_tlahead.h - the timeline's tracks built ahead (dldb_timeline_build)
  * on a second thread, through a second connection, while the analysis
- * runs in memory between loading its records and writing its rows
- * (analysis/ only).
+ * computes and writes its other rows, from loading its records until the
+ * timeline's writer (analysis/ only).
  * Ownership: dla__tlahead_start returns the thread's state; the caller
  * joins it once with dla__tlahead_finish, which frees it.
  */
@@ -16,7 +16,8 @@ typedef struct dla_tlahead dla_tlahead;
 
 /* Starts the build on c's file; NULL when it does not start (no second
  * connection or thread): the writer then builds the tracks itself. c's
- * writer must not write until dla__tlahead_finish. */
+ * writer may write meanwhile (what its cache cannot hold waits for the
+ * build's read) but must not commit until dla__tlahead_finish. */
 dla_tlahead *dla__tlahead_start(dla_ctx *c);
 
 /* Waits for the build and frees a; its tracks (the caller's), or NULL

@@ -19,6 +19,7 @@
 #include "dla_ranks.h"
 #include "dla_shapes.h"
 #include "dla_tc.h"
+#include "dla_tlahead.h"
 #include "dla_write.h"
 #include "dla_write_durs.h"
 #include "dla_write_kgroups.h"
@@ -372,11 +373,17 @@ static int w_nvtx(const wctx *x) {
 }
 
 /* The timeline's tracks, events and bins, from the raw tables and this
- * aggregation's iterations: last, once the analysis's records are freed. */
+ * aggregation's iterations: last, once the analysis's records are freed,
+ * and with the tracks built ahead, which have had every writer before this
+ * one to finish in. */
 static int w_timeline(const wctx *x) {
-  dla__progress(x->c, "writing the timeline", 0, 1);
-  int rc = dldb_timeline_write(x->c->w, x->aggr_id, x->c->tl_built, x->c->err, x->c->errlen);
-  if (rc == DL_OK) dla__progress(x->c, "writing the timeline", 1, 1);
+  dla_ctx *c = x->c;
+  dla__progress(c, "writing the timeline", 0, 1);
+  dldb_tl_built *built = dla__tlahead_finish(c->tl_ahead);
+  c->tl_ahead = NULL;
+  int rc = dldb_timeline_write(c->w, x->aggr_id, built, c->err, c->errlen);
+  dldb_timeline_built_free(&built);
+  if (rc == DL_OK) dla__progress(c, "writing the timeline", 1, 1);
   return rc;
 }
 

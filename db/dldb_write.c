@@ -948,6 +948,15 @@ int dldb_writer_reader(dldb_writer *w, dldb_writer **out, char *err, size_t errl
     return rc;
   }
   sqlite3_busy_timeout(r->db, 5000);
+  /* A read of the file as committed now, held until the reader closes: w
+   * may then write, and its pages reach the file only after that. */
+  if (sqlite3_exec(r->db, "BEGIN; SELECT 1 FROM sqlite_schema LIMIT 1", NULL, NULL, NULL) !=
+      SQLITE_OK) {
+    rc = dl_err(err, errlen, DL_EDB, "%s: %s: %s", fn, file, sqlite3_errmsg(r->db));
+    writer_free(r);
+    return rc;
+  }
+  r->in_tx = 1; /* its transaction: nothing begins another */
   *out = r;
   return DL_OK;
 }

@@ -115,8 +115,11 @@ const char *dldb_writer_tmp_path(const dldb_writer *w);
 /* A second, read-only connection to w's file, for the scans
  * (dldb_scan_*) and dldb_writer_string on another thread while w is used
  * on this one (a connection serves one thread at a time). Commits w's
- * rows first: the reader sees what is committed. w must not write while
- * the reader is open (no aggregation open, none begun). Close it with
+ * rows first: the reader sees what is committed then, in one read held
+ * until it closes. No aggregation may be open when it opens; one may
+ * begin and write while it is open, but the pages w's cache cannot hold
+ * wait for the reader to close (SQLite's busy wait, up to 5 s, then in
+ * memory), and w must not commit before. Close it with
  * dldb_writer_reader_close, before w. */
 int dldb_writer_reader(dldb_writer *w, dldb_writer **out, char *err, size_t errlen);
 void dldb_writer_reader_close(dldb_writer **r);

@@ -3,12 +3,15 @@
  * the rows its writer kept in memory (dldb_rawmem.h) exactly as they read
  * the file: the same records in the same order, after a rebase, from a
  * reader connection, past a budget, with rows written another way, and
- * after dldb_scan_done.
+ * after dldb_scan_done; and a reader reads the file as it was committed
+ * while its writer writes past its cache.
  * Usage: test_dldb_rawmem WORK_DIR
  */
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "dldb_rawmem.h"
 #include "dldb_scan.h"
@@ -190,6 +193,69 @@ static int test_rows_written_otherwise(void) {
   return 0;
 }
 
+/* A reader scanning a while after it opened, then closing. */
+typedef struct held {
+  dldb_writer *r;
+  out o;
+  int rc;
+} held;
+
+static void *scan_late(void *arg) {
+  held *h = arg;
+  struct timespec d = {0, 100 * 1000 * 1000}; /* the writer is most likely writing by then */
+  nanosleep(&d, NULL);
+  h->rc = scan_all(h->r, &h->o);
+  dldb_writer_reader_close(&h->r);
+  return NULL;
+}
+
+/* The writer changes the rows the reader scans, and writes far more than
+ * its cache holds, in a transaction opened after the reader: the reader
+ * still reads the rows as committed (the writer's pages wait for it), and
+ * the writer commits once it has closed. */
+static int test_reader_while_writing(void) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/held.sqlite", work_dir);
+  dldb_write_opts opts = {.force = 1, .producer = "test", .time_origin_ns = 1000000000,
+                          .scan_mem_bytes = -1};
+  dldb_writer *w = NULL;
+  ASSERT_OK(dldb_writer_create(path, &opts, &w, err, sizeof err));
+  ASSERT_OK(write_rows(w, 3000, 1000000000));
+  out before = {0}, after = {0};
+  ASSERT_OK(scan_all(w, &before));
+  held h = {0};
+  ASSERT_OK(dldb_writer_reader(w, &h.r, err, sizeof err));
+  pthread_t th;
+  ASSERT_EQ(pthread_create(&th, NULL, scan_late, &h), 0);
+  ASSERT_EQ(sqlite3_exec(w->db, "PRAGMA cache_size=-256", NULL, NULL, NULL), SQLITE_OK);
+  ASSERT_OK(dldb__tx_begin(w, err, sizeof err));
+  ASSERT_EQ(sqlite3_exec(w->db,
+                         "UPDATE kernels SET gpu_end_ns = gpu_end_ns + 1; "
+                         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
+                         "WHERE i < 20000) INSERT INTO strings(value) "
+                         "SELECT printf('%.300c %d', 'x', i) FROM c",
+                         NULL, NULL, NULL),
+            SQLITE_OK);
+  pthread_join(th, NULL);
+  ASSERT_OK(h.rc);
+  ASSERT(h.o.s && strcmp(before.s, h.o.s) == 0);
+  ASSERT_OK(dldb__tx_commit(w, err, sizeof err));
+  ASSERT_OK(scan_all(w, &after));
+  ASSERT(after.s && strcmp(before.s, after.s) != 0);
+  sqlite3_stmt *st = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(w->db, "SELECT count(*) FROM strings WHERE length(value) > 300",
+                               -1, &st, NULL),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  ASSERT_EQ(sqlite3_column_int64(st, 0), 20000);
+  sqlite3_finalize(st);
+  free(before.s);
+  free(after.s);
+  free(h.o.s);
+  dldb_writer_abort(&w);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_dldb_rawmem WORK_DIR\n");
@@ -199,5 +265,6 @@ int main(int argc, char **argv) {
   RUN(test_kept_rows_scan_as_the_file);
   RUN(test_over_budget_reads_the_file);
   RUN(test_rows_written_otherwise);
+  RUN(test_reader_while_writing);
   TEST_DONE();
 }
