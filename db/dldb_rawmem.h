@@ -10,8 +10,9 @@
  * the table, which the scan checks first (dldb_scan.c): rows kept with ids
  * one apart from the first, and the table's least and greatest rowid the
  * same. Rows written any other way (a merge's INSERT ... SELECT) or out of
- * order, and a budget exceeded, leave the table (or all of them) to
- * SQLite.
+ * order, or with an id of a string or a pid past 32 bits, leave the table
+ * to SQLite; so does the budget, a table at a time, the largest first, so
+ * that the others stay whole.
  *
  * Ownership: the writer that made it frees it (dldb__rawmem_free); a
  * reader connection (dldb_writer_reader) borrows its parent's, which no

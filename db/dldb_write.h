@@ -70,8 +70,9 @@ typedef struct dldb_write_opts {
 } dldb_write_opts;
 
 /* The default of dldb_write_opts.scan_mem_bytes: the NVTX ranges, CUDA API
- * calls and kernels of a trace of a few hundred MB. */
-#define DLDB_SCAN_MEM_DEFAULT ((int64_t)96 << 20)
+ * calls and kernels of a PyTorch profiler trace of about 1 GB, and the
+ * calls and kernels of one of 2 GB (dldb_rawmem.c: 36 to 64 bytes a row). */
+#define DLDB_SCAN_MEM_DEFAULT ((int64_t)128 << 20)
 
 /* Starts a new dldb that will become `path` on commit. Fails with DL_EEXIST
  * if path exists and opts->force is 0 (checked again at commit), DL_EIO if

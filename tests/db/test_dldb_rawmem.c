@@ -2,8 +2,9 @@
  * test_dldb_rawmem - the scans of a new file's raw rows (dldb_scan.h) read
  * the rows its writer kept in memory (dldb_rawmem.h) exactly as they read
  * the file: the same records in the same order, after a rebase, from a
- * reader connection, past a budget, with rows written another way, and
- * after dldb_scan_done; and a reader reads the file as it was committed
+ * reader connection, past a budget (the largest tables left to the file),
+ * with values too wide to keep, with rows written another way, and after
+ * dldb_scan_done; and a reader reads the file as it was committed
  * while its writer writes past its cache.
  * Usage: test_dldb_rawmem WORK_DIR
  */
@@ -74,6 +75,9 @@ static int scan_all(dldb_writer *w, out *o) {
   return dldb_scan_gpu_ops(w, on_gpu, o, err, sizeof err) != 0;
 }
 
+/* The pid of the rows write_rows writes (and one more). */
+static int64_t row_pid = 10;
+
 /* n rows of each kind, times from base (one range starts before it: the
  * rebase moves every time), names from a few. */
 static int write_rows(dldb_writer *w, int n, int64_t base) {
@@ -84,18 +88,18 @@ static int write_rows(dldb_writer *w, int n, int64_t base) {
     int64_t t = base + (int64_t)i * 1000 - (i == n / 2 ? base / 2 : 0);
     dldb_nvtx_range r = {.kind = i % 5 == 4 ? DLDB_NVTX_MARK : i % 3 == 2 ? DLDB_NVTX_STARTEND : 0,
                          .domain = doms[i % 2], .name = name, .start_ns = t, .end_ns = t + 700,
-                         .pid = 10 + i % 2, .tid = 100 + i % 3};
+                         .pid = row_pid + i % 2, .tid = 100 + i % 3};
     ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
     dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = t + 10, .end_ns = t + 50,
-                       .pid = 10, .tid = 100 + i % 3, .correlation_id = 5000 + i};
+                       .pid = row_pid, .tid = 100 + i % 3, .correlation_id = 5000 + i};
     ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
     dldb_kernel k = {.short_name = name, .device_id = i % 2, .gpu_start_ns = t + 60,
-                     .gpu_end_ns = t + 90, .correlation_id = 5000 + i, .pid = 10,
+                     .gpu_end_ns = t + 90, .correlation_id = 5000 + i, .pid = row_pid,
                      .grid = {i % 9 + 1, 2, 1}, .block = {128, 1, 1}};
     ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
     if (i % 50 == 0) {
       dldb_memcpy m = {.copy_kind = 1, .bytes = 4096 + i, .gpu_start_ns = t + 95,
-                       .gpu_end_ns = t + 99, .correlation_id = 9000 + i, .pid = 10};
+                       .gpu_end_ns = t + 99, .correlation_id = 9000 + i, .pid = row_pid};
       ASSERT_OK(dldb_write_memcpy(w, &m, err, sizeof err));
     }
   }
@@ -156,15 +160,38 @@ static int test_kept_rows_scan_as_the_file(void) {
   return 0;
 }
 
+/* Past the budget the largest tables are left to the file, whole, and
+ * the others kept: the scans read both as the file. */
 static int test_over_budget_reads_the_file(void) {
-  out plain = {0}, small = {0};
-  size_t nplain, nsmall;
+  out plain = {0}, small = {0}, tiny = {0};
+  size_t nplain, nsmall, ntiny;
   ASSERT_OK(make("plain2", 70000, -1, NULL, &plain, &nplain));
   ASSERT_OK(make("small", 70000, 12 << 20, NULL, &small, &nsmall)); /* a few blocks */
-  ASSERT_EQ(nsmall, 0);
+  ASSERT(nsmall > 0 && nsmall < 3 * 70000 && nsmall % 70000 == 0);
   ASSERT(strcmp(plain.s, small.s) == 0);
+  ASSERT_OK(make("tiny", 70000, 1 << 20, NULL, &tiny, &ntiny)); /* not one block */
+  ASSERT_EQ(ntiny, 0);
+  ASSERT(strcmp(plain.s, tiny.s) == 0);
   free(plain.s);
   free(small.s);
+  free(tiny.s);
+  return 0;
+}
+
+/* A pid past 32 bits does not fit a kept row: every table is left to the
+ * file, and the scans read it. */
+static int test_wide_values_read_the_file(void) {
+  out plain = {0}, kept = {0};
+  size_t nplain, nkept;
+  row_pid = 5000000000;
+  ASSERT_OK(make("plain4", 3000, -1, NULL, &plain, &nplain));
+  ASSERT_OK(make("kept4", 3000, 0, NULL, &kept, &nkept));
+  row_pid = 10;
+  ASSERT_EQ(nkept, 0);
+  ASSERT(strstr(plain.s, " 5000000000 "));
+  ASSERT(strcmp(plain.s, kept.s) == 0);
+  free(plain.s);
+  free(kept.s);
   return 0;
 }
 
@@ -264,6 +291,7 @@ int main(int argc, char **argv) {
   work_dir = argv[1];
   RUN(test_kept_rows_scan_as_the_file);
   RUN(test_over_budget_reads_the_file);
+  RUN(test_wide_values_read_the_file);
   RUN(test_rows_written_otherwise);
   RUN(test_reader_while_writing);
   TEST_DONE();
