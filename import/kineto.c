@@ -501,7 +501,7 @@ static kj_tok read_types(kjson *j, kj_tok t, char *dtype, size_t cap) {
     kj_tok k = kjson_next(j);
     if (k == KJ_ARR_END || k == KJ_ERROR) return k;
     if (k == KJ_STR && !dtype[0]) {
-      const char *f = float_type(kjson_text(j), strlen(kjson_text(j)));
+      const char *f = float_type(kjson_text(j), kjson_clen(j));
       if (f && strlen(f) < cap) memcpy(dtype, f, strlen(f) + 1); /* once per op: no printf */
     }
     if (kjson_skip(j, k) == KJ_ERROR) return KJ_ERROR;
@@ -609,7 +609,7 @@ static kj_tok read_args(kimp *k, kjson *j) {
     kj_tok t = kjson_next(j);
     if (t == KJ_OBJ_END || t == KJ_ERROR) return t;
     if (t != KJ_KEY) return KJ_ERROR;
-    int id = arg_id(k, kjson_text(j), strlen(kjson_text(j))); /* a "\u0000" ends the key */
+    int id = arg_id(k, kjson_text(j), kjson_clen(j)); /* a "\u0000" ends the key */
     t = kjson_next(j);
     if (t == KJ_ERROR) return t;
     int64_t v;
@@ -636,7 +636,7 @@ static kj_tok read_args(kimp *k, kjson *j) {
       break;
     case A_STACK:
       /* optional: a stack that finds no memory is left out */
-      if (t == KJ_STR) (void)set_stack(e, kjson_text(j), kjson_len(j));
+      if (t == KJ_STR) (void)set_stack(e, kjson_text(j), kjson_clen(j));
       break;
     case A_PY_ID: e->py_id_ok = read_int(j, t, &e->py_id); break;
     case A_PY_PARENT: e->py_parent_ok = read_int(j, t, &e->py_parent); break;
@@ -938,13 +938,15 @@ static int write_event(void *ctx, const void *rec, size_t len);
  * its NUL. */
 static int put_event(kimp *k, const kev *e) {
   /* names are C strings from here on (as the writer stores them): a "\u0000"
-   * inside one ends it */
+   * inside one ends it; the name and the stack were read up to it
+   * (kjson_clen) */
   const char *s[T_COUNT] = {e->name ? e->name : "", e->dims, e->concrete, e->mname,
                             e->stack ? e->stack : ""};
   uint32_t n[T_COUNT];
   size_t len = KEV_FIXED + sizeof n;
   for (int i = 0; i < T_COUNT; i++) {
-    size_t l = strlen(s[i]); /* a name is cut, a stack bounded: far below 4 GB */
+    /* a name is cut, a stack bounded: far below 4 GB */
+    size_t l = i == T_NAME ? e->name_len : i == T_STACK ? e->stack_len : strlen(s[i]);
     n[i] = (uint32_t)l;
     len += l + 1;
   }
@@ -1033,7 +1035,7 @@ static int read_event(kimp *k, kjson *j) {
     case 2: if (t == KJ_STR) e->cat = map_cat(kjson_text(j), &e->cat_capital); break;
     case 3:
       if (t == KJ_STR) {
-        size_t n = kjson_len(j);
+        size_t n = kjson_clen(j);
         if (n > DLI_MAX_NAME_BYTES) { /* cut at a UTF-8 character, as dli.h says */
           n = DLI_MAX_NAME_BYTES;
           while (n > 0 && ((unsigned char)kjson_text(j)[n] & 0xC0) == 0x80) n--;

@@ -47,6 +47,7 @@ struct kjson {
   const char *txt;    /* the token's text: tb, or a string in place in buf */
   char *tb;           /* copied token text */
   size_t tlen, tcap;
+  int nul;            /* tb may hold a NUL before its end: set by the string that put it there */
   unsigned char stack[KJSON_MAX_DEPTH]; /* 'o' object, 'a' array */
   int depth;
   unsigned char top;  /* stack[depth - 1], 0 at depth 0 */
@@ -162,6 +163,11 @@ void kjson_free(kjson **pj) {
 
 const char *kjson_text(const kjson *j) { return j->txt; }
 size_t kjson_len(const kjson *j) { return j->tlen; }
+/* A string in place in buf never holds a NUL (the scanner stops at every
+ * control byte and the copying path takes it). */
+size_t kjson_clen(const kjson *j) {
+  return j->txt == j->tb && j->nul ? strlen(j->txt) : j->tlen;
+}
 int kjson_depth(const kjson *j) { return j->depth; }
 const char *kjson_error(const kjson *j) { return j->errmsg; }
 uint64_t kjson_offset(const kjson *j) { return j->base + j->pos; }
@@ -389,6 +395,7 @@ __attribute__((noinline)) static kj_tok lex_string_copy(kjson *j) {
   j->pos++; /* opening quote */
   j->tlen = 0;
   j->txt = j->tb;
+  j->nul = 0;
   for (;;) {
     if (j->pos >= j->len && fill(j, 1) == 0)
       return fail(j, j->eof == 2 ? "read error" : "the input ends inside a string");
@@ -430,6 +437,7 @@ __attribute__((noinline)) static kj_tok lex_string_copy(kjson *j) {
       long cp = q[1] == 'u' && avail >= 6 ? hex4(q + 2) : -1;
       if (cp < 0) { /* a bad escape: keep it as text */
         j->repairs++;
+        j->nul |= q[1] == 0;
         if (tb_add(j, q, 2)) return fail(j, "out of memory");
         j->pos += 2;
         continue;
@@ -452,9 +460,11 @@ __attribute__((noinline)) static kj_tok lex_string_copy(kjson *j) {
       } else if (put_utf8(j, (unsigned long)cp)) {
         return fail(j, "out of memory");
       }
+      j->nul |= cp == 0;
       j->pos += used;
     } else if (c < 0x20) { /* a raw control character: keep it */
       j->repairs++;
+      j->nul |= c == 0;
       if (tb_add(j, p, 1)) return fail(j, "out of memory");
       j->pos++;
     } else {

@@ -58,6 +58,10 @@ kj_tok kjson_next(kjson *j);
 /* The text of the last KEY, STR or NUM token (NUL-terminated) and its length. */
 const char *kjson_text(const kjson *j);
 size_t kjson_len(const kjson *j);
+/* Its length as a C string: up to its first NUL (a "\u0000" or a raw NUL
+ * byte inside a string), strlen(kjson_text(j)) without the scan where the
+ * text has none. */
+size_t kjson_clen(const kjson *j);
 /* Nesting depth after the last token (0 at top level). */
 int kjson_depth(const kjson *j);
 /* After KJ_OBJ or KJ_ARR: consumes tokens up to the matching end. For other

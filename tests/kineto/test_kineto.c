@@ -393,6 +393,32 @@ static int test_tokenizer_paths(void) {
   return 0;
 }
 
+/* kjson_clen is strlen(kjson_text) for every text: keys and strings with
+ * a "\u0000", a raw NUL byte or a bad escape of one (copied), plain ones
+ * after them (in place), numbers, at every read size. */
+static int test_tokenizer_clen(void) {
+  static const char doc[] = "{\"a\\u0000b\": \"x\\u0000yz\", \"plain\": \"in place\", \"n\": 12, "
+                            "\"r\": \"p\0q\", \"e\": \"\\\0z\", \"s\": \"\\u00e9\", \"k\\u0000\": 1.5}";
+  for (size_t chunk = 1; chunk <= 4096; chunk *= 4) {
+    membuf m = {doc, sizeof doc - 1, 0, chunk};
+    kjson *j = kjson_open(mem_read, &m);
+    ASSERT(j);
+    kj_tok t;
+    int texts = 0, cut = 0;
+    while ((t = kjson_next(j)) != KJ_EOF && t != KJ_ERROR) {
+      if (t != KJ_KEY && t != KJ_STR && t != KJ_NUM) continue;
+      texts++;
+      cut += kjson_clen(j) < kjson_len(j);
+      ASSERT_EQ(kjson_clen(j), strlen(kjson_text(j)));
+    }
+    ASSERT_EQ(t, KJ_EOF);
+    ASSERT_EQ(texts, 14);
+    ASSERT_EQ(cut, 5); /* a\0b, x\0yz, p\0q, \\\0z, k\0 */
+    kjson_free(&j);
+  }
+  return 0;
+}
+
 static int test_tokenizer(void) {
   char out[2048];
   for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
@@ -1315,6 +1341,7 @@ int main(int argc, char **argv) {
   work = wbuf;
   mkdir(work, 0755);
   RUN(test_tokenizer);
+  RUN(test_tokenizer_clen);
   RUN(test_tokenizer_scanners);
   RUN(test_tokenizer_render);
   RUN(test_tokenizer_paths);
