@@ -5,11 +5,12 @@
  * parent's (aggr_dl_group_parents), so that the viewer reads any page as
  * one range (dldb_gopage.c).
  *
- * The written rows are read once and each order is sorted here, by
- * SQLite's rules for comparing values (NULL, then numbers, then text by
+ * The written rows are read once and each ascending order is sorted here,
+ * by SQLite's rules for comparing values (NULL, then numbers, then text by
  * bytes, then blobs), rather than by one window-function statement an
- * order, which reads and sorts the rows again each time. The places go in
- * in primary-key order, many to a statement.
+ * order, which reads and sorts the rows again each time; each descending
+ * order is made from its ascending one. The places go in in primary-key
+ * order, many to a statement.
  * Ownership: nothing kept; the writer is borrowed.
  */
 #include <stdio.h>
@@ -264,10 +265,9 @@ static int put_run(gp_ins *in, size_t col, int desc, int tree, const gp_ent *e, 
   return DL_OK;
 }
 
-/* Sorts e[0..n-1] and inserts their places: numbered from 0 in each
+/* Inserts the places of the sorted e[0..n-1]: numbered from 0 in each
  * parent's run (tree 1), or across all (tree 0). */
-static int write_order(gp_ins *in, size_t col, int desc, int tree, gp_ent *e, size_t n) {
-  qsort(e, n, sizeof *e, cmp_ent);
+static int write_order(gp_ins *in, size_t col, int desc, int tree, const gp_ent *e, size_t n) {
   int rc = DL_OK;
   for (size_t i = 0, run = 0; rc == DL_OK && i < n; i++)
     if (i + 1 == n || (tree && cmp_val(e[i].parent, e[i + 1].parent))) {
@@ -277,27 +277,62 @@ static int write_order(gp_ins *in, size_t col, int desc, int tree, gp_ent *e, si
   return rc;
 }
 
-/* Every order of every column, in the table's key order. */
+/* The descending order d from the ascending a[0..n-1] of one column, no
+ * sort: in each parent's run, its runs of equal values last first, each
+ * in its own order (the tie-break, row_full_id then row_idx, ascends in
+ * both orders). */
+static void descending(const gp_ent *a, gp_ent *d, size_t n, int tree) {
+  for (size_t i = 0, out = 0; i < n;) {
+    size_t j = i + 1; /* the parent's run: [i, j) */
+    while (j < n && !(tree && cmp_val(a[j - 1].parent, a[j].parent))) j++;
+    for (size_t hi = j; hi > i;) {
+      size_t lo = hi - 1;
+      while (lo > i && cmp_val(a[lo - 1].key, a[lo].key) == 0) lo--;
+      for (size_t k = lo; k < hi; k++, out++) {
+        d[out] = a[k];
+        d[out].desc = 1;
+      }
+      hi = lo;
+    }
+    i = j;
+  }
+}
+
+/* Every order of every column, in the table's key order: a column's two
+ * ascending orders (all rows, then by parent) sorted, its descending ones
+ * made from them. */
 static int write_all(dldb_writer *w, const gp_set *s, char *err, size_t errlen) {
   size_t cap = s->n > s->np ? s->n : s->np;
-  gp_ent *e = malloc((cap ? cap : 1) * sizeof *e);
-  if (!e) return dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: out of memory");
+  gp_ent *asc[2] = {malloc((s->n ? s->n : 1) * sizeof **asc),
+                    malloc((s->np ? s->np : 1) * sizeof **asc)};
+  gp_ent *d = malloc((cap ? cap : 1) * sizeof *d);
   gp_ins in = {NULL, NULL, w, err, errlen};
-  int rc = prepare_rows(w, GP_ROWS, &in.multi, err, errlen);
+  int rc = asc[0] && asc[1] && d ? DL_OK
+                                 : dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: out of memory");
+  if (rc == DL_OK) rc = prepare_rows(w, GP_ROWS, &in.multi, err, errlen);
   if (rc == DL_OK) rc = prepare_rows(w, 1, &in.single, err, errlen);
-  for (size_t c = 0; rc == DL_OK && c < NCOLS; c++)
-    for (int desc = 0; rc == DL_OK && desc < 2; desc++)
-      for (int tree = 0; rc == DL_OK && tree < 2; tree++) {
-        size_t n = tree ? s->np : s->n;
-        for (size_t i = 0; i < n; i++) {
-          const gp_row *r = &s->rows[tree ? s->parents[i].row : i];
-          e[i] = (gp_ent){r, &r->v[c], tree ? &s->parents[i].v : NULL, desc};
-        }
-        rc = write_order(&in, c, desc, tree, e, n);
+  for (size_t c = 0; rc == DL_OK && c < NCOLS; c++) {
+    for (int tree = 0; rc == DL_OK && tree < 2; tree++) {
+      size_t n = tree ? s->np : s->n;
+      gp_ent *e = asc[tree];
+      for (size_t i = 0; i < n; i++) {
+        const gp_row *r = &s->rows[tree ? s->parents[i].row : i];
+        e[i] = (gp_ent){r, &r->v[c], tree ? &s->parents[i].v : NULL, 0};
       }
+      qsort(e, n, sizeof *e, cmp_ent);
+      rc = write_order(&in, c, 0, tree, e, n);
+    }
+    for (int tree = 0; rc == DL_OK && tree < 2; tree++) {
+      size_t n = tree ? s->np : s->n;
+      descending(asc[tree], d, n, tree);
+      rc = write_order(&in, c, 1, tree, d, n);
+    }
+  }
   sqlite3_finalize(in.multi);
   sqlite3_finalize(in.single);
-  free(e);
+  free(asc[0]);
+  free(asc[1]);
+  free(d);
   return rc;
 }
 

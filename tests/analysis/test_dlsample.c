@@ -2,7 +2,8 @@
  * test_dlsample - dlsample end to end: its output opens, has many
  * iterations, tensor-core kernels with amp and none with fp32 (with the AMP
  * finding), memcpys, a dataloader finding, hostile names stored verbatim,
- * and it refuses to overwrite without --force.
+ * Group Ops orders placed as SQLite orders them, and it refuses to
+ * overwrite without --force.
  * Usage: test_dlsample PATH_TO_DLSAMPLE WORK_DIR
  */
 #include <sqlite3.h>
@@ -36,6 +37,40 @@ static int64_t q_int(const char *file, const char *sql) {
   return v;
 }
 
+/* Every place of the Group Ops orders (aggr_dl_group_places) against
+ * SQLite's own window over the same order: each column ascending and
+ * descending, among all rows and among each parent's. */
+static int group_places_match(const char *file) {
+  static const char *const cols[] = {
+      "cpu_overhead_sum", "cpu_time_sum",     "gpu_idle_sum",           "gpu_time_sum",
+      "level",            "num_op_instances", "num_supported_leaf_ops", "num_tc_leaf_ops",
+      "row_full_id",      "row_full_name",    "row_trimmed_name",       "row_type"};
+  int64_t rows = q_int(file, "SELECT count(*) FROM aggr_group_ops WHERE aggr_id = 1");
+  int64_t parents = q_int(file, "SELECT count(*) FROM aggr_dl_group_parents WHERE aggr_id = 1");
+  ASSERT(rows > 3 && parents > 3);
+  char sql[1024];
+  for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
+    for (int desc = 0; desc < 2; desc++)
+      for (int tree = 0; tree < 2; tree++) {
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM aggr_dl_group_places pl JOIN (SELECT g.row_idx, %s AS "
+                 "parent, ROW_NUMBER() OVER (%s ORDER BY g.\"%s\"%s, g.row_full_id, g.row_idx) "
+                 "- 1 AS place FROM %s aggr_group_ops g %s WHERE g.aggr_id = 1) r ON "
+                 "r.row_idx = pl.row_idx AND r.parent = pl.parent AND r.place = pl.place WHERE "
+                 "pl.aggr_id = 1 AND pl.sort_column = '%s' AND pl.sort_desc = %d AND pl.tree = %d",
+                 tree ? "p.parent" : "''", tree ? "PARTITION BY p.parent" : "", cols[c],
+                 desc ? " DESC" : "", tree ? "aggr_dl_group_parents p JOIN" : "",
+                 tree ? "ON g.aggr_id = p.aggr_id AND g.row_idx = p.row_idx" : "", cols[c], desc,
+                 tree);
+        if (q_int(file, sql) != (tree ? parents : rows)) {
+          fprintf(stderr, "%s: the places of %s%s, tree %d, differ\n", file, cols[c],
+                  desc ? " DESC" : "", tree);
+          return 1;
+        }
+      }
+  return 0;
+}
+
 static int test_amp(void) {
   ASSERT_OK(run("--iterations 12 --kernels-per-iter 120 --seed 3 --force", "amp.sqlite"));
   ASSERT_EQ(q_int("amp.sqlite", "SELECT total_iterations FROM view_performance_summary"), 13);
@@ -56,6 +91,7 @@ static int test_amp(void) {
             1);
   ASSERT(q_int("amp.sqlite", "SELECT count(*) FROM view_op_nodes WHERE direction = 'bprop'") > 0);
   ASSERT(q_int("amp.sqlite", "SELECT count(*) FROM view_group_ops WHERE row_type = 1") > 3);
+  ASSERT_OK(group_places_match("amp.sqlite"));
   ASSERT_EQ(q_int("amp.sqlite", "SELECT count(*) FROM read_only_system_config"), 1);
   /* deterministic: the same seed gives the same numbers */
   ASSERT_OK(run("--iterations 12 --kernels-per-iter 120 --seed 3 --force", "amp2.sqlite"));
