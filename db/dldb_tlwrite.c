@@ -272,12 +272,34 @@ static int cmp_track(const void *pa, const void *pb) {
   return 0;
 }
 
+/* Sorts t's events (cmp_rec). They come almost in order (each source in
+ * id order; out of it, mostly a few nested ranges that share a start), so
+ * the events that break the order are set aside as they come, sorted
+ * alone and merged back from the end, in place: a pass over the track and
+ * a sort of the few. Where more than an eighth break it (or no memory),
+ * the whole track is sorted. */
 static void sort_events(tl_track *t) {
-  for (size_t i = 1; i < t->n; i++)
-    if (cmp_rec(&t->ev[i - 1], &t->ev[i]) > 0) {
-      qsort(t->ev, t->n, sizeof *t->ev, cmp_rec);
-      return;
-    }
+  dldb_tl_rec *v = t->ev;
+  size_t n = t->n, i = 1;
+  while (i < n && cmp_rec(&v[i - 1], &v[i]) <= 0) i++;
+  if (i >= n) return;
+  size_t most = n / 8, k = 0, m = i; /* v[0..m) in order; k aside */
+  dldb_tl_rec *aside = most ? malloc(most * sizeof *aside) : NULL;
+  for (; aside && i < n; i++) {
+    if (cmp_rec(&v[m - 1], &v[i]) <= 0) v[m++] = v[i];
+    else if (k < most) aside[k++] = v[i];
+    else break;
+  }
+  if (!aside || i < n) { /* too many: every event back, then sorted whole */
+    if (aside) memcpy(v + m, aside, k * sizeof *aside);
+    free(aside);
+    qsort(v, n, sizeof *v, cmp_rec);
+    return;
+  }
+  qsort(aside, k, sizeof *aside, cmp_rec);
+  for (size_t a = m, b = k, w = n; b;) /* w - a = b: v[a..) is never overwritten unread */
+    v[--w] = a && cmp_rec(&v[a - 1], &aside[b - 1]) > 0 ? v[--a] : aside[--b];
+  free(aside);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }

@@ -19,6 +19,7 @@
 #include "dla_rules.h"
 #include "dla_tc.h"
 #include "dldb_scan.h"
+#include "dldb_timeline.h"
 #include "dldb_write.h"
 #include "test.h"
 #include "test_sql.h"
@@ -1985,6 +1986,129 @@ static int test_timeline_ahead(void) {
   return 0;
 }
 
+/* Each GPU stream's timeline events come back in (start, duration, id)
+ * order whatever order the kernels were written in: stream 1 almost in
+ * order (a few late ones, launches that share a start longest first: the
+ * events set aside and merged back), stream 2 shuffled (the whole track
+ * sorted). Compared event by event with SQLite's ORDER BY of the rows. */
+typedef struct tl_seen {
+  sqlite3_stmt *want; /* the stream's kernels in order */
+  int64_t n;
+  int bad;
+} tl_seen;
+
+static int tl_check_event(void *ctx, const dldb_tl_event *e) {
+  tl_seen *s = ctx;
+  if (sqlite3_step(s->want) != SQLITE_ROW || sqlite3_column_int64(s->want, 0) != e->start_ns ||
+      sqlite3_column_int64(s->want, 1) != e->dur_ns ||
+      sqlite3_column_int64(s->want, 2) != e->event_id) {
+    if (!s->bad++)
+      fprintf(stderr, "timeline order: event %lld is (%lld, %lld, id %lld)\n", (long long)s->n,
+              (long long)e->start_ns, (long long)e->dur_ns, (long long)e->event_id);
+  }
+  s->n++;
+  return 0;
+}
+
+typedef struct tl_streams {
+  int64_t track[3]; /* by stream id 1, 2 */
+} tl_streams;
+
+static int tl_note_track(void *ctx, const dldb_tl_track_row *t) {
+  tl_streams *s = ctx;
+  if (strcmp(t->kind, "gpu_stream") == 0 && t->has_stream && t->stream_id >= 1 &&
+      t->stream_id <= 2)
+    s->track[t->stream_id] = t->track_id;
+  return 0;
+}
+
+static int test_timeline_events_sorted(void) {
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/timeline_sorted.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  dldb_gpu gpu = {.device_id = 0, .name = "GPU", .cc_major = 8, .sm_count = 108};
+  ASSERT_OK(dldb_write_gpu(w, &gpu, err, sizeof err));
+  enum { N = 4000 };
+  int64_t start[2][N], dur[2][N];
+  rnd_state = 0x7153ull;
+  for (int i = 0; i < N; i++) { /* stream 1: in order but for 1 in 40 */
+    start[0][i] = 10000 + 1000 * (int64_t)i;
+    dur[0][i] = 100 + (int64_t)rnd(500);
+    if (i % 40 == 39) start[0][i] -= 3000 + (int64_t)rnd(20000); /* late: behind several */
+    if (i % 97 == 1) { /* the same start as the one before, longer first */
+      start[0][i] = start[0][i - 1];
+      dur[0][i] = dur[0][i - 1] > 1 ? dur[0][i - 1] - 1 : 0;
+    }
+    start[1][i] = 10000 + (int64_t)rnd(4000000); /* stream 2: any order */
+    dur[1][i] = 100 + (int64_t)rnd(500);
+  }
+  dldb_nvtx_range it = {.kind = DLDB_NVTX_PUSHPOP, .name = "step", .pid = 1, .tid = 1,
+                        .start_ns = 0, .end_ns = 5000000};
+  ASSERT_OK(dldb_write_nvtx_range(w, &it, NULL, err, sizeof err));
+  int64_t corr = 1;
+  for (int i = 0; i < N; i++)
+    for (int st = 0; st < 2; st++, corr++) {
+      dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = 1000 + corr, .end_ns = 1001 + corr,
+                         .pid = 1, .tid = 1, .correlation_id = corr};
+      ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+      dldb_kernel k = {.short_name = "elementwise_kernel", .device_id = 0, .stream_id = st + 1,
+                       .gpu_start_ns = start[st][i], .gpu_end_ns = start[st][i] + dur[st][i],
+                       .correlation_id = corr, .pid = 1, .grid = {4, 2, 1}, .block = {128, 1, 1}};
+      ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+    }
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ao.key_op = "step";
+  ao.aggr_start = "2024-01-01 00:00:00";
+  dla_tuning tune = {.timeline_inline = 1};
+  if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
+    fprintf(stderr, "timeline sorted: %s\n", err);
+    dldb_writer_abort(&w);
+    return 1;
+  }
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  sqlite3 *db = open_ro(path);
+  ASSERT_NOT_NULL(db);
+  /* the cases are what they claim: few of stream 1 out of order, many of stream 2 */
+  static const char out_of_order[] =
+      "SELECT count(*) FROM (SELECT gpu_start_ns < max(gpu_start_ns) OVER (ORDER BY id ROWS "
+      "BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS late FROM kernels WHERE stream_id = %d) "
+      "WHERE late";
+  char sql[512];
+  snprintf(sql, sizeof sql, out_of_order, 1);
+  int64_t late1 = q_int(db, sql);
+  snprintf(sql, sizeof sql, out_of_order, 2);
+  int64_t late2 = q_int(db, sql);
+  ASSERT(late1 > 50 && late1 < N / 8);
+  ASSERT(late2 > N / 8);
+  dldb *r = NULL;
+  ASSERT_OK(dldb_open_ro(path, &r, NULL, err, sizeof err));
+  tl_streams ts = {{0}};
+  ASSERT_OK(dldb_timeline_tracks(r, tl_note_track, &ts, err, sizeof err));
+  for (int st = 1; st <= 2; st++) {
+    ASSERT(ts.track[st] > 0);
+    tl_seen seen = {0};
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT gpu_start_ns, gpu_end_ns - gpu_start_ns, id FROM kernels "
+                                 "WHERE stream_id = ?1 ORDER BY 1, 2, 3",
+                                 -1, &seen.want, NULL),
+              SQLITE_OK);
+    sqlite3_bind_int(seen.want, 1, st);
+    ASSERT_OK(dldb_timeline_events(r, ts.track[st], INT64_MIN, INT64_MAX, tl_check_event, &seen,
+                                   err, sizeof err));
+    int more = sqlite3_step(seen.want) == SQLITE_ROW;
+    sqlite3_finalize(seen.want);
+    ASSERT_EQ(seen.bad, 0);
+    ASSERT_EQ(more, 0);
+    ASSERT_EQ(seen.n, N);
+  }
+  dldb_close(&r);
+  sqlite3_close(db);
+  return 0;
+}
+
 /* ---- Op CPU times: total and self, nesting on a whole-microsecond clock -- */
 
 typedef struct trange {
@@ -2167,6 +2291,7 @@ int main(int argc, char **argv) {
   RUN(test_range_order);
   RUN(test_sweep_batches);
   RUN(test_timeline_ahead);
+  RUN(test_timeline_events_sorted);
   RUN(test_pipe);
   RUN(test_sort_big);
   RUN(test_sort_keys);
