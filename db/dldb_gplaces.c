@@ -1,22 +1,23 @@
 /*
  * dldb_gplaces.c - the open aggregation's Group Ops orders (db/schema.sql
- * aggr_dl_group_places): each aggr_group_ops row's place in every order a
- * page of view_group_ops can ask for, among all the rows and among its
- * parent's (aggr_dl_group_parents), so that the viewer reads any page as
- * one range (dldb_gopage.c).
+ * aggr_dl_group_orders): the aggr_group_ops rows in every order a page of
+ * view_group_ops can ask for, among all the rows and among each parent's
+ * (aggr_dl_group_parents), so that the viewer reads any page from the
+ * rows at its places (dldb_gopage.c).
  *
  * The written rows are read once and each ascending order is sorted here,
  * by SQLite's rules for comparing values (NULL, then numbers, then text by
  * bytes, then blobs), rather than by one window-function statement an
  * order, which reads and sorts the rows again each time; each descending
- * order is made from its ascending one. The places go in in primary-key
- * order, many to a statement.
+ * order is made from its ascending one. The orders go in in primary-key
+ * order, DLDB_GO_CHUNK places a row.
  * Ownership: nothing kept; the writer is borrowed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dldb_gorders.h"
 #include "dldb_write_internal.h"
 
 /* view_group_ops' sortable columns (all but aggr_id and domain_name), in
@@ -213,49 +214,57 @@ static void bind_val(sqlite3_stmt *st, int i, const gp_val *v) {
   }
 }
 
-/* The places are inserted GP_ROWS to a statement, the order's key bound
- * once (?1-?5): a statement a row costs SQLite several times as much a
- * row (each opens its cursor and seeks from the root). */
-#define GP_ROWS 64
-
+/* An order's places go in DLDB_GO_CHUNK to a row (aggr_dl_group_orders):
+ * the row_idx values as a JSON array, so that SQL reads them too
+ * (json_each; view_dl_group_op_places). */
 typedef struct {
-  sqlite3_stmt *multi, *single; /* GP_ROWS rows; one row */
+  sqlite3_stmt *st;
   dldb_writer *w;
   char *err;
   size_t errlen;
 } gp_ins;
 
-static int prepare_rows(dldb_writer *w, int rows, sqlite3_stmt **st, char *err, size_t errlen) {
-  char sql[160 + GP_ROWS * 32];
-  int n = snprintf(sql, sizeof sql,
-                   "INSERT INTO aggr_dl_group_places(aggr_id, sort_column, sort_desc, tree, "
-                   "parent, place, row_idx) VALUES ");
-  for (int r = 0; r < rows; r++)
-    n += snprintf(sql + n, sizeof sql - (size_t)n, "%s(?1, ?2, ?3, ?4, ?5, ?, ?)", r ? ", " : "");
-  return prepare(w, sql, st, err, errlen);
+static int prepare_ins(dldb_writer *w, sqlite3_stmt **st, char *err, size_t errlen) {
+  return prepare(w,
+                 "INSERT INTO aggr_dl_group_orders(aggr_id, sort_column, sort_desc, tree, parent, "
+                 "chunk, n, row_idxs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 st, err, errlen);
 }
 
-static void bind_key(sqlite3_stmt *st, int64_t aggr_id, size_t col, int desc, int tree,
-                     const gp_val *parent) {
-  sqlite3_bind_int64(st, 1, aggr_id);
-  sqlite3_bind_text(st, 2, sort_cols[col], -1, SQLITE_STATIC);
-  sqlite3_bind_int(st, 3, desc);
-  sqlite3_bind_int(st, 4, tree);
-  bind_val(st, 5, parent);
+/* Writes v in decimal at p (at most 20 bytes): the bytes written. */
+static size_t put_int(char *p, int64_t v) {
+  char d[20];
+  size_t n = 0, k = 0;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do d[n++] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0) p[k++] = '-';
+  while (n) p[k++] = d[--n];
+  return k;
 }
 
 /* Inserts the places of e[0..n-1], one parent's run (or all, tree 0). */
 static int put_run(gp_ins *in, size_t col, int desc, int tree, const gp_ent *e, size_t n) {
   static const gp_val top = {SQLITE_TEXT, 0, 0, 0, 0, ""};
   const gp_val *parent = tree ? e[0].parent : &top;
-  for (size_t i = 0; i < n;) {
-    size_t k = n - i >= GP_ROWS ? GP_ROWS : 1;
-    sqlite3_stmt *st = k == GP_ROWS ? in->multi : in->single;
-    bind_key(st, in->w->aggr_id, col, desc, tree, parent);
-    for (size_t j = 0; j < k; j++, i++) {
-      sqlite3_bind_int64(st, 6 + 2 * (int)j, (int64_t)i);
-      sqlite3_bind_int64(st, 7 + 2 * (int)j, e[i].r->row_idx);
+  char text[DLDB_GO_CHUNK * 21 + 3]; /* "[" and up to 20 digits and "," each, "]" */
+  sqlite3_stmt *st = in->st;
+  for (size_t i = 0, chunk = 0; i < n; chunk++) {
+    size_t len = 0, end = n - i > DLDB_GO_CHUNK ? i + DLDB_GO_CHUNK : n;
+    text[len++] = '[';
+    for (size_t first = i; i < end; i++) {
+      if (i > first) text[len++] = ',';
+      len += put_int(text + len, e[i].r->row_idx);
     }
+    text[len++] = ']';
+    sqlite3_bind_int64(st, 1, in->w->aggr_id);
+    sqlite3_bind_text(st, 2, sort_cols[col], -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, desc);
+    sqlite3_bind_int(st, 4, tree);
+    bind_val(st, 5, parent);
+    sqlite3_bind_int64(st, 6, (int64_t)chunk);
+    sqlite3_bind_int64(st, 7, (int64_t)n);
+    sqlite3_bind_text(st, 8, text, (int)len, SQLITE_STATIC);
     int s = sqlite3_step(st);
     sqlite3_reset(st);
     if (s != SQLITE_DONE)
@@ -306,11 +315,10 @@ static int write_all(dldb_writer *w, const gp_set *s, char *err, size_t errlen) 
   gp_ent *asc[2] = {malloc((s->n ? s->n : 1) * sizeof **asc),
                     malloc((s->np ? s->np : 1) * sizeof **asc)};
   gp_ent *d = malloc((cap ? cap : 1) * sizeof *d);
-  gp_ins in = {NULL, NULL, w, err, errlen};
+  gp_ins in = {NULL, w, err, errlen};
   int rc = asc[0] && asc[1] && d ? DL_OK
                                  : dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: out of memory");
-  if (rc == DL_OK) rc = prepare_rows(w, GP_ROWS, &in.multi, err, errlen);
-  if (rc == DL_OK) rc = prepare_rows(w, 1, &in.single, err, errlen);
+  if (rc == DL_OK) rc = prepare_ins(w, &in.st, err, errlen);
   for (size_t c = 0; rc == DL_OK && c < NCOLS; c++) {
     for (int tree = 0; rc == DL_OK && tree < 2; tree++) {
       size_t n = tree ? s->np : s->n;
@@ -328,8 +336,7 @@ static int write_all(dldb_writer *w, const gp_set *s, char *err, size_t errlen) 
       rc = write_order(&in, c, 1, tree, d, n);
     }
   }
-  sqlite3_finalize(in.multi);
-  sqlite3_finalize(in.single);
+  sqlite3_finalize(in.st);
   free(asc[0]);
   free(asc[1]);
   free(d);
@@ -337,7 +344,7 @@ static int write_all(dldb_writer *w, const gp_set *s, char *err, size_t errlen) 
 }
 
 int dldb__group_places(dldb_writer *w, char *err, size_t errlen) {
-  if (!dldb__has_table(w, "aggr_dl_group_places") || !dldb__has_table(w, "aggr_dl_group_parents"))
+  if (!dldb__has_table(w, "aggr_dl_group_orders") || !dldb__has_table(w, "aggr_dl_group_parents"))
     return DL_OK;
   gp_set s = {0};
   int rc = read_rows(w, &s, err, errlen);

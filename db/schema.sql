@@ -1260,36 +1260,63 @@ JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
 -- view_group_ops' rows in each order a page can ask for: per sortable
--- column (sort_column) and direction (sort_desc 1: descending), each row's
--- place (0..n-1) in the order "ORDER BY sort_column [DESC], row_full_id"
--- (the viewer's tie-break; row_idx after it), among all the aggregation's
--- rows (tree 0, parent '') and among its parent's rows (tree 1, parent as
--- in aggr_dl_group_parents). A page is then one range of the primary key,
--- whatever its offset. Written whole at the end of each aggregation.
--- Optional: files without it sort view_group_ops the plain way.
-CREATE TABLE aggr_dl_group_places (
+-- column (sort_column) and direction (sort_desc 1: descending), the rows'
+-- row_idx in the order "ORDER BY sort_column [DESC], row_full_id" (the
+-- viewer's tie-break; row_idx after it), among all the aggregation's rows
+-- (tree 0, parent '') and among its parent's rows (tree 1, parent as in
+-- aggr_dl_group_parents), 128 places a row: chunk c's row_idxs is a JSON
+-- array of the row_idx at places c * 128 .., and n the order's places. A
+-- page reads the rows at its places, whatever its offset. Written whole at
+-- the end of each aggregation (db/dldb_gplaces.c). Optional: files without
+-- it sort view_group_ops the plain way.
+CREATE TABLE aggr_dl_group_orders (
   aggr_id     INTEGER NOT NULL,
   sort_column TEXT NOT NULL,
   sort_desc   INTEGER NOT NULL,
   tree        INTEGER NOT NULL,
   parent      TEXT NOT NULL,
-  place       INTEGER NOT NULL,
-  row_idx     INTEGER NOT NULL,
-  PRIMARY KEY (aggr_id, sort_column, sort_desc, tree, parent, place)
+  chunk       INTEGER NOT NULL,
+  n           INTEGER NOT NULL,
+  row_idxs    TEXT NOT NULL,
+  PRIMARY KEY (aggr_id, sort_column, sort_desc, tree, parent, chunk)
 ) WITHOUT ROWID;
 
+-- The orders' chunks (aggr_dl_group_orders above), for the viewer.
+CREATE VIEW view_dl_group_op_orders AS
+SELECT o.aggr_id AS aggr_id, s.value AS domain_name, o.sort_column, o.sort_desc, o.tree,
+       o.parent AS tree_parent, o.chunk, o.n, o.row_idxs
+FROM aggr_dl_group_orders o
+JOIN aggregations a ON a.aggr_id = o.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- view_group_ops' rows (the same columns and expressions) with their
+-- row_idx: the viewer reads the rows at a page's places here.
+CREATE VIEW view_dl_group_op_rows AS
+SELECT g.aggr_id AS aggr_id, s.value AS domain_name, g.row_type, g.row_full_id,
+       g.row_full_name, (g.row_trimmed_name || '') AS row_trimmed_name, g.level,
+       g.num_op_instances, g.num_supported_leaf_ops, g.num_tc_leaf_ops,
+       g.cpu_time_sum, g.gpu_time_sum, g.cpu_overhead_sum, g.gpu_idle_sum, g.row_idx
+FROM aggr_group_ops g
+JOIN aggregations a ON a.aggr_id = g.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
 -- view_group_ops' rows (the same columns and expressions) by order and
--- place (aggr_dl_group_places): tree_parent is the parent of tree 1's
--- rows, '' for tree 0's. Optional for readers.
+-- place, a row a place of each order: tree_parent is the parent of tree 1's
+-- rows, '' for tree 0's. CROSS JOIN reads each chunk's places in turn, then
+-- their rows by key (in the order of aggr_dl_group_orders' key and place).
+-- Optional for readers (the viewer reads the two views above).
 CREATE VIEW view_dl_group_op_places AS
 SELECT g.aggr_id AS aggr_id, s.value AS domain_name, g.row_type, g.row_full_id,
        g.row_full_name, (g.row_trimmed_name || '') AS row_trimmed_name, g.level,
        g.num_op_instances, g.num_supported_leaf_ops, g.num_tc_leaf_ops,
        g.cpu_time_sum, g.gpu_time_sum, g.cpu_overhead_sum, g.gpu_idle_sum,
-       pl.sort_column, pl.sort_desc, pl.tree, pl.parent AS tree_parent, pl.place
-FROM aggr_dl_group_places pl
-JOIN aggr_group_ops g ON g.aggr_id = pl.aggr_id AND g.row_idx = pl.row_idx
-JOIN aggregations a ON a.aggr_id = pl.aggr_id
+       o.sort_column, o.sort_desc, o.tree, o.parent AS tree_parent, o.chunk * 128 + j.key AS place
+FROM aggr_dl_group_orders o
+CROSS JOIN json_each(o.row_idxs) j
+CROSS JOIN aggr_group_ops g ON g.aggr_id = o.aggr_id AND g.row_idx = j.value
+JOIN aggregations a ON a.aggr_id = o.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 

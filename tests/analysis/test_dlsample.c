@@ -37,9 +37,11 @@ static int64_t q_int(const char *file, const char *sql) {
   return v;
 }
 
-/* Every place of the Group Ops orders (aggr_dl_group_places) against
- * SQLite's own window over the same order: each column ascending and
- * descending, among all rows and among each parent's. */
+/* Every place of the Group Ops orders (aggr_dl_group_orders, their JSON
+ * lists read by json_each) against SQLite's own window over the same
+ * order: each column ascending and descending, among all rows and among
+ * each parent's; and every chunk but an order's last full, its n the
+ * order's places. */
 static int group_places_match(const char *file) {
   static const char *const cols[] = {
       "cpu_overhead_sum", "cpu_time_sum",     "gpu_idle_sum",           "gpu_time_sum",
@@ -47,21 +49,26 @@ static int group_places_match(const char *file) {
       "row_full_id",      "row_full_name",    "row_trimmed_name",       "row_type"};
   int64_t rows = q_int(file, "SELECT count(*) FROM aggr_group_ops WHERE aggr_id = 1");
   int64_t parents = q_int(file, "SELECT count(*) FROM aggr_dl_group_parents WHERE aggr_id = 1");
-  ASSERT(rows > 3 && parents > 3);
-  char sql[1024];
+  ASSERT(rows > 128 && parents > 3);
+  ASSERT_EQ(q_int(file, "SELECT count(*) FROM aggr_dl_group_orders o WHERE json_array_length("
+                        "o.row_idxs) <> min(128, o.n - o.chunk * 128) OR o.chunk * 128 >= o.n"),
+            0);
+  char sql[1280];
   for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
     for (int desc = 0; desc < 2; desc++)
       for (int tree = 0; tree < 2; tree++) {
         snprintf(sql, sizeof sql,
-                 "SELECT count(*) FROM aggr_dl_group_places pl JOIN (SELECT g.row_idx, %s AS "
-                 "parent, ROW_NUMBER() OVER (%s ORDER BY g.\"%s\"%s, g.row_full_id, g.row_idx) "
-                 "- 1 AS place FROM %s aggr_group_ops g %s WHERE g.aggr_id = 1) r ON "
-                 "r.row_idx = pl.row_idx AND r.parent = pl.parent AND r.place = pl.place WHERE "
-                 "pl.aggr_id = 1 AND pl.sort_column = '%s' AND pl.sort_desc = %d AND pl.tree = %d",
-                 tree ? "p.parent" : "''", tree ? "PARTITION BY p.parent" : "", cols[c],
-                 desc ? " DESC" : "", tree ? "aggr_dl_group_parents p JOIN" : "",
-                 tree ? "ON g.aggr_id = p.aggr_id AND g.row_idx = p.row_idx" : "", cols[c], desc,
-                 tree);
+                 "SELECT count(*) FROM (SELECT o.parent, o.chunk * 128 + j.key AS place, j.value "
+                 "AS row_idx FROM aggr_dl_group_orders o, json_each(o.row_idxs) j WHERE "
+                 "o.aggr_id = 1 AND o.sort_column = '%s' AND o.sort_desc = %d AND o.tree = %d) "
+                 "pl JOIN (SELECT g.row_idx, %s AS parent, ROW_NUMBER() OVER (%s ORDER BY "
+                 "g.\"%s\"%s, g.row_full_id, g.row_idx) - 1 AS place FROM %s aggr_group_ops g %s "
+                 "WHERE g.aggr_id = 1) r ON r.row_idx = pl.row_idx AND r.parent = pl.parent AND "
+                 "r.place = pl.place",
+                 cols[c], desc, tree, tree ? "p.parent" : "''",
+                 tree ? "PARTITION BY p.parent" : "", cols[c], desc ? " DESC" : "",
+                 tree ? "aggr_dl_group_parents p JOIN" : "",
+                 tree ? "ON g.aggr_id = p.aggr_id AND g.row_idx = p.row_idx" : "");
         if (q_int(file, sql) != (tree ? parents : rows)) {
           fprintf(stderr, "%s: the places of %s%s, tree %d, differ\n", file, cols[c],
                   desc ? " DESC" : "", tree);

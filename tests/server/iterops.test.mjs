@@ -11,7 +11,7 @@
 // iterations, 72 ops, 432 rows, many equal kernel counts). Also group_ops,
 // flat and as a tree (top=1, parent=NAME), on a dldb with groups (w_Relu's
 // Nsight Systems export), which the viewer reads through
-// view_dl_group_op_places (each row's place in each order, stored) and
+// view_dl_group_op_orders (each order's rows, stored) and
 // view_dl_group_op_tree (each row's parent), against the rows and parents
 // computed here, and without them.
 // Run: node tests/server/iterops.test.mjs (DLPROF, DLPROFVIEWER,
@@ -144,7 +144,8 @@ async function checkTree(server, db, minGroups = 11) {
           const sel = rows.filter((x) => !filter || match(x) || (p !== null && below(x)));
           sel.sort((a, b) => (desc ? -1 : 1) * cmp(a[sort], b[sort]) || cmp(a.row_full_id, b.row_full_id));
           const n = sel.length;
-          const cuts = deep ? [[0, 1000], [3, 5], [Math.max(0, n - 2), 5], [n + 1, 5]] : [[0, 1000], [1, 2]];
+          // [125, 7] spans the first boundary of the stored orders' chunks (128 places a row)
+          const cuts = deep ? [[0, 1000], [3, 5], [125, 7], [Math.max(0, n - 2), 5], [n + 1, 5]] : [[0, 1000], [1, 2]];
           for (const [offset, limit] of cuts) {
             const q = new URLSearchParams({ ...scope, sort, order: desc ? 'desc' : 'asc', offset, limit, ...(filter ? { filter } : {}) });
             const got = await getJson(server, `api/v1/group_ops?${q}`);
@@ -171,8 +172,8 @@ test('group_ops on our dldb: read through the stored places and parents, and wit
   assert.ok(n.t > 0 && n.t === n.g, `${n.t} rows with their parent, ${n.g} rows`);
   assert.equal(n.p, n.g * 12 * 2 * 2, 'a place per row, column, direction and scope');
   // an older writer's aggregation: no places; no places and no parents
-  const copies = [['no_places', 'DELETE FROM aggr_dl_group_places'],
-    ['no_parents', 'DELETE FROM aggr_dl_group_places; DELETE FROM aggr_dl_group_parents']].map(([name, del]) => {
+  const copies = [['no_places', 'DELETE FROM aggr_dl_group_orders'],
+    ['no_parents', 'DELETE FROM aggr_dl_group_orders; DELETE FROM aggr_dl_group_parents']].map(([name, del]) => {
     const copy = join(dir, `${name}.sqlite`);
     copyFileSync(db, copy);
     execFileSync('sqlite3', [copy, del]);
@@ -198,7 +199,7 @@ test('group_ops on a dldb whose rows are all top rows: every order of both scope
   mkdirSync(dir, { recursive: true });
   const copy = join(dir, 'no_places.sqlite');
   copyFileSync(dldb, copy);
-  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_group_places']);
+  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_group_orders']);
   for (const file of [dldb, copy]) {
     const s = await startViewer(file, ['--cache-mb', '0']);
     try {
