@@ -210,3 +210,28 @@ test('group_ops on a dldb whose rows are all top rows: every order of both scope
     }
   }
 });
+
+test('group_ops with a stored order whose chunk is no list: that order answers an error, the rest as before', async () => {
+  const dir = join(out, 'bad_order');
+  mkdirSync(dir, { recursive: true });
+  const copy = join(dir, 'bad_order.sqlite');
+  copyFileSync(dldb, copy);
+  execFileSync('sqlite3', [copy, "UPDATE aggr_dl_group_orders SET row_idxs = '[1,x]' WHERE sort_column = 'level' AND sort_desc = 0 AND tree = 0 AND chunk = 1"]);
+  const s = await startViewer(copy, ['--cache-mb', '0']);
+  try {
+    const res = await fetch(`${s.url}api/v1/group_ops?sort=level&order=asc&offset=130&limit=5`);
+    const body = await res.json();
+    assert.equal(res.status, 500);
+    assert.equal(body.error.code, 'db_error');
+    assert.match(body.error.message, /bad_order\.sqlite: bad row of view_dl_group_op_orders \(level, chunk 1\)/);
+    // the chunk before it, and the other orders, read as before
+    const want = sql(copy, 'SELECT * FROM view_group_ops WHERE aggr_id = 1');
+    want.sort((a, b) => sqliteCmp(a.level, b.level) || sqliteCmp(a.row_full_id, b.row_full_id));
+    const first = await getJson(s, 'api/v1/group_ops?sort=level&order=asc&offset=0&limit=5');
+    assert.deepEqual(first.rows, want.slice(0, 5));
+    const desc = await getJson(s, 'api/v1/group_ops?sort=level&order=desc&offset=130&limit=5');
+    assert.equal(desc.rows.length, 5);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
