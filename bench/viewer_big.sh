@@ -5,13 +5,13 @@
 # curl, in order (a later request may reuse what an earlier one counted or
 # read: a user paging does). The lists: the whole aggregation's kernels in
 # launch order (both directions, deep pages, name filters), sorted by
-# duration, the middle iteration's kernels (what Kernels by Iteration asks),
-# its biggest op's kernels (Kernels by Op), the most launched kernel's
-# launches (Statistics; in launch order, and by duration at its top and
-# middle), that op's launches by duration, the iteration ops of the whole
-# aggregation (sorted, a middle page), the ops, the Group Ops tree's top
-# rows and the NVTX statistics (the first request, a filter that matches
-# nothing, filters that match, the name order).
+# duration (deep pages too), the middle iteration's kernels (what Kernels
+# by Iteration asks), its biggest op's kernels (Kernels by Op), the most
+# launched kernel's launches (Statistics; in launch order, and by duration
+# at its top and middle), that op's launches by duration, the iteration
+# ops of the whole aggregation (sorted, a middle page), the ops, the Group
+# Ops tree's top rows and the NVTX statistics (the first request, a filter
+# that matches nothing, filters that match, the name order).
 # Prints the start and each request's seconds, HTTP status and filtered
 # rows. docs/performance.md quotes it.
 # Usage: bench/viewer_big.sh DLDB [BUILD_DIR]   (BUILD_DIR: build/release)
@@ -52,6 +52,9 @@ for u in \
   "iteration_kernels?limit=100&filter=gemm" \
   "iteration_kernels?limit=100&filter=xyzzy" \
   "iteration_kernels?limit=100&sort=kernel_duration&order=desc" \
+  "iteration_kernels?limit=100&sort=kernel_duration&order=desc&offset=$((total / 2))" \
+  "iteration_kernels?limit=100&sort=kernel_duration&offset=$((total - 100))" \
+  "iteration_op_kernels?limit=100&sort=kernel_duration&offset=$((total / 4))" \
   "iteration_kernels?limit=100&iter_value=$mid" \
   "iteration_kernels?limit=100&iter_value=$mid&sort=kernel_duration&order=desc" \
   "iteration_kernels?limit=100&iter_value=$mid&filter=gemm" \

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dldb_gorders.h"
+#include "dldb_chunks.h"
 #include "dldb_read.h"
 
 #define GO_VIEW "view_group_ops"

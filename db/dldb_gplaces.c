@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dldb_gorders.h"
+#include "dldb_chunks.h"
 #include "dldb_write_internal.h"
 
 /* view_group_ops' sortable columns (all but aggr_id and domain_name), in

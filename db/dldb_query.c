@@ -236,8 +236,9 @@ typedef struct plan {
   int64_t offset;
   int indexed;         /* 1: states the condition of the partial indexes (time, iteration ops) */
   /* within: a key view; the rows whose sort column is in [lo, hi], found
-   * there and read by `at` (a column of both) */
-  const char *within, *at;
+   * there and read by `at` (a column of both); or, with within_json, by
+   * the `at` values of that JSON array */
+  const char *within, *at, *within_json;
   int64_t lo, hi;
   /* 1: the domain and column filters are stated as always true to SQLite's
    * planner (likelihood() 1.0; they still filter), so that it reads the
@@ -296,11 +297,16 @@ static void sb_within(built *q, int *first, const dldb_query *in, const plan *pl
   int lo = q->nb + 1, hi = q->nb + 2, aggr = q->nb + 3;
   q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->lo};
   q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->hi};
-  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
   sb_where(q, first);
   sb_ident(&q->sql, in->sort);
   sb_add(&q->sql, " BETWEEN ?%d AND ?%d AND ", lo, hi);
   sb_ident(&q->sql, pl->at);
+  if (pl->within_json) {
+    q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = pl->within_json};
+    sb_add(&q->sql, " IN (SELECT value FROM json_each(?%d))", q->nb);
+    return;
+  }
+  q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = in->aggr_id};
   sb_add(&q->sql, " IN (SELECT ");
   sb_ident(&q->sql, pl->at);
   sb_add(&q->sql, " FROM ");
@@ -465,7 +471,7 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     return dl_err(err, errlen, DL_EINVAL, "%s is no tree of names", f->view);
   int filtered = mode == Q_ROWS || mode == Q_COUNT_FILTERED || mode == Q_SUM_FILTERED;
   /* rows found by within: read in `at` order (its index), then sorted */
-  int nested = mode == Q_ROWS && pl && pl->within;
+  int nested = mode == Q_ROWS && pl && (pl->within || pl->within_json);
   if (nested) sb_add(&q->sql, "SELECT * FROM (");
   if (mode == Q_ROWS && f != v && col_index(f, DLDB__TREE_PARENT) >= 0) {
     sb_add(&q->sql, "SELECT "); /* the rows as the queried view has them */
@@ -507,7 +513,7 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     sb_where(q, &first);
     sb_add(&q->sql, DLDB__TIME_INDEX_COND);
   }
-  if (pl && pl->within) sb_within(q, &first, in, pl);
+  if (pl && (pl->within || pl->within_json)) sb_within(q, &first, in, pl);
   if (pl && pl->range_op) {
     sb_where(q, &first);
     sb_ident(&q->sql, pl->range_col);
@@ -906,16 +912,19 @@ static int seek_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size_t
 }
 
 /* Sort columns with a key view of their own, in which an aggregation's rows
- * are in that column's order (its primary key): the page's range of values
- * is found there, and its rows read by launch time. */
+ * are in that column's order (its primary key; ours: chunks): the page's
+ * range of values is found there, and its rows read by launch time. */
 typedef struct sortkey {
   const char *view, *sort, *keys, *at;
+  const char *chunks; /* where ours keep the keys, a chunk of places a row
+                         (dldb_kdpage.c); keys is then read only there */
 } sortkey;
 
 static const sortkey sortkeys[] = {
-    {"view_iteration_kernels", "kernel_duration", "view_dl_kernel_durations", "kernel_timestamp"},
+    {"view_iteration_kernels", "kernel_duration", "view_dl_kernel_durations", "kernel_timestamp",
+     "view_dl_kernel_dur_chunks"},
     {"view_iteration_op_kernels", "kernel_duration", "view_dl_kernel_durations",
-     "kernel_timestamp"},
+     "kernel_timestamp", "view_dl_kernel_dur_chunks"},
 };
 
 static const sortkey *sortkey_of(const dldb_query *in) {
@@ -935,6 +944,16 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
   if (!s || in->aggr_id < 0 || in->limit <= 0 || in->n_eq > 0 || (in->filter && *in->filter) ||
       !evaluates(db, in, s->keys, 0))
     return 0;
+  if (s->chunks && dldb_has_view(db, s->chunks)) { /* ours: the stored chunks, or plain */
+    int64_t lo = 0, hi = 0, before = 0;
+    char *times = NULL;
+    int rc = dldb__kdurs_window(db, in, &lo, &hi, &before, &times, err, errlen);
+    if (rc == 1)
+      *pl = (plan){.offset = in->offset - before, .indexed = 1, .at = s->at,
+                   .within_json = times, .lo = lo, .hi = hi};
+    else free(times);
+    return rc;
+  }
   int64_t v = 0, w = 0, before = 0;
   plan seek = {.from = s->keys, .offset = in->offset};
   int rc = one_int64(db, in, Q_SEEK, &seek, &v, err, errlen);
@@ -1184,6 +1203,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
   dldb__stmt_done(st);
 out:
   built_free(&q);
+  free((char *)pl.within_json); /* sorted_plan's */
   return rc;
 }
 

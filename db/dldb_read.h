@@ -120,7 +120,19 @@ int dldb__nvtx_count(dldb *db, const dldb_query *in, int64_t *filtered, char *er
 int dldb__nvtx_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen);
 
-/* view_group_ops through its stored places (dldb_gopage.c):
+/* A page of a whole aggregation's kernel view (no filter) sorted by
+ * kernel_duration, through the stored launches by duration
+ * (view_dl_kernel_dur_chunks; dldb_kdpage.c): the durations of its first
+ * and last rows (*lo <= *hi), the rows before the first of them in the
+ * page's order (*before), and the launch times of every launch of a
+ * duration in [*lo, *hi] as a JSON array (*times, the caller frees it).
+ * 1 when found, 0 when the file or the aggregation has no such launches
+ * (read the plain way), 2 when the offset is past the rows, or a negative
+ * DL_E*. */
+int dldb__kdurs_window(dldb *db, const dldb_query *in, int64_t *lo, int64_t *hi,
+                       int64_t *before, char **times, char *err, size_t errlen);
+
+/* view_group_ops through its stored orders (dldb_gopage.c):
  * dldb__gops_count sets *total for in's scope (the aggregation, or a
  * parent's rows), dldb__gops_rows gives fn in's page; each returns 1 when
  * it answered, 0 when in is not for it (the view is read as before), or a

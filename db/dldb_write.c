@@ -108,9 +108,6 @@ static const struct {
     [DLDB__B_PYFRAME] = {"INSERT OR FAIL INTO dl_python_frames(pid, tid, start_ns, end_ns, "
                          "name_id, python_id, parent_python_id) VALUES ",
                          7, NULL, NULL},
-    [DLDB__B_KDURS] = {"INSERT OR FAIL INTO aggr_dl_kernel_durs(aggr_id, gpu_dur_ns, api_start_ns, "
-                       "kernel_id) VALUES ",
-                       4, NULL, "(?1,?,?,?)"},
     [DLDB__B_KSEQ] = {"INSERT OR FAIL INTO aggr_dl_kernel_seq(aggr_id, group_id, seq, iter_value, "
                       "kernel_id) VALUES ",
                       5, NULL, "(?1,?,?,?,?)"},
@@ -640,6 +637,7 @@ static int intern_load(dldb_writer *w, char *err, size_t errlen) {
 
 static void writer_free(dldb_writer *w) {
   if (!w) return;
+  dldb__kd_free(w);
   finalize_all(w);
   if (w->db) sqlite3_close(w->db);
   while (w->arena) {

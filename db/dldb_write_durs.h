@@ -1,11 +1,11 @@
 /*
  * dldb_write_durs.h - the open aggregation's kernel launches by GPU
- * duration (db/schema.sql aggr_dl_kernel_durs) from rows the caller has
- * sorted in memory: written in key order, SQLite appends them to the
- * table's b-tree instead of sorting the aggregation's rows itself.
+ * duration (db/schema.sql aggr_dl_kernel_dur_chunks) from rows the caller
+ * has sorted in memory, so that the writer need not sort the
+ * aggregation's rows itself.
  *
  * A caller that does not write them leaves them to dldb_aggr_end, which
- * fills the table from aggr_kernels and kernels with one sorted statement.
+ * reads them from aggr_kernels and kernels with one sorted statement.
  * Ownership: nothing is kept beyond the call; the writer is borrowed.
  */
 #ifndef DLDB_WRITE_DURS_H

@@ -49,7 +49,6 @@ enum {
   DLDB__B_KERNEL,
   DLDB__B_KATTR,
   DLDB__B_PYFRAME,    /* dl_python_frames (dldb_write_pyframe.c) */
-  DLDB__B_KDURS,      /* aggr_dl_kernel_durs, in key order (dldb_write_durs.c) */
   DLDB__B_KSEQ,       /* aggr_dl_kernel_seq, in key order (dldb_kgroups.c) */
   DLDB__B_KMARK,      /* aggr_dl_kernel_marks (dldb_kgroups.c) */
   DLDB__B_KGROUP,     /* aggr_dl_kernel_groups (dldb_kgroups.c) */
@@ -112,6 +111,8 @@ struct dldb_writer {
   int kgroups_by_caller; /* ... and its kernel groups, seq and marks rows from
                             dldb_write_kgroups.h's calls */
   int kgdurs_by_caller;  /* ... and its aggr_dl_kernel_dseq rows */
+  struct dldb__kdchunk *kd; /* the open aggregation's launches by duration, a
+                               chunk at a time (dldb_kdchunks.c) */
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
@@ -209,5 +210,16 @@ static inline int64_t dldb__rel(dldb_writer *w, int64_t t) {
   if (r < w->min_rel) w->min_rel = r;
   return r;
 }
+
+/* The open aggregation's launches by duration (dldb_kdchunks.c): begun
+ * for aggr_id, each launch added in (duration, launch time, kernel id)
+ * order, ended (the last chunk written) or freed (dropped). DL_OK, or an
+ * error with one line in err. */
+typedef struct dldb__kdchunk dldb__kdchunk;
+int dldb__kd_begin(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
+int dldb__kd_add(dldb_writer *w, int64_t dur_ns, int64_t api_start_ns, char *err,
+                 size_t errlen);
+int dldb__kd_end(dldb_writer *w, char *err, size_t errlen);
+void dldb__kd_free(dldb_writer *w);
 
 #endif

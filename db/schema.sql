@@ -1197,24 +1197,38 @@ JOIN strings s ON s.id = d.name_id;
 -- Each kernel launch of an aggregation by GPU duration: the kernel lists
 -- sorted by duration (kernel_duration, the column the pages sort by besides
 -- launch time) find a page's rows here, then read them by launch time
--- (aggr_kernels_by_time). Written whole at the end of each aggregation, in
--- key order. Optional: files without it sort the plain way.
-CREATE TABLE aggr_dl_kernel_durs (
-  aggr_id      INTEGER NOT NULL,
-  gpu_dur_ns   INTEGER NOT NULL,
-  api_start_ns INTEGER NOT NULL,
-  kernel_id    INTEGER NOT NULL,
-  PRIMARY KEY (aggr_id, gpu_dur_ns, api_start_ns, kernel_id)
-) WITHOUT ROWID;
+-- (aggr_kernels_by_time). The launches in (duration, launch time, kernel
+-- id) order, 128 places a row: chunk c's launches is a JSON array of
+-- [duration, launch time] at places c * 128 .. (db/dldb_kdchunks.c),
+-- written at the end of each aggregation. A rowid table: a row (about 2.5
+-- KB) fits a page of it, where an index b-tree's (WITHOUT ROWID) would
+-- spill each to a page of its own. Optional: files without it sort the
+-- plain way.
+CREATE TABLE aggr_dl_kernel_dur_chunks (
+  aggr_id   INTEGER NOT NULL,
+  chunk     INTEGER NOT NULL,
+  launches  TEXT NOT NULL,     -- [[gpu_end_ns - gpu_start_ns, api_start_ns], ...]
+  PRIMARY KEY (aggr_id, chunk)
+);
+
+-- The chunks (aggr_dl_kernel_dur_chunks above), for the viewer.
+CREATE VIEW view_dl_kernel_dur_chunks AS
+SELECT c.aggr_id AS aggr_id, s.value AS domain_name, c.chunk, c.launches
+FROM aggr_dl_kernel_dur_chunks c
+JOIN aggregations a ON a.aggr_id = c.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
 
 -- The sort keys of view_iteration_kernels' and view_iteration_op_kernels'
--- rows by duration, one row per row of theirs (aggr_dl_kernel_durs).
--- Optional for readers.
+-- rows by duration, one row per row of theirs, in duration order (each
+-- chunk's launches in turn: CROSS JOIN). Optional for readers (the viewer
+-- reads the chunks).
 CREATE VIEW view_dl_kernel_durations AS
-SELECT kd.aggr_id AS aggr_id, s.value AS domain_name, kd.gpu_dur_ns AS kernel_duration,
-       kd.api_start_ns AS kernel_timestamp
-FROM aggr_dl_kernel_durs kd
-JOIN aggregations a ON a.aggr_id = kd.aggr_id
+SELECT c.aggr_id AS aggr_id, s.value AS domain_name, json_extract(j.value, '$[0]') AS kernel_duration,
+       json_extract(j.value, '$[1]') AS kernel_timestamp
+FROM aggr_dl_kernel_dur_chunks c
+CROSS JOIN json_each(c.launches) j
+JOIN aggregations a ON a.aggr_id = c.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 

@@ -710,14 +710,15 @@ static int test_big_seq(void) {
 }
 
 /* The kernel lists' groups, launch sequence, marks and duration orders
- * (written from the launches in memory, dla_write_kgroups.c) equal what
+ * (written from the launches in memory, dla_write_kgroups.c and
+ * dla_write_durs.c) equal what
  * the schema says of the written launches, computed here in SQL: launches
  * out of id order, pairs of launches at one time, one short name under two
  * long names (one group), two grids, two devices, two ops; more than two
  * marks; equal durations (launch order breaks the tie) and durations of
  * 2^32 - 1 ns or more, two in one group in the reverse of launch order. A
  * second file with a kernel that ends before it starts takes the writer's
- * own passes (dldb_kgroups.c, dldb_kgdurs.c): the same rows. The first
+ * own passes (dldb_kgroups.c, dldb_kgdurs.c, dldb_aggr.c): the same rows. The first
  * file's again with each group's duration order sorted on a second thread
  * (dla_tuning.kgroup_thread_min): the same rows. */
 #define KG_LAUNCHES \
@@ -801,6 +802,19 @@ static int kgroups_case(const char *name, int clamp, size_t thread_min) {
   ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES ") SELECT count(*) FROM (SELECT place, t FROM l "
                       "WHERE place % 1024 = 0 EXCEPT SELECT place, api_start_ns FROM "
                       "aggr_dl_kernel_marks WHERE aggr_id = 1)"),
+            0);
+  /* the launches by duration, 128 a chunk: the written ones in (duration,
+   * launch time, kernel id) order, every chunk but the last full */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM view_dl_kernel_durations WHERE aggr_id = 1"), N);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dur_chunks WHERE aggr_id = 1 AND "
+                      "json_array_length(launches) <> min(128, 3000 - chunk * 128)"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT row_number() OVER (ORDER BY k.gpu_end_ns - "
+                      "k.gpu_start_ns, ak.api_start_ns, ak.kernel_id) - 1, k.gpu_end_ns - "
+                      "k.gpu_start_ns, ak.api_start_ns FROM aggr_kernels ak JOIN kernels k ON "
+                      "k.id = ak.kernel_id WHERE ak.aggr_id = 1 EXCEPT SELECT c.chunk * 128 + "
+                      "j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM "
+                      "aggr_dl_kernel_dur_chunks c, json_each(c.launches) j WHERE c.aggr_id = 1)"),
             0);
   sqlite3_close(db);
   return 0;

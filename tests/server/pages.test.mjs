@@ -161,13 +161,13 @@ test('sorted by a column of the kernel groups, page after page: each row of the 
 test('the dldb has the views the viewer reads these lists through', () => {
   const views = sql(
     dldb,
-    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND (name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_durs', 'aggr_dl_kernel_dseq') OR name LIKE '%kernel_group%' OR name LIKE '%kernel_seq' OR name LIKE '%kernel_marks') ORDER BY name",
+    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND (name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_dur_chunks', 'view_dl_kernel_dur_chunks', 'aggr_dl_kernel_dseq') OR name LIKE '%kernel_group%' OR name LIKE '%kernel_seq' OR name LIKE '%kernel_marks') ORDER BY name",
   );
   assert.deepEqual(
     views.map((r) => r.name),
     [
-      'aggr_dl_kernel_dseq', 'aggr_dl_kernel_durs', 'aggr_dl_kernel_groups', 'aggr_dl_kernel_marks', 'aggr_dl_kernel_seq', 'aggr_kernels_by_time',
-      'view_dl_kernel_calls', 'view_dl_kernel_durations', 'view_dl_kernel_group_drows', 'view_dl_kernel_group_durs', 'view_dl_kernel_group_rows',
+      'aggr_dl_kernel_dseq', 'aggr_dl_kernel_dur_chunks', 'aggr_dl_kernel_groups', 'aggr_dl_kernel_marks', 'aggr_dl_kernel_seq', 'aggr_kernels_by_time',
+      'view_dl_kernel_calls', 'view_dl_kernel_dur_chunks', 'view_dl_kernel_durations', 'view_dl_kernel_group_drows', 'view_dl_kernel_group_durs', 'view_dl_kernel_group_rows',
       'view_dl_kernel_group_times', 'view_dl_kernel_groups', 'view_dl_kernel_marks', 'view_dl_kernel_times',
     ],
   );
@@ -215,7 +215,7 @@ test('an aggregation without rows in the duration table: read the plain way', as
   // table (a newer file aggregated again by an older one)
   const bare = join(out, 'no_durs.sqlite');
   copyFileSync(dldb, bare);
-  execFileSync('sqlite3', [bare, 'DELETE FROM aggr_dl_kernel_durs']);
+  execFileSync('sqlite3', [bare, 'DELETE FROM aggr_dl_kernel_dur_chunks']);
   const b = await startViewer(bare, ['--cache-mb', '0']);
   try {
     const rows = sqlAll(bare, 'SELECT * FROM view_iteration_kernels WHERE aggr_id = 1');
@@ -227,6 +227,25 @@ test('an aggregation without rows in the duration table: read the plain way', as
       assert.equal(got.rows.length, want.rows.length, q.toString());
       assert.deepEqual(got.rows.map(key), want.rows.map(key), q.toString());
     }
+  } finally {
+    assert.equal((await b.stop()).code, 0);
+  }
+});
+
+test('a stored chunk of the launches by duration that is no list: its pages answer an error', async () => {
+  const bad = join(out, 'bad_durs.sqlite');
+  copyFileSync(dldb, bad);
+  execFileSync('sqlite3', [bad, "UPDATE aggr_dl_kernel_dur_chunks SET launches = '[[1,2],[3]]' WHERE aggr_id = 1 AND chunk = 3"]);
+  const b = await startViewer(bad, ['--cache-mb', '0']);
+  try {
+    // the search of the places reads chunk 3 for a page in it
+    const res = await fetch(`${b.url}api/v1/iteration_kernels?sort=kernel_duration&order=asc&offset=400&limit=5`);
+    const body = await res.json();
+    assert.equal(res.status, 500);
+    assert.equal(body.error.code, 'db_error');
+    assert.match(body.error.message, /bad_durs\.sqlite: bad row of view_dl_kernel_dur_chunks \(chunk 3\)/);
+    // launch order does not read the chunks
+    assert.equal((await getJson(b, 'api/v1/iteration_kernels?limit=5')).rows.length, 5);
   } finally {
     assert.equal((await b.stop()).code, 0);
   }
