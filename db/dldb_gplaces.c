@@ -231,18 +231,6 @@ static int prepare_ins(dldb_writer *w, sqlite3_stmt **st, char *err, size_t errl
                  st, err, errlen);
 }
 
-/* Writes v in decimal at p (at most 20 bytes): the bytes written. */
-static size_t put_int(char *p, int64_t v) {
-  char d[20];
-  size_t n = 0, k = 0;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do d[n++] = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (v < 0) p[k++] = '-';
-  while (n) p[k++] = d[--n];
-  return k;
-}
-
 /* Inserts the places of e[0..n-1], one parent's run (or all, tree 0). */
 static int put_run(gp_ins *in, size_t col, int desc, int tree, const gp_ent *e, size_t n) {
   static const gp_val top = {SQLITE_TEXT, 0, 0, 0, 0, ""};
@@ -254,7 +242,7 @@ static int put_run(gp_ins *in, size_t col, int desc, int tree, const gp_ent *e, 
     text[len++] = '[';
     for (size_t first = i; i < end; i++) {
       if (i > first) text[len++] = ',';
-      len += put_int(text + len, e[i].r->row_idx);
+      len += dldb__put_int(text + len, e[i].r->row_idx);
     }
     text[len++] = ']';
     sqlite3_bind_int64(st, 1, in->w->aggr_id);

@@ -22,18 +22,6 @@ struct dldb__kdchunk {
   char text[KD_TEXT];
 };
 
-/* v in decimal at p: the bytes written (at most 20). */
-static size_t put_int(char *p, int64_t v) {
-  char d[20];
-  size_t n = 0, k = 0;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do d[n++] = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (v < 0) p[k++] = '-';
-  while (n) p[k++] = d[--n];
-  return k;
-}
-
 static int flush(dldb_writer *w, char *err, size_t errlen) {
   dldb__kdchunk *c = w->kd;
   if (!c || c->n == 0) return DL_OK;
@@ -74,9 +62,9 @@ int dldb__kd_add(dldb_writer *w, int64_t dur_ns, int64_t api_start_ns, char *err
   if (!c) return dl_err(err, errlen, DL_EINVAL, "dldb: kernel durations: not begun");
   c->text[c->len++] = c->n ? ',' : '[';
   c->text[c->len++] = '[';
-  c->len += put_int(c->text + c->len, dur_ns);
+  c->len += dldb__put_int(c->text + c->len, dur_ns);
   c->text[c->len++] = ',';
-  c->len += put_int(c->text + c->len, api_start_ns);
+  c->len += dldb__put_int(c->text + c->len, api_start_ns);
   c->text[c->len++] = ']';
   return ++c->n == DLDB_KD_CHUNK ? flush(w, err, errlen) : DL_OK;
 }
