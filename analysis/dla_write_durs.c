@@ -1,8 +1,8 @@
 /*
  * dla_write_durs.c - the aggregation's kernel launches by GPU duration
- * (dla_write_durs.h): sorted in memory, then written in key order through
- * dldb_write_durs.h, so that SQLite appends them rather than sorting the
- * aggregation's rows itself.
+ * (dla_write_durs.h): sorted in memory, then written in that order through
+ * dldb_write_durs.h, so that the writer need not sort the aggregation's
+ * rows itself.
  *
  * Kernels are in kernels.id order (dla_ctx.h), so a launch's index orders
  * it as its id does. Durations of DLA_LONG or more (over 4.3 s) sort after

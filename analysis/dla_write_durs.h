@@ -1,6 +1,6 @@
 /*
  * dla_write_durs.h - the aggregation's kernel launches by GPU duration
- * (aggr_dl_kernel_durs), sorted in memory and written in key order
+ * (aggr_dl_kernel_dur_chunks), sorted in memory and written in that order
  * (analysis/ only; see dla_write_durs.c).
  *
  * The launches are gathered where the calls were: when the kernels shrink

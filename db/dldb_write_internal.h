@@ -106,7 +106,7 @@ struct dldb_writer {
                          it; INT64_MAX: none (dldb_writer_rebase) */
   int64_t batch_rows, pending;
   int in_tx, in_aggr;
-  int durs_by_caller; /* the open aggregation's aggr_dl_kernel_durs rows come
+  int durs_by_caller; /* the open aggregation's launches by duration come
                          from dldb_aggr_kernel_dur, not from dldb_aggr_end */
   int kgroups_by_caller; /* ... and its kernel groups, seq and marks rows from
                             dldb_write_kgroups.h's calls */
