@@ -5,8 +5,9 @@
 # curl, in order (a later request may reuse what an earlier one counted or
 # read: a user paging does). The lists: the whole aggregation's kernels in
 # launch order (both directions, deep pages, name filters), sorted by
-# duration (deep pages too), the middle iteration's kernels (what Kernels
-# by Iteration asks), its biggest op's kernels (Kernels by Op), the most
+# duration (deep pages too), sorted by a column the kernel groups share
+# (kernel name, grid, op; deep pages), the middle iteration's kernels (what
+# Kernels by Iteration asks), its biggest op's kernels (Kernels by Op), the most
 # launched kernel's launches (Statistics; in launch order, and by duration
 # at its top and middle), that op's launches by duration, the iteration
 # ops of the whole aggregation (sorted, a middle page), the ops, the Group
@@ -63,6 +64,9 @@ for u in \
   "iteration_kernels?limit=100&kernel_name=$(enc "$kn")&sort=kernel_duration&order=desc" \
   "iteration_kernels?limit=100&kernel_name=$(enc "$kn")&sort=kernel_duration&offset=$((kcalls / 2))" \
   "iteration_kernels?limit=100&filter=gemm&sort=kernel_duration&order=desc" \
+  "iteration_kernels?limit=100&sort=kernel_name&offset=$((total / 2))" \
+  "iteration_kernels?limit=100&sort=grid&order=desc&offset=$((total - 100))" \
+  "iteration_op_kernels?limit=100&sort=op_node_id&filter=relu&offset=$((total / 8))" \
   "iteration_op_kernels?limit=100" \
   "iteration_op_kernels?limit=100&offset=$((total / 2))" \
   "iteration_op_kernels?limit=100&filter=relu" \

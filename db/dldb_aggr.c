@@ -271,10 +271,10 @@ int dldb__exec_aggr(dldb_writer *w, const char *sql, const char *what, char *err
  * where the file has the table: the caller's, its last chunk written now;
  * else read from its written rows in one sorted statement. */
 static int kernel_durs(dldb_writer *w, char *err, size_t errlen) {
-  if (w->durs_by_caller) return dldb__kd_end(w, err, errlen);
+  if (w->durs_by_caller) return dldb__pc_end(w, DLDB__PC_KDUR, err, errlen);
   if (!dldb__has_table(w, "aggr_dl_kernel_dur_chunks")) return DL_OK;
   sqlite3_stmt *st = NULL;
-  int rc = dldb__kd_begin(w, w->aggr_id, err, errlen), src = SQLITE_DONE;
+  int rc = dldb__pc_begin(w, DLDB__PC_KDUR, err, errlen), src = SQLITE_DONE;
   if (rc == DL_OK &&
       sqlite3_prepare_v2(w->db,
                          "SELECT k.gpu_end_ns - k.gpu_start_ns, ak.api_start_ns FROM aggr_kernels "
@@ -284,12 +284,13 @@ static int kernel_durs(dldb_writer *w, char *err, size_t errlen) {
     src = SQLITE_ERROR;
   if (st) sqlite3_bind_int64(st, 1, w->aggr_id);
   while (rc == DL_OK && st && (src = sqlite3_step(st)) == SQLITE_ROW)
-    rc = dldb__kd_add(w, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), err, errlen);
+    rc = dldb__pc_add(w, DLDB__PC_KDUR, 0, -1, sqlite3_column_int64(st, 0),
+                      sqlite3_column_int64(st, 1), err, errlen);
   if (rc == DL_OK && src != SQLITE_DONE)
     rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel durations: %s", sqlite3_errmsg(w->db));
   sqlite3_finalize(st);
-  if (rc == DL_OK) return dldb__kd_end(w, err, errlen);
-  dldb__kd_free(w);
+  if (rc == DL_OK) return dldb__pc_end(w, DLDB__PC_KDUR, err, errlen);
+  dldb__pc_free(w, DLDB__PC_KDUR);
   return rc;
 }
 
@@ -347,7 +348,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
 void dldb_aggr_cancel(dldb_writer *w) {
   if (!w || !w->in_aggr) return;
   w->in_aggr = 0;
-  dldb__kd_free(w);
+  for (int t = 0; t < DLDB__PC_COUNT; t++) dldb__pc_free(w, t);
   for (int i = 0; i < DLDB__B_COUNT; i++) {
     dldb__batch_drop(&w->batch[i]);
     dldb__batch_forget_ids(&w->batch[i]);

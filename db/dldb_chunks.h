@@ -1,18 +1,20 @@
 /* dldb_chunks.h - the stored orders kept a chunk of places a row, as JSON
- * arrays (db/schema.sql aggr_dl_group_orders, aggr_dl_kernel_dur_chunks):
- * written by dldb_gplaces.c and dldb_kdchunks.c, read by dldb_gopage.c
- * and dldb_kdpage.c. Internal to db/. */
+ * arrays (db/schema.sql aggr_dl_group_orders, aggr_dl_kernel_dur_chunks,
+ * aggr_dl_kernel_seq_chunks, aggr_dl_kernel_dseq_chunks): written by
+ * dldb_gplaces.c and dldb_pchunks.c, read by dldb_gopage.c, dldb_kdpage.c
+ * and dldb_kpage.c. Internal to db/. */
 #ifndef DLDB_CHUNKS_H
 #define DLDB_CHUNKS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Places a chunk row holds: chunk c has places c * 128.. of its order.
  * db/schema.sql's views over the chunks (json_each) state the same
  * number. */
 #define DLDB_GO_CHUNK 128
-#define DLDB_KD_CHUNK 128
+#define DLDB_PAIR_CHUNK 128 /* the chunks of [a, b] pairs (dldb_pchunks.c) */
 
 /* v in decimal at p, as JSON has it: the bytes written (at most 20). */
 static inline size_t dldb__put_int(char *p, int64_t v) {
@@ -24,6 +26,28 @@ static inline size_t dldb__put_int(char *p, int64_t v) {
   if (v < 0) p[k++] = '-';
   while (n) p[k++] = d[--n];
   return k;
+}
+
+/* Reads a chunk of pairs "[[a,b],...]" (as dldb_pchunks.c writes it, at
+ * most DLDB_PAIR_CHUNK pairs) into pair: their number, or -1 when s is not
+ * such a chunk. */
+static inline int dldb__pairs_parse(const char *s, int64_t (*pair)[2]) {
+  int k = 0;
+  if (!s || *s++ != '[') return -1;
+  if (*s == ']') return s[1] ? -1 : 0;
+  for (;;) {
+    char *end = NULL;
+    if (k == DLDB_PAIR_CHUNK || *s++ != '[') return -1;
+    pair[k][0] = strtoll(s, &end, 10);
+    if (end == s || *end != ',') return -1;
+    s = end + 1;
+    pair[k][1] = strtoll(s, &end, 10);
+    if (end == s || *end != ']') return -1;
+    s = end + 1;
+    k++;
+    if (*s == ']') return s[1] ? -1 : k;
+    if (*s++ != ',') return -1;
+  }
 }
 
 #endif

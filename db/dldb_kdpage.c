@@ -3,7 +3,7 @@
  * stored launches by duration (db/schema.sql aggr_dl_kernel_dur_chunks,
  * view_dl_kernel_dur_chunks; dldb_read.h).
  *
- * The launches are in duration order, DLDB_KD_CHUNK places a row: the
+ * The launches are in duration order, DLDB_PAIR_CHUNK places a row: the
  * durations at the page's first and last places are one chunk each, the
  * rows before the page's first duration a binary search of the places
  * (a chunk a probe, the last one kept), and the launch times of the
@@ -18,7 +18,7 @@
 #include "dldb_read.h"
 
 #define KD_VIEW "view_dl_kernel_dur_chunks"
-enum { C = DLDB_KD_CHUNK };
+enum { C = DLDB_PAIR_CHUNK };
 
 /* One chunk read, kept for the next probe. */
 typedef struct kd_reader {
@@ -26,30 +26,10 @@ typedef struct kd_reader {
   const dldb_query *in;
   int64_t chunk; /* the chunk in dur and t, -1: none */
   int k;         /* its launches */
-  int64_t dur[C], t[C];
+  int64_t pair[C][2]; /* [duration, launch time] */
   char *err;
   size_t errlen;
 } kd_reader;
-
-/* Reads "[[d,t],...]" (at most C pairs) into r: the pairs, or -1. */
-static int parse(const char *s, kd_reader *r) {
-  int k = 0;
-  if (!s || *s++ != '[') return -1;
-  if (*s == ']') return s[1] ? -1 : 0;
-  for (;;) {
-    char *end = NULL;
-    if (k == C || *s++ != '[') return -1;
-    r->dur[k] = strtoll(s, &end, 10);
-    if (end == s || *end != ',') return -1;
-    s = end + 1;
-    r->t[k] = strtoll(s, &end, 10);
-    if (end == s || *end != ']') return -1;
-    s = end + 1;
-    k++;
-    if (*s == ']') return s[1] ? -1 : k;
-    if (*s++ != ',') return -1;
-  }
-}
 
 /* Chunk c into r (last: the aggregation's last chunk, c is ignored): 1,
  * 0 when there is none, or a negative DL_E*. */
@@ -68,7 +48,7 @@ static int load(kd_reader *r, int64_t c, int last) {
   int src = sqlite3_step(st), rc = 0;
   if (src == SQLITE_ROW) {
     r->chunk = sqlite3_column_int64(st, 0);
-    r->k = parse((const char *)sqlite3_column_text(st, 1), r);
+    r->k = dldb__pairs_parse((const char *)sqlite3_column_text(st, 1), r->pair);
     rc = r->k >= 0 ? 1
                    : dl_err(r->err, r->errlen, DL_EFORMAT, "%s: bad row of %s (chunk %lld)",
                             r->db->path, KD_VIEW, (long long)r->chunk);
@@ -89,7 +69,7 @@ static int dur_at(kd_reader *r, int64_t p, int64_t *d) {
   if (p % C >= r->k)
     return dl_err(r->err, r->errlen, DL_EFORMAT, "%s: %s: chunk %lld is short", r->db->path,
                   KD_VIEW, (long long)(p / C));
-  *d = r->dur[p % C];
+  *d = r->pair[p % C][0];
   return 1;
 }
 
@@ -122,7 +102,7 @@ static int times_of(kd_reader *r, int64_t a, int64_t b, char **out) {
       return rc;
     }
     len += (size_t)snprintf(s + len, cap - len, "%s%lld", p > a ? "," : "",
-                            (long long)r->t[p % C]);
+                            (long long)r->pair[p % C][1]);
   }
   s[len++] = ']';
   s[len] = '\0';

@@ -1,6 +1,6 @@
 /*
  * dldb_kgroups.c - the kernel lists' groups and launch-order marks of an
- * aggregation (aggr_dl_kernel_groups, aggr_dl_kernel_seq,
+ * aggregation (aggr_dl_kernel_groups, aggr_dl_kernel_seq_chunks,
  * aggr_dl_kernel_marks; db/schema.sql), written at its end from its
  * written aggr_kernels rows, where the file has the tables.
  *
@@ -8,10 +8,12 @@
  * aggr_kernels_by_time, no sort): a hash of each launch's group key (op,
  * kernel name, device, grid, block, tensor-core use) finds its group, whose
  * count so far is the launch's place in it; every 1024th launch leaves a
- * mark. The groups are written after the pass.
+ * mark. The pass keeps each launch's group and key (24 bytes a launch);
+ * after it the groups are written, then each group's launches in turn, so
+ * that the chunks go in in key order.
  *
  * A caller that computed the rows itself writes them through
- * dldb_write_kgroups.h instead (the batched inserts at the end of this
+ * dldb_write_kgroups.h instead (the calls at the end of this
  * file), and the pass is skipped.
  */
 #include <stdlib.h>
@@ -43,9 +45,6 @@ static const char KG_SCAN[] =
     "k.block_y, k.block_z, ak.uses_tc, ak.iter_value, ak.kernel_id, ak.api_start_ns "
     "FROM aggr_kernels ak JOIN kernels k ON k.id = ak.kernel_id "
     "WHERE ak.aggr_id = ?1 AND ak.aggr_id > -1 ORDER BY ak.api_start_ns";
-static const char KG_SEQ[] =
-    "INSERT INTO aggr_dl_kernel_seq(aggr_id, group_id, seq, iter_value, kernel_id) "
-    "VALUES (?1, ?2, ?3, ?4, ?5)";
 static const char KG_MARK[] =
     "INSERT INTO aggr_dl_kernel_marks(aggr_id, place, api_start_ns) VALUES (?1, ?2, ?3)";
 static const char KG_GROUP[] =
@@ -89,24 +88,37 @@ static int step_insert(sqlite3_stmt *st) {
 /* No memory for a group (not an SQLite code). */
 enum { KG_NOMEM = -1 };
 
-/* The pass over the launches: seq rows and marks, groups counted in gs.
- * SQLITE_OK, an SQLite error code, or KG_NOMEM. */
-static int kg_pass(sqlite3_stmt *scan, sqlite3_stmt *seq, sqlite3_stmt *mark, int64_t aggr_id,
-                   kgroups *gs) {
+/* A launch as the pass saw it: its group (index into kgroups.g) and key. */
+typedef struct kg_launch {
+  int64_t group, iter_value, kernel_id;
+} kg_launch;
+
+typedef struct kg_launches {
+  kg_launch *v;
+  size_t n, cap;
+} kg_launches;
+
+/* The pass over the launches: marks, groups counted in gs, each launch
+ * kept in l. SQLITE_OK, an SQLite error code, or KG_NOMEM. */
+static int kg_pass(sqlite3_stmt *scan, sqlite3_stmt *mark, int64_t aggr_id, kgroups *gs,
+                   kg_launches *l) {
   int src;
   int64_t place = 0, key[KG_KEYS];
-  sqlite3_bind_int64(seq, 1, aggr_id);
   sqlite3_bind_int64(mark, 1, aggr_id);
   while ((src = sqlite3_step(scan)) == SQLITE_ROW) {
     for (int i = 0; i < KG_KEYS; i++) key[i] = sqlite3_column_int64(scan, i);
     int64_t kid = sqlite3_column_int64(scan, 11);
     int64_t gi = group_of(gs, key, kid);
     if (gi < 0) return KG_NOMEM;
-    sqlite3_bind_int64(seq, 2, gi + 1);
-    sqlite3_bind_int64(seq, 3, gs->g[gi].calls++);
-    sqlite3_bind_int64(seq, 4, sqlite3_column_int64(scan, 10));
-    sqlite3_bind_int64(seq, 5, kid);
-    if ((src = step_insert(seq)) != SQLITE_OK) return src;
+    gs->g[gi].calls++;
+    if (l->n == l->cap) {
+      size_t cap = l->cap ? l->cap * 2 : 1024;
+      kg_launch *nv = realloc(l->v, cap * sizeof *nv);
+      if (!nv) return KG_NOMEM;
+      l->v = nv;
+      l->cap = cap;
+    }
+    l->v[l->n++] = (kg_launch){gi, sqlite3_column_int64(scan, 10), kid};
     if (place % KG_MARK_EVERY == 0) {
       sqlite3_bind_int64(mark, 2, place);
       sqlite3_bind_int64(mark, 3, sqlite3_column_int64(scan, 12));
@@ -115,6 +127,35 @@ static int kg_pass(sqlite3_stmt *scan, sqlite3_stmt *seq, sqlite3_stmt *mark, in
     place++;
   }
   return src == SQLITE_DONE ? SQLITE_OK : src;
+}
+
+/* Each group's launches in launch order (a counting sort of the pass's
+ * launches by group), as chunks. DL_OK or a DL_E* with err set. */
+static int kg_seq(dldb_writer *w, const kgroups *gs, const kg_launches *l, char *err,
+                  size_t errlen) {
+  size_t *at = calloc(gs->n + 1, sizeof *at);
+  uint32_t *pos = malloc((l->n ? l->n : 1) * sizeof *pos);
+  int rc = at && pos && l->n <= UINT32_MAX ? dldb__pc_begin(w, DLDB__PC_KSEQ, err, errlen)
+                                           : DL_ENOMEM;
+  if (rc == DL_OK) {
+    for (size_t i = 0; i < l->n; i++) at[l->v[i].group + 1]++;
+    for (size_t g = 1; g <= gs->n; g++) at[g] += at[g - 1];
+    for (size_t i = 0; i < l->n; i++) pos[at[l->v[i].group]++] = (uint32_t)i;
+  }
+  int64_t seq = 0, group = -1;
+  for (size_t k = 0; rc == DL_OK && k < l->n; k++) {
+    const kg_launch *x = &l->v[pos[k]];
+    seq = x->group == group ? seq + 1 : 0;
+    group = x->group;
+    rc = dldb__pc_add(w, DLDB__PC_KSEQ, group + 1, seq, x->iter_value, x->kernel_id, err, errlen);
+  }
+  if (rc == DL_OK) rc = dldb__pc_end(w, DLDB__PC_KSEQ, err, errlen);
+  dldb__pc_free(w, DLDB__PC_KSEQ);
+  free(at);
+  free(pos);
+  if (rc == DL_ENOMEM)
+    rc = dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: kernel groups: out of memory");
+  return rc;
 }
 
 static int kg_groups(sqlite3_stmt *ins, int64_t aggr_id, const kgroups *gs) {
@@ -132,29 +173,34 @@ static int kg_groups(sqlite3_stmt *ins, int64_t aggr_id, const kgroups *gs) {
 }
 
 int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen) {
-  if (w->kgroups_by_caller || !dldb__has_table(w, "aggr_dl_kernel_groups") || !dldb__has_table(w, "aggr_dl_kernel_seq") ||
+  if (w->kgroups_by_caller) return dldb__pc_end(w, DLDB__PC_KSEQ, err, errlen);
+  if (!dldb__has_table(w, "aggr_dl_kernel_groups") ||
+      !dldb__has_table(w, "aggr_dl_kernel_seq_chunks") ||
       !dldb__has_table(w, "aggr_dl_kernel_marks"))
     return DL_OK;
-  sqlite3_stmt *st[4] = {NULL, NULL, NULL, NULL};
-  const char *sql[4] = {KG_SCAN, KG_SEQ, KG_MARK, KG_GROUP};
+  sqlite3_stmt *st[3] = {NULL, NULL, NULL};
+  const char *sql[3] = {KG_SCAN, KG_MARK, KG_GROUP};
   kgroups gs = {0};
+  kg_launches l = {0};
   dl_map_init(&gs.by_hash);
   int src = SQLITE_OK;
-  for (int i = 0; i < 4 && src == SQLITE_OK; i++)
+  for (int i = 0; i < 3 && src == SQLITE_OK; i++)
     src = sqlite3_prepare_v2(w->db, sql[i], -1, &st[i], NULL);
   if (src == SQLITE_OK) {
     sqlite3_bind_int64(st[0], 1, w->aggr_id);
-    src = kg_pass(st[0], st[1], st[2], w->aggr_id, &gs);
+    src = kg_pass(st[0], st[1], w->aggr_id, &gs, &l);
   }
-  if (src == SQLITE_OK) src = kg_groups(st[3], w->aggr_id, &gs);
+  if (src == SQLITE_OK) src = kg_groups(st[2], w->aggr_id, &gs);
   int rc = DL_OK;
   if (src == KG_NOMEM)
     rc = dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: kernel groups: out of memory");
   else if (src != SQLITE_OK)
     rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel groups: %s", sqlite3_errmsg(w->db));
-  for (int i = 0; i < 4; i++) sqlite3_finalize(st[i]);
+  for (int i = 0; i < 3; i++) sqlite3_finalize(st[i]);
   dl_map_free(&gs.by_hash);
+  if (rc == DL_OK) rc = kg_seq(w, &gs, &l, err, errlen);
   free(gs.g);
+  free(l.v);
   return rc;
 }
 
@@ -162,7 +208,9 @@ int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen) {
 
 int dldb_aggr_kernel_groups_begin(dldb_writer *w) {
   if (!w->in_aggr || !dldb__has_table(w, "aggr_dl_kernel_groups") ||
-      !dldb__has_table(w, "aggr_dl_kernel_seq") || !dldb__has_table(w, "aggr_dl_kernel_marks"))
+      !dldb__has_table(w, "aggr_dl_kernel_seq_chunks") ||
+      !dldb__has_table(w, "aggr_dl_kernel_marks") ||
+      dldb__pc_begin(w, DLDB__PC_KSEQ, NULL, 0) != DL_OK)
     return 0;
   w->kgroups_by_caller = 1;
   return 1;
@@ -188,10 +236,10 @@ int dldb_aggr_kernel_seq(dldb_writer *w, int64_t aggr_id, int64_t group_id, int6
                          int64_t iter_value, int64_t kernel_id, char *err, size_t errlen) {
   static const char fn[] = "dldb_aggr_kernel_seq";
   int rc = by_caller(w, err, errlen, fn);
-  if (rc) return rc;
-  const dldb__cell row[] = {DLDB__I(aggr_id), DLDB__I(group_id), DLDB__I(seq),
-                            DLDB__I(iter_value), DLDB__I(kernel_id)};
-  return dldb__batch_row(w, DLDB__B_KSEQ, row, err, errlen, fn);
+  if (rc == DL_OK && aggr_id != w->aggr_id)
+    rc = dl_err(err, errlen, DL_EINVAL, "%s: not the open aggregation", fn);
+  return rc ? rc : dldb__pc_add(w, DLDB__PC_KSEQ, group_id, seq, iter_value, kernel_id, err,
+                                errlen);
 }
 
 int dldb_aggr_kernel_mark(dldb_writer *w, int64_t aggr_id, int64_t place, int64_t api_start_ns,

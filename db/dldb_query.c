@@ -840,8 +840,6 @@ out:
 
 /* The kernel lists' groups (db/schema.sql, dldb_kpage.c). */
 #define KG_GROUPS "view_dl_kernel_groups"
-#define KG_ROWS "view_dl_kernel_group_rows"
-#define KG_TIMES "view_dl_kernel_group_times"
 
 /* The launch time of every KG_MARK_EVERY-th launch (db/schema.sql). */
 #define KG_MARKS "view_dl_kernel_marks"
@@ -978,14 +976,16 @@ static int sorted_plan(dldb *db, const dldb_query *in, plan *pl, char *err, size
 /* 1 when a page of in is read by group (dldb_kpage.c): a big kernel view of
  * one aggregation, sorted by a column the groups share and then by such
  * columns, its conditions on their columns, every column of the view in
- * the groups' rows (rows: KG_ROWS, or the rows of a merged order). */
-static int by_group_in(dldb *db, const dldb_query *in, const char *rows, const char *values) {
+ * the rows by key; the file has the groups' launch order and the chunks
+ * of the page's order (chunks). */
+static int by_group_in(dldb *db, const dldb_query *in, const char *chunks) {
   if (!keyview_of(in->view) || in->aggr_id < 0 || in->limit <= 0 || !in->sort ||
-      !dldb_has_view(db, rows) || !dldb_has_view(db, values) ||
+      !dldb_has_view(db, DLDB__KG_ROWS) || !dldb_has_view(db, DLDB__KG_SEQ) ||
+      !dldb_has_view(db, DLDB__KG_TIMES) || !dldb_has_view(db, chunks) ||
       !evaluates(db, in, KG_GROUPS, 1))
     return 0;
   dldb__viewcols *v = find_view(db, in->view), *g = find_view(db, KG_GROUPS);
-  dldb__viewcols *r = find_view(db, rows);
+  dldb__viewcols *r = find_view(db, DLDB__KG_ROWS);
   if (!v || !g || !r || col_index(v, in->sort) < 0) return 0;
   for (int i = 0; i < DLDB_MAX_TIEBREAK && in->tiebreak[i]; i++)
     if (col_index(g, in->tiebreak[i]) < 0) return 0;
@@ -994,9 +994,7 @@ static int by_group_in(dldb *db, const dldb_query *in, const char *rows, const c
   return 1;
 }
 
-static int by_group(dldb *db, const dldb_query *in) {
-  return by_group_in(db, in, KG_ROWS, KG_TIMES);
-}
+static int by_group(dldb *db, const dldb_query *in) { return by_group_in(db, in, DLDB__KG_SEQ); }
 
 /* 1 when the aggregation of in has kernel groups (an older writer's has
  * none: read the plain way), 0 when not, or a negative DL_E*. */
@@ -1012,10 +1010,10 @@ static int has_groups(dldb *db, const dldb_query *in, char *err, size_t errlen) 
 
 /* The orders of each group's launches a page of a few groups merges
  * (dldb_kpage.c): by launch time (the groups' own places) and by duration
- * (db/schema.sql aggr_dl_kernel_dseq). */
+ * (db/schema.sql aggr_dl_kernel_dseq_chunks). */
 static const dldb__korder korders[] = {
-    {KG_TIMES, KG_ROWS, "group_seq", "kernel_timestamp"},
-    {"view_dl_kernel_group_durs", "view_dl_kernel_group_drows", "group_dseq", "kernel_duration"},
+    {DLDB__KG_SEQ, "kernel_timestamp", 1},
+    {"view_dl_kernel_dseq_chunks", "kernel_duration", 0},
 };
 
 static const dldb__korder *korder_of(const char *sort) {
@@ -1024,8 +1022,8 @@ static const dldb__korder *korder_of(const char *sort) {
   return NULL;
 }
 
-/* 1 when the aggregation of in has rows in order's values view (one
- * written before it had them has none), 0 when not, or a negative DL_E*. */
+/* 1 when the aggregation of in has rows in order's chunks (one written
+ * before it had them has none), 0 when not, or a negative DL_E*. */
 static int has_order(dldb *db, const dldb_query *in, const dldb__korder *order, char *err,
                      size_t errlen) {
   dldb_query all = *in;
@@ -1033,7 +1031,7 @@ static int has_order(dldb *db, const dldb_query *in, const dldb__korder *order, 
   all.filter = NULL;
   all.sort = "aggr_id"; /* any row of the aggregation: the primary key's first */
   int64_t aggr = 0;
-  plan pl = {.from = order->values, .offset = 0};
+  plan pl = {.from = order->chunks, .offset = 0};
   int rc = one_int64(db, &all, Q_SEEK, &pl, &aggr, err, errlen);
   return rc < 0 ? rc : rc == 1;
 }
@@ -1057,7 +1055,7 @@ static int merged_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx
    * launches shorter than the search (walk_is_short): the walk of the time
    * index; by duration, the whole aggregation unfiltered: sorted_plan */
   if (!k || !order || (in->n_eq == 0 && (by_time || !in->filter || !*in->filter)) ||
-      !by_group_in(db, in, order->rows, order->values))
+      !by_group_in(db, in, order->chunks))
     return 0;
   int rc = has_groups(db, in, err, errlen);
   if (rc > 0 && !by_time) rc = has_order(db, in, order, err, errlen);

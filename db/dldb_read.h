@@ -169,21 +169,29 @@ int dldb__iterops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx
                        size_t errlen);
 
 /* The kernel lists read by group (dldb_kpage.c, db/schema.sql's
- * aggr_dl_kernel_groups). dldb__kpage_rows steps groups (a statement on
- * view_dl_kernel_groups, in the page's order, with columns group_id and
- * calls) and gives fn the rows offset to offset + limit of the list they
- * make, each group's rows read from view_dl_kernel_group_rows with the
- * columns cols (n of them). DL_OK or a negative DL_E*; resets groups. */
+ * aggr_dl_kernel_groups): each group's launches in launch order, a chunk
+ * of keys a row (DLDB__KG_SEQ); the rows of the kernel views by key
+ * (DLDB__KG_ROWS) and their launch times (DLDB__KG_TIMES). */
+#define DLDB__KG_SEQ "view_dl_kernel_seq_chunks"
+#define DLDB__KG_ROWS "view_dl_kernel_launch_rows"
+#define DLDB__KG_TIMES "view_dl_kernel_launch_times"
+/* dldb__kpage_rows steps groups (a statement on view_dl_kernel_groups, in
+ * the page's order, with columns group_id and calls) and gives fn the rows
+ * offset to offset + limit of the list they make, with the columns cols
+ * (n of them, of DLDB__KG_ROWS). DL_OK or a negative DL_E*; resets
+ * groups. */
 int dldb__kpage_rows(dldb *db, sqlite3_stmt *groups, int64_t aggr_id, int64_t offset,
                      int64_t limit, const char *const *cols, int n, dldb_row_fn fn, void *ctx,
                      char *err, size_t errlen);
 /* An order of each group's launches that a merged page reads them in:
- * view `values` has (aggr_id, group_id, place, value), the value rising
- * with the place (from 0) in each group; view `rows` has the rows of the
- * kernel views by (aggr_id, group_id, place); value is also the kernel
- * views' column the page is sorted by. */
+ * view `chunks` has (aggr_id, group_id, chunk, launches), each group's
+ * places in the order from 0, DLDB_PAIR_CHUNK a row, the value rising with
+ * the place; `value` is the kernel views' column the order sorts by. By
+ * seq: the chunks are DLDB__KG_SEQ's (the value looked up in
+ * DLDB__KG_TIMES); else each place is [value, place in DLDB__KG_SEQ]. */
 typedef struct dldb__korder {
-  const char *values, *rows, *place, *value;
+  const char *chunks, *value;
+  int by_seq;
 } dldb__korder;
 /* The page of in (sorted by order's value; offset, limit, desc, tiebreak)
  * of the launches of n groups (at most DLDB__KMERGE_MAX; ids gid, counts

@@ -108,18 +108,12 @@ static const struct {
     [DLDB__B_PYFRAME] = {"INSERT OR FAIL INTO dl_python_frames(pid, tid, start_ns, end_ns, "
                          "name_id, python_id, parent_python_id) VALUES ",
                          7, NULL, NULL},
-    [DLDB__B_KSEQ] = {"INSERT OR FAIL INTO aggr_dl_kernel_seq(aggr_id, group_id, seq, iter_value, "
-                      "kernel_id) VALUES ",
-                      5, NULL, "(?1,?,?,?,?)"},
     [DLDB__B_KMARK] = {"INSERT OR FAIL INTO aggr_dl_kernel_marks(aggr_id, place, api_start_ns) "
                        "VALUES ",
                        3, NULL, "(?1,?,?)"},
     [DLDB__B_KGROUP] = {"INSERT OR FAIL INTO aggr_dl_kernel_groups(aggr_id, group_id, op_idx, "
                         "kernel_id, uses_tc, calls) VALUES ",
                         6, NULL, "(?1,?,?,?,?,?)"},
-    [DLDB__B_KDSEQ] = {"INSERT OR FAIL INTO aggr_dl_kernel_dseq(aggr_id, group_id, dseq, "
-                       "gpu_dur_ns, seq) VALUES ",
-                       5, NULL, "(?1,?,?,?,?)"},
     [DLDB__B_STATS] = {"INSERT OR FAIL INTO aggr_stats(aggr_id, kind, row_idx, name_id, label, "
                        "short_name_id, grid, block, configs, instances, total, avg, med, min, max, "
                        "stddev, time_pct, bytes_total, bytes_avg, bytes_med, bytes_min, bytes_max, "
@@ -637,7 +631,7 @@ static int intern_load(dldb_writer *w, char *err, size_t errlen) {
 
 static void writer_free(dldb_writer *w) {
   if (!w) return;
-  dldb__kd_free(w);
+  for (int t = 0; t < DLDB__PC_COUNT; t++) dldb__pc_free(w, t);
   finalize_all(w);
   if (w->db) sqlite3_close(w->db);
   while (w->arena) {

@@ -1,6 +1,6 @@
 /*
  * dldb_write_durs.c - the launches by duration from the caller's sorted
- * rows (dldb_write_durs.h), a chunk at a time (dldb_kdchunks.c).
+ * rows (dldb_write_durs.h), a chunk at a time (dldb_pchunks.c).
  */
 #include "dldb_write_durs.h"
 
@@ -8,7 +8,7 @@
 
 int dldb_aggr_kernel_durs_begin(dldb_writer *w) {
   if (!w->in_aggr || !dldb__has_table(w, "aggr_dl_kernel_dur_chunks") ||
-      dldb__kd_begin(w, w->aggr_id, NULL, 0) != DL_OK)
+      dldb__pc_begin(w, DLDB__PC_KDUR, NULL, 0) != DL_OK)
     return 0;
   w->durs_by_caller = 1;
   return 1;
@@ -19,5 +19,5 @@ int dldb_aggr_kernel_dur(dldb_writer *w, int64_t aggr_id, int64_t dur_ns, int64_
   (void)kernel_id; /* the order's last key: the rows come in it */
   if (!w->in_aggr || !w->durs_by_caller || aggr_id != w->aggr_id)
     return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_kernel_dur: no open aggregation");
-  return dldb__kd_add(w, dur_ns, api_start_ns, err, errlen);
+  return dldb__pc_add(w, DLDB__PC_KDUR, 0, -1, dur_ns, api_start_ns, err, errlen);
 }

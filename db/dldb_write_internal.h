@@ -49,16 +49,22 @@ enum {
   DLDB__B_KERNEL,
   DLDB__B_KATTR,
   DLDB__B_PYFRAME,    /* dl_python_frames (dldb_write_pyframe.c) */
-  DLDB__B_KSEQ,       /* aggr_dl_kernel_seq, in key order (dldb_kgroups.c) */
   DLDB__B_KMARK,      /* aggr_dl_kernel_marks (dldb_kgroups.c) */
   DLDB__B_KGROUP,     /* aggr_dl_kernel_groups (dldb_kgroups.c) */
-  DLDB__B_KDSEQ,      /* aggr_dl_kernel_dseq, in key order (dldb_kgdurs.c) */
   DLDB__B_STATS,      /* aggr_stats (dldb_stats.c) */
   DLDB__B_NVTX_STATS, /* aggr_nvtx_stats, schema 2 files (dldb_stats.c) */
   DLDB__B_NVTX_RUNS,  /* aggr_nvtx_runs (dldb_stats.c) */
   DLDB__B_NVTX_ONE,   /* ... its rows of one range: no statistics of several (NULL) */
   DLDB__B_PROJ_ONE,   /* ... the same of the GPU projection (kind 7) */
   DLDB__B_COUNT
+};
+
+/* The orders kept as chunks of pairs (dldb_pchunks.c). */
+enum {
+  DLDB__PC_KDUR,  /* aggr_dl_kernel_dur_chunks: [duration, launch time] */
+  DLDB__PC_KSEQ,  /* aggr_dl_kernel_seq_chunks: [iter_value, kernel_id] */
+  DLDB__PC_KDSEQ, /* aggr_dl_kernel_dseq_chunks: [duration, place in launch order] */
+  DLDB__PC_COUNT
 };
 
 /* The file's table of NVTX statistics rows (dldb_stats.c). */
@@ -111,8 +117,8 @@ struct dldb_writer {
   int kgroups_by_caller; /* ... and its kernel groups, seq and marks rows from
                             dldb_write_kgroups.h's calls */
   int kgdurs_by_caller;  /* ... and its aggr_dl_kernel_dseq rows */
-  struct dldb__kdchunk *kd; /* the open aggregation's launches by duration, a
-                               chunk at a time (dldb_kdchunks.c) */
+  struct dldb__pchunk *pc[DLDB__PC_COUNT]; /* the open aggregation's orders
+                                              kept as chunks (dldb_pchunks.c) */
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
@@ -211,15 +217,19 @@ static inline int64_t dldb__rel(dldb_writer *w, int64_t t) {
   return r;
 }
 
-/* The open aggregation's launches by duration (dldb_kdchunks.c): begun
- * for aggr_id, each launch added in (duration, launch time, kernel id)
- * order, ended (the last chunk written) or freed (dropped). DL_OK, or an
- * error with one line in err. */
-typedef struct dldb__kdchunk dldb__kdchunk;
-int dldb__kd_begin(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
-int dldb__kd_add(dldb_writer *w, int64_t dur_ns, int64_t api_start_ns, char *err,
-                 size_t errlen);
-int dldb__kd_end(dldb_writer *w, char *err, size_t errlen);
-void dldb__kd_free(dldb_writer *w);
+/* The open aggregation's orders kept as chunks of pairs (dldb_pchunks.c):
+ * a table begun, each pair added at its place of its group's order (the
+ * places of a group in turn from 0; place -1: not checked; group 0 for a
+ * table without groups), ended (the last chunk written) or freed
+ * (dropped). dldb__pc_put inserts a whole chunk of a pass that keeps its
+ * chunks itself. DL_OK, or an error with one line in err. */
+typedef struct dldb__pchunk dldb__pchunk;
+int dldb__pc_begin(dldb_writer *w, int table, char *err, size_t errlen);
+int dldb__pc_add(dldb_writer *w, int table, int64_t group, int64_t place, int64_t a, int64_t b,
+                 char *err, size_t errlen);
+int dldb__pc_put(dldb_writer *w, int table, int64_t group, int64_t chunk,
+                 const int64_t (*pair)[2], int n, char *err, size_t errlen);
+int dldb__pc_end(dldb_writer *w, int table, char *err, size_t errlen);
+void dldb__pc_free(dldb_writer *w, int table);
 
 #endif

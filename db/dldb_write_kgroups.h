@@ -1,16 +1,17 @@
 /*
  * dldb_write_kgroups.h - the open aggregation's kernel groups, launch
  * sequence, launch-order marks and each group's duration order
- * (db/schema.sql aggr_dl_kernel_groups, aggr_dl_kernel_seq,
- * aggr_dl_kernel_marks, aggr_dl_kernel_dseq) from rows the caller computed
+ * (db/schema.sql aggr_dl_kernel_groups, aggr_dl_kernel_seq_chunks,
+ * aggr_dl_kernel_marks, aggr_dl_kernel_dseq_chunks) from rows the caller computed
  * in memory, instead of the passes over its written launches that
  * dldb_aggr_end makes otherwise (dldb_kgroups.c, dldb_kgdurs.c).
  *
  * The rows are those that pass would write: groups numbered from 1 in the
  * order of their first launches (launch order: api_start_ns, then
  * iter_value, then kernel_id), each launch's place in its group (seq from
- * 0), a mark every 1024th launch. Seq rows are best given in key order
- * (group, seq): SQLite then appends them.
+ * 0), a mark every 1024th launch. Seq rows come in key order (group,
+ * seq), each group's places in turn from 0: they are stored a chunk of
+ * places a row (dldb_pchunks.c), and a place out of turn is an error.
  * Ownership: nothing is kept beyond the call; the writer is borrowed.
  */
 #ifndef DLDB_WRITE_KGROUPS_H
@@ -42,12 +43,12 @@ int dldb_aggr_kernel_mark(dldb_writer *w, int64_t aggr_id, int64_t place, int64_
                           char *err, size_t errlen);
 
 /* After dldb_aggr_kernel_groups_begin: 1 when the file has
- * aggr_dl_kernel_dseq, and the caller then writes all its rows of the open
- * aggregation through dldb_aggr_kernel_dseq; 0 when it has not. */
+ * aggr_dl_kernel_dseq_chunks, and the caller then writes all its rows of
+ * the open aggregation through dldb_aggr_kernel_dseq; 0 when it has not. */
 int dldb_aggr_kernel_dseq_begin(dldb_writer *w);
 /* A launch at place dseq of its group in duration order (equal durations
- * in launch order): its duration and its place seq in launch order. Best
- * given in key order (group, dseq). */
+ * in launch order): its duration and its place seq in launch order. In
+ * key order (group, dseq), as the seq rows. */
 int dldb_aggr_kernel_dseq(dldb_writer *w, int64_t aggr_id, int64_t group_id, int64_t dseq,
                           int64_t gpu_dur_ns, int64_t seq, char *err, size_t errlen);
 

@@ -1856,8 +1856,9 @@ SELECT aggr_id, seq, rule_id FROM aggr_findings;
 -- such a column (and by device_id, kernel_name after it) is the groups in
 -- that order, each group's launches in any order: the page's first group is
 -- found by summing `calls`, and its rows are read at their place in the
--- group (aggr_dl_kernel_seq), whatever the page's depth. Written at the end
--- of each aggregation. Optional: files without them sort the plain way.
+-- group (aggr_dl_kernel_seq_chunks), whatever the page's depth. Written at
+-- the end of each aggregation. Optional: files without them sort the plain
+-- way.
 CREATE TABLE aggr_dl_kernel_groups (
   aggr_id   INTEGER NOT NULL,
   group_id  INTEGER NOT NULL,   -- from 1, in the order of the groups' first launches
@@ -1869,15 +1870,17 @@ CREATE TABLE aggr_dl_kernel_groups (
 ) WITHOUT ROWID;
 
 -- Each launch of an aggregation by group and, within the group, launch
--- order (seq from 0; the order of aggr_kernels_by_time).
-CREATE TABLE aggr_dl_kernel_seq (
-  aggr_id    INTEGER NOT NULL,
-  group_id   INTEGER NOT NULL,
-  seq        INTEGER NOT NULL,
-  iter_value INTEGER NOT NULL,
-  kernel_id  INTEGER NOT NULL,
-  PRIMARY KEY (aggr_id, group_id, seq)
-) WITHOUT ROWID;
+-- order (the order of aggr_kernels_by_time), 128 places a row: chunk c of
+-- a group holds its places c * 128.. as a JSON array of [iter_value,
+-- kernel_id] (aggr_kernels' key). Rows are written in key order
+-- (db/dldb_pchunks.c), so a scan of the rowids reads them in it too.
+CREATE TABLE aggr_dl_kernel_seq_chunks (
+  aggr_id  INTEGER NOT NULL,
+  group_id INTEGER NOT NULL,
+  chunk    INTEGER NOT NULL,
+  launches TEXT NOT NULL,
+  PRIMARY KEY (aggr_id, group_id, chunk)
+);
 
 -- The launch time of every 1024th launch of an aggregation in launch order
 -- (place 0, 1024, ...; aggr_kernels_by_time's order): a deep page in launch
@@ -1911,18 +1914,51 @@ JOIN aggregations a ON a.aggr_id = g.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
+-- The groups' launches in launch order as stored, a chunk a row (the
+-- viewer reads a page's places from them).
+CREATE VIEW view_dl_kernel_seq_chunks AS
+SELECT aggr_id, group_id, chunk, launches FROM aggr_dl_kernel_seq_chunks;
+
 -- The rows of view_iteration_kernels and view_iteration_op_kernels (every
--- column of both) by group and place in the group (group_seq).
-CREATE VIEW view_dl_kernel_group_rows AS
-SELECT q.aggr_id AS aggr_id, s.value AS domain_name, q.group_id, q.seq AS group_seq,
-       ak.iter_value, o.op_node_name, o.op_node_id, n.value AS kernel_name, k.device_id,
+-- column of both) by aggr_kernels' key (aggr_id, iter_value, kernel_id):
+-- the viewer reads a page's rows by the keys of its places.
+CREATE VIEW view_dl_kernel_launch_rows AS
+SELECT ak.aggr_id AS aggr_id, s.value AS domain_name, ak.iter_value, ak.kernel_id,
+       o.op_node_name, o.op_node_id, n.value AS kernel_name, k.device_id,
        ak.api_start_ns AS kernel_timestamp,
        (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
        k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
        k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block
-FROM aggr_dl_kernel_seq q
-JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
-  AND ak.kernel_id = q.kernel_id
+FROM aggr_kernels ak
+JOIN kernels k ON k.id = ak.kernel_id
+JOIN strings n ON n.id = k.short_name_id
+JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
+JOIN aggregations a ON a.aggr_id = ak.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
+-- The launch time by the same key (view_dl_kernel_launch_rows without its
+-- other joins): a page of one kernel's or op's launches in launch order
+-- searches its groups' places by it.
+CREATE VIEW view_dl_kernel_launch_times AS
+SELECT aggr_id, iter_value, kernel_id, api_start_ns AS kernel_timestamp FROM aggr_kernels;
+
+-- The rows of view_iteration_kernels and view_iteration_op_kernels (every
+-- column of both) by group and place in the group (group_seq), each
+-- chunk's places in turn (CROSS JOIN: the chunks, their places, then each
+-- place's launch by aggr_kernels' key). Optional for readers (the viewer
+-- reads the chunks).
+CREATE VIEW view_dl_kernel_group_rows AS
+SELECT q.aggr_id AS aggr_id, s.value AS domain_name, q.group_id,
+       q.chunk * 128 + j.key AS group_seq, ak.iter_value, o.op_node_name, o.op_node_id,
+       n.value AS kernel_name, k.device_id, ak.api_start_ns AS kernel_timestamp,
+       (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
+       k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
+       k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block
+FROM aggr_dl_kernel_seq_chunks q
+CROSS JOIN json_each(q.launches) j
+CROSS JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = j.value ->> 0
+  AND ak.kernel_id = j.value ->> 1
 JOIN kernels k ON k.id = ak.kernel_id
 JOIN strings n ON n.id = k.short_name_id
 JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx
@@ -1931,51 +1967,58 @@ JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
 -- The launch time at each place of each group (view_dl_kernel_group_rows
--- without its other joins): a page of one kernel's or op's launches in
--- launch order finds the times at its first and last place by a search of
--- its groups' places.
+-- without its other joins).
 CREATE VIEW view_dl_kernel_group_times AS
-SELECT q.aggr_id AS aggr_id, q.group_id, q.seq AS group_seq, ak.api_start_ns AS kernel_timestamp
-FROM aggr_dl_kernel_seq q
-JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
-  AND ak.kernel_id = q.kernel_id;
+SELECT q.aggr_id AS aggr_id, q.group_id, q.chunk * 128 + j.key AS group_seq,
+       ak.api_start_ns AS kernel_timestamp
+FROM aggr_dl_kernel_seq_chunks q
+CROSS JOIN json_each(q.launches) j
+CROSS JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = j.value ->> 0
+  AND ak.kernel_id = j.value ->> 1;
 
 -- ---- dl extensions: each kernel group's launches by duration (db/dldb_kgdurs.c) ----
 -- The launches of each group of aggr_dl_kernel_groups in duration order
--- (dseq from 0; equal durations in launch order), with the duration and
--- the launch's place in launch order (aggr_dl_kernel_seq.seq): a page of
--- one kernel's or op's launches sorted by duration finds the durations at
--- its first and last row by a search of its groups' places, whatever the
--- page's depth. Written at the end of each aggregation, after the groups.
--- Optional: files without it sort the plain way.
-CREATE TABLE aggr_dl_kernel_dseq (
-  aggr_id    INTEGER NOT NULL,
-  group_id   INTEGER NOT NULL,
-  dseq       INTEGER NOT NULL,
-  gpu_dur_ns INTEGER NOT NULL,   -- kernels.gpu_end_ns - gpu_start_ns of the launch
-  seq        INTEGER NOT NULL,   -- its place in launch order (aggr_dl_kernel_seq)
-  PRIMARY KEY (aggr_id, group_id, dseq)
-) WITHOUT ROWID;
+-- (from 0; equal durations in launch order), 128 places a row: chunk c of
+-- a group holds its places c * 128.. as a JSON array of [duration, place
+-- in launch order] (the duration: kernels.gpu_end_ns - gpu_start_ns; the
+-- place: its group_seq). A page of one kernel's or op's launches sorted by
+-- duration finds the durations at its first and last row by a search of
+-- its groups' places, whatever the page's depth. Written at the end of
+-- each aggregation, after the groups, in key order. Optional: files
+-- without it sort the plain way.
+CREATE TABLE aggr_dl_kernel_dseq_chunks (
+  aggr_id  INTEGER NOT NULL,
+  group_id INTEGER NOT NULL,
+  chunk    INTEGER NOT NULL,
+  launches TEXT NOT NULL,
+  PRIMARY KEY (aggr_id, group_id, chunk)
+);
+
+CREATE VIEW view_dl_kernel_dseq_chunks AS
+SELECT aggr_id, group_id, chunk, launches FROM aggr_dl_kernel_dseq_chunks;
 
 -- The duration at each place of each group in duration order.
 CREATE VIEW view_dl_kernel_group_durs AS
-SELECT aggr_id, group_id, dseq AS group_dseq, gpu_dur_ns AS kernel_duration
-FROM aggr_dl_kernel_dseq;
+SELECT aggr_id, group_id, chunk * 128 + j.key AS group_dseq, j.value ->> 0 AS kernel_duration
+FROM aggr_dl_kernel_dseq_chunks CROSS JOIN json_each(launches) j;
 
 -- The rows of view_iteration_kernels and view_iteration_op_kernels (every
 -- column of both) by group and place in the group in duration order
 -- (group_dseq).
 CREATE VIEW view_dl_kernel_group_drows AS
-SELECT d.aggr_id AS aggr_id, s.value AS domain_name, d.group_id, d.dseq AS group_dseq,
-       ak.iter_value, o.op_node_name, o.op_node_id, n.value AS kernel_name, k.device_id,
-       ak.api_start_ns AS kernel_timestamp,
+SELECT d.aggr_id AS aggr_id, s.value AS domain_name, d.group_id,
+       d.chunk * 128 + j.key AS group_dseq, ak.iter_value, o.op_node_name, o.op_node_id,
+       n.value AS kernel_name, k.device_id, ak.api_start_ns AS kernel_timestamp,
        (k.gpu_end_ns - k.gpu_start_ns) AS kernel_duration, ak.uses_tc,
        k.grid_x || ', ' || k.grid_y || ', ' || k.grid_z AS grid,
        k.block_x || ', ' || k.block_y || ', ' || k.block_z AS block
-FROM aggr_dl_kernel_dseq d
-JOIN aggr_dl_kernel_seq q ON q.aggr_id = d.aggr_id AND q.group_id = d.group_id AND q.seq = d.seq
-JOIN aggr_kernels ak ON ak.aggr_id = q.aggr_id AND ak.iter_value = q.iter_value
-  AND ak.kernel_id = q.kernel_id
+FROM aggr_dl_kernel_dseq_chunks d
+CROSS JOIN json_each(d.launches) j
+CROSS JOIN aggr_dl_kernel_seq_chunks q ON q.aggr_id = d.aggr_id AND q.group_id = d.group_id
+  AND q.chunk = (j.value ->> 1) / 128
+CROSS JOIN aggr_kernels ak ON ak.aggr_id = d.aggr_id
+  AND ak.iter_value = json_extract(q.launches, '$[' || ((j.value ->> 1) % 128) || '][0]')
+  AND ak.kernel_id = json_extract(q.launches, '$[' || ((j.value ->> 1) % 128) || '][1]')
 JOIN kernels k ON k.id = ak.kernel_id
 JOIN strings n ON n.id = k.short_name_id
 JOIN aggr_ops o ON o.aggr_id = ak.aggr_id AND o.op_idx = ak.op_idx

@@ -53,6 +53,8 @@ for p in / /api/v1/health /api/v1/op_nodes /api/v1/kernel_summaries?limit=5 \
          "/api/v1/group_ops?sort=level&offset=3&limit=50" \
          "/api/v1/group_ops?top=1&sort=gpu_time_sum&order=desc" \
          "/api/v1/iteration_kernels?sort=kernel_duration&order=desc&offset=10&limit=20" \
+         "/api/v1/iteration_kernels?sort=kernel_name&offset=3&limit=20" \
+         "/api/v1/iteration_kernels?sort=kernel_duration&filter=e&offset=2&limit=20" \
          /api/v1/reports/summary.csv /api/v1/nope; do
   code=$(curl -s -o /dev/null -w "%{http_code}" "$url$p")
   step "  GET $p: $code"

@@ -730,6 +730,16 @@ static int test_big_seq(void) {
 #define KG_GROUPS \
   "SELECT *, row_number() OVER (ORDER BY first) gid FROM (SELECT o, s, d, gx, gy, gz, bx, " \
   "b_y, bz, tc, min(place) first, count(*) calls FROM l GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
+/* The stored orders of aggregation 1 as rows: each group's launches in
+ * launch order, and in duration order. */
+#define KG_SEQ \
+  "SELECT q.group_id, q.chunk * 128 + j.key AS seq, j.value ->> 0 AS iter_value, " \
+  "j.value ->> 1 AS kernel_id FROM aggr_dl_kernel_seq_chunks q, json_each(q.launches) j " \
+  "WHERE q.aggr_id = 1"
+#define KG_DSEQ \
+  "SELECT d.group_id, d.chunk * 128 + j.key AS dseq, j.value ->> 0 AS gpu_dur_ns, " \
+  "j.value ->> 1 AS seq FROM aggr_dl_kernel_dseq_chunks d, json_each(d.launches) j " \
+  "WHERE d.aggr_id = 1"
 
 /* Launch i's duration: 50-80 ns, or 2^32 - 1 ns and more for every 500th
  * (i = 7, 507, ...; i = 7 and 1507 are of one group). */
@@ -781,22 +791,37 @@ static int kgroups_case(const char *name, int clamp, size_t thread_min) {
                       "g.first EXCEPT SELECT group_id, op_idx, kernel_id, uses_tc, calls FROM "
                       "aggr_dl_kernel_groups WHERE aggr_id = 1)"),
             0);
-  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_seq WHERE aggr_id = 1"), N);
+  /* each group's launches, 128 a chunk: every chunk but a group's last full */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM (" KG_SEQ ")"), N);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_groups g WHERE g.aggr_id = 1 AND "
+                      "(SELECT count(*) FROM aggr_dl_kernel_seq_chunks c WHERE c.aggr_id = 1 AND "
+                      "c.group_id = g.group_id) <> (g.calls + 127) / 128"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_seq_chunks c JOIN "
+                      "aggr_dl_kernel_groups g USING (aggr_id, group_id) WHERE c.aggr_id = 1 AND "
+                      "json_array_length(c.launches) <> min(128, g.calls - c.chunk * 128)"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dseq_chunks c JOIN "
+                      "aggr_dl_kernel_groups g USING (aggr_id, group_id) WHERE c.aggr_id = 1 AND "
+                      "json_array_length(c.launches) <> min(128, g.calls - c.chunk * 128)"),
+            0);
   ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES "), g AS (" KG_GROUPS ") SELECT count(*) FROM "
                       "(SELECT g.gid, row_number() OVER (PARTITION BY g.gid ORDER BY l.place) "
                       "- 1, l.it, l.kid FROM l JOIN g USING (o, s, d, gx, gy, gz, bx, b_y, bz, "
-                      "tc) EXCEPT SELECT group_id, seq, iter_value, kernel_id FROM "
-                      "aggr_dl_kernel_seq WHERE aggr_id = 1)"),
+                      "tc) EXCEPT " KG_SEQ ")"),
             0);
-  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dseq WHERE aggr_id = 1"), N);
-  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_dseq WHERE aggr_id = 1 AND "
-                      "gpu_dur_ns >= 4294967295"),
-            6);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM (" KG_DSEQ ")"), N);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM (" KG_DSEQ ") WHERE gpu_dur_ns >= 4294967295"), 6);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT q.group_id, row_number() OVER (PARTITION BY "
                       "q.group_id ORDER BY k.gpu_end_ns - k.gpu_start_ns, q.seq) - 1, "
-                      "k.gpu_end_ns - k.gpu_start_ns, q.seq FROM aggr_dl_kernel_seq q JOIN "
-                      "kernels k ON k.id = q.kernel_id WHERE q.aggr_id = 1 EXCEPT SELECT "
-                      "group_id, dseq, gpu_dur_ns, seq FROM aggr_dl_kernel_dseq WHERE aggr_id = 1)"),
+                      "k.gpu_end_ns - k.gpu_start_ns, q.seq FROM (" KG_SEQ ") q JOIN "
+                      "kernels k ON k.id = q.kernel_id EXCEPT " KG_DSEQ ")"),
+            0);
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT group_id, group_seq, kernel_timestamp FROM "
+                      "view_dl_kernel_group_times WHERE aggr_id = 1 EXCEPT SELECT q.group_id, "
+                      "q.seq, ak.api_start_ns FROM (" KG_SEQ ") q JOIN aggr_kernels ak ON "
+                      "ak.aggr_id = 1 AND ak.iter_value = q.iter_value AND ak.kernel_id = "
+                      "q.kernel_id)"),
             0);
   ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_dl_kernel_marks WHERE aggr_id = 1"), 3);
   ASSERT_EQ(q_int(db, "WITH l AS (" KG_LAUNCHES ") SELECT count(*) FROM (SELECT place, t FROM l "

@@ -5,8 +5,9 @@
 // filtered, ordered and cut in JavaScript. The viewer reads these lists
 // through view_dl_kernel_times (the seek of a deep page in launch order,
 // from view_dl_kernel_marks), view_dl_kernel_calls (counts) and, sorted by
-// a column the kernel groups share, view_dl_kernel_groups and
-// view_dl_kernel_group_rows; NVIDIA's no_relu, which has none of them, is
+// a column the kernel groups share, view_dl_kernel_groups, the groups'
+// stored orders (view_dl_kernel_seq_chunks, view_dl_kernel_dseq_chunks) and
+// view_dl_kernel_launch_rows; NVIDIA's no_relu, which has none of them, is
 // checked the same way. The dldb
 // is made by dlprof from HTA's control trace (../shared, 8,568 kernels).
 // Run: node tests/server/pages.test.mjs (DLPROF, DLPROFVIEWER, DL_SHARED_DIR,
@@ -161,14 +162,15 @@ test('sorted by a column of the kernel groups, page after page: each row of the 
 test('the dldb has the views the viewer reads these lists through', () => {
   const views = sql(
     dldb,
-    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND (name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_dur_chunks', 'view_dl_kernel_dur_chunks', 'aggr_dl_kernel_dseq') OR name LIKE '%kernel_group%' OR name LIKE '%kernel_seq' OR name LIKE '%kernel_marks') ORDER BY name",
+    "SELECT name FROM sqlite_master WHERE type IN ('view', 'index', 'table') AND (name IN ('view_dl_kernel_times', 'view_dl_kernel_calls', 'aggr_kernels_by_time', 'view_dl_kernel_durations', 'aggr_dl_kernel_dur_chunks', 'view_dl_kernel_dur_chunks', 'view_dl_kernel_launch_rows', 'view_dl_kernel_launch_times') OR name LIKE '%kernel_group%' OR name LIKE '%kernel_%seq%' OR name LIKE '%kernel_marks') AND name NOT LIKE 'sqlite_%' ORDER BY name",
   );
   assert.deepEqual(
     views.map((r) => r.name),
     [
-      'aggr_dl_kernel_dseq', 'aggr_dl_kernel_dur_chunks', 'aggr_dl_kernel_groups', 'aggr_dl_kernel_marks', 'aggr_dl_kernel_seq', 'aggr_kernels_by_time',
-      'view_dl_kernel_calls', 'view_dl_kernel_dur_chunks', 'view_dl_kernel_durations', 'view_dl_kernel_group_drows', 'view_dl_kernel_group_durs', 'view_dl_kernel_group_rows',
-      'view_dl_kernel_group_times', 'view_dl_kernel_groups', 'view_dl_kernel_marks', 'view_dl_kernel_times',
+      'aggr_dl_kernel_dseq_chunks', 'aggr_dl_kernel_dur_chunks', 'aggr_dl_kernel_groups', 'aggr_dl_kernel_marks', 'aggr_dl_kernel_seq_chunks', 'aggr_kernels_by_time',
+      'view_dl_kernel_calls', 'view_dl_kernel_dseq_chunks', 'view_dl_kernel_dur_chunks', 'view_dl_kernel_durations', 'view_dl_kernel_group_drows', 'view_dl_kernel_group_durs',
+      'view_dl_kernel_group_rows', 'view_dl_kernel_group_times', 'view_dl_kernel_groups', 'view_dl_kernel_launch_rows', 'view_dl_kernel_launch_times', 'view_dl_kernel_marks',
+      'view_dl_kernel_seq_chunks', 'view_dl_kernel_times',
     ],
   );
   // every launch once in the groups, at places 0..calls-1 of its group, and a
@@ -177,7 +179,8 @@ test('the dldb has the views the viewer reads these lists through', () => {
     dldb,
     'SELECT (SELECT count(*) FROM view_dl_kernel_group_rows) AS n, (SELECT count(*) FROM view_iteration_kernels) AS launches, ' +
       '(SELECT sum(calls) FROM view_dl_kernel_groups) AS calls, ' +
-      '(SELECT count(*) FROM view_dl_kernel_groups g WHERE g.calls <> (SELECT max(group_seq) + 1 FROM view_dl_kernel_group_rows r WHERE r.group_id = g.group_id)) AS bad, ' +
+      '(SELECT count(*) FROM view_dl_kernel_groups g LEFT JOIN (SELECT aggr_id, group_id, max(group_seq) + 1 AS m FROM view_dl_kernel_group_rows GROUP BY 1, 2) r ' +
+      'USING (aggr_id, group_id) WHERE r.m IS NOT g.calls) AS bad, ' +
       '(SELECT count(*) FROM view_dl_kernel_marks) AS marks',
   )[0];
   assert.equal(groups.n, groups.launches);
@@ -189,13 +192,16 @@ test('the dldb has the views the viewer reads these lists through', () => {
   // launch's own (its row in launch order)
   const durs = sql(
     dldb,
-    'SELECT (SELECT count(*) FROM view_dl_kernel_group_drows) AS n, ' +
-      '(SELECT count(*) FROM view_dl_kernel_groups g WHERE g.calls <> (SELECT max(group_dseq) + 1 FROM view_dl_kernel_group_durs d WHERE d.group_id = g.group_id)) AS bad, ' +
-      '(SELECT count(*) FROM view_dl_kernel_group_durs a JOIN view_dl_kernel_group_durs b ON b.aggr_id = a.aggr_id AND b.group_id = a.group_id ' +
+    // (the views over the chunks have no index: each is read once into a table)
+    'WITH d AS MATERIALIZED (SELECT aggr_id, group_id, group_dseq, kernel_duration FROM view_dl_kernel_group_durs), ' +
+      'r AS MATERIALIZED (SELECT aggr_id, group_id, group_dseq, kernel_duration FROM view_dl_kernel_group_drows) ' +
+      'SELECT (SELECT count(*) FROM r) AS n, ' +
+      '(SELECT count(*) FROM view_dl_kernel_groups g LEFT JOIN (SELECT aggr_id, group_id, max(group_dseq) + 1 AS m FROM d GROUP BY 1, 2) x ' +
+      'USING (aggr_id, group_id) WHERE x.m IS NOT g.calls) AS bad, ' +
+      '(SELECT count(*) FROM d a JOIN d b ON b.aggr_id = a.aggr_id AND b.group_id = a.group_id ' +
       'AND b.group_dseq = a.group_dseq + 1 WHERE b.kernel_duration < a.kernel_duration) AS falls, ' +
-      '(SELECT count(*) FROM view_dl_kernel_group_drows r JOIN view_dl_kernel_group_durs d USING (aggr_id, group_id, group_dseq) ' +
-      'WHERE d.kernel_duration <> r.kernel_duration) AS wrong, ' +
-      '(SELECT count(*) FROM (SELECT DISTINCT aggr_id, group_id, seq FROM aggr_dl_kernel_dseq)) AS distinct_launches',
+      '(SELECT count(*) FROM r JOIN d USING (aggr_id, group_id, group_dseq) WHERE d.kernel_duration <> r.kernel_duration) AS wrong, ' +
+      '(SELECT count(*) FROM (SELECT DISTINCT d.aggr_id, d.group_id, j.value ->> 1 FROM view_dl_kernel_dseq_chunks d, json_each(d.launches) j)) AS distinct_launches',
   )[0];
   assert.deepEqual(durs, { n: groups.launches, bad: 0, falls: 0, wrong: 0, distinct_launches: groups.launches });
   const times = sqlAll(dldb, 'SELECT kernel_timestamp FROM view_dl_kernel_times WHERE aggr_id = 1 ORDER BY kernel_timestamp').map((r) => r.kernel_timestamp);
@@ -251,9 +257,39 @@ test('a stored chunk of the launches by duration that is no list: its pages answ
   }
 });
 
+test('a stored chunk of a group\'s launches that is no list: its pages answer an error', async () => {
+  const bad = join(out, 'bad_seq.sqlite');
+  copyFileSync(dldb, bad);
+  // the largest group's chunk 1 (its places 128..255)
+  const g = sql(dldb, 'SELECT group_id, calls FROM view_dl_kernel_groups WHERE aggr_id = 1 ORDER BY calls DESC, group_id LIMIT 1')[0];
+  assert.ok(g.calls > 256, JSON.stringify(g));
+  execFileSync('sqlite3', [bad, `UPDATE aggr_dl_kernel_seq_chunks SET launches = '[[1,2],[3]]' WHERE aggr_id = 1 AND group_id = ${g.group_id} AND chunk = 1`]);
+  const b = await startViewer(bad, ['--cache-mb', '0']);
+  try {
+    // the page of the groups in kernel_name order that holds the group's place 130
+    const groups = sqlAll(dldb, 'SELECT group_id, calls FROM view_dl_kernel_groups WHERE aggr_id = 1 ORDER BY kernel_name, device_id, group_id');
+    let offset = 0;
+    for (const r of groups) {
+      if (r.group_id === g.group_id) break;
+      offset += r.calls;
+    }
+    const q = new URLSearchParams({ sort: 'kernel_name', order: 'asc', offset: offset + 130, limit: 5 });
+    const res = await fetch(`${b.url}api/v1/iteration_kernels?${q}`);
+    const body = await res.json();
+    assert.equal(res.status, 500, JSON.stringify(body));
+    assert.equal(body.error.code, 'db_error');
+    assert.match(body.error.message, new RegExp(`bad_seq\\.sqlite: view_dl_kernel_seq_chunks: group ${g.group_id} lacks chunk 1 or it is bad`));
+    // the group's first chunk reads as before
+    const first = new URLSearchParams({ sort: 'kernel_name', order: 'asc', offset: offset + 3, limit: 5 });
+    assert.equal((await getJson(b, `api/v1/iteration_kernels?${first}`)).rows.length, 5);
+  } finally {
+    assert.equal((await b.stop()).code, 0);
+  }
+});
+
 test('a kernel or an op in a few groups by duration, page after page: each row of the view once, in order', async () => {
   // the pages of a kernel's or an op's launches sorted by duration are
-  // merged from its groups' duration orders (view_dl_kernel_group_durs):
+  // merged from its groups' duration orders (view_dl_kernel_dseq_chunks):
   // together they must be its rows, each once, their keys in the plain
   // query's order (a page off by one row gives a row twice and loses one)
   const canon = (r) => JSON.stringify(Object.keys(r).sort().map((c) => [c, r[c]]));
@@ -289,7 +325,7 @@ test('a kernel or an op in a few groups by duration, page after page: each row o
 test('an aggregation without rows in the groups\' duration table: read the plain way', async () => {
   const bare = join(out, 'no_dseq.sqlite');
   copyFileSync(dldb, bare);
-  execFileSync('sqlite3', [bare, 'DELETE FROM aggr_dl_kernel_dseq']);
+  execFileSync('sqlite3', [bare, 'DELETE FROM aggr_dl_kernel_dseq_chunks']);
   const b = await startViewer(bare, ['--cache-mb', '0']);
   try {
     const k = sql(bare, 'SELECT kernel_name AS x FROM view_dl_kernel_groups GROUP BY 1 ORDER BY sum(calls) DESC, 1 LIMIT 1')[0];
