@@ -2,11 +2,12 @@
  * dla_nvtxsort.c - the multikey sort of NVTX names by text (see
  * dla_nvtxsort.h): each name carries 8 bytes of its text from a depth
  * (big-endian, so integer order is memcmp order) and how much of it is
- * left there, a range of names is sorted by that, and each run of equal
- * names that go on is sorted again 8 bytes deeper (a stack of ranges, not
- * recursion). SQLite's BINARY order is memcmp, then the shorter first: a
- * name that ends inside the 8 bytes pads them with 0 and has less left, so
- * it sorts before every longer one it begins.
+ * left there, a range of names is sorted by that (a radix sort on its
+ * bytes), and each run of equal names that go on is sorted again 8 bytes
+ * deeper (a stack of ranges, not recursion); 8 bytes that a whole range
+ * shares are skipped unsorted. SQLite's BINARY order is memcmp, then the
+ * shorter first: a name that ends inside the 8 bytes pads them with 0 and
+ * has less left, so it sorts before every longer one it begins.
  */
 #include "dla_nvtxsort.h"
 
@@ -20,6 +21,49 @@ static inline int ent_lt(const dla_nvtx_ent *a, const dla_nvtx_ent *b) {
 }
 
 INTROSORT(ent_intro, dla_nvtx_ent, ent_lt)
+
+/* Ranges of at most this many names are sorted by comparisons. */
+enum { RADIX_MIN = 64 };
+
+/* Sorts v[0..n-1] by (k, left): a most-significant-digit radix sort on
+ * k's bytes from byte b (0: the first of the text), the names permuted in
+ * place into each byte's bucket (American flag sort), each bucket sorted
+ * on the next byte; a byte every name shares costs one counting pass.
+ * Small ranges and the last byte's ties (k equal: by left) by introsort. */
+static void ent_sort(dla_nvtx_ent *v, size_t n, int b) {
+  while (n > RADIX_MIN && b < 8) {
+    size_t cnt[256] = {0}, head[256], tail[256], at = 0;
+    int shift = 56 - 8 * b;
+    for (size_t i = 0; i < n; i++) cnt[v[i].k >> shift & 255]++;
+    if (cnt[v[0].k >> shift & 255] == n) { /* one bucket: the next byte */
+      b++;
+      continue;
+    }
+    for (int d = 0; d < 256; d++) {
+      head[d] = at;
+      at += cnt[d];
+      tail[d] = at;
+    }
+    for (int d = 0; d < 256; d++)
+      while (head[d] < tail[d]) { /* the cycle of the name at head[d] */
+        dla_nvtx_ent e = v[head[d]];
+        int x;
+        while ((x = (int)(e.k >> shift & 255)) != d) {
+          dla_nvtx_ent t = v[head[x]];
+          v[head[x]++] = e;
+          e = t;
+        }
+        v[head[d]++] = e;
+      }
+    at = 0;
+    for (int d = 0; d < 256; d++) {
+      if (cnt[d] > 1) ent_sort(v + at, cnt[d], b + 1);
+      at += cnt[d];
+    }
+    return;
+  }
+  if (n > 1) ent_intro(v, n, dla__sort_depth(n));
+}
 
 /* e's 8 bytes of text from depth d: one load where 8 are left. */
 static void ent_load(dla_nvtx_ent *e, const char *text, size_t d) {
@@ -49,8 +93,19 @@ int dla__nvtx_sort(dla_nvtx_ent *v, size_t n, const char *text) {
   st[top++] = (range){0, n, 0};
   while (top) {
     range r = st[--top];
-    for (size_t i = r.lo; i < r.hi; i++) ent_load(&v[i], text, r.depth);
-    ent_intro(v + r.lo, r.hi - r.lo, dla__sort_depth(r.hi - r.lo));
+    /* 8 bytes that every name of the range shares (a common prefix: the
+     * op's name, ", seq = ") order nothing: go deeper at once */
+    int same;
+    for (;;) {
+      same = 1;
+      for (size_t i = r.lo; i < r.hi; i++) {
+        ent_load(&v[i], text, r.depth);
+        same &= v[i].k == v[r.lo].k && v[i].left == v[r.lo].left;
+      }
+      if (!same || v[r.lo].left <= 8) break;
+      r.depth += 8;
+    }
+    if (!same) ent_sort(v + r.lo, r.hi - r.lo, 0);
     for (size_t i = r.lo; i < r.hi;) {
       size_t j = i + 1;
       while (j < r.hi && v[j].k == v[i].k && v[j].left == v[i].left) j++;
