@@ -1,8 +1,8 @@
 /*
  * dla_write_durs.c - the aggregation's kernel launches by GPU duration
- * (dla_write_durs.h): sorted in memory, then written in that order through
- * dldb_write_durs.h, so that the writer need not sort the aggregation's
- * rows itself.
+ * (dla_write_durs.h): sorted in memory (in place, a radix sort on the
+ * key's bytes), then written in that order through dldb_write_durs.h, so
+ * that the writer need not sort the aggregation's rows itself.
  *
  * Kernels are in kernels.id order (dla_ctx.h), so a launch's index orders
  * it as its id does. Durations of DLA_LONG or more (over 4.3 s) sort after
@@ -24,6 +24,56 @@ static inline int kdur_lt(const dla_kdur *a, const dla_kdur *b) {
   return a->idx < b->idx;
 }
 INTROSORT(kdur_sort, dla_kdur, kdur_lt)
+
+/* Byte b of a launch's sort key: its duration, launch time and kernel
+ * index, 16 bytes, the most significant first (the time's sign bit
+ * flipped, so that unsigned order is its order). */
+static inline unsigned kdur_byte(const dla_kdur *e, int b) {
+  if (b < 4) return e->dur >> (24 - 8 * b) & 255;
+  if (b < 12) return ((uint64_t)e->start ^ UINT64_C(1) << 63) >> (56 - 8 * (b - 4)) & 255;
+  return e->idx >> (24 - 8 * (b - 12)) & 255;
+}
+
+enum { KDUR_RADIX_MIN = 64, KDUR_KEY_BYTES = 16 };
+
+/* Sorts v[0..n-1] as kdur_lt orders them, in place: a most-significant-
+ * digit radix sort on the key's bytes from byte b (each bucket permuted
+ * into place, American flag sort, then sorted on the next byte; a byte
+ * every launch of a range shares costs one counting pass), small ranges
+ * by the introsort. */
+static void kdur_radix(dla_kdur *v, size_t n, int b) {
+  while (n > KDUR_RADIX_MIN && b < KDUR_KEY_BYTES) {
+    size_t cnt[256] = {0}, head[256], tail[256], at = 0;
+    for (size_t i = 0; i < n; i++) cnt[kdur_byte(&v[i], b)]++;
+    if (cnt[kdur_byte(&v[0], b)] == n) { /* one bucket: the next byte */
+      b++;
+      continue;
+    }
+    for (int d = 0; d < 256; d++) {
+      head[d] = at;
+      at += cnt[d];
+      tail[d] = at;
+    }
+    for (unsigned d = 0; d < 256; d++)
+      while (head[d] < tail[d]) { /* the cycle of the launch at head[d] */
+        dla_kdur e = v[head[d]];
+        unsigned x;
+        while ((x = kdur_byte(&e, b)) != d) {
+          dla_kdur t = v[head[x]];
+          v[head[x]++] = e;
+          e = t;
+        }
+        v[head[d]++] = e;
+      }
+    at = 0;
+    for (int d = 0; d < 256; d++) {
+      if (cnt[d] > 1) kdur_radix(v + at, cnt[d], b + 1);
+      at += cnt[d];
+    }
+    return;
+  }
+  if (n > 1) kdur_sort(v, n, dla__sort_depth(n));
+}
 
 /* The long ones (DLA_LONG, at the end) by their full duration: few. */
 typedef struct klong {
@@ -77,7 +127,7 @@ static int write_long(dla_ctx *c, const dla_kdur *v, size_t m, const dla_kspan *
 }
 
 int dla__durs_write(dla_ctx *c, dla_kdur *v, size_t n, const dla_kspan *ks, int64_t aggr_id) {
-  kdur_sort(v, n, dla__sort_depth(n));
+  kdur_radix(v, n, 0);
   if (!dldb_aggr_kernel_durs_begin(c->w)) return DL_OK;
   int rc = DL_OK;
   size_t i = 0;
