@@ -15,6 +15,7 @@
 
 #include "dl.h"
 #include "dla_introsort.h"
+#include "dla_radixsort.h"
 
 static inline int ent_lt(const dla_nvtx_ent *a, const dla_nvtx_ent *b) {
   return a->k < b->k || (a->k == b->k && a->left < b->left);
@@ -22,48 +23,15 @@ static inline int ent_lt(const dla_nvtx_ent *a, const dla_nvtx_ent *b) {
 
 INTROSORT(ent_intro, dla_nvtx_ent, ent_lt)
 
-/* Ranges of at most this many names are sorted by comparisons. */
-enum { RADIX_MIN = 64 };
+static void ent_small(dla_nvtx_ent *v, size_t n) { ent_intro(v, n, dla__sort_depth(n)); }
 
-/* Sorts v[0..n-1] by (k, left): a most-significant-digit radix sort on
- * k's bytes from byte b (0: the first of the text), the names permuted in
- * place into each byte's bucket (American flag sort), each bucket sorted
- * on the next byte; a byte every name shares costs one counting pass.
- * Small ranges and the last byte's ties (k equal: by left) by introsort. */
-static void ent_sort(dla_nvtx_ent *v, size_t n, int b) {
-  while (n > RADIX_MIN && b < 8) {
-    size_t cnt[256] = {0}, head[256], tail[256], at = 0;
-    int shift = 56 - 8 * b;
-    for (size_t i = 0; i < n; i++) cnt[v[i].k >> shift & 255]++;
-    if (cnt[v[0].k >> shift & 255] == n) { /* one bucket: the next byte */
-      b++;
-      continue;
-    }
-    for (int d = 0; d < 256; d++) {
-      head[d] = at;
-      at += cnt[d];
-      tail[d] = at;
-    }
-    for (int d = 0; d < 256; d++)
-      while (head[d] < tail[d]) { /* the cycle of the name at head[d] */
-        dla_nvtx_ent e = v[head[d]];
-        int x;
-        while ((x = (int)(e.k >> shift & 255)) != d) {
-          dla_nvtx_ent t = v[head[x]];
-          v[head[x]++] = e;
-          e = t;
-        }
-        v[head[d]++] = e;
-      }
-    at = 0;
-    for (int d = 0; d < 256; d++) {
-      if (cnt[d] > 1) ent_sort(v + at, cnt[d], b + 1);
-      at += cnt[d];
-    }
-    return;
-  }
-  if (n > 1) ent_intro(v, n, dla__sort_depth(n));
+/* Byte b of k (0: the first of the 8 bytes of text). */
+static inline unsigned ent_byte(const dla_nvtx_ent *e, int b) {
+  return (unsigned)(e->k >> (56 - 8 * b) & 255);
 }
+
+/* By (k, left): a radix sort on k's bytes, ties of k by left. */
+RADIXSORT(ent_sort, dla_nvtx_ent, ent_byte, 8, ent_small)
 
 /* e's 8 bytes of text from depth d: one load where 8 are left. */
 static void ent_load(dla_nvtx_ent *e, const char *text, size_t d) {

@@ -26,6 +26,7 @@
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
+#include "dla_radixsort.h"
 #include "dla_nvtxorder.h"
 #include "dl_pipe.h"
 #include "dldb_aggr.h"
@@ -330,6 +331,22 @@ static inline int run_lt(const run *a, const run *b) {
 
 INTROSORT(run_intro, run, run_lt)
 
+/* Byte b of a run's key in run_lt's order: total descending, then n and
+ * key ascending (16 bytes, the most significant first; signs flipped so
+ * that unsigned order is the order). */
+static inline unsigned run_byte(const run *r, int b) {
+  if (b < 8) {
+    uint64_t t = ~((uint64_t)r->total ^ UINT64_C(1) << 63);
+    return (unsigned)(t >> (56 - 8 * b) & 255);
+  }
+  if (b < 12) return ((uint32_t)r->n ^ UINT32_C(1) << 31) >> (24 - 8 * (b - 8)) & 255;
+  return r->key >> (24 - 8 * (b - 12)) & 255;
+}
+
+static void run_small(run *v, size_t n) { run_intro(v, n, dla__sort_depth(n)); }
+
+RADIXSORT(run_radix, run, run_byte, 16, run_small)
+
 /* The runs of equal keys of the sorted pairs p[0..n-1], in key order. */
 static int runs_of(const npair *p, size_t n, run **out, size_t *nout) {
   size_t nr = 0;
@@ -366,9 +383,7 @@ static uint32_t *keys_of(run *v, size_t n) {
   return p ? p : k;
 }
 
-static void sort_runs(run *v, size_t n) {
-  if (n > 1) run_intro(v, n, dla__sort_depth(n));
-}
+static void sort_runs(run *v, size_t n) { run_radix(v, n, 0); }
 
 /* Writes the runs v[0..n-1] of the sorted pairs p, sorted by sort_runs, as
  * one table (frees v, or leaves its keys in *e->keys). */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dla_introsort.h"
+#include "dla_radixsort.h"
 #include "dla_write_durs.h"
 #include "dldb_write_durs.h"
 
@@ -30,50 +31,17 @@ INTROSORT(kdur_sort, dla_kdur, kdur_lt)
  * flipped, so that unsigned order is its order). */
 static inline unsigned kdur_byte(const dla_kdur *e, int b) {
   if (b < 4) return e->dur >> (24 - 8 * b) & 255;
-  if (b < 12) return ((uint64_t)e->start ^ UINT64_C(1) << 63) >> (56 - 8 * (b - 4)) & 255;
+  if (b < 12) {
+    uint64_t t = (uint64_t)e->start ^ UINT64_C(1) << 63;
+    return (unsigned)(t >> (56 - 8 * (b - 4)) & 255);
+  }
   return e->idx >> (24 - 8 * (b - 12)) & 255;
 }
 
-enum { KDUR_RADIX_MIN = 64, KDUR_KEY_BYTES = 16 };
+static void kdur_small(dla_kdur *v, size_t n) { kdur_sort(v, n, dla__sort_depth(n)); }
 
-/* Sorts v[0..n-1] as kdur_lt orders them, in place: a most-significant-
- * digit radix sort on the key's bytes from byte b (each bucket permuted
- * into place, American flag sort, then sorted on the next byte; a byte
- * every launch of a range shares costs one counting pass), small ranges
- * by the introsort. */
-static void kdur_radix(dla_kdur *v, size_t n, int b) {
-  while (n > KDUR_RADIX_MIN && b < KDUR_KEY_BYTES) {
-    size_t cnt[256] = {0}, head[256], tail[256], at = 0;
-    for (size_t i = 0; i < n; i++) cnt[kdur_byte(&v[i], b)]++;
-    if (cnt[kdur_byte(&v[0], b)] == n) { /* one bucket: the next byte */
-      b++;
-      continue;
-    }
-    for (int d = 0; d < 256; d++) {
-      head[d] = at;
-      at += cnt[d];
-      tail[d] = at;
-    }
-    for (unsigned d = 0; d < 256; d++)
-      while (head[d] < tail[d]) { /* the cycle of the launch at head[d] */
-        dla_kdur e = v[head[d]];
-        unsigned x;
-        while ((x = kdur_byte(&e, b)) != d) {
-          dla_kdur t = v[head[x]];
-          v[head[x]++] = e;
-          e = t;
-        }
-        v[head[d]++] = e;
-      }
-    at = 0;
-    for (int d = 0; d < 256; d++) {
-      if (cnt[d] > 1) kdur_radix(v + at, cnt[d], b + 1);
-      at += cnt[d];
-    }
-    return;
-  }
-  if (n > 1) kdur_sort(v, n, dla__sort_depth(n));
-}
+/* As kdur_lt orders them: a radix sort on the key's 16 bytes. */
+RADIXSORT(kdur_radix, dla_kdur, kdur_byte, 16, kdur_small)
 
 /* The long ones (DLA_LONG, at the end) by their full duration: few. */
 typedef struct klong {

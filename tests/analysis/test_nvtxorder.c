@@ -255,6 +255,14 @@ static int order_case(const char *file, int n, int dups, const int *budgets, int
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_runs WHERE aggr_id = 1 AND kind = 6") >
          nnames / 2);
   ASSERT(repeats(db, 1) > 10);
+  /* each kind's rows in their order (hundreds: the radix sort's, not only
+   * the comparison sort's): total descending, then instances and key */
+  ASSERT_EQ(q_int(db, "SELECT count(*) FROM aggr_nvtx_runs a JOIN aggr_nvtx_runs b ON b.aggr_id "
+                      "= a.aggr_id AND b.kind = a.kind AND b.row_idx = a.row_idx + 1 WHERE "
+                      "a.aggr_id = 1 AND (b.total > a.total OR (b.total = a.total AND "
+                      "(b.instances < a.instances OR (b.instances = a.instances AND b.key < "
+                      "a.key))))"),
+            0);
   if (dups) ASSERT(shared_texts(db) > 5);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_forms WHERE aggr_id = 1") > 10);
   ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_digits WHERE aggr_id = 1 AND kind = 0") > 10);
