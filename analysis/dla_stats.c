@@ -26,8 +26,8 @@
 
 #include "dla_internal.h"
 #include "dla_introsort.h"
-#include "dla_radixsort.h"
 #include "dla_nvtxorder.h"
+#include "dla_radixsort.h"
 #include "dl_pipe.h"
 #include "dldb_aggr.h"
 #include "dldb_scan.h"

@@ -24,7 +24,7 @@ enum { C = DLDB_PAIR_CHUNK };
 typedef struct kd_reader {
   dldb *db;
   const dldb_query *in;
-  int64_t chunk; /* the chunk in dur and t, -1: none */
+  int64_t chunk; /* the chunk in pair, -1: none */
   int k;         /* its launches */
   int64_t pair[C][2]; /* [duration, launch time] */
   char *err;

@@ -116,7 +116,7 @@ struct dldb_writer {
                          from dldb_aggr_kernel_dur, not from dldb_aggr_end */
   int kgroups_by_caller; /* ... and its kernel groups, seq and marks rows from
                             dldb_write_kgroups.h's calls */
-  int kgdurs_by_caller;  /* ... and its aggr_dl_kernel_dseq rows */
+  int kgdurs_by_caller;  /* ... and its groups' duration orders */
   struct dldb__pchunk *pc[DLDB__PC_COUNT]; /* the open aggregation's orders
                                               kept as chunks (dldb_pchunks.c) */
   sqlite3_stmt *stmts[DLDB__S_COUNT];
