@@ -11,6 +11,9 @@
 #   worktree's (git worktree add /tmp/base REV; cmake ... -B /tmp/base/b)
 #   KERNELS: the export's size (default 1000000; made by nsys_import.sh's
 #   generator when missing, under BUILD_A/bench); PAIRS: default 2.
+#   A_ENV, B_ENV: NAME=VALUE settings each run of A (B) gets, e.g. one build
+#   against itself with the export's rows stepped by SQLite instead of read
+#   from its pages: B_ENV=NSYS_SCAN=sqlite bench/nsys_ab.sh build/rel build/rel
 set -euo pipefail
 cd "$(dirname "$0")/.."
 a=$1 b=$2 kernels=${3:-1000000} pairs=${4:-2}
@@ -26,13 +29,16 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# One run of build $2, labelled $1: a line of figures, then its phases.
+# One run of build $2 with environment settings $3, labelled $1: a line of
+# figures, then its phases.
 run() {
   local label=$1 build=$2 start
+  local -a settings
+  read -ra settings <<<"${3:-}"
   rm -rf "$out/run" && mkdir -p "$out/run"
   sync
   start=$(date +%s.%N)
-  /usr/bin/time -v "$build/cli/dlprof" --database="$export_db" --output_path="$out/run" \
+  env "${settings[@]}" /usr/bin/time -v "$build/cli/dlprof" --database="$export_db" --output_path="$out/run" \
     --key_op="Optimizer.step#SGD.step" --verbosity=detailed 2>&1 >/dev/null |
     while IFS= read -r line; do
       awk -v now="$(date +%s.%N)" -v t0="$start" -v l="$line" \
@@ -58,8 +64,8 @@ run() {
 echo "export: $export_db"
 for ((i = 1; i <= pairs; i++)); do
   if ((i % 2)); then
-    run "A $a" "$a"; run "B $b" "$b"
+    run "A $a ${A_ENV:-}" "$a" "${A_ENV:-}"; run "B $b ${B_ENV:-}" "$b" "${B_ENV:-}"
   else
-    run "B $b" "$b"; run "A $a" "$a"
+    run "B $b ${B_ENV:-}" "$b" "${B_ENV:-}"; run "A $a ${A_ENV:-}" "$a" "${A_ENV:-}"
   fi
 done

@@ -25,6 +25,7 @@ typedef struct batch {
 
 struct rowpipe {
   sqlite3_stmt *st;
+  sqlpage *pg; /* rowpipe_open_pages: the rows' source instead of st */
   int ncols;
   uint32_t text_cols;
   uint64_t (*hash)(const char *, size_t);
@@ -53,36 +54,59 @@ static size_t text_put(batch *b, const char *s, size_t n) {
   return off;
 }
 
-/* Steps rows into b until it is full or the statement ends (b->end_rc). */
+/* Stores cell i of b's next row; text (n bytes; NULL: "") for the text
+ * columns. 0, or -1 out of memory. */
+static int put_cell(rowpipe *p, batch *b, int i, int type, int64_t iv, double d, const char *text,
+                    size_t n) {
+  rp_cell *c = b->cells + (size_t)b->rows * (size_t)p->ncols + i;
+  size_t *off = b->text_off + (size_t)b->rows * (size_t)p->ncols + i;
+  c->type = type;
+  c->i = iv;
+  c->d = type == SQLITE_FLOAT ? d : 0.0;
+  c->s = NULL;
+  c->h = 0;
+  *off = SIZE_MAX;
+  if (!(p->text_cols >> i & 1u)) return 0;
+  if ((*off = text_put(b, text ? text : "", text ? n : 0)) == SIZE_MAX) return -1;
+  if (p->hash) { /* of the text up to its first NUL, as C strings are read */
+    const char *v = b->text + *off;
+    c->h = p->hash(v, strlen(v));
+  }
+  return 0;
+}
+
+/* Steps rows into b until it is full or the statement (or page scan)
+ * ends (b->end_rc). */
 static void fill(rowpipe *p, batch *b) {
   b->rows = 0;
   b->text_used = 0;
   b->end_rc = 0;
+  sqlpage_val v[RP_MAX_COLS];
   while (b->rows < RP_BATCH_ROWS) {
-    int s = sqlite3_step(p->st);
+    int s = p->pg ? sqlpage_next(p->pg, v) : sqlite3_step(p->st);
     if (s != SQLITE_ROW) {
       b->end_rc = s;
       return;
     }
-    rp_cell *c = b->cells + (size_t)b->rows * (size_t)p->ncols;
-    size_t *off = b->text_off + (size_t)b->rows * (size_t)p->ncols;
     for (int i = 0; i < p->ncols; i++) {
-      c[i].type = sqlite3_column_type(p->st, i);
-      c[i].i = sqlite3_column_int64(p->st, i);
-      c[i].d = c[i].type == SQLITE_FLOAT ? sqlite3_column_double(p->st, i) : 0.0;
-      c[i].s = NULL;
-      c[i].h = 0;
-      off[i] = SIZE_MAX;
-      if (!(p->text_cols >> i & 1u)) continue;
-      const unsigned char *t = c[i].type == SQLITE_NULL ? NULL : sqlite3_column_text(p->st, i);
-      size_t n = t ? (size_t)sqlite3_column_bytes(p->st, i) : 0;
-      if ((off[i] = text_put(b, t ? (const char *)t : "", n)) == SIZE_MAX) {
+      int bad;
+      if (p->pg) {
+        bad = put_cell(p, b, i, v[i].type, v[i].i, v[i].d, v[i].s, v[i].n);
+      } else {
+        /* the connection has no mutex (SQLITE_OPEN_NOMUTEX): its column
+         * values may be read with sqlite3_value_*, one call fewer a cell */
+        sqlite3_value *cv = sqlite3_column_value(p->st, i);
+        int type = sqlite3_value_type(cv);
+        const unsigned char *t = type != SQLITE_NULL && p->text_cols >> i & 1u
+                                     ? sqlite3_column_text(p->st, i)
+                                     : NULL;
+        bad = put_cell(p, b, i, type, sqlite3_value_int64(cv),
+                       type == SQLITE_FLOAT ? sqlite3_value_double(cv) : 0.0, (const char *)t,
+                       t ? (size_t)sqlite3_column_bytes(p->st, i) : 0);
+      }
+      if (bad) {
         b->end_rc = SQLITE_NOMEM;
         return;
-      }
-      if (p->hash) { /* of the text up to its first NUL, as C strings are read */
-        const char *v = b->text + off[i];
-        c[i].h = p->hash(v, strlen(v));
       }
     }
     b->rows++;
@@ -118,10 +142,9 @@ static void free_batches(rowpipe *p) {
   }
 }
 
-int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const char *, size_t),
-                 rowpipe **out) {
+static int open_pipe(sqlite3_stmt *st, sqlpage *pg, int ncols, uint32_t text_cols,
+                     uint64_t (*hash)(const char *, size_t), rowpipe **out) {
   *out = NULL;
-  int ncols = sqlite3_column_count(st);
   if (ncols < 1 || ncols > RP_MAX_COLS) return DL_EINVAL;
   rowpipe *p = calloc(1, sizeof *p);
   if (!p || dl_pipe_new(sizeof(batch), RP_BATCHES, &p->pipe) != DL_OK) {
@@ -129,6 +152,7 @@ int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const ch
     return DL_ENOMEM;
   }
   p->st = st;
+  p->pg = pg;
   p->ncols = ncols;
   p->text_cols = text_cols;
   p->hash = hash;
@@ -147,6 +171,18 @@ int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const ch
   p->threaded = dl_pipe_start_producer(p->pipe, reader, p);
   *out = p;
   return DL_OK;
+}
+
+int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const char *, size_t),
+                 rowpipe **out) {
+  return open_pipe(st, NULL, sqlite3_column_count(st), text_cols, hash, out);
+}
+
+int rowpipe_open_pages(sqlpage *pg, int ncols, uint32_t text_cols,
+                       uint64_t (*hash)(const char *, size_t), rowpipe **out) {
+  int rc = open_pipe(NULL, pg, ncols, text_cols, hash, out);
+  if (rc != DL_OK) sqlpage_close(&pg);
+  return rc;
 }
 
 const rp_cell *rowpipe_next(rowpipe *p, int *step_rc) {
@@ -187,6 +223,7 @@ void rowpipe_close(rowpipe **pp) {
   rowpipe *p = pp ? *pp : NULL;
   if (!p) return;
   dl_pipe_join(p->pipe); /* stops the reader: rows not taken are dropped */
+  sqlpage_close(&p->pg);
   free_batches(p);
   dl_pipe_free(&p->pipe);
   free(p);

@@ -1,7 +1,8 @@
 /*
- * rowpipe.h - steps a prepared statement on a second thread and hands its
- * rows, in order, to the calling thread, so that reading a foreign SQLite
- * file (an Nsight Systems export) and writing the dldb use two cores.
+ * rowpipe.h - steps a prepared statement (or reads a table's pages,
+ * sqlpage.h) on a second thread and hands its rows, in order, to the
+ * calling thread, so that reading a foreign SQLite file (an Nsight Systems
+ * export) and writing the dldb use two cores.
  *
  * Rows come in batches of RP_BATCH_ROWS; at most RP_BATCHES are in flight
  * (the reader waits when all are full). A row is an array of cells valid
@@ -9,7 +10,8 @@
  * named in text_cols (bit i: column i), as sqlite3_column_text gives it for
  * any non-NULL value; other columns keep their type, integer value
  * (sqlite3_column_int64) and, for REAL, double value. Without a thread
- * (pthread_create failed), rowpipe_next steps the statement itself.
+ * (pthread_create failed), rowpipe_next steps the statement (or reads the
+ * pages) itself.
  *
  * The pipe borrows the statement from open to close: the caller neither
  * steps nor finalizes it meanwhile. The hand-off is common/dl_pipe.h's.
@@ -21,6 +23,8 @@
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sqlpage.h"
 
 #define RP_BATCH_ROWS 1024
 #define RP_BATCHES 4
@@ -41,6 +45,12 @@ typedef struct rowpipe rowpipe;
  * DL_EINVAL (too many columns) or DL_ENOMEM. */
 int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const char *, size_t),
                  rowpipe **out);
+
+/* The same for the rows of a page scan (sqlpage.h) of ncols columns, which
+ * the pipe takes over (closed on failure too); *step_rc at the end is the
+ * scan's code. */
+int rowpipe_open_pages(sqlpage *pg, int ncols, uint32_t text_cols,
+                       uint64_t (*hash)(const char *, size_t), rowpipe **out);
 
 /* The next row's cells, or NULL at the end: *step_rc is then SQLITE_DONE,
  * or the error code sqlite3_step returned (or SQLITE_NOMEM when copying a

@@ -1,0 +1,503 @@
+/*
+ * sqlpage.c - an SQLite table's rows read from its pages (see sqlpage.h).
+ *
+ * The file format is SQLite's own (https://www.sqlite.org/fileformat.html):
+ * a table is a b-tree of interior pages (0x05: child page numbers, the
+ * rightmost in the header) over leaf pages (0x0d: cells of payload size,
+ * rowid and record, the record's tail on a chain of overflow pages when it
+ * does not fit). A record is a header of serial types (varints) followed by
+ * the values. The scan walks the tree depth first with a stack of interior
+ * pages, reading each page with pread. Values that are not plain integers
+ * or texts (REALs, BLOBs, a text's integer) are converted by SQLite itself
+ * (a "SELECT ?1" on a private in-memory connection), so they come out as
+ * the column calls would give them.
+ */
+#include "sqlpage.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dl.h"
+
+#define MAX_DEPTH 32
+#define MAX_FIELDS 256
+
+typedef struct level {
+  unsigned char *buf;
+  int hdr;           /* the page header's offset (100 on page 1) */
+  int cell, ncells;  /* next child: cell (ncells: the rightmost) */
+} level;
+
+struct sqlpage {
+  sqlite3 *db;
+  sqlite3_stmt *lock;   /* stepped, not reset: the read transaction */
+  sqlite3 *conv_db;     /* SQLite's conversions (opened when first needed) */
+  sqlite3_stmt *conv;   /* "SELECT ?1" */
+  int fd;
+  uint32_t page_size, usable, npages;
+  int ncols;
+  int field[SQLPAGE_MAX_COLS]; /* the record field of column i, -1: NULL */
+  int real[SQLPAGE_MAX_COLS];  /* column i has REAL affinity */
+  uint32_t text_cols;
+  int ffield;                  /* the filter's field, -1: no filter */
+  sqlpage_filter f;
+  int nfields;                 /* fields decoded: the largest wanted + 1 */
+  level stack[MAX_DEPTH];
+  int depth;
+  unsigned char *leaf;
+  int leaf_hdr, leaf_cell, leaf_ncells;
+  unsigned char *payload; /* a record assembled from overflow pages */
+  size_t payload_cap;
+  char num[SQLPAGE_MAX_COLS][24];   /* an integer's text */
+  char *conv_text[SQLPAGE_MAX_COLS]; /* a converted value's text */
+  size_t conv_cap[SQLPAGE_MAX_COLS];
+  uint64_t pages_left; /* pages the scan may still read: a cycle ends it */
+};
+
+static uint32_t be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static uint32_t be32(const unsigned char *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* SQLite's varint at p (at most 9 bytes, none past end): its length, 0 if
+ * it runs past end. */
+static int varint(const unsigned char *p, const unsigned char *end, uint64_t *v) {
+  uint64_t x = 0;
+  for (int i = 0; i < 9; i++) {
+    if (p + i >= end) return 0;
+    if (i == 8) {
+      *v = x << 8 | p[i];
+      return 9;
+    }
+    x = x << 7 | (p[i] & 0x7f);
+    if (!(p[i] & 0x80)) {
+      *v = x;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+/* Reads page pgno into buf: SQLITE_OK, SQLITE_CORRUPT (no such page, or
+ * more pages than the file has read: a cycle) or SQLITE_IOERR. */
+static int read_page(sqlpage *p, uint32_t pgno, unsigned char *buf) {
+  if (pgno < 1 || pgno > p->npages || p->pages_left == 0) return SQLITE_CORRUPT;
+  p->pages_left--;
+  off_t at = (off_t)(pgno - 1) * p->page_size;
+  size_t got = 0;
+  while (got < p->page_size) {
+    ssize_t r = pread(p->fd, buf + got, p->page_size - got, at + (off_t)got);
+    if (r <= 0) return r == 0 ? SQLITE_CORRUPT : SQLITE_IOERR;
+    got += (size_t)r;
+  }
+  return SQLITE_OK;
+}
+
+/* A b-tree page's header offset, type and cell count, checked. */
+static int page_head(const sqlpage *p, uint32_t pgno, const unsigned char *buf, int *hdr,
+                     int *ncells) {
+  *hdr = pgno == 1 ? 100 : 0;
+  int type = buf[*hdr];
+  int cp = *hdr + (type == 0x05 ? 12 : 8);
+  *ncells = (int)be16(buf + *hdr + 3);
+  if ((type != 0x05 && type != 0x0d) || (uint32_t)(cp + 2 * *ncells) > p->usable) return -1;
+  return type;
+}
+
+/* The next leaf in key order into p->leaf: SQLITE_ROW, SQLITE_DONE or an
+ * error. */
+static int next_leaf(sqlpage *p) {
+  while (p->depth > 0) {
+    level *l = &p->stack[p->depth - 1];
+    if (l->cell > l->ncells) {
+      p->depth--;
+      continue;
+    }
+    uint32_t child;
+    if (l->cell == l->ncells) child = be32(l->buf + l->hdr + 8);
+    else {
+      uint32_t off = be16(l->buf + l->hdr + 12 + 2 * l->cell);
+      if (off + 4 > p->usable) return SQLITE_CORRUPT;
+      child = be32(l->buf + off);
+    }
+    l->cell++;
+    unsigned char *buf = p->depth < MAX_DEPTH - 1 ? p->stack[p->depth].buf : NULL;
+    if (!buf) return SQLITE_CORRUPT; /* deeper than any real table */
+    int rc = read_page(p, child, buf), hdr, n;
+    if (rc != SQLITE_OK) return rc;
+    int type = page_head(p, child, buf, &hdr, &n);
+    if (type == 0x05) {
+      p->stack[p->depth++] = (level){buf, hdr, 0, n};
+      continue;
+    }
+    if (type != 0x0d) return SQLITE_CORRUPT;
+    memcpy(p->leaf, buf, p->page_size);
+    p->leaf_hdr = hdr;
+    p->leaf_ncells = n;
+    p->leaf_cell = 0;
+    return SQLITE_ROW;
+  }
+  return SQLITE_DONE;
+}
+
+/* The record of the leaf's next cell: *rec, *len (in the leaf, or
+ * assembled in p->payload from its overflow pages). */
+static int cell_record(sqlpage *p, const unsigned char **rec, size_t *len) {
+  const unsigned char *page = p->leaf, *end = page + p->usable;
+  uint32_t off = be16(page + p->leaf_hdr + 8 + 2 * p->leaf_cell);
+  p->leaf_cell++;
+  if (off >= p->usable) return SQLITE_CORRUPT;
+  const unsigned char *c = page + off;
+  uint64_t size, rowid;
+  int a = varint(c, end, &size), b = a ? varint(c + a, end, &rowid) : 0;
+  if (!b) return SQLITE_CORRUPT;
+  c += a + b;
+  uint64_t u = p->usable, x = u - 35, local = size;
+  if (size > x) {
+    uint64_t m = (u - 12) * 32 / 255 - 23, k = m + (size - m) % (u - 4);
+    local = k <= x ? k : m;
+  }
+  if (c + local > end) return SQLITE_CORRUPT;
+  if (local == size) {
+    *rec = c;
+    *len = (size_t)size;
+    return SQLITE_OK;
+  }
+  if (size > 1u << 30 || c + local + 4 > end) return SQLITE_CORRUPT;
+  if (size > p->payload_cap) {
+    unsigned char *nb = realloc(p->payload, (size_t)size);
+    if (!nb) return SQLITE_NOMEM;
+    p->payload = nb;
+    p->payload_cap = (size_t)size;
+  }
+  memcpy(p->payload, c, (size_t)local);
+  size_t have = (size_t)local;
+  uint32_t next = be32(c + local);
+  unsigned char *ov = p->stack[MAX_DEPTH - 1].buf; /* a spare page: the tree is never this deep */
+  while (have < size) {
+    int rc = read_page(p, next, ov);
+    if (rc != SQLITE_OK) return rc;
+    size_t n = size - have < u - 4 ? (size_t)(size - have) : (size_t)(u - 4);
+    memcpy(p->payload + have, ov + 4, n);
+    have += n;
+    next = be32(ov);
+  }
+  *rec = p->payload;
+  *len = (size_t)size;
+  return SQLITE_OK;
+}
+
+/* Binds v (REAL or BLOB or TEXT) to the conversion statement and steps it. */
+static int conv_step(sqlpage *p, const sqlpage_val *v) {
+  if (!p->conv) {
+    if (!p->conv_db && sqlite3_open_v2(":memory:", &p->conv_db,
+                                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                                       NULL) != SQLITE_OK)
+      return SQLITE_NOMEM;
+    if (sqlite3_prepare_v2(p->conv_db, "SELECT ?1", -1, &p->conv, NULL) != SQLITE_OK)
+      return SQLITE_NOMEM;
+  }
+  sqlite3_reset(p->conv);
+  int rc = v->type == SQLITE_FLOAT ? sqlite3_bind_double(p->conv, 1, v->d)
+           : v->type == SQLITE_BLOB
+               ? sqlite3_bind_blob(p->conv, 1, v->s, (int)v->n, SQLITE_STATIC)
+               : sqlite3_bind_text(p->conv, 1, v->s, (int)v->n, SQLITE_STATIC);
+  if (rc == SQLITE_OK && sqlite3_step(p->conv) != SQLITE_ROW) rc = SQLITE_NOMEM;
+  return rc;
+}
+
+/* A text's integer is 0 unless it starts (after white space) like a number:
+ * those SQLite converts itself. */
+static int text_may_count(const sqlpage_val *v) {
+  if (!v->n) return 0;
+  unsigned char ch = (unsigned char)v->s[0];
+  return (ch >= 0x09 && ch <= 0x0d) || ch == ' ' || ch == '+' || ch == '-' || ch == '.' ||
+         (ch >= '0' && ch <= '9');
+}
+
+/* Column i's value from its serial type t and bytes b (n of them). */
+static int value_of(sqlpage *p, int i, uint64_t t, const unsigned char *b, size_t n,
+                    sqlpage_val *v) {
+  *v = (sqlpage_val){.type = SQLITE_NULL};
+  if (t >= 1 && t <= 6) {
+    int64_t x = (signed char)b[0];
+    for (size_t k = 1; k < n; k++) x = (int64_t)((uint64_t)x << 8 | b[k]);
+    *v = (sqlpage_val){.type = SQLITE_INTEGER, .i = x};
+  } else if (t == 8 || t == 9) {
+    *v = (sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)t - 8};
+  } else if (t == 7) {
+    uint64_t bits = 0;
+    for (int k = 0; k < 8; k++) bits = bits << 8 | b[k];
+    memcpy(&v->d, &bits, sizeof v->d);
+    v->type = SQLITE_FLOAT;
+  } else if (t >= 12) {
+    v->type = t & 1 ? SQLITE_TEXT : SQLITE_BLOB;
+    v->s = (const char *)b;
+    v->n = n;
+  }
+  if (v->type == SQLITE_INTEGER && p->real[i]) { /* SQLite stores such REALs as integers */
+    v->d = (double)v->i;
+    v->type = SQLITE_FLOAT;
+  }
+  int text = p->text_cols >> i & 1u, rc;
+  if (v->type == SQLITE_NULL) return SQLITE_OK;
+  if (v->type == SQLITE_INTEGER) {
+    if (text) {
+      v->n = (size_t)snprintf(p->num[i], sizeof p->num[i], "%lld", (long long)v->i);
+      v->s = p->num[i];
+    }
+    return SQLITE_OK;
+  }
+  if (v->type == SQLITE_TEXT && !text_may_count(v)) return SQLITE_OK; /* i = 0, text as is */
+  if ((rc = conv_step(p, v)) != SQLITE_OK) return rc;
+  v->i = sqlite3_column_int64(p->conv, 0);
+  if (text && v->type != SQLITE_TEXT) {
+    const unsigned char *s = sqlite3_column_text(p->conv, 0);
+    size_t len = (size_t)sqlite3_column_bytes(p->conv, 0);
+    if (len + 1 > p->conv_cap[i]) {
+      char *nb = realloc(p->conv_text[i], len + 1);
+      if (!nb) return SQLITE_NOMEM;
+      p->conv_text[i] = nb;
+      p->conv_cap[i] = len + 1;
+    }
+    memcpy(p->conv_text[i], s ? (const char *)s : "", len);
+    p->conv_text[i][len] = '\0';
+    v->s = p->conv_text[i];
+    v->n = len;
+  }
+  return SQLITE_OK;
+}
+
+/* Whether the filter keeps a row whose filter field has serial type t and
+ * bytes b: the field is INTEGER-affine, so only numbers equal a key. */
+static int kept(const sqlpage *p, uint64_t t, const unsigned char *b) {
+  if (p->ffield < 0) return 1;
+  if (t == 0) return 0; /* NULL: neither IN nor NOT IN */
+  int found = 0;
+  if (t <= 9 && t != 7) {
+    int64_t x = t >= 8 ? (int64_t)t - 8 : (signed char)b[0];
+    for (uint64_t k = 1; t <= 6 && k < (t < 5 ? t : t == 5 ? 6 : 8); k++)
+      x = (int64_t)((uint64_t)x << 8 | b[k]);
+    for (int k = 0; k < p->f.nkeys; k++) found |= p->f.keys[k] == x;
+  } else if (t == 7) {
+    uint64_t bits = 0;
+    double d;
+    for (int k = 0; k < 8; k++) bits = bits << 8 | b[k];
+    memcpy(&d, &bits, sizeof d);
+    for (int k = 0; k < p->f.nkeys; k++) found |= d == (double)p->f.keys[k];
+  }
+  return p->f.in ? found : !found;
+}
+
+/* The byte length of serial type t's value; -1: a reserved type. */
+static int64_t serial_len(uint64_t t) {
+  static const int fixed[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1};
+  return t < 12 ? fixed[t] : (int64_t)((t - 12) / 2);
+}
+
+int sqlpage_next(sqlpage *p, sqlpage_val *v) {
+  for (;;) {
+    while (p->leaf_cell >= p->leaf_ncells) {
+      int rc = next_leaf(p);
+      if (rc != SQLITE_ROW) return rc;
+    }
+    const unsigned char *rec;
+    size_t len;
+    int rc = cell_record(p, &rec, &len);
+    if (rc != SQLITE_OK) return rc;
+    const unsigned char *end = rec + len;
+    uint64_t hsize, t;
+    int h = varint(rec, end, &hsize);
+    if (!h || hsize > len || hsize < (uint64_t)h) return SQLITE_CORRUPT;
+    uint64_t types[MAX_FIELDS];
+    size_t offs[MAX_FIELDS];
+    const unsigned char *hp = rec + h, *hend = rec + hsize;
+    size_t body = (size_t)hsize;
+    int nf = 0;
+    while (nf < p->nfields && hp < hend) {
+      int k = varint(hp, hend, &t);
+      int64_t l = k ? serial_len(t) : -1;
+      if (l < 0 || body + (size_t)l > len) return SQLITE_CORRUPT;
+      hp += k;
+      types[nf] = t;
+      offs[nf++] = body;
+      body += (size_t)l;
+    }
+    for (int f = nf; f < p->nfields; f++) types[f] = 0; /* a short record: NULL (no default) */
+    if (p->ffield >= 0 && !kept(p, types[p->ffield], rec + offs[p->ffield])) continue;
+    for (int i = 0; i < p->ncols; i++) {
+      int f = p->field[i];
+      uint64_t ti = f < 0 ? 0 : types[f];
+      const unsigned char *b = ti ? rec + offs[f] : NULL;
+      if ((rc = value_of(p, i, ti, b, ti ? (size_t)serial_len(ti) : 0, &v[i])) != SQLITE_OK)
+        return rc;
+    }
+    return SQLITE_ROW;
+  }
+}
+
+/* SQLite's affinity rule: REAL when the declared type has no INT, CHAR,
+ * CLOB, TEXT or BLOB and has REAL, FLOA or DOUB. */
+static int real_affinity(const char *type, int *integer) {
+  char up[128];
+  size_t n = 0;
+  for (; type && type[n] && n + 1 < sizeof up; n++)
+    up[n] = (char)(type[n] >= 'a' && type[n] <= 'z' ? type[n] - 32 : type[n]);
+  up[n] = '\0';
+  *integer = strstr(up, "INT") != NULL;
+  if (*integer || strstr(up, "CHAR") || strstr(up, "CLOB") || strstr(up, "TEXT") ||
+      strstr(up, "BLOB") || !n)
+    return 0;
+  return strstr(up, "REAL") || strstr(up, "FLOA") || strstr(up, "DOUB");
+}
+
+/* The plan of st is a plain scan of table. */
+static int plain_scan(sqlite3 *db, sqlite3_stmt *st, const char *table) {
+  const char *sql = sqlite3_sql(st);
+  char *q = sql ? sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sql) : NULL;
+  sqlite3_stmt *e = NULL;
+  int rows = 0, ok = 0;
+  if (q && sqlite3_prepare_v2(db, q, -1, &e, NULL) == SQLITE_OK) {
+    char want[256];
+    snprintf(want, sizeof want, "SCAN %s", table);
+    while (sqlite3_step(e) == SQLITE_ROW) {
+      const char *d = (const char *)sqlite3_column_text(e, 3);
+      ok = ++rows == 1 && d && !strcmp(d, want);
+    }
+  }
+  sqlite3_finalize(e);
+  sqlite3_free(q);
+  return ok && rows == 1;
+}
+
+/* Fills p's column map from the table's declared columns: DL_OK or
+ * DL_ENOTFOUND (a table this scan does not read). */
+static int map_columns(sqlpage *p, const char *table, const char *const *cols,
+                       const sqlpage_filter *filter) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(p->db, "SELECT cid, name, type, dflt_value, pk, hidden FROM "
+                                "pragma_table_xinfo(?1)",
+                         -1, &st, NULL) != SQLITE_OK)
+    return DL_ENOTFOUND;
+  sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+  for (int i = 0; i < p->ncols; i++) p->field[i] = -1;
+  p->ffield = -1;
+  int rc = DL_OK, fields = 0;
+  while (rc == DL_OK && sqlite3_step(st) == SQLITE_ROW) {
+    int cid = sqlite3_column_int(st, 0), integer;
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    int real = real_affinity((const char *)sqlite3_column_text(st, 2), &integer);
+    int dflt = sqlite3_column_type(st, 3) != SQLITE_NULL, pk = sqlite3_column_int(st, 4);
+    if (sqlite3_column_int(st, 5) != 0 || cid != fields++ || cid >= MAX_FIELDS) rc = DL_ENOTFOUND;
+    for (int i = 0; rc == DL_OK && i < p->ncols; i++)
+      if (cols[i] && name && !strcasecmp(cols[i], name)) {
+        if (pk || dflt) rc = DL_ENOTFOUND;
+        p->field[i] = cid;
+        p->real[i] = real;
+      }
+    if (rc == DL_OK && filter && filter->col && name && !strcasecmp(filter->col, name)) {
+      if (!integer || pk || dflt) rc = DL_ENOTFOUND;
+      p->ffield = cid;
+    }
+  }
+  sqlite3_finalize(st);
+  if (rc == DL_OK && (!fields || (filter && filter->col && p->ffield < 0))) rc = DL_ENOTFOUND;
+  for (int i = 0; i < p->ncols; i++)
+    if (p->field[i] + 1 > p->nfields) p->nfields = p->field[i] + 1;
+  if (p->ffield + 1 > p->nfields) p->nfields = p->ffield + 1;
+  return rc;
+}
+
+/* The file's header: page size, usable size, UTF-8, not WAL. */
+static int read_header(sqlpage *p) {
+  unsigned char h[100];
+  struct stat sb;
+  if (pread(p->fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(p->fd, &sb) != 0)
+    return DL_ENOTFOUND;
+  uint32_t ps = be16(h + 16);
+  p->page_size = ps == 1 ? 65536 : ps;
+  if (p->page_size < 512 || (p->page_size & (p->page_size - 1)) || h[18] != 1 || h[19] != 1 ||
+      be32(h + 56) != 1 || h[20] > p->page_size - 480)
+    return DL_ENOTFOUND;
+  p->usable = p->page_size - h[20];
+  p->npages = (uint32_t)(sb.st_size / p->page_size);
+  p->pages_left = (uint64_t)p->npages * 2 + 16;
+  return DL_OK;
+}
+
+static int open_scan(sqlpage *p, sqlite3_stmt *st, const char *table, const char *const *cols,
+                     const sqlpage_filter *filter) {
+  const char *file = sqlite3_db_filename(p->db, "main");
+  if (!file || !*file || !plain_scan(p->db, st, table)) return DL_ENOTFOUND;
+  int rc = map_columns(p, table, cols, filter);
+  if (rc != DL_OK) return rc;
+  /* the read transaction first: the file does not change from here on */
+  if (sqlite3_prepare_v2(p->db, "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND "
+                                "name = ?1",
+                         -1, &p->lock, NULL) != SQLITE_OK)
+    return DL_ENOTFOUND;
+  sqlite3_bind_text(p->lock, 1, table, -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(p->lock) != SQLITE_ROW) return DL_ENOTFOUND;
+  int64_t root = sqlite3_column_int64(p->lock, 0);
+  if ((p->fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 || read_header(p) != DL_OK || root < 1 ||
+      root > p->npages)
+    return DL_ENOTFOUND;
+  for (int i = 0; i < MAX_DEPTH; i++)
+    if (!(p->stack[i].buf = malloc(p->page_size))) return DL_ENOMEM;
+  if (!(p->leaf = malloc(p->page_size))) return DL_ENOMEM;
+  if (read_page(p, (uint32_t)root, p->stack[0].buf) != SQLITE_OK) return DL_ENOTFOUND;
+  int hdr, n, type = page_head(p, (uint32_t)root, p->stack[0].buf, &hdr, &n);
+  if (type == 0x05) {
+    p->stack[0] = (level){p->stack[0].buf, hdr, 0, n};
+    p->depth = 1;
+  } else if (type == 0x0d) {
+    memcpy(p->leaf, p->stack[0].buf, p->page_size);
+    p->leaf_hdr = hdr;
+    p->leaf_ncells = n;
+  } else {
+    return DL_ENOTFOUND; /* an index: WITHOUT ROWID */
+  }
+  return DL_OK;
+}
+
+int sqlpage_open(sqlite3 *db, sqlite3_stmt *st, const char *table, const char *const *cols,
+                 int ncols, uint32_t text_cols, const sqlpage_filter *filter, sqlpage **out) {
+  *out = NULL;
+  if (ncols < 1 || ncols > SQLPAGE_MAX_COLS ||
+      (filter && (filter->nkeys < 0 || filter->nkeys > SQLPAGE_MAX_KEYS)))
+    return DL_ENOTFOUND;
+  sqlpage *p = calloc(1, sizeof *p);
+  if (!p) return DL_ENOMEM;
+  p->db = db;
+  p->fd = -1;
+  p->ncols = ncols;
+  p->text_cols = text_cols;
+  if (filter) p->f = *filter;
+  int rc = open_scan(p, st, table, cols, filter);
+  if (rc != DL_OK) {
+    sqlpage_close(&p);
+    return rc;
+  }
+  *out = p;
+  return DL_OK;
+}
+
+void sqlpage_close(sqlpage **pp) {
+  sqlpage *p = pp ? *pp : NULL;
+  if (!p) return;
+  if (p->fd >= 0) close(p->fd);
+  sqlite3_finalize(p->lock); /* ends the read transaction */
+  sqlite3_finalize(p->conv);
+  sqlite3_close(p->conv_db);
+  for (int i = 0; i < MAX_DEPTH; i++) free(p->stack[i].buf);
+  for (int i = 0; i < SQLPAGE_MAX_COLS; i++) free(p->conv_text[i]);
+  free(p->leaf);
+  free(p->payload);
+  free(p);
+  *pp = NULL;
+}
