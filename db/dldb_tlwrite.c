@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_sqlpage.h"
 #include "dldb_scan.h"
 #include "dldb_tlpack.h"
 #include "dldb_write_internal.h"
@@ -23,12 +24,19 @@ enum { K_PID, K_TID, K_DEV, K_STREAM, K_N };
  * (has: bit i for key column i, in that order: pid, tid, device, stream;
  * the raw tables declare them NOT NULL), then start, dur, tag
  * (dldb_tlpack.h; a kernel's NCCL mark is added in C) and id. ?1: the
- * aggregation. */
+ * aggregation. A raw table's rows are read from its pages where the file
+ * holds them (dldb__raw_on_disk): the key's columns, start, end and the
+ * tag's column (NULL: none) by name, the tag column * tag_mul + tag_add,
+ * the rows whose kind is skip_kind left out (0: none), as the query
+ * computes them. */
 typedef struct tl_source {
   int kind;
   int kernels; /* 1: tag is a kernel's short name id, to mark NCCL kernels */
   int has;
   const char *sql;
+  const char *table; /* NULL: read by the query only */
+  const char *start, *end, *tag;
+  int tag_mul, tag_add, skip_kind;
 } tl_source;
 
 #define TL_GPU (1 << K_PID | 1 << K_DEV | 1 << K_STREAM)
@@ -37,23 +45,33 @@ typedef struct tl_source {
 static const tl_source sources[] = {
     {TK_ITER, 0, 0,
      "SELECT start_time, stop_time - start_time, iter_value, iter_value FROM aggr_iterations "
-     "WHERE aggr_id = ?1"},
+     "WHERE aggr_id = ?1",
+     NULL, NULL, NULL, NULL, 0, 0, 0},
     {TK_GPU, 1, TL_GPU,
      "SELECT pid, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, short_name_id, "
-     "id FROM kernels"},
+     "id FROM kernels",
+     "kernels", "gpu_start_ns", "gpu_end_ns", "short_name_id", 1, 0, 0},
     {TK_GPU, 0, TL_GPU,
      "SELECT pid, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, "
-     "copy_kind * 4 + 1, id FROM memcpys"},
+     "copy_kind * 4 + 1, id FROM memcpys",
+     "memcpys", "gpu_start_ns", "gpu_end_ns", "copy_kind", 4, 1, 0},
     {TK_GPU, 0, TL_GPU,
      "SELECT pid, device_id, stream_id, gpu_start_ns, gpu_end_ns - gpu_start_ns, 2, id FROM "
-     "memsets"},
+     "memsets",
+     "memsets", "gpu_start_ns", "gpu_end_ns", NULL, 0, 2, 0},
     {TK_CPU, 0, TL_CPU,
-     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM cuda_api_calls"},
+     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM cuda_api_calls",
+     "cuda_api_calls", "start_ns", "end_ns", "name_id", 1, 0, 0},
     {TK_RANGES, 0, TL_CPU,
-     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM nvtx_ranges WHERE kind <> 3"},
+     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM nvtx_ranges WHERE kind <> 3",
+     "nvtx_ranges", "start_ns", "end_ns", "name_id", 1, 0, 3},
     {TK_PY, 0, TL_CPU,
-     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM dl_python_frames"},
+     "SELECT pid, tid, start_ns, end_ns - start_ns, name_id, id FROM dl_python_frames",
+     "dl_python_frames", "start_ns", "end_ns", "name_id", 1, 0, 0},
 };
+
+/* The key's columns by name, in key order (K_*). */
+static const char *const key_cols[K_N] = {"pid", "tid", "device_id", "stream_id"};
 
 typedef struct tl_track {
   int64_t key[K_N];
@@ -217,6 +235,76 @@ static int push(tl_track *t, const dldb_tl_rec *e) {
 }
 
 /* Reads one source's rows into their tracks. */
+/* Adds a row's event to its track (*t: the last row's, rows come in runs):
+ * DL_OK; 1, a kernel's name could not be read; or DL_ENOMEM (err says
+ * so). */
+static int add_row(tl_writer *x, const tl_source *src, tl_track **t, const int64_t *key,
+                   const int *has, dldb_tl_rec e) {
+  if (src->kernels) {
+    int nccl = is_nccl(x, e.tag);
+    if (nccl < 0) return 1;
+    e.tag = e.tag * 4 + (nccl ? DLDB_TL_NCCL : DLDB_TL_KERNEL);
+  }
+  if (!*t || !same_key(*t, key, has)) *t = track_of(x, key, has);
+  return !*t || push(*t, &e) ? oom(x) : 0;
+}
+
+/* a - b as SQLite's integer arithmetic gives it to sqlite3_column_int64: on
+ * overflow, in doubles, then clamped. */
+static int64_t sql_sub(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  double d = (double)a - (double)b;
+  return d <= -9223372036854775808.0 ? INT64_MIN : d >= 9223372036854775807.0 ? INT64_MAX
+                                                                               : (int64_t)d;
+}
+
+/* a * m + k (m, k small), likewise. */
+static int64_t sql_mul_add(int64_t a, int m, int k) {
+  int64_t r;
+  if (!__builtin_mul_overflow(a, (int64_t)m, &r) && !__builtin_add_overflow(r, (int64_t)k, &r))
+    return r;
+  double d = (double)a * m + k;
+  return d <= -9223372036854775808.0 ? INT64_MIN : d >= 9223372036854775807.0 ? INT64_MAX
+                                                                               : (int64_t)d;
+}
+
+/* src's rows from its table's pages: DL_OK, DL_ENOTFOUND (not read that
+ * way: the query reads them) or an error. A value that is not an integer
+ * in these INTEGER columns (a file dlprof did not write) reads as its
+ * integer, where the query's arithmetic would take its number. */
+static int read_pages(tl_writer *x, const tl_source *src, sqlite3_stmt *st, const int *has) {
+  const char *cols[K_N + 4];
+  int n = 0;
+  for (int i = 0; i < K_N; i++)
+    if (has[i]) cols[n++] = key_cols[i];
+  cols[n] = src->start, cols[n + 1] = src->end, cols[n + 2] = src->tag, cols[n + 3] = "rowid";
+  const dl_sqlpage_filter skip = {"kind", 0, 1, {src->skip_kind}};
+  dl_sqlpage *pg = NULL;
+  if (!src->table || !dldb__raw_on_disk(x->w) ||
+      dl_sqlpage_open(x->w->db, st, src->table, cols, n + 4, 0, &skip, src->skip_kind ? 1 : 0,
+                      &pg) != DL_OK)
+    return DL_ENOTFOUND;
+  dl_sqlpage_val v[K_N + 4];
+  tl_track *t = NULL;
+  int s, rc = DL_OK;
+  while (rc == DL_OK && (s = dl_sqlpage_next(pg, v)) == SQLITE_ROW) {
+    int64_t key[K_N];
+    for (int i = 0, col = 0; i < K_N; i++) key[i] = has[i] ? v[col++].i : 0;
+    dldb_tl_rec e = {.start = v[n].i,
+                     .dur = sql_sub(v[n + 1].i, v[n].i),
+                     .tag = sql_mul_add(v[n + 2].i, src->tag_mul, src->tag_add),
+                     .id = v[n + 3].i};
+    rc = add_row(x, src, &t, key, has, e);
+  }
+  dl_sqlpage_close(&pg);
+  if (rc == 1) return sqlerr(x, "read");
+  if (rc == DL_OK && s != SQLITE_DONE)
+    rc = dl_err(x->err, x->errlen, DL_ECORRUPT, "timeline: reading %s: %s", src->table,
+                sqlite3_errstr(s));
+  return rc;
+}
+
 static int read_source(tl_writer *x, const tl_source *src, int64_t aggr_id) {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(x->w->db, src->sql, -1, &st, NULL) != SQLITE_OK)
@@ -224,6 +312,10 @@ static int read_source(tl_writer *x, const tl_source *src, int64_t aggr_id) {
   if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, aggr_id);
   int rc, has[K_N], ncols = 0;
   for (int i = 0; i < K_N; i++) ncols += has[i] = src->has >> i & 1;
+  if ((rc = read_pages(x, src, st, has)) != DL_ENOTFOUND) {
+    sqlite3_finalize(st);
+    return rc;
+  }
   tl_track *t = NULL;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t key[K_N];
@@ -232,15 +324,11 @@ static int read_source(tl_writer *x, const tl_source *src, int64_t aggr_id) {
                      .dur = sqlite3_column_int64(st, ncols + 1),
                      .tag = sqlite3_column_int64(st, ncols + 2),
                      .id = sqlite3_column_int64(st, ncols + 3)};
-    if (src->kernels) {
-      int nccl = is_nccl(x, e.tag);
-      if (nccl < 0) break;
-      e.tag = e.tag * 4 + (nccl ? DLDB_TL_NCCL : DLDB_TL_KERNEL);
-    }
-    if (!t || !same_key(t, key, has)) t = track_of(x, key, has); /* rows come in runs */
-    if (!t || push(t, &e)) {
+    int added = add_row(x, src, &t, key, has, e);
+    if (added == 1) break; /* the name's read failed: its error below */
+    if (added != DL_OK) {
       sqlite3_finalize(st);
-      return oom(x);
+      return added;
     }
   }
   if (rc != SQLITE_DONE) {

@@ -243,6 +243,14 @@ static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
   return dldb__tx_begin(w, err, errlen);
 }
 
+int dldb__raw_on_disk(dldb_writer *w) {
+  const char *how = getenv("DLDB_SCAN");
+  if (how && !strcmp(how, "sqlite")) return 0;
+  if (w->reader || w->in_aggr) return 1;
+  if (w->in_tx && dldb__tx_commit(w, NULL, 0) != DL_OK) return 0;
+  return !w->in_tx;
+}
+
 int dldb__row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
   return row_begin(w, err, errlen, fn);
 }
@@ -949,6 +957,7 @@ int dldb_writer_reader(dldb_writer *w, dldb_writer **out, char *err, size_t errl
     return rc;
   }
   r->in_tx = 1; /* its transaction: nothing begins another */
+  r->reader = 1;
   *out = r;
   return DL_OK;
 }

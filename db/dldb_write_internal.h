@@ -112,6 +112,7 @@ struct dldb_writer {
                          it; INT64_MAX: none (dldb_writer_rebase) */
   int64_t batch_rows, pending;
   int in_tx, in_aggr;
+  int reader;         /* dldb_writer_reader's: in_tx is its read transaction */
   int durs_by_caller; /* the open aggregation's launches by duration come
                          from dldb_aggr_kernel_dur, not from dldb_aggr_end */
   int kgroups_by_caller; /* ... and its kernel groups, seq and marks rows from
@@ -159,6 +160,14 @@ struct dldb_writer {
 };
 
 int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn);
+/* 1 when the file holds w's raw tables as w sees them, so that they may be
+ * read from their pages (dl_sqlpage.h): a reader's connection (its read
+ * transaction holds the file as committed); an open aggregation
+ * (dldb_aggr_begin commits first, and raw records are refused until it
+ * ends); else a writer with no transaction open once its batches are
+ * written (committed here). 0 otherwise, or with DLDB_SCAN=sqlite in the
+ * environment (tests compare the two reads). */
+int dldb__raw_on_disk(dldb_writer *w);
 /* Writes the open aggregation's aggr_nvtx_totals rows (dldb_stats.c). */
 int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);

@@ -226,7 +226,7 @@ static const char *col_text(sqlite3_stmt *st, int i) {
 /* A table scan: its rows are stepped on a second thread (rowpipe.h), so
  * that reading the export overlaps writing the dldb. s: the last step code.
  * With cols (prepare_select's) the rows are read from the table's pages
- * when sqlpage.h reads it (filter: its WHERE, NULL: none); the
+ * when dl_sqlpage.h reads it (filter: its WHERE, NULL: none); the
  * environment's NSYS_SCAN=sqlite makes SQLite step them (tests compare). */
 typedef struct scan {
   sqlite3_stmt *st;
@@ -235,24 +235,24 @@ typedef struct scan {
   uint64_t (*hash)(const char *, size_t); /* of text columns, on the reading thread */
   const char *table;
   const char *const *cols;
-  const sqlpage_filter *filter;
+  const dl_sqlpage_filter *filter;
 } scan;
 
 /* A page scan of sc's table, or NULL (SQLite steps its statement); *rc:
  * DL_ENOMEM when memory ran out. */
-static sqlpage *scan_pages(const scan *sc, uint32_t text_cols, int *rc) {
+static dl_sqlpage *scan_pages(const scan *sc, uint32_t text_cols, int *rc) {
   const char *how = getenv("NSYS_SCAN");
-  const char *names[SQLPAGE_MAX_COLS];
+  const char *names[DL_SQLPAGE_MAX_COLS];
   int n = 0;
   *rc = DL_OK;
   if (!sc->cols || (how && !strcmp(how, "sqlite"))) return NULL;
   for (; sc->cols[n]; n++) {
-    if (n == SQLPAGE_MAX_COLS) return NULL;
+    if (n == DL_SQLPAGE_MAX_COLS) return NULL;
     names[n] = sc->cols[n] + (sc->cols[n][0] == '!');
   }
-  sqlpage *pg = NULL;
-  int r = sqlpage_open(sqlite3_db_handle(sc->st), sc->st, sc->table, names, n, text_cols,
-                       sc->filter, &pg);
+  dl_sqlpage *pg = NULL;
+  int r = dl_sqlpage_open(sqlite3_db_handle(sc->st), sc->st, sc->table, names, n, text_cols,
+                          sc->filter, sc->filter ? 1 : 0, &pg);
   if (r == DL_ENOMEM) *rc = r;
   return r == DL_OK ? pg : NULL;
 }
@@ -262,7 +262,7 @@ static sqlpage *scan_pages(const scan *sc, uint32_t text_cols, int *rc) {
 static const rp_cell *scan_row(scan *sc, uint32_t text_cols) {
   if (!sc->rp) { /* the first row: start the reader */
     int rc;
-    sqlpage *pg = scan_pages(sc, text_cols, &rc);
+    dl_sqlpage *pg = scan_pages(sc, text_cols, &rc);
     if (rc == DL_OK)
       rc = pg ? rowpipe_open_pages(pg, sqlite3_column_count(sc->st), text_cols, sc->hash, &sc->rp)
               : rowpipe_open(sc->st, text_cols, sc->hash, &sc->rp);
@@ -550,7 +550,7 @@ static int import_nvtx(nsys *x) {
     goto out;
   /* texts hashed on the reading thread, their table slots prefetched
    * PREFETCH_ROWS rows ahead (dldb_writer_will_intern) */
-  static const sqlpage_filter kinds = {"eventType", 1, 3, {59, 60, 75}};
+  static const dl_sqlpage_filter kinds = {"eventType", 1, 3, {59, 60, 75}};
   scan sc = {.st = st, .s = SQLITE_DONE, .hash = dldb_writer_hash, .table = "NVTX_EVENTS",
              .cols = cols, .filter = &kinds};
   const rp_cell *c;
@@ -642,7 +642,7 @@ static int import_api(nsys *x) {
   if (!has_table(x, table)) return DL_OK;
   total = row_estimate(x, table);
   progress(x, "CUDA API calls", 0, total);
-  static const sqlpage_filter classes = {"eventClass", 1, 2, {0, 1}};
+  static const dl_sqlpage_filter classes = {"eventClass", 1, 2, {0, 1}};
   const char *where = has_column(x, table, "eventClass") ? "eventClass IN (0, 1)" : NULL;
   int rc = prepare_select(x, table, cols, where, &st), oom = 0;
   if (rc != DL_OK) return rc;

@@ -25,7 +25,7 @@ typedef struct batch {
 
 struct rowpipe {
   sqlite3_stmt *st;
-  sqlpage *pg; /* rowpipe_open_pages: the rows' source instead of st */
+  dl_sqlpage *pg; /* rowpipe_open_pages: the rows' source instead of st */
   int ncols;
   uint32_t text_cols;
   uint64_t (*hash)(const char *, size_t);
@@ -81,9 +81,9 @@ static void fill(rowpipe *p, batch *b) {
   b->rows = 0;
   b->text_used = 0;
   b->end_rc = 0;
-  sqlpage_val v[RP_MAX_COLS];
+  dl_sqlpage_val v[RP_MAX_COLS];
   while (b->rows < RP_BATCH_ROWS) {
-    int s = p->pg ? sqlpage_next(p->pg, v) : sqlite3_step(p->st);
+    int s = p->pg ? dl_sqlpage_next(p->pg, v) : sqlite3_step(p->st);
     if (s != SQLITE_ROW) {
       b->end_rc = s;
       return;
@@ -142,7 +142,7 @@ static void free_batches(rowpipe *p) {
   }
 }
 
-static int open_pipe(sqlite3_stmt *st, sqlpage *pg, int ncols, uint32_t text_cols,
+static int open_pipe(sqlite3_stmt *st, dl_sqlpage *pg, int ncols, uint32_t text_cols,
                      uint64_t (*hash)(const char *, size_t), rowpipe **out) {
   *out = NULL;
   if (ncols < 1 || ncols > RP_MAX_COLS) return DL_EINVAL;
@@ -178,10 +178,10 @@ int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const ch
   return open_pipe(st, NULL, sqlite3_column_count(st), text_cols, hash, out);
 }
 
-int rowpipe_open_pages(sqlpage *pg, int ncols, uint32_t text_cols,
+int rowpipe_open_pages(dl_sqlpage *pg, int ncols, uint32_t text_cols,
                        uint64_t (*hash)(const char *, size_t), rowpipe **out) {
   int rc = open_pipe(NULL, pg, ncols, text_cols, hash, out);
-  if (rc != DL_OK) sqlpage_close(&pg);
+  if (rc != DL_OK) dl_sqlpage_close(&pg);
   return rc;
 }
 
@@ -223,7 +223,7 @@ void rowpipe_close(rowpipe **pp) {
   rowpipe *p = pp ? *pp : NULL;
   if (!p) return;
   dl_pipe_join(p->pipe); /* stops the reader: rows not taken are dropped */
-  sqlpage_close(&p->pg);
+  dl_sqlpage_close(&p->pg);
   free_batches(p);
   dl_pipe_free(&p->pipe);
   free(p);

@@ -1,6 +1,6 @@
 /*
  * rowpipe.h - steps a prepared statement (or reads a table's pages,
- * sqlpage.h) on a second thread and hands its rows, in order, to the
+ * dl_sqlpage.h) on a second thread and hands its rows, in order, to the
  * calling thread, so that reading a foreign SQLite file (an Nsight Systems
  * export) and writing the dldb use two cores.
  *
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sqlpage.h"
+#include "dl_sqlpage.h"
 
 #define RP_BATCH_ROWS 1024
 #define RP_BATCHES 4
@@ -46,10 +46,10 @@ typedef struct rowpipe rowpipe;
 int rowpipe_open(sqlite3_stmt *st, uint32_t text_cols, uint64_t (*hash)(const char *, size_t),
                  rowpipe **out);
 
-/* The same for the rows of a page scan (sqlpage.h) of ncols columns, which
+/* The same for the rows of a page scan (dl_sqlpage.h) of ncols columns, which
  * the pipe takes over (closed on failure too); *step_rc at the end is the
  * scan's code. */
-int rowpipe_open_pages(sqlpage *pg, int ncols, uint32_t text_cols,
+int rowpipe_open_pages(dl_sqlpage *pg, int ncols, uint32_t text_cols,
                        uint64_t (*hash)(const char *, size_t), rowpipe **out);
 
 /* The next row's cells, or NULL at the end: *step_rc is then SQLITE_DONE,

@@ -2025,6 +2025,91 @@ static int test_timeline_ahead(void) {
   return 0;
 }
 
+/* Copies file src to dst. */
+static int copy_file(const char *src, const char *dst) {
+  FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+  char buf[65536];
+  size_t n;
+  int bad = !in || !out;
+  while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, n, out) != n;
+  if (in) fclose(in);
+  if (out && fclose(out)) bad = 1;
+  return bad;
+}
+
+/* The raw tables read from the file's pages (dl_sqlpage.h) or stepped by
+ * SQLite (DLDB_SCAN=sqlite) give the same aggregation and timeline: a
+ * dldb aggregated again from its raw tables (no rows kept in memory), the
+ * timeline built by the writer inside the aggregation and built ahead on a
+ * reader connection; every aggr_ and dl_timeline_ table compared row by
+ * row. */
+static int test_pages_vs_sql(void) {
+  char base[1024], path[4][1024], err[256];
+  snprintf(base, sizeof base, "%s/pages_base.sqlite", work_dir);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(base, &o, &w, err, sizeof err));
+  rnd_state = 0x5EEDull;
+  ASSERT_EQ(write_sweep_profile(w), 0);
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  for (int i = 0; i < 4; i++) { /* i & 1: SQLite; i & 2: the timeline inline */
+    snprintf(path[i], sizeof path[i], "%s/pages_%d.sqlite", work_dir, i);
+    ASSERT_EQ(copy_file(base, path[i]), 0);
+    if (i & 1) setenv("DLDB_SCAN", "sqlite", 1);
+    else unsetenv("DLDB_SCAN");
+    ASSERT_OK(dldb_writer_open_existing(path[i], &w, err, sizeof err));
+    dla_opts ao;
+    dla_opts_init(&ao);
+    ao.key_op = "step";
+    ao.aggr_start = "2024-01-01 00:00:00";
+    dla_tuning tune = {.timeline_inline = (i & 2) != 0};
+    int rc = dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err);
+    unsetenv("DLDB_SCAN");
+    if (rc) {
+      fprintf(stderr, "pages vs sql: %s\n", err);
+      dldb_writer_abort(&w);
+      return 1;
+    }
+    ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  }
+  for (int i = 0; i < 4; i += 2) {
+    sqlite3 *db = open_ro(path[i]);
+    ASSERT_NOT_NULL(db);
+    char sql[2048];
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS q", path[i + 1]);
+    ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    ASSERT(q_int(db, "SELECT count(*) FROM aggr_kernels WHERE aggr_id = 1") > 500);
+    ASSERT(q_int(db, "SELECT count(*) FROM dl_timeline_blocks") >= 7);
+    sqlite3_stmt *st = NULL;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT name FROM sqlite_schema WHERE type = 'table' AND "
+                                 "(name LIKE 'aggr\\_%' ESCAPE '\\' OR name LIKE "
+                                 "'dl\\_timeline\\_%' ESCAPE '\\')",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    int tables = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const char *t = (const char *)sqlite3_column_text(st, 0);
+      for (int way = 0; way < 2; way++) {
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM (SELECT * FROM %s%s EXCEPT SELECT * FROM %s%s)",
+                 way ? "q." : "", t, way ? "" : "q.", t);
+        if (q_int(db, sql) != 0) {
+          fprintf(stderr, "pages vs sql: %s differs (timeline %s)\n", t, i ? "inline" : "ahead");
+          sqlite3_finalize(st);
+          sqlite3_close(db);
+          return 1;
+        }
+      }
+      tables++;
+    }
+    sqlite3_finalize(st);
+    ASSERT(tables > 20);
+    sqlite3_close(db);
+  }
+  return 0;
+}
+
 /* Each GPU stream's timeline events come back in (start, duration, id)
  * order whatever order the kernels were written in: stream 1 almost in
  * order (a few late ones, launches that share a start longest first: the
@@ -2330,6 +2415,7 @@ int main(int argc, char **argv) {
   RUN(test_range_order);
   RUN(test_sweep_batches);
   RUN(test_timeline_ahead);
+  RUN(test_pages_vs_sql);
   RUN(test_timeline_events_sorted);
   RUN(test_pipe);
   RUN(test_sort_big);

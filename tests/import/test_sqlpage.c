@@ -1,12 +1,13 @@
 /*
- * test_sqlpage.c - a table's rows read from its pages (import/sqlpage.h),
+ * test_sqlpage.c - a table's rows read from its pages (common/dl_sqlpage.h),
  * through the row pipe, against SQLite stepping the same query: page sizes
  * of 512, 4,096 and 65,536 bytes with and without reserved bytes, a
  * b-tree of several levels, records on chains of overflow pages, every
  * integer width, REALs SQLite stores as integers, texts that read as
  * numbers, BLOBs, NULLs, records shorter than the table (a column added
- * later), IN and NOT IN filters; the files and queries it must decline;
- * damaged pages (an error or rows, never a crash: ASan in the test build).
+ * later), IN and NOT IN filters, two at once, the rowid as a column; the
+ * files and queries it must decline; damaged pages (an error or rows,
+ * never a crash: ASan in the test build).
  *
  * Usage: test_sqlpage WORKDIR
  */
@@ -47,7 +48,8 @@ static int make_file(int ps, int reserve) {
                 "  WHEN 4 THEN -129 WHEN 5 THEN 32767 WHEN 6 THEN 8388608 WHEN 7 THEN -2147483649 "
                 "  WHEN 8 THEN 140737488355327 WHEN 9 THEN 4611686018427387904 "
                 "  WHEN 10 THEN -9223372036854775807 - 1 ELSE x * 1000003 END, "
-                " CASE x % 4 WHEN 0 THEN x WHEN 1 THEN x + 0.25 WHEN 2 THEN NULL ELSE -x * 1e300 END, "
+                " CASE x % 4 WHEN 0 THEN x WHEN 1 THEN x + 0.25 WHEN 2 THEN NULL "
+                "  ELSE -x * 1e300 END, "
                 " CASE x % 6 WHEN 0 THEN NULL WHEN 1 THEN ' 12abc' WHEN 2 THEN '-7' "
                 "  WHEN 3 THEN printf('%.*c', x % 9000, 'x') "
                 "  WHEN 4 THEN 'aten::mm, seq = ' || x ELSE '3.5e2' END, "
@@ -70,16 +72,16 @@ enum { NCOLS = 9 };
 
 /* Reads the query's rows through a page scan and compares each cell with
  * SQLite stepping the same query; *rows: how many. */
-static int same_rows(sqlite3 *db, const char *where, const sqlpage_filter *f, int *rows) {
+static int same_rows(sqlite3 *db, const char *where, const dl_sqlpage_filter *f, int *rows) {
   char sql[512];
   snprintf(sql, sizeof sql, "SELECT a, r, s, b, n, k, d, late, NULL AS absent FROM t%s%s",
            where ? " WHERE " : "", where ? where : "");
   sqlite3_stmt *st = NULL, *ref = NULL;
   ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
   ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &ref, NULL), SQLITE_OK);
-  sqlpage *pg = NULL;
+  dl_sqlpage *pg = NULL;
   uint32_t text = (1u << NCOLS) - 1 - (1u << 5); /* k: its integer only */
-  ASSERT_OK(sqlpage_open(db, st, "t", cols, NCOLS, text, f, &pg));
+  ASSERT_OK(dl_sqlpage_open(db, st, "t", cols, NCOLS, text, f, f ? 1 : 0, &pg));
   rowpipe *p = NULL;
   ASSERT_OK(rowpipe_open_pages(pg, NCOLS, text, NULL, &p));
   const rp_cell *c;
@@ -124,7 +126,7 @@ static int test_same_rows(void) {
     ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL),
               SQLITE_OK);
     int all, in, out;
-    static const sqlpage_filter f_in = {"k", 1, 3, {3, 5, 2}}, f_out = {"k", 0, 2, {3, 5}};
+    static const dl_sqlpage_filter f_in = {"k", 1, 3, {3, 5, 2}}, f_out = {"k", 0, 2, {3, 5}};
     if (same_rows(db, NULL, NULL, &all) || same_rows(db, "k IN (3, 5, 2)", &f_in, &in) ||
         same_rows(db, "k NOT IN (3, 5)", &f_out, &out))
       return 1;
@@ -135,9 +137,50 @@ static int test_same_rows(void) {
   return 0;
 }
 
+/* The rowid as a column, and two filters at once. */
+static int test_rowid_and_filters(void) {
+  if (make_file(4096, 0)) return 1;
+  sqlite3 *db = NULL;
+  ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL),
+            SQLITE_OK);
+  const char *sql = "SELECT rowid, k, a FROM t WHERE k IN (2, 3, 5) AND a NOT IN (0, 1, -1) "
+                    "ORDER BY rowid";
+  static const char *const names[] = {"rowid", "k", "a"};
+  static const dl_sqlpage_filter f[] = {{"k", 1, 3, {2, 3, 5}}, {"a", 0, 3, {0, 1, -1}}};
+  sqlite3_stmt *st = NULL, *ref = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &ref, NULL), SQLITE_OK);
+  dl_sqlpage *pg = NULL;
+  ASSERT_OK(dl_sqlpage_open(db, st, "t", names, 3, 1u, f, 2, &pg));
+  dl_sqlpage_val v[3];
+  int rc, rows = 0;
+  while ((rc = dl_sqlpage_next(pg, v)) == SQLITE_ROW) {
+    ASSERT_EQ(sqlite3_step(ref), SQLITE_ROW);
+    for (int i = 0; i < 3; i++) {
+      ASSERT_EQ(v[i].type, sqlite3_column_type(ref, i));
+      ASSERT_EQ(v[i].i, sqlite3_column_int64(ref, i));
+    }
+    ASSERT_STR_EQ(v[0].s, (const char *)sqlite3_column_text(ref, 0));
+    rows++;
+  }
+  ASSERT_EQ(rc, SQLITE_DONE);
+  ASSERT_EQ(sqlite3_step(ref), SQLITE_DONE);
+  ASSERT(rows > 1000);
+  dl_sqlpage_close(&pg);
+  sqlite3_finalize(st);
+  sqlite3_finalize(ref);
+  /* a sort the table's order does not give is SQLite's to do */
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT rowid, k, a FROM t ORDER BY a", -1, &st, NULL),
+            SQLITE_OK);
+  ASSERT_EQ(dl_sqlpage_open(db, st, "t", names, 3, 0, NULL, 0, &pg), DL_ENOTFOUND);
+  sqlite3_finalize(st);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  return 0;
+}
+
 /* Opens a scan of "SELECT a FROM t [where]" on the file at path with
- * filter f: sqlpage_open's result. */
-static int try_open(const char *file, const char *where, const sqlpage_filter *f) {
+ * filter f: dl_sqlpage_open's result. */
+static int try_open(const char *file, const char *where, const dl_sqlpage_filter *f) {
   sqlite3 *db = NULL;
   sqlite3_stmt *st = NULL;
   char sql[256];
@@ -148,9 +191,9 @@ static int try_open(const char *file, const char *where, const sqlpage_filter *f
     return -1;
   }
   static const char *const a[] = {"a"};
-  sqlpage *pg = NULL;
-  int rc = sqlpage_open(db, st, "t", a, 1, 0, f, &pg);
-  sqlpage_close(&pg);
+  dl_sqlpage *pg = NULL;
+  int rc = dl_sqlpage_open(db, st, "t", a, 1, 0, f, f ? 1 : 0, &pg);
+  dl_sqlpage_close(&pg);
   sqlite3_finalize(st);
   sqlite3_close(db);
   return rc;
@@ -158,7 +201,7 @@ static int try_open(const char *file, const char *where, const sqlpage_filter *f
 
 /* A file with table t made by sql, then try_open on it. */
 static int open_made(const char *name, const char *sql, const char *where,
-                     const sqlpage_filter *f) {
+                     const dl_sqlpage_filter *f) {
   char file[4096];
   snprintf(file, sizeof file, "%s/%s.sqlite", workdir, name);
   unlink(file);
@@ -171,7 +214,7 @@ static int open_made(const char *name, const char *sql, const char *where,
 
 /* What the scan does not read the same way, it declines. */
 static int test_declines(void) {
-  static const sqlpage_filter on_a = {"a", 1, 1, {1}}, on_u = {"u", 1, 1, {1}};
+  static const dl_sqlpage_filter on_a = {"a", 1, 1, {1}}, on_u = {"u", 1, 1, {1}};
   const char *rows = "INSERT INTO t(a) VALUES (1), (2);";
   char sql[512];
   snprintf(sql, sizeof sql, "CREATE TABLE t(a INTEGER, u); %s", rows);
@@ -229,15 +272,15 @@ static int test_damaged(void) {
     if (sqlite3_open_v2(copy, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
             SQLITE_OK &&
         sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-      sqlpage *pg = NULL;
-      if (sqlpage_open(db, st, "t", cols, NCOLS, (1u << NCOLS) - 1, NULL, &pg) == DL_OK) {
-        sqlpage_val v[NCOLS];
+      dl_sqlpage *pg = NULL;
+      if (dl_sqlpage_open(db, st, "t", cols, NCOLS, (1u << NCOLS) - 1, NULL, 0, &pg) == DL_OK) {
+        dl_sqlpage_val v[NCOLS];
         int rc, rows = 0;
-        while ((rc = sqlpage_next(pg, v)) == SQLITE_ROW) rows++;
+        while ((rc = dl_sqlpage_next(pg, v)) == SQLITE_ROW) rows++;
         ASSERT(rc == SQLITE_DONE || rc == SQLITE_CORRUPT);
         corrupt += rc == SQLITE_CORRUPT;
         scans++;
-        sqlpage_close(&pg);
+        dl_sqlpage_close(&pg);
       }
     }
     sqlite3_finalize(st);
@@ -251,6 +294,7 @@ static int test_damaged(void) {
 int main(int argc, char **argv) {
   workdir = argc > 1 ? argv[1] : ".";
   RUN(test_same_rows);
+  RUN(test_rowid_and_filters);
   RUN(test_declines);
   RUN(test_damaged);
   TEST_DONE();

@@ -1,5 +1,6 @@
 /*
- * sqlpage.c - an SQLite table's rows read from its pages (see sqlpage.h).
+ * dl_sqlpage.c - an SQLite table's rows read from its pages (see
+ * dl_sqlpage.h).
  *
  * The file format is SQLite's own (https://www.sqlite.org/fileformat.html):
  * a table is a b-tree of interior pages (0x05: child page numbers, the
@@ -12,7 +13,7 @@
  * (a "SELECT ?1" on a private in-memory connection), so they come out as
  * the column calls would give them.
  */
-#include "sqlpage.h"
+#include "dl_sqlpage.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ typedef struct level {
   int cell, ncells;  /* next child: cell (ncells: the rightmost) */
 } level;
 
-struct sqlpage {
+struct dl_sqlpage {
   sqlite3 *db;
   sqlite3_stmt *lock;   /* stepped, not reset: the read transaction */
   sqlite3 *conv_db;     /* SQLite's conversions (opened when first needed) */
@@ -41,11 +42,12 @@ struct sqlpage {
   int fd;
   uint32_t page_size, usable, npages;
   int ncols;
-  int field[SQLPAGE_MAX_COLS]; /* the record field of column i, -1: NULL */
-  int real[SQLPAGE_MAX_COLS];  /* column i has REAL affinity */
+  int field[DL_SQLPAGE_MAX_COLS]; /* the record field of column i, -1: NULL, -2: rowid */
+  int real[DL_SQLPAGE_MAX_COLS];  /* column i has REAL affinity */
   uint32_t text_cols;
-  int ffield;                  /* the filter's field, -1: no filter */
-  sqlpage_filter f;
+  int nfilters;
+  int ffield[DL_SQLPAGE_MAX_FILTERS]; /* each filter's field */
+  dl_sqlpage_filter f[DL_SQLPAGE_MAX_FILTERS];
   int nfields;                 /* fields decoded: the largest wanted + 1 */
   level stack[MAX_DEPTH];
   int depth;
@@ -53,9 +55,9 @@ struct sqlpage {
   int leaf_hdr, leaf_cell, leaf_ncells;
   unsigned char *payload; /* a record assembled from overflow pages */
   size_t payload_cap;
-  char num[SQLPAGE_MAX_COLS][24];   /* an integer's text */
-  char *conv_text[SQLPAGE_MAX_COLS]; /* a converted value's text */
-  size_t conv_cap[SQLPAGE_MAX_COLS];
+  char num[DL_SQLPAGE_MAX_COLS][24];   /* an integer's text */
+  char *conv_text[DL_SQLPAGE_MAX_COLS]; /* a converted value's text */
+  size_t conv_cap[DL_SQLPAGE_MAX_COLS];
   uint64_t pages_left; /* pages the scan may still read: a cycle ends it */
 };
 
@@ -85,7 +87,7 @@ static int varint(const unsigned char *p, const unsigned char *end, uint64_t *v)
 
 /* Reads page pgno into buf: SQLITE_OK, SQLITE_CORRUPT (no such page, or
  * more pages than the file has read: a cycle) or SQLITE_IOERR. */
-static int read_page(sqlpage *p, uint32_t pgno, unsigned char *buf) {
+static int read_page(dl_sqlpage *p, uint32_t pgno, unsigned char *buf) {
   if (pgno < 1 || pgno > p->npages || p->pages_left == 0) return SQLITE_CORRUPT;
   p->pages_left--;
   off_t at = (off_t)(pgno - 1) * p->page_size;
@@ -99,7 +101,7 @@ static int read_page(sqlpage *p, uint32_t pgno, unsigned char *buf) {
 }
 
 /* A b-tree page's header offset, type and cell count, checked. */
-static int page_head(const sqlpage *p, uint32_t pgno, const unsigned char *buf, int *hdr,
+static int page_head(const dl_sqlpage *p, uint32_t pgno, const unsigned char *buf, int *hdr,
                      int *ncells) {
   *hdr = pgno == 1 ? 100 : 0;
   int type = buf[*hdr];
@@ -111,7 +113,7 @@ static int page_head(const sqlpage *p, uint32_t pgno, const unsigned char *buf, 
 
 /* The next leaf in key order into p->leaf: SQLITE_ROW, SQLITE_DONE or an
  * error. */
-static int next_leaf(sqlpage *p) {
+static int next_leaf(dl_sqlpage *p) {
   while (p->depth > 0) {
     level *l = &p->stack[p->depth - 1];
     if (l->cell > l->ncells) {
@@ -146,16 +148,17 @@ static int next_leaf(sqlpage *p) {
 }
 
 /* The record of the leaf's next cell: *rec, *len (in the leaf, or
- * assembled in p->payload from its overflow pages). */
-static int cell_record(sqlpage *p, const unsigned char **rec, size_t *len) {
+ * assembled in p->payload from its overflow pages), and its rowid. */
+static int cell_record(dl_sqlpage *p, const unsigned char **rec, size_t *len, int64_t *rowid) {
   const unsigned char *page = p->leaf, *end = page + p->usable;
   uint32_t off = be16(page + p->leaf_hdr + 8 + 2 * p->leaf_cell);
   p->leaf_cell++;
   if (off >= p->usable) return SQLITE_CORRUPT;
   const unsigned char *c = page + off;
-  uint64_t size, rowid;
-  int a = varint(c, end, &size), b = a ? varint(c + a, end, &rowid) : 0;
+  uint64_t size, key;
+  int a = varint(c, end, &size), b = a ? varint(c + a, end, &key) : 0;
   if (!b) return SQLITE_CORRUPT;
+  *rowid = (int64_t)key;
   c += a + b;
   uint64_t u = p->usable, x = u - 35, local = size;
   if (size > x) {
@@ -193,7 +196,7 @@ static int cell_record(sqlpage *p, const unsigned char **rec, size_t *len) {
 }
 
 /* Binds v (REAL or BLOB or TEXT) to the conversion statement and steps it. */
-static int conv_step(sqlpage *p, const sqlpage_val *v) {
+static int conv_step(dl_sqlpage *p, const dl_sqlpage_val *v) {
   if (!p->conv) {
     if (!p->conv_db && sqlite3_open_v2(":memory:", &p->conv_db,
                                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
@@ -213,7 +216,7 @@ static int conv_step(sqlpage *p, const sqlpage_val *v) {
 
 /* A text's integer is 0 unless it starts (after white space) like a number:
  * those SQLite converts itself. */
-static int text_may_count(const sqlpage_val *v) {
+static int text_may_count(const dl_sqlpage_val *v) {
   if (!v->n) return 0;
   unsigned char ch = (unsigned char)v->s[0];
   return (ch >= 0x09 && ch <= 0x0d) || ch == ' ' || ch == '+' || ch == '-' || ch == '.' ||
@@ -221,15 +224,15 @@ static int text_may_count(const sqlpage_val *v) {
 }
 
 /* Column i's value from its serial type t and bytes b (n of them). */
-static int value_of(sqlpage *p, int i, uint64_t t, const unsigned char *b, size_t n,
-                    sqlpage_val *v) {
-  *v = (sqlpage_val){.type = SQLITE_NULL};
+static int value_of(dl_sqlpage *p, int i, uint64_t t, const unsigned char *b, size_t n,
+                    dl_sqlpage_val *v) {
+  *v = (dl_sqlpage_val){.type = SQLITE_NULL};
   if (t >= 1 && t <= 6) {
     int64_t x = (signed char)b[0];
     for (size_t k = 1; k < n; k++) x = (int64_t)((uint64_t)x << 8 | b[k]);
-    *v = (sqlpage_val){.type = SQLITE_INTEGER, .i = x};
+    *v = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = x};
   } else if (t == 8 || t == 9) {
-    *v = (sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)t - 8};
+    *v = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)t - 8};
   } else if (t == 7) {
     uint64_t bits = 0;
     for (int k = 0; k < 8; k++) bits = bits << 8 | b[k];
@@ -273,25 +276,24 @@ static int value_of(sqlpage *p, int i, uint64_t t, const unsigned char *b, size_
   return SQLITE_OK;
 }
 
-/* Whether the filter keeps a row whose filter field has serial type t and
- * bytes b: the field is INTEGER-affine, so only numbers equal a key. */
-static int kept(const sqlpage *p, uint64_t t, const unsigned char *b) {
-  if (p->ffield < 0) return 1;
+/* Whether filter f keeps a row whose field has serial type t and bytes b:
+ * the field is INTEGER-affine, so only numbers equal a key. */
+static int kept(const dl_sqlpage_filter *f, uint64_t t, const unsigned char *b) {
   if (t == 0) return 0; /* NULL: neither IN nor NOT IN */
   int found = 0;
   if (t <= 9 && t != 7) {
     int64_t x = t >= 8 ? (int64_t)t - 8 : (signed char)b[0];
     for (uint64_t k = 1; t <= 6 && k < (t < 5 ? t : t == 5 ? 6 : 8); k++)
       x = (int64_t)((uint64_t)x << 8 | b[k]);
-    for (int k = 0; k < p->f.nkeys; k++) found |= p->f.keys[k] == x;
+    for (int k = 0; k < f->nkeys; k++) found |= f->keys[k] == x;
   } else if (t == 7) {
     uint64_t bits = 0;
     double d;
     for (int k = 0; k < 8; k++) bits = bits << 8 | b[k];
     memcpy(&d, &bits, sizeof d);
-    for (int k = 0; k < p->f.nkeys; k++) found |= d == (double)p->f.keys[k];
+    for (int k = 0; k < f->nkeys; k++) found |= d == (double)f->keys[k];
   }
-  return p->f.in ? found : !found;
+  return f->in ? found : !found;
 }
 
 /* The byte length of serial type t's value; -1: a reserved type. */
@@ -300,7 +302,7 @@ static int64_t serial_len(uint64_t t) {
   return t < 12 ? fixed[t] : (int64_t)((t - 12) / 2);
 }
 
-int sqlpage_next(sqlpage *p, sqlpage_val *v) {
+int dl_sqlpage_next(dl_sqlpage *p, dl_sqlpage_val *v) {
   for (;;) {
     while (p->leaf_cell >= p->leaf_ncells) {
       int rc = next_leaf(p);
@@ -308,7 +310,8 @@ int sqlpage_next(sqlpage *p, sqlpage_val *v) {
     }
     const unsigned char *rec;
     size_t len;
-    int rc = cell_record(p, &rec, &len);
+    int64_t rowid;
+    int rc = cell_record(p, &rec, &len, &rowid);
     if (rc != SQLITE_OK) return rc;
     const unsigned char *end = rec + len;
     uint64_t hsize, t;
@@ -328,10 +331,24 @@ int sqlpage_next(sqlpage *p, sqlpage_val *v) {
       offs[nf++] = body;
       body += (size_t)l;
     }
-    for (int f = nf; f < p->nfields; f++) types[f] = 0; /* a short record: NULL (no default) */
-    if (p->ffield >= 0 && !kept(p, types[p->ffield], rec + offs[p->ffield])) continue;
+    for (int f = nf; f < p->nfields; f++) { /* a short record: NULL (no default) */
+      types[f] = 0;
+      offs[f] = 0;
+    }
+    int keep = 1;
+    for (int k = 0; keep && k < p->nfilters; k++)
+      keep = kept(&p->f[k], types[p->ffield[k]], rec + offs[p->ffield[k]]);
+    if (!keep) continue;
     for (int i = 0; i < p->ncols; i++) {
       int f = p->field[i];
+      if (f == -2) {
+        v[i] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = rowid};
+        if (p->text_cols >> i & 1u) {
+          v[i].n = (size_t)snprintf(p->num[i], sizeof p->num[i], "%lld", (long long)rowid);
+          v[i].s = p->num[i];
+        }
+        continue;
+      }
       uint64_t ti = f < 0 ? 0 : types[f];
       const unsigned char *b = ti ? rec + offs[f] : NULL;
       if ((rc = value_of(p, i, ti, b, ti ? (size_t)serial_len(ti) : 0, &v[i])) != SQLITE_OK)
@@ -377,44 +394,49 @@ static int plain_scan(sqlite3 *db, sqlite3_stmt *st, const char *table) {
 
 /* Fills p's column map from the table's declared columns: DL_OK or
  * DL_ENOTFOUND (a table this scan does not read). */
-static int map_columns(sqlpage *p, const char *table, const char *const *cols,
-                       const sqlpage_filter *filter) {
+static int map_columns(dl_sqlpage *p, const char *table, const char *const *cols) {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(p->db, "SELECT cid, name, type, dflt_value, pk, hidden FROM "
                                 "pragma_table_xinfo(?1)",
                          -1, &st, NULL) != SQLITE_OK)
     return DL_ENOTFOUND;
   sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-  for (int i = 0; i < p->ncols; i++) p->field[i] = -1;
-  p->ffield = -1;
+  for (int i = 0; i < p->ncols; i++)
+    p->field[i] = cols[i] && !strcasecmp(cols[i], "rowid") ? -2 : -1;
+  for (int k = 0; k < p->nfilters; k++) p->ffield[k] = -1;
   int rc = DL_OK, fields = 0;
   while (rc == DL_OK && sqlite3_step(st) == SQLITE_ROW) {
     int cid = sqlite3_column_int(st, 0), integer;
     const char *name = (const char *)sqlite3_column_text(st, 1);
     int real = real_affinity((const char *)sqlite3_column_text(st, 2), &integer);
     int dflt = sqlite3_column_type(st, 3) != SQLITE_NULL, pk = sqlite3_column_int(st, 4);
-    if (sqlite3_column_int(st, 5) != 0 || cid != fields++ || cid >= MAX_FIELDS) rc = DL_ENOTFOUND;
+    if (!name || sqlite3_column_int(st, 5) != 0 || cid != fields++ || cid >= MAX_FIELDS ||
+        !strcasecmp(name, "rowid"))
+      rc = DL_ENOTFOUND; /* hidden, generated, or a column that hides the rowid */
     for (int i = 0; rc == DL_OK && i < p->ncols; i++)
-      if (cols[i] && name && !strcasecmp(cols[i], name)) {
+      if (cols[i] && !strcasecmp(cols[i], name)) {
         if (pk || dflt) rc = DL_ENOTFOUND;
         p->field[i] = cid;
         p->real[i] = real;
       }
-    if (rc == DL_OK && filter && filter->col && name && !strcasecmp(filter->col, name)) {
-      if (!integer || pk || dflt) rc = DL_ENOTFOUND;
-      p->ffield = cid;
-    }
+    for (int k = 0; rc == DL_OK && k < p->nfilters; k++)
+      if (p->f[k].col && !strcasecmp(p->f[k].col, name)) {
+        if (!integer || pk || dflt) rc = DL_ENOTFOUND;
+        p->ffield[k] = cid;
+      }
   }
   sqlite3_finalize(st);
-  if (rc == DL_OK && (!fields || (filter && filter->col && p->ffield < 0))) rc = DL_ENOTFOUND;
+  if (!fields) rc = DL_ENOTFOUND;
+  for (int k = 0; k < p->nfilters; k++)
+    if (p->ffield[k] < 0) rc = DL_ENOTFOUND;
+    else if (p->ffield[k] + 1 > p->nfields) p->nfields = p->ffield[k] + 1;
   for (int i = 0; i < p->ncols; i++)
     if (p->field[i] + 1 > p->nfields) p->nfields = p->field[i] + 1;
-  if (p->ffield + 1 > p->nfields) p->nfields = p->ffield + 1;
   return rc;
 }
 
 /* The file's header: page size, usable size, UTF-8, not WAL. */
-static int read_header(sqlpage *p) {
+static int read_header(dl_sqlpage *p) {
   unsigned char h[100];
   struct stat sb;
   if (pread(p->fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(p->fd, &sb) != 0)
@@ -430,11 +452,11 @@ static int read_header(sqlpage *p) {
   return DL_OK;
 }
 
-static int open_scan(sqlpage *p, sqlite3_stmt *st, const char *table, const char *const *cols,
-                     const sqlpage_filter *filter) {
+static int open_scan(dl_sqlpage *p, sqlite3_stmt *st, const char *table,
+                     const char *const *cols) {
   const char *file = sqlite3_db_filename(p->db, "main");
   if (!file || !*file || !plain_scan(p->db, st, table)) return DL_ENOTFOUND;
-  int rc = map_columns(p, table, cols, filter);
+  int rc = map_columns(p, table, cols);
   if (rc != DL_OK) return rc;
   /* the read transaction first: the file does not change from here on */
   if (sqlite3_prepare_v2(p->db, "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND "
@@ -465,37 +487,42 @@ static int open_scan(sqlpage *p, sqlite3_stmt *st, const char *table, const char
   return DL_OK;
 }
 
-int sqlpage_open(sqlite3 *db, sqlite3_stmt *st, const char *table, const char *const *cols,
-                 int ncols, uint32_t text_cols, const sqlpage_filter *filter, sqlpage **out) {
+int dl_sqlpage_open(sqlite3 *db, sqlite3_stmt *st, const char *table, const char *const *cols,
+                    int ncols, uint32_t text_cols, const dl_sqlpage_filter *filters,
+                    int nfilters, dl_sqlpage **out) {
   *out = NULL;
-  if (ncols < 1 || ncols > SQLPAGE_MAX_COLS ||
-      (filter && (filter->nkeys < 0 || filter->nkeys > SQLPAGE_MAX_KEYS)))
+  if (ncols < 1 || ncols > DL_SQLPAGE_MAX_COLS || nfilters < 0 ||
+      nfilters > DL_SQLPAGE_MAX_FILTERS)
     return DL_ENOTFOUND;
-  sqlpage *p = calloc(1, sizeof *p);
+  for (int k = 0; k < nfilters; k++)
+    if (!filters[k].col || filters[k].nkeys < 0 || filters[k].nkeys > DL_SQLPAGE_MAX_KEYS)
+      return DL_ENOTFOUND;
+  dl_sqlpage *p = calloc(1, sizeof *p);
   if (!p) return DL_ENOMEM;
   p->db = db;
   p->fd = -1;
   p->ncols = ncols;
   p->text_cols = text_cols;
-  if (filter) p->f = *filter;
-  int rc = open_scan(p, st, table, cols, filter);
+  p->nfilters = nfilters;
+  for (int k = 0; k < nfilters; k++) p->f[k] = filters[k];
+  int rc = open_scan(p, st, table, cols);
   if (rc != DL_OK) {
-    sqlpage_close(&p);
+    dl_sqlpage_close(&p);
     return rc;
   }
   *out = p;
   return DL_OK;
 }
 
-void sqlpage_close(sqlpage **pp) {
-  sqlpage *p = pp ? *pp : NULL;
+void dl_sqlpage_close(dl_sqlpage **pp) {
+  dl_sqlpage *p = pp ? *pp : NULL;
   if (!p) return;
   if (p->fd >= 0) close(p->fd);
   sqlite3_finalize(p->lock); /* ends the read transaction */
   sqlite3_finalize(p->conv);
   sqlite3_close(p->conv_db);
   for (int i = 0; i < MAX_DEPTH; i++) free(p->stack[i].buf);
-  for (int i = 0; i < SQLPAGE_MAX_COLS; i++) free(p->conv_text[i]);
+  for (int i = 0; i < DL_SQLPAGE_MAX_COLS; i++) free(p->conv_text[i]);
   free(p->leaf);
   free(p->payload);
   free(p);
