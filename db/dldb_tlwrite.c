@@ -234,7 +234,6 @@ static int push(tl_track *t, const dldb_tl_rec *e) {
   return 0;
 }
 
-/* Reads one source's rows into their tracks. */
 /* Adds a row's event to its track (*t: the last row's, rows come in runs):
  * DL_OK; 1, a kernel's name could not be read; or DL_ENOMEM (err says
  * so). */
@@ -270,9 +269,9 @@ static int64_t sql_mul_add(int64_t a, int m, int k) {
 }
 
 /* src's rows from its table's pages: DL_OK, DL_ENOTFOUND (not read that
- * way: the query reads them) or an error. A value that is not an integer
- * in these INTEGER columns (a file dlprof did not write) reads as its
- * integer, where the query's arithmetic would take its number. */
+ * way: the query reads them) or an error. A REAL or a text in these
+ * INTEGER columns (a file dlprof did not write) reads as its integer,
+ * where the query's arithmetic would take its number. */
 static int read_pages(tl_writer *x, const tl_source *src, sqlite3_stmt *st, const int *has) {
   const char *cols[K_N + 4];
   int n = 0;
@@ -291,9 +290,14 @@ static int read_pages(tl_writer *x, const tl_source *src, sqlite3_stmt *st, cons
   while (rc == DL_OK && (s = dl_sqlpage_next(pg, v)) == SQLITE_ROW) {
     int64_t key[K_N];
     for (int i = 0, col = 0; i < K_N; i++) key[i] = has[i] ? v[col++].i : 0;
+    /* SQL's arithmetic on a NULL is NULL, which reads as 0 */
+    int no_dur = v[n].type == SQLITE_NULL || v[n + 1].type == SQLITE_NULL;
     dldb_tl_rec e = {.start = v[n].i,
-                     .dur = sql_sub(v[n + 1].i, v[n].i),
-                     .tag = sql_mul_add(v[n + 2].i, src->tag_mul, src->tag_add),
+                     .dur = no_dur ? 0 : sql_sub(v[n + 1].i, v[n].i),
+                     .tag = !src->tag ? src->tag_add
+                            : v[n + 2].type == SQLITE_NULL
+                                ? 0
+                                : sql_mul_add(v[n + 2].i, src->tag_mul, src->tag_add),
                      .id = v[n + 3].i};
     rc = add_row(x, src, &t, key, has, e);
   }
@@ -305,6 +309,7 @@ static int read_pages(tl_writer *x, const tl_source *src, sqlite3_stmt *st, cons
   return rc;
 }
 
+/* Reads one source's rows into their tracks. */
 static int read_source(tl_writer *x, const tl_source *src, int64_t aggr_id) {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(x->w->db, src->sql, -1, &st, NULL) != SQLITE_OK)
