@@ -51,7 +51,7 @@ struct dl_sqlpage {
   int nfields;                 /* fields decoded: the largest wanted + 1 */
   level stack[MAX_DEPTH];
   int depth;
-  unsigned char *leaf;
+  const unsigned char *leaf; /* the current leaf: its level's buffer, kept until the next */
   int leaf_hdr, leaf_cell, leaf_ncells;
   unsigned char *payload; /* a record assembled from overflow pages */
   size_t payload_cap;
@@ -111,7 +111,8 @@ static int page_head(const dl_sqlpage *p, uint32_t pgno, const unsigned char *bu
   return type;
 }
 
-/* The next leaf in key order into p->leaf: SQLITE_ROW, SQLITE_DONE or an
+/* The next leaf in key order (p->leaf, in the buffer of the level below
+ * its parent, which the next leaf reuses): SQLITE_ROW, SQLITE_DONE or an
  * error. */
 static int next_leaf(dl_sqlpage *p) {
   while (p->depth > 0) {
@@ -138,7 +139,7 @@ static int next_leaf(dl_sqlpage *p) {
       continue;
     }
     if (type != 0x0d) return SQLITE_CORRUPT;
-    memcpy(p->leaf, buf, p->page_size);
+    p->leaf = buf;
     p->leaf_hdr = hdr;
     p->leaf_ncells = n;
     p->leaf_cell = 0;
@@ -471,14 +472,13 @@ static int open_scan(dl_sqlpage *p, sqlite3_stmt *st, const char *table,
     return DL_ENOTFOUND;
   for (int i = 0; i < MAX_DEPTH; i++)
     if (!(p->stack[i].buf = malloc(p->page_size))) return DL_ENOMEM;
-  if (!(p->leaf = malloc(p->page_size))) return DL_ENOMEM;
   if (read_page(p, (uint32_t)root, p->stack[0].buf) != SQLITE_OK) return DL_ENOTFOUND;
   int hdr, n, type = page_head(p, (uint32_t)root, p->stack[0].buf, &hdr, &n);
   if (type == 0x05) {
     p->stack[0] = (level){p->stack[0].buf, hdr, 0, n};
     p->depth = 1;
   } else if (type == 0x0d) {
-    memcpy(p->leaf, p->stack[0].buf, p->page_size);
+    p->leaf = p->stack[0].buf;
     p->leaf_hdr = hdr;
     p->leaf_ncells = n;
   } else {
@@ -523,7 +523,6 @@ void dl_sqlpage_close(dl_sqlpage **pp) {
   sqlite3_close(p->conv_db);
   for (int i = 0; i < MAX_DEPTH; i++) free(p->stack[i].buf);
   for (int i = 0; i < DL_SQLPAGE_MAX_COLS; i++) free(p->conv_text[i]);
-  free(p->leaf);
   free(p->payload);
   free(p);
   *pp = NULL;
