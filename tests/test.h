@@ -6,6 +6,7 @@
  * program runs its tests with RUN(fn) in main() and ends with TEST_DONE(),
  * which prints "N passed, M failed" and exits non-zero on any failure.
  * SKIP(why) exits 77, which ctest reports as skipped (SKIP_RETURN_CODE 77).
+ * test_copy_file(src, dst) copies a file (0 on success).
  */
 #ifndef DL_TEST_H
 #define DL_TEST_H
@@ -91,5 +92,19 @@ static int test__passed, test__failed;
     printf("SKIP: %s\n", (why));                                                     \
     exit(77);                                                                        \
   } while (0)
+
+/* Copies the file src to dst: 0, or -1 when it could not be read or
+ * written. */
+static inline int test_copy_file(const char *src, const char *dst) {
+  FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+  char buf[65536];
+  size_t n;
+  int bad = !in || !out;
+  while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, n, out) != n;
+  if (in && ferror(in)) bad = 1;
+  if (in) fclose(in);
+  if (out && fclose(out)) bad = 1;
+  return bad ? -1 : 0;
+}
 
 #endif

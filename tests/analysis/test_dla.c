@@ -2025,18 +2025,6 @@ static int test_timeline_ahead(void) {
   return 0;
 }
 
-/* Copies file src to dst. */
-static int copy_file(const char *src, const char *dst) {
-  FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
-  char buf[65536];
-  size_t n;
-  int bad = !in || !out;
-  while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, n, out) != n;
-  if (in) fclose(in);
-  if (out && fclose(out)) bad = 1;
-  return bad;
-}
-
 /* The raw tables read from the file's pages (dl_sqlpage.h) or stepped by
  * SQLite (DLDB_SCAN=sqlite) give the same aggregation and timeline: a
  * dldb aggregated again from its raw tables (no rows kept in memory), the
@@ -2054,7 +2042,7 @@ static int test_pages_vs_sql(void) {
   ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
   for (int i = 0; i < 4; i++) { /* i & 1: SQLite; i & 2: the timeline inline */
     snprintf(path[i], sizeof path[i], "%s/pages_%d.sqlite", work_dir, i);
-    ASSERT_EQ(copy_file(base, path[i]), 0);
+    ASSERT_EQ(test_copy_file(base, path[i]), 0);
     if (i & 1) setenv("DLDB_SCAN", "sqlite", 1);
     else unsetenv("DLDB_SCAN");
     ASSERT_OK(dldb_writer_open_existing(path[i], &w, err, sizeof err));

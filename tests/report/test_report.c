@@ -66,17 +66,6 @@ static char *read_file(const char *path, size_t *len) {
   return s;
 }
 
-static int copy_file(const char *from, const char *to) {
-  size_t n;
-  char *s = read_file(from, &n);
-  if (!s) return -1;
-  FILE *f = fopen(to, "wb");
-  int rc = f && fwrite(s, 1, n, f) == n ? 0 : -1;
-  if (f && fclose(f) != 0) rc = -1;
-  free(s);
-  return rc;
-}
-
 /* A parsed CSV: rows of cells (RFC 4180: quotes, doubled quotes, CR/LF
  * inside quotes). quoted[r][c] tells whether the cell was quoted. */
 typedef struct csv {
@@ -467,7 +456,7 @@ static int make_copy(const char *copy, const char *const *sql, int n) {
   char from[1024];
   snprintf(from, sizeof from, "%s/%s/%s", TRACES, DBS[0].dir, DBS[0].db);
   remove(copy);
-  ASSERT_OK(copy_file(from, copy));
+  ASSERT_OK(test_copy_file(from, copy));
   chmod(copy, 0644);
   sqlite3 *s = NULL;
   ASSERT_EQ(sqlite3_open(copy, &s), SQLITE_OK);

@@ -277,13 +277,6 @@ static int test_reports(void) {
   return 0;
 }
 
-/* Copies src to dst; 0 on success. */
-static int copy_file(const char *src, const char *dst) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
-  return system(cmd);
-}
-
 /* dlprof --database=db --iter_start=0 adds a second aggregation; *h: db
  * opened read-only. */
 static int reaggregate(const char *dir, const char *db, sqlite3 **h);
@@ -374,7 +367,7 @@ static int test_sm_efficiency(void) {
   snprintf(dir, sizeof dir, "%s/nosms", work);
   mkdir(dir, 0755);
   snprintf(db, sizeof db, "%s/nosms.sqlite", dir);
-  ASSERT_OK(copy_file(relu_db, db));
+  ASSERT_OK(test_copy_file(relu_db, db));
   ASSERT_EQ(sqlite3_open(db, &h), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(h, "UPDATE gpus SET sm_count = 0", NULL, NULL, NULL), SQLITE_OK);
   sqlite3_close(h);
@@ -490,7 +483,7 @@ static int test_reaggregation(void) {
   snprintf(dir, sizeof dir, "%s/reagg", work);
   mkdir(dir, 0755);
   snprintf(db, sizeof db, "%s/v3.sqlite", dir);
-  ASSERT_OK(copy_file(relu_db, db));
+  ASSERT_OK(test_copy_file(relu_db, db));
   sqlite3 *h = NULL;
   ASSERT_OK(reaggregate(dir, db, &h));
   ASSERT(q_int(h, "SELECT count(*) FROM aggr_nvtx_runs WHERE aggr_id = 2") > 100);
@@ -526,7 +519,7 @@ static int test_reaggregation(void) {
 }
 
 static int older_copy(const char *db, int schema) {
-  ASSERT_OK(copy_file(relu_db, db));
+  ASSERT_OK(test_copy_file(relu_db, db));
   sqlite3 *h = NULL;
   ASSERT_EQ(sqlite3_open(db, &h), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(h, V2_SQL, NULL, NULL, NULL), SQLITE_OK);
