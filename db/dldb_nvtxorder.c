@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_sqlpage.h"
 #include "dldb_aggr.h"
 #include "dldb_nvtxdigits.h"
 #include "dldb_nvtxforms.h"
@@ -25,34 +26,89 @@ int dldb_aggr_nvtx_order_wanted(dldb_writer *w) {
          dldb__has_table(w, "aggr_nvtx_row_forms");
 }
 
+/* The strings from ids[0] on, in id order: read from the table's pages
+ * where the file holds them as the writer sees them, else stepped by
+ * SQLite (the next row into *id, *text, *len: SQLITE_ROW, SQLITE_DONE or
+ * an error; *text NULL for a value that is not text). */
+typedef struct texts {
+  sqlite3_stmt *st;
+  dl_sqlpage *pg;
+} texts;
+
+static int texts_open(dldb_writer *w, uint32_t first, texts *t) {
+  static const char *const cols[] = {"rowid", "value"};
+  sqlite3_stmt *plain = NULL;
+  if (dldb__pages_current(w) &&
+      sqlite3_prepare_v2(w->db, "SELECT rowid, value FROM strings", -1, &plain, NULL) ==
+          SQLITE_OK &&
+      dl_sqlpage_open(w->db, plain, "strings", cols, 2, 1u << 1, NULL, 0, &t->pg) == DL_OK) {
+    t->st = plain;
+    return SQLITE_OK;
+  }
+  sqlite3_finalize(plain);
+  int s = sqlite3_prepare_v2(w->db, "SELECT id, value FROM strings WHERE id >= ?1 ORDER BY id",
+                             -1, &t->st, NULL);
+  if (s == SQLITE_OK) sqlite3_bind_int64(t->st, 1, first);
+  return s;
+}
+
+static int texts_next(texts *t, int64_t *id, const char **text, size_t *len) {
+  if (t->pg) {
+    dl_sqlpage_val v[2];
+    int s = dl_sqlpage_next(t->pg, v);
+    if (s != SQLITE_ROW) return s;
+    *id = v[0].i;
+    *text = v[1].type == SQLITE_TEXT ? v[1].s : NULL;
+    *len = v[1].n;
+    return s;
+  }
+  int s = sqlite3_step(t->st);
+  if (s != SQLITE_ROW) return s;
+  *id = sqlite3_column_int64(t->st, 0);
+  *text = NULL;
+  if (sqlite3_column_type(t->st, 1) == SQLITE_TEXT) {
+    *text = (const char *)sqlite3_column_text(t->st, 1);
+    *len = (size_t)sqlite3_column_bytes(t->st, 1);
+    if (!*text) return SQLITE_NOMEM;
+  }
+  return s;
+}
+
+static void texts_close(texts *t) {
+  dl_sqlpage_close(&t->pg);
+  sqlite3_finalize(t->st);
+  t->st = NULL;
+}
+
 int dldb_aggr_nvtx_texts(dldb_writer *w, const uint32_t *ids, size_t n,
                          int (*fn)(void *ctx, size_t i, const char *text, size_t len), void *ctx,
                          char *err, size_t errlen) {
   if (!n) return DL_OK;
   int rc = dldb__flush(w, err, errlen, fn_texts); /* strings the analysis added */
   if (rc) return rc;
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM strings WHERE id >= ?1 ORDER BY id", -1,
-                         &st, NULL) != SQLITE_OK)
-    return dldb__sqlerr(w, err, errlen, fn_texts);
-  sqlite3_bind_int64(st, 1, ids[0]);
+  texts t = {0};
+  if (texts_open(w, ids[0], &t) != SQLITE_OK) return dldb__sqlerr(w, err, errlen, fn_texts);
   size_t i = 0;
   int s = SQLITE_ROW;
-  while (rc == DL_OK && i < n && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
+  int64_t id;
+  const char *text;
+  size_t len = 0;
+  while (rc == DL_OK && i < n && (s = texts_next(&t, &id, &text, &len)) == SQLITE_ROW) {
     if (id < ids[i]) continue; /* a string no row names */
-    if (id > ids[i] || sqlite3_column_type(st, 1) != SQLITE_TEXT) {
+    if (id > ids[i] || !text) {
       rc = DL_ENOTFOUND;
       break;
     }
-    const char *t = (const char *)sqlite3_column_text(st, 1);
-    int len = sqlite3_column_bytes(st, 1);
-    if (!t) rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_texts);
-    else rc = fn(ctx, i++, t, (size_t)len);
+    rc = fn(ctx, i++, text, len);
   }
-  if (rc == DL_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn_texts);
+  if (rc == DL_OK && s == SQLITE_NOMEM) rc = dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", fn_texts);
+  else if (rc == DL_OK && s != SQLITE_ROW && s != SQLITE_DONE && t.pg)
+    rc = dl_err(err, errlen, DL_ECORRUPT, "%s: reading strings failed: %s", fn_texts,
+                sqlite3_errstr(s));
+  else if (rc == DL_OK && s != SQLITE_ROW && s != SQLITE_DONE)
+    rc = dldb__sqlerr(w, err, errlen, fn_texts);
   if (rc == DL_OK && i < n) rc = DL_ENOTFOUND;
-  sqlite3_finalize(st);
+  texts_close(&t);
   return rc;
 }
 

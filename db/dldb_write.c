@@ -251,6 +251,15 @@ int dldb__raw_on_disk(dldb_writer *w) {
   return !w->in_tx;
 }
 
+int dldb__pages_current(dldb_writer *w) {
+  const char *how = getenv("DLDB_SCAN");
+  if ((how && !strcmp(how, "sqlite")) || dldb__flush(w, NULL, 0, "dldb_writer") != DL_OK) return 0;
+  if (!w->in_tx) return 1;
+  for (sqlite3_stmt *st = sqlite3_next_stmt(w->db, NULL); st; st = sqlite3_next_stmt(w->db, st))
+    if (sqlite3_stmt_busy(st)) return 0;
+  return sqlite3_db_cacheflush(w->db) == SQLITE_OK;
+}
+
 int dldb__row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
   return row_begin(w, err, errlen, fn);
 }

@@ -168,6 +168,15 @@ int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn);
  * written (committed here). 0 otherwise, or with DLDB_SCAN=sqlite in the
  * environment (tests compare the two reads). */
 int dldb__raw_on_disk(dldb_writer *w);
+/* 1 when the file holds every table as w sees it, one written in the open
+ * transaction too, so that any table may be read from its pages: after
+ * the batches' rows are written, SQLite writes the transaction's changed
+ * pages to the file (sqlite3_db_cacheflush; the journal in memory still
+ * undoes them on a rollback). A page a running statement holds stays in
+ * the cache, so with a statement of w's running: 0. The transaction also
+ * holds page 1, whose header the page reader takes only the unchanging
+ * fields of (page size, encoding). 0 with DLDB_SCAN=sqlite, as above. */
+int dldb__pages_current(dldb_writer *w);
 /* Writes the open aggregation's aggr_nvtx_totals rows (dldb_stats.c). */
 int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dldb_aggr.h"
 #include "dldb_write.h"
 #include "dldb_write_internal.h" /* the writer's sqlite3 handle, for its page cache */
+#include "dldb_write_nvtx.h"
 #include "test.h"
 #include "test_sql.h"
 
@@ -420,6 +422,67 @@ static int test_page_cache(void) {
   return 0;
 }
 
+/* Checks that text i of dldb_aggr_nvtx_texts is text_of(base + i). */
+typedef struct texts_seen {
+  int base;
+  size_t n, wrong;
+} texts_seen;
+
+static int check_text(void *ctx, size_t i, const char *text, size_t len) {
+  texts_seen *s = ctx;
+  char want[256];
+  text_of(want, sizeof want, s->base + (int)i);
+  if (i != s->n++ || len != strlen(want) || memcmp(text, want, len) != 0) s->wrong++;
+  return DL_OK;
+}
+
+/* The texts of strings added inside the open aggregation's transaction read
+ * back whole, from the file's pages (which hold them once SQLite has
+ * written the changed pages) and stepped by SQLite, with the page cache
+ * of the writer (nothing written before the read) and with a small one
+ * (pages written while the b-tree splits, the rest at the read). */
+static int test_texts_in_aggregation(void) {
+  char path[1024], err[256], t[256];
+  path_in(path, sizeof path, "texts.sqlite");
+  enum { BEFORE = 20000, INSIDE = 30000 };
+  static uint32_t ids[BEFORE + INSIDE];
+  for (int way = 0; way < 4; way++) { /* way & 1: SQLite; way & 2: a small page cache */
+    dldb_writer *w = NULL;
+    dldb_write_opts o = {.force = 1, .producer = "test"};
+    ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+    for (int i = 0; i < BEFORE + INSIDE; i++) {
+      if (i == BEFORE) {
+        dldb_aggr_row a = {.key_node_name = "", .user_name = "", .host_name = "",
+                           .aggr_start = "", .tc_rules = ""};
+        int64_t aggr_id;
+        ASSERT_OK(dldb_aggr_begin(w, &a, &aggr_id, err, sizeof err));
+        if (way & 2) ASSERT_EQ(sqlite3_exec(w->db, "PRAGMA cache_size=8", 0, 0, 0), SQLITE_OK);
+      }
+      int64_t id;
+      text_of(t, sizeof t, 1000000 + i);
+      ASSERT_OK(dldb_writer_intern(w, t, &id, err, sizeof err));
+      ids[i] = (uint32_t)id;
+      ASSERT(i == 0 || ids[i] > ids[i - 1]);
+    }
+    if (way & 1) setenv("DLDB_SCAN", "sqlite", 1);
+    texts_seen seen = {.base = 1000000};
+    int rc = dldb_aggr_nvtx_texts(w, ids, BEFORE + INSIDE, check_text, &seen, err, sizeof err);
+    unsetenv("DLDB_SCAN");
+    ASSERT_EQ(rc, DL_OK);
+    ASSERT_EQ(seen.n, (size_t)(BEFORE + INSIDE));
+    ASSERT_EQ(seen.wrong, (size_t)0);
+    /* the ids from the middle on: the strings before them are passed by */
+    seen = (texts_seen){.base = 1000000 + BEFORE / 2};
+    ASSERT_EQ(dldb_aggr_nvtx_texts(w, ids + BEFORE / 2, BEFORE / 2 + INSIDE, check_text, &seen,
+                                   err, sizeof err),
+              DL_OK);
+    ASSERT_EQ(seen.n, (size_t)(BEFORE / 2 + INSIDE));
+    ASSERT_EQ(seen.wrong, (size_t)0);
+    dldb_writer_abort(&w);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_dldb_write SHARED_DIR WORK_DIR\n");
@@ -440,5 +503,6 @@ int main(int argc, char **argv) {
   RUN(test_open_existing);
   RUN(test_intern_past_budget);
   RUN(test_page_cache);
+  RUN(test_texts_in_aggregation);
   TEST_DONE();
 }
