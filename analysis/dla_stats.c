@@ -1075,7 +1075,9 @@ int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
   int rc = DL_OK;
   if (*nvtx) { /* NULL: no statistics tables */
     nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .x = *nvtx};
-    rc = dl_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
+    rc = dldb_aggr_nvtx_rows_begin(c->w, c->err, c->errlen);
+    if (rc == DL_OK) rc = dl_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
+    if (rc == DL_OK) rc = dldb_aggr_nvtx_rows_end(c->w, c->err, c->errlen);
     dla_nvtx_proj *x = *nvtx;
     free(x->sum); /* the projection is written: its memory back first */
     x->sum = NULL;

@@ -327,7 +327,8 @@ static int group_parents(dldb_writer *w, char *err, size_t errlen) {
 
 int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_end: no open aggregation");
-  int rc = dldb__nvtx_totals(w, w->aggr_id, err, errlen);
+  int rc = dldb__bulk_end(w, 1, err, errlen);
+  if (rc == DL_OK) rc = dldb__nvtx_totals(w, w->aggr_id, err, errlen);
   /* No index of aggr_kernels by op: the viewer always passes the iteration
    * with the op (the primary key finds the rows), and building one took
    * 11-14 s of a 10 M kernel import (docs/performance.md). Files written
@@ -347,6 +348,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
 
 void dldb_aggr_cancel(dldb_writer *w) {
   if (!w || !w->in_aggr) return;
+  dldb__bulk_end(w, 0, NULL, 0);
   w->in_aggr = 0;
   for (int t = 0; t < DLDB__PC_COUNT; t++) dldb__pc_free(w, t);
   for (int i = 0; i < DLDB__B_COUNT; i++) {

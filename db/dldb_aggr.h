@@ -234,6 +234,16 @@ typedef struct dldb_stats_api_op_row {
  * schema 3 views compute. */
 int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, size_t n,
                     char *err, size_t errlen);
+/* Around the open aggregation's NVTX rows (dldb_aggr_stats of kinds 6 and
+ * 7 only, in key order: kind, then row_idx): in a new file whose
+ * aggr_nvtx_runs is empty they are written as the table's pages
+ * (dl_sqlbuild.h), several times cheaper than through SQLite; the
+ * aggregation's rows before them are committed first (a new file that
+ * fails is removed whole). Elsewhere, or with DLDB_WRITE=sqlite in the
+ * environment (tests compare the two), SQLite inserts them. Any other use
+ * of the writer ends the build as _end does. */
+int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen);
+int dldb_aggr_nvtx_rows_end(dldb_writer *w, char *err, size_t errlen);
 int dldb_aggr_stats_api_ops(dldb_writer *w, int64_t aggr_id, const dldb_stats_api_op_row *r,
                             size_t n, char *err, size_t errlen);
 

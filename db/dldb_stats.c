@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_sqlbuild.h"
 #include "dldb_nvtxzones.h"
 #include "dldb_write_internal.h"
 
@@ -201,6 +202,45 @@ static int run_cells(dldb__cell *c, int64_t aggr_id, const dldb_stats_row *x) {
   return DLDB__B_NVTX_RUNS;
 }
 
+/* Row x (kind 6 or 7) as aggr_nvtx_runs' 14 values, for its page build:
+ * what run_cells' batches store (the columns they leave out NULL). */
+static void run_vals(dl_sqlpage_val *v, int64_t aggr_id, const dldb_stats_row *x) {
+  int one = x->t.n == 1, gpu = x->kind == DLDB_STATS_NVTX_GPU_PROJ;
+  int startend = x->label && strcmp(x->label, "StartEnd") == 0;
+#define VI(x) ((dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (x)})
+#define VR(x) ((dl_sqlpage_val){.type = SQLITE_FLOAT, .d = (x)})
+#define VN ((dl_sqlpage_val){.type = SQLITE_NULL})
+  const dl_sqlpage_val r[14] = {
+      VI(aggr_id),
+      VI(x->kind),
+      VI(x->row_idx),
+      VI(x->name_id * 2 + startend),
+      VI(x->t.n),
+      VI(x->t.total),
+      one ? VN : VR(x->t.med),
+      one ? VN : VI(x->t.min),
+      one ? VN : VI(x->t.max),
+      one ? VN : VR(x->t.stddev),
+      gpu ? VI(x->range_time) : VN,
+      gpu ? VI(x->gpu_ops) : VN,
+      gpu ? VI(x->level_sum) : VN,
+      gpu ? VI(x->child_sum) : VN,
+  };
+#undef VI
+#undef VR
+#undef VN
+  memcpy(v, r, sizeof r);
+}
+
+/* The open aggregation's layout of NVTX rows (a look at the schema, once). */
+static int nvtx_layout(dldb_writer *w) {
+  if (w->nvtx_layout == DLDB__NVTX_UNKNOWN)
+    w->nvtx_layout = dldb__has_table(w, "aggr_nvtx_runs")    ? DLDB__NVTX_RUNS
+                     : dldb__has_table(w, "aggr_nvtx_stats") ? DLDB__NVTX_STATS
+                                                             : DLDB__NVTX_IN_STATS;
+  return w->nvtx_layout;
+}
+
 static int is_nvtx(int kind) { return kind == DLDB_STATS_NVTX || kind == DLDB_STATS_NVTX_GPU_PROJ; }
 
 int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, size_t n,
@@ -210,11 +250,7 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
   int rc = DL_OK;
   dldb__cell c[27];
   for (size_t i = 0; i < n && rc == DL_OK; i++) {
-    int layout = is_nvtx(r[i].kind) ? w->nvtx_layout : DLDB__NVTX_IN_STATS;
-    if (layout == DLDB__NVTX_UNKNOWN) /* a look at the schema, once */
-      layout = w->nvtx_layout = dldb__has_table(w, "aggr_nvtx_runs")    ? DLDB__NVTX_RUNS
-                                : dldb__has_table(w, "aggr_nvtx_stats") ? DLDB__NVTX_STATS
-                                                                  : DLDB__NVTX_IN_STATS;
+    int layout = is_nvtx(r[i].kind) ? nvtx_layout(w) : DLDB__NVTX_IN_STATS;
     if (layout == DLDB__NVTX_RUNS) {
       if (r[i].t.n < 1)
         return dl_err(err, errlen, DL_EINVAL, "%s: an NVTX row without instances", fn);
@@ -222,7 +258,15 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
       w->nvtx_total[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ] += r[i].t.total;
       w->nvtx_rows[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ]++;
       dldb__zones_add(w, &r[i]);
-      rc = dldb__batch_row(w, which, c, err, errlen, fn);
+      if (w->nvtx_bulk) {
+        dl_sqlpage_val v[14];
+        run_vals(v, aggr_id, &r[i]);
+        if ((rc = dl_sqlbuild_row(w->nvtx_bulk, v)) != DL_OK)
+          rc = dl_err(err, errlen, rc, "%s: %s", fn,
+                      rc == DL_EINVAL ? "NVTX rows not in key order" : "writing a page failed");
+      } else {
+        rc = dldb__batch_row(w, which, c, err, errlen, fn);
+      }
     } else if (layout == DLDB__NVTX_STATS) {
       nvtx_cells(c, aggr_id, &r[i]);
       rc = dldb__batch_row(w, DLDB__B_NVTX_STATS, c, err, errlen, fn);
@@ -232,6 +276,33 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
     }
   }
   return rc;
+}
+
+int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen) {
+  static const char *fn = "dldb_aggr_nvtx_rows_begin";
+  if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
+  const char *how = getenv("DLDB_WRITE");
+  if (w->existing || !w->tmp || w->nvtx_bulk || (how && !strcmp(how, "sqlite")) ||
+      nvtx_layout(w) != DLDB__NVTX_RUNS)
+    return DL_OK;
+  int rc = dldb__flush(w, err, errlen, fn);
+  if (rc) return rc;
+  if (w->in_tx) { /* the aggregation's rows so far: a file that fails is removed whole */
+    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+      return sqlite3_get_autocommit(w->db) ? sqlerr(w, err, errlen, fn)
+                                           : DL_OK; /* a reader holds the file: SQLite */
+    w->in_tx = 0;
+    w->pending = 0;
+  }
+  if (dl_sqlbuild_open(w->db, "aggr_nvtx_runs", 14, &w->nvtx_bulk) != DL_OK) {
+    w->nvtx_bulk = NULL;
+    return dldb__tx_begin(w, err, errlen);
+  }
+  return DL_OK;
+}
+
+int dldb_aggr_nvtx_rows_end(dldb_writer *w, char *err, size_t errlen) {
+  return dldb__bulk_end(w, 1, err, errlen);
 }
 
 int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen) {

@@ -12,6 +12,7 @@
 #include "dldb_write_internal.h"
 #include "dldb_nvtxzones.h"
 #include "dldb_rawmem.h"
+#include "dl_sqlbuild.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -159,7 +160,18 @@ static int exec(dldb_writer *w, const char *sql, char *err, size_t errlen, const
   return DL_OK;
 }
 
+int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
+  if (!w->nvtx_bulk) return DL_OK;
+  int rc = dl_sqlbuild_close(&w->nvtx_bulk, keep);
+  if (rc)
+    return dl_err(err, errlen, rc, "dldb_writer: writing aggr_nvtx_runs' pages failed: %s",
+                  rc == DL_EIO ? "an I/O error" : rc == DL_ENOMEM ? "out of memory"
+                                                                  : "rows not in key order");
+  return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;
+}
+
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which) {
+  if (w->nvtx_bulk && dldb__bulk_end(w, 1, NULL, 0) != DL_OK) return NULL;
   if (!w->stmts[which] &&
       sqlite3_prepare_v3(w->db, stmt_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
                          &w->stmts[which], NULL) != SQLITE_OK)
@@ -182,6 +194,8 @@ void dldb__bind_text(sqlite3_stmt *st, int i, const char *s) {
 }
 
 int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  int rc = dldb__bulk_end(w, 1, err, errlen);
+  if (rc) return rc;
   for (int i = 0; i < DLDB__B_COUNT; i++)
     if (w->batch[i].nrows && dldb__batch_flush(&w->batch[i], w->db) != SQLITE_OK)
       return dldb__sqlerr(w, err, errlen, fn);
@@ -190,6 +204,8 @@ int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn) {
 
 int dldb__batch_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
                     const char *fn) {
+  int rc = dldb__bulk_end(w, 1, err, errlen);
+  if (rc) return rc;
   if (dldb__batch_push(&w->batch[which], w->db, row) != SQLITE_OK)
     return dldb__sqlerr(w, err, errlen, fn);
   return DL_OK;
@@ -213,6 +229,7 @@ static void batches_init(dldb_writer *w) {
 }
 
 int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {
+  if (w->nvtx_bulk) return dldb__bulk_end(w, 1, err, errlen); /* which begins one */
   if (w->in_tx) return DL_OK;
   int rc = exec(w, "BEGIN", err, errlen, "dldb_writer: begin");
   if (rc == DL_OK) w->in_tx = 1;
@@ -911,6 +928,7 @@ int dldb_writer_commit_ready(dldb_writer **pw, int (*ready)(void *ctx, const cha
   if (ready && (rc = ready(ctx, w->tmp ? w->tmp : w->path))) goto out;
   if (!w->existing) rc = publish(w, err, errlen);
 out:
+  dldb__bulk_end(w, 0, NULL, 0);
   if (rc && w->db && w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
   if (w->tmp && (rc || w->existing)) unlink(w->tmp);
   writer_free(w);
@@ -921,6 +939,7 @@ void dldb_writer_abort(dldb_writer **pw) {
   if (!pw || !*pw) return;
   dldb_writer *w = *pw;
   *pw = NULL;
+  dldb__bulk_end(w, 0, NULL, 0);
   if (w->db && w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
   finalize_all(w);
   if (w->db) sqlite3_close(w->db);

@@ -123,6 +123,8 @@ struct dldb_writer {
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
+  struct dl_sqlbuild *nvtx_bulk;      /* aggr_nvtx_runs being built page by page
+                                         (dldb_aggr_nvtx_rows_begin), or NULL */
   int64_t aggr_id;                    /* the open aggregation */
   int64_t nvtx_total[2], nvtx_rows[2]; /* its aggr_nvtx_runs rows of kinds 6, 7 */
   struct dldb__zones *nvtx_zones;      /* their zone maps (dldb_nvtxzones.h) */
@@ -177,6 +179,13 @@ int dldb__raw_on_disk(dldb_writer *w);
  * holds page 1, whose header the page reader takes only the unchanging
  * fields of (page size, encoding). 0 with DLDB_SCAN=sqlite, as above. */
 int dldb__pages_current(dldb_writer *w);
+/* Ends the page build of aggr_nvtx_runs, if one is open, and opens a
+ * transaction for the aggregation's next rows (keep = 0: the build is
+ * dropped, on the way to a rollback). The build holds the file, and SQLite
+ * must not write under it: the writer's batches, statements, flushes,
+ * transactions and the aggregation's end and cancel end it first, and
+ * nothing else writes between dldb_aggr_nvtx_rows_begin and _end. */
+int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen);
 /* Writes the open aggregation's aggr_nvtx_totals rows (dldb_stats.c). */
 int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);
