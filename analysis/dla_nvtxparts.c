@@ -4,10 +4,11 @@
  * The first part may take the whole room: names that fit it are sorted in
  * memory and nothing is spilled. When it is full it is sorted and spilled
  * here; from then on the room is two parts of half its size: the second
- * thread sorts and spills one while this one reads the texts into the
- * other (the SQLite read and the sort overlap), and this one waits for it
- * before handing it the next. The thread touches only its part and the
- * spill, which this one touches only once it has joined the thread.
+ * thread spills one while this one reads the texts into the other and
+ * sorts them (the read and sort overlap the spill's writing), and this one
+ * waits for it before handing it the next. The thread touches only its
+ * part, its sorted entries and the spill, which this one touches only once
+ * it has joined the thread.
  */
 #include "dla_nvtxparts.h"
 
@@ -50,11 +51,14 @@ static int spill(dla_nvtx_spill **sp, dla_nvtx_part *b) {
   return rc;
 }
 
-/* The second thread: spills the part not being read (cur is fixed while
- * it runs). */
+/* The second thread: spills the part not being read, in the order this
+ * one sorted it into s->sorted (cur is fixed while it runs). */
 static void *spill_thread(void *arg) {
   dla_nvtx_parts *s = arg;
-  s->th_rc = spill(&s->spill, &s->p[!s->cur]);
+  dla_nvtx_part *b = &s->p[!s->cur];
+  s->th_rc = dla__nvtx_spill_part(&s->spill, s->sorted, b->count, b->text);
+  free(s->sorted);
+  s->sorted = NULL;
   return NULL;
 }
 
@@ -78,12 +82,19 @@ static int hand_on(dla_nvtx_parts *s) {
     free(b->at);
     *b = (dla_nvtx_part){0};
   } else {
-    rc = settle(s);
-    if (rc) return rc;
+    dla_nvtx_ent *v = NULL;
+    rc = part_sorted(b, 0, &v); /* while the thread writes the part before */
+    int th = settle(s);
+    if (rc || th) {
+      free(v);
+      return rc ? rc : th;
+    }
     s->cur = !s->cur; /* the thread spills the other part: !cur */
     s->th_rc = DL_OK;
+    s->sorted = v;
     s->busy = pthread_create(&s->th, NULL, spill_thread, s) == 0;
-    if (!s->busy) rc = spill(&s->spill, &s->p[!s->cur]); /* no thread: in turn */
+    if (!s->busy) spill_thread(s); /* no thread: in turn */
+    if (!s->busy) rc = s->th_rc;
     b = &s->p[s->cur];
   }
   b->first = next;
@@ -149,6 +160,8 @@ int dla__nvtx_parts_emit(dla_nvtx_parts *s, dla_nvtx_merge_fn fn, void *ctx) {
 
 void dla__nvtx_parts_free(dla_nvtx_parts *s) {
   settle(s);
+  free(s->sorted);
+  s->sorted = NULL;
   dla__nvtx_spill_close(&s->spill);
   part_free(&s->p[0]);
   part_free(&s->p[1]);

@@ -2,9 +2,9 @@
  * dla_nvtxparts.h - the NVTX names' texts, read in index order, sorted and
  * handed on in text order within a memory budget (dla_nvtxorder.c's
  * names). While they fit one part, they stay in memory and are sorted
- * there; past it each full part is sorted and spilled (dla_nvtxspill.h) on
- * a second thread while the next is read, and the parts are merged at the
- * end. analysis/ only.
+ * there; past it each full part is sorted and then spilled
+ * (dla_nvtxspill.h) on a second thread while the next is read and sorted,
+ * and the parts are merged at the end. analysis/ only.
  *
  * Memory: at most `room` bytes: a part's texts and DLA_NVTX_PART_PER_NAME
  * bytes a name (its text's place, its sort entry); two parts of half the
@@ -36,6 +36,7 @@ typedef struct dla_nvtx_parts {
   dla_nvtx_part p[2];
   int cur;      /* the part being read; the other is being spilled when busy */
   dla_nvtx_spill *spill;
+  dla_nvtx_ent *sorted; /* the part being spilled, in order (the thread's) */
   pthread_t th;
   int busy, th_rc;
 } dla_nvtx_parts;
