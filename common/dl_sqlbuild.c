@@ -70,6 +70,8 @@ struct dl_sqlbuild {
   size_t wfill;
   uint32_t wfirst;
   uint8_t *ovf;  /* an overflow page */
+  uint8_t *root_before; /* the root page as it was (an empty leaf) */
+  int root_written;
 };
 
 static void put16(uint8_t *p, unsigned v) {
@@ -455,6 +457,7 @@ static int finish_level(dl_sqlbuild *b, int lvl) {
   page_finish(l->page, lvl, l->ncells, l->content, l->child, b->page_size);
   if (lvl + 1 >= b->nlevels || !b->lv[lvl + 1].used) { /* the top: the root page */
     rc = flush_writes(b);
+    b->root_written = 1;
     if (rc == DL_OK) rc = write_page(b, b->root, l->page);
     return rc ? rc : flush_writes(b);
   }
@@ -565,11 +568,10 @@ static int file_ok(dl_sqlbuild *b, const char *table) {
   b->root = (uint32_t)root;
   b->first_new = b->next_pg = npages + 1;
   b->lock_page = (uint32_t)(0x40000000u / b->page_size) + 1;
-  uint8_t *page = malloc(b->page_size);
+  uint8_t *page = b->root_before = malloc(b->page_size);
   int leaf = page && pread(b->fd, page, b->page_size, (off_t)(root - 1) * b->page_size) ==
                          (ssize_t)b->page_size &&
              page[0] == 0x0a && page[3] == 0 && page[4] == 0;
-  free(page);
   if (!leaf) return DL_ENOTFOUND;
   b->max_local = (int)((b->usable - 12) * 64 / 255) - 23;
   b->min_local = (int)((b->usable - 12) * 32 / 255) - 23;
@@ -645,6 +647,10 @@ int dl_sqlbuild_close(dl_sqlbuild **pb, int keep) {
   } else if (keep && b->failed) {
     rc = DL_EINVAL;
   }
+  if (rc && b->root_written && /* the empty root back: the header still counts the old pages */
+      pwrite(b->fd, b->root_before, b->page_size, (off_t)(b->root - 1) * b->page_size) !=
+          (ssize_t)b->page_size)
+    rc = DL_EIO;
   if ((rc || !keep || !b->rows) && b->first_new && b->fd >= 0 &&
       ftruncate(b->fd, (off_t)(b->first_new - 1) * b->page_size) != 0 && rc == DL_OK)
     rc = DL_EIO;
@@ -659,6 +665,7 @@ int dl_sqlbuild_close(dl_sqlbuild **pb, int keep) {
   free(b->cell.b);
   free(b->wbuf);
   free(b->ovf);
+  free(b->root_before);
   free(b);
   return rc;
 }
