@@ -22,7 +22,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,7 +30,6 @@
 #define MAX_LEVELS 24
 #define WBUF_BYTES (1 << 20)
 
-enum { AFF_BLOB, AFF_TEXT, AFF_NUMERIC, AFF_INTEGER, AFF_REAL };
 
 typedef struct cellbuf { /* an entry: its payload size, local bytes, overflow page */
   uint8_t *b;
@@ -114,20 +112,6 @@ static size_t varint_len(uint64_t v) {
   return put_varint(t, v);
 }
 
-/* SQLite's affinity of a declared type. */
-static int affinity(const char *type) {
-  char up[128];
-  size_t n = 0;
-  for (; type && type[n] && n + 1 < sizeof up; n++)
-    up[n] = (char)(type[n] >= 'a' && type[n] <= 'z' ? type[n] - 32 : type[n]);
-  up[n] = '\0';
-  if (strstr(up, "INT")) return AFF_INTEGER;
-  if (strstr(up, "CHAR") || strstr(up, "CLOB") || strstr(up, "TEXT")) return AFF_TEXT;
-  if (strstr(up, "BLOB") || !n) return AFF_BLOB;
-  if (strstr(up, "REAL") || strstr(up, "FLOA") || strstr(up, "DOUB")) return AFF_REAL;
-  return AFF_NUMERIC;
-}
-
 /* ---- Page output ---------------------------------------------------------- */
 
 /* The next new page's number (past the lock page). */
@@ -172,8 +156,8 @@ static int serial(const dl_sqlpage_val *v, int aff, uint64_t *type, int64_t *i, 
   *d = v->d;
   if (t == SQLITE_FLOAT && isnan(v->d)) t = SQLITE_NULL; /* SQLite binds NaN as NULL */
   if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
-    if (aff != AFF_TEXT && aff != AFF_BLOB) return DL_EINVAL;
-    if (t == SQLITE_BLOB && aff == AFF_TEXT) return DL_EINVAL;
+    if (aff != DL_SQLPAGE_TEXT && aff != DL_SQLPAGE_BLOB) return DL_EINVAL;
+    if (t == SQLITE_BLOB && aff == DL_SQLPAGE_TEXT) return DL_EINVAL;
     *type = (uint64_t)v->n * 2 + (t == SQLITE_TEXT ? 13 : 12);
     return DL_OK;
   }
@@ -181,9 +165,10 @@ static int serial(const dl_sqlpage_val *v, int aff, uint64_t *type, int64_t *i, 
     *type = 0;
     return DL_OK;
   }
-  if (aff == AFF_TEXT) return DL_EINVAL; /* SQLite would store the number's text */
+  if (aff == DL_SQLPAGE_TEXT) return DL_EINVAL; /* SQLite would store the number's text */
   int intreal = 0;
-  if (t == SQLITE_FLOAT && aff >= AFF_NUMERIC) { /* an integral REAL becomes an integer */
+  /* NUMERIC, INTEGER and REAL columns make an integral REAL an integer */
+  if (t == SQLITE_FLOAT && aff >= DL_SQLPAGE_NUMERIC) {
     double r = v->d;
     if (r > -9223372036854775808.0 && r < 9223372036854775808.0 && r == (double)(int64_t)r &&
         (int64_t)r > INT64_MIN && (int64_t)r < INT64_MAX) {
@@ -191,7 +176,7 @@ static int serial(const dl_sqlpage_val *v, int aff, uint64_t *type, int64_t *i, 
       t = SQLITE_INTEGER;
     }
   }
-  if (t == SQLITE_INTEGER && aff == AFF_REAL) intreal = 1;
+  if (t == SQLITE_INTEGER && aff == DL_SQLPAGE_REAL) intreal = 1;
   if (t == SQLITE_FLOAT) {
     *type = 7;
     return DL_OK;
@@ -496,10 +481,10 @@ static int map_columns(dl_sqlbuild *b, const char *table) {
       rc = DL_ENOTFOUND;
       break;
     }
-    b->aff[n] = affinity((const char *)sqlite3_column_text(st, 1));
+    b->aff[n] = dl_sqlpage_affinity((const char *)sqlite3_column_text(st, 1));
     b->notnull[n] = sqlite3_column_int(st, 2) != 0;
     pkpos[n] = sqlite3_column_int(st, 3);
-    if (pkpos[n] && b->aff[n] != AFF_INTEGER) rc = DL_ENOTFOUND;
+    if (pkpos[n] && b->aff[n] != DL_SQLPAGE_INTEGER) rc = DL_ENOTFOUND;
     n++;
   }
   sqlite3_finalize(st);

@@ -361,17 +361,17 @@ int dl_sqlpage_next(dl_sqlpage *p, dl_sqlpage_val *v) {
 
 /* SQLite's affinity rule: REAL when the declared type has no INT, CHAR,
  * CLOB, TEXT or BLOB and has REAL, FLOA or DOUB. */
-static int real_affinity(const char *type, int *integer) {
+int dl_sqlpage_affinity(const char *type) {
   char up[128];
   size_t n = 0;
   for (; type && type[n] && n + 1 < sizeof up; n++)
     up[n] = (char)(type[n] >= 'a' && type[n] <= 'z' ? type[n] - 32 : type[n]);
   up[n] = '\0';
-  *integer = strstr(up, "INT") != NULL;
-  if (*integer || strstr(up, "CHAR") || strstr(up, "CLOB") || strstr(up, "TEXT") ||
-      strstr(up, "BLOB") || !n)
-    return 0;
-  return strstr(up, "REAL") || strstr(up, "FLOA") || strstr(up, "DOUB");
+  if (strstr(up, "INT")) return DL_SQLPAGE_INTEGER;
+  if (strstr(up, "CHAR") || strstr(up, "CLOB") || strstr(up, "TEXT")) return DL_SQLPAGE_TEXT;
+  if (strstr(up, "BLOB") || !n) return DL_SQLPAGE_BLOB;
+  if (strstr(up, "REAL") || strstr(up, "FLOA") || strstr(up, "DOUB")) return DL_SQLPAGE_REAL;
+  return DL_SQLPAGE_NUMERIC;
 }
 
 /* The plan of st is a plain scan of table. */
@@ -407,9 +407,10 @@ static int map_columns(dl_sqlpage *p, const char *table, const char *const *cols
   for (int k = 0; k < p->nfilters; k++) p->ffield[k] = -1;
   int rc = DL_OK, fields = 0;
   while (rc == DL_OK && sqlite3_step(st) == SQLITE_ROW) {
-    int cid = sqlite3_column_int(st, 0), integer;
+    int cid = sqlite3_column_int(st, 0);
     const char *name = (const char *)sqlite3_column_text(st, 1);
-    int real = real_affinity((const char *)sqlite3_column_text(st, 2), &integer);
+    int aff = dl_sqlpage_affinity((const char *)sqlite3_column_text(st, 2));
+    int real = aff == DL_SQLPAGE_REAL, integer = aff == DL_SQLPAGE_INTEGER;
     int dflt = sqlite3_column_type(st, 3) != SQLITE_NULL, pk = sqlite3_column_int(st, 4);
     if (!name || sqlite3_column_int(st, 5) != 0 || cid != fields++ || cid >= MAX_FIELDS ||
         !strcasecmp(name, "rowid"))

@@ -55,6 +55,10 @@ typedef struct dl_sqlpage_val {
 
 typedef struct dl_sqlpage dl_sqlpage;
 
+/* SQLite's column affinity of a declared type (its rules, in their order). */
+enum { DL_SQLPAGE_BLOB, DL_SQLPAGE_TEXT, DL_SQLPAGE_NUMERIC, DL_SQLPAGE_INTEGER, DL_SQLPAGE_REAL };
+int dl_sqlpage_affinity(const char *type);
+
 /* A scan of table's columns cols[0 .. ncols - 1] (NULL or a name the table
  * lacks: NULL values) in the rows that all nfilters filters keep,
  * answering the query st (whose plan must be a scan of the table);

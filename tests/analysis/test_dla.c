@@ -1976,6 +1976,46 @@ static int test_sweep_batches(void) {
   return 0;
 }
 
+/* Aggregates w (key op "step"; the timeline inline or built ahead) with
+ * env set to "sqlite" meanwhile (NULL: nothing set), then commits it; a
+ * failure's message on stderr after what. */
+static int sweep_aggregate(dldb_writer *w, int timeline_inline, const char *env,
+                           const char *what) {
+  char err[256];
+  if (env) setenv(env, "sqlite", 1);
+  dla_opts ao;
+  dla_opts_init(&ao);
+  ao.key_op = "step";
+  ao.aggr_start = "2024-01-01 00:00:00";
+  dla_tuning tune = {.timeline_inline = timeline_inline};
+  int rc = dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err);
+  if (env) unsetenv(env);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", what, err);
+    dldb_writer_abort(&w);
+    return 1;
+  }
+  ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+  return 0;
+}
+
+/* File a read-only with file b attached as q, and every aggr_ and
+ * dl_timeline_ table of the two compared row by row: how many tables, or
+ * -1 where one differs (or a file does not open). */
+static int same_files(const char *a, const char *b) {
+  sqlite3 *db = open_ro(a);
+  char *sql = sqlite3_mprintf("ATTACH %Q AS q", b);
+  int tables = -1;
+  if (db && sql && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK) {
+    int aggr = same_tables(db, "q", "aggr\\_%");
+    int tl = same_tables(db, "q", "dl\\_timeline\\_%");
+    tables = aggr < 0 || tl < 0 ? -1 : aggr + tl;
+  }
+  sqlite3_free(sql);
+  sqlite3_close(db);
+  return tables;
+}
+
 /* The timeline's tracks built ahead on a second thread (dla_tlahead.c)
  * equal those the writer builds itself (dla_tuning.timeline_inline): two
  * files of the same profile (GPU streams with kernels and copies on two
@@ -1990,17 +2030,7 @@ static int test_timeline_ahead(void) {
     ASSERT_OK(dldb_writer_create(path[i], &o, &w, err, sizeof err));
     rnd_state = 0x5EEDull;
     ASSERT_EQ(write_sweep_profile(w), 0);
-    dla_opts ao;
-    dla_opts_init(&ao);
-    ao.key_op = "step";
-    ao.aggr_start = "2024-01-01 00:00:00";
-    dla_tuning tune = {.timeline_inline = !i};
-    if (dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err)) {
-      fprintf(stderr, "timeline ahead: %s\n", err);
-      dldb_writer_abort(&w);
-      return 1;
-    }
-    ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+    if (sweep_aggregate(w, !i, NULL, "timeline ahead")) return 1;
   }
   sqlite3 *db = open_ro(path[1]);
   ASSERT_NOT_NULL(db);
@@ -2043,41 +2073,18 @@ static int test_pages_vs_sql(void) {
   for (int i = 0; i < 4; i++) { /* i & 1: SQLite; i & 2: the timeline inline */
     snprintf(path[i], sizeof path[i], "%s/pages_%d.sqlite", work_dir, i);
     ASSERT_EQ(test_copy_file(base, path[i]), 0);
-    if (i & 1) setenv("DLDB_SCAN", "sqlite", 1);
-    else unsetenv("DLDB_SCAN");
     ASSERT_OK(dldb_writer_open_existing(path[i], &w, err, sizeof err));
-    dla_opts ao;
-    dla_opts_init(&ao);
-    ao.key_op = "step";
-    ao.aggr_start = "2024-01-01 00:00:00";
-    dla_tuning tune = {.timeline_inline = (i & 2) != 0};
-    int rc = dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err);
-    unsetenv("DLDB_SCAN");
-    if (rc) {
-      fprintf(stderr, "pages vs sql: %s\n", err);
-      dldb_writer_abort(&w);
-      return 1;
-    }
-    ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+    if (sweep_aggregate(w, (i & 2) != 0, i & 1 ? "DLDB_SCAN" : NULL, "pages vs sql")) return 1;
   }
   for (int i = 0; i < 4; i += 2) {
     sqlite3 *db = open_ro(path[i]);
     ASSERT_NOT_NULL(db);
-    char sql[2048];
-    snprintf(sql, sizeof sql, "ATTACH '%s' AS q", path[i + 1]);
-    ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     ASSERT(q_int(db, "SELECT count(*) FROM aggr_kernels WHERE aggr_id = 1") > 500);
     ASSERT(q_int(db, "SELECT count(*) FROM dl_timeline_blocks") >= 7);
-    int tables = same_tables(db, "q", "aggr\\_%");
-    int timeline = same_tables(db, "q", "dl\\_timeline\\_%");
-    if (tables < 0 || timeline < 0) {
-      fprintf(stderr, "pages vs sql: the timeline %s\n", i ? "inline" : "ahead");
-      sqlite3_close(db);
-      return 1;
-    }
-    tables += timeline;
-    ASSERT(tables > 20);
     sqlite3_close(db);
+    int tables = same_files(path[i], path[i + 1]);
+    if (tables < 0) fprintf(stderr, "pages vs sql: the timeline %s\n", i ? "inline" : "ahead");
+    ASSERT(tables > 20);
   }
   return 0;
 }
@@ -2092,26 +2099,12 @@ static int test_bulk_vs_sql(void) {
   char path[4][1024], err[256];
   for (int i = 0; i < 4; i++) { /* i & 1: SQLite; i & 2: the timeline inline */
     snprintf(path[i], sizeof path[i], "%s/bulk_%d.sqlite", work_dir, i);
-    if (i & 1) setenv("DLDB_WRITE", "sqlite", 1);
-    else unsetenv("DLDB_WRITE");
     dldb_writer *w = NULL;
     dldb_write_opts o = {.force = 1, .producer = "test"};
     ASSERT_OK(dldb_writer_create(path[i], &o, &w, err, sizeof err));
     rnd_state = 0x5EEDull;
     ASSERT_EQ(write_sweep_profile(w), 0);
-    dla_opts ao;
-    dla_opts_init(&ao);
-    ao.key_op = "step";
-    ao.aggr_start = "2024-01-01 00:00:00";
-    dla_tuning tune = {.timeline_inline = (i & 2) != 0};
-    int rc = dla__aggregate_tuned(w, &ao, &tune, NULL, err, sizeof err);
-    unsetenv("DLDB_WRITE");
-    if (rc) {
-      fprintf(stderr, "bulk vs sql: %s\n", err);
-      dldb_writer_abort(&w);
-      return 1;
-    }
-    ASSERT_OK(dldb_writer_commit(&w, err, sizeof err));
+    if (sweep_aggregate(w, (i & 2) != 0, i & 1 ? "DLDB_WRITE" : NULL, "bulk vs sql")) return 1;
   }
   for (int i = 0; i < 4; i += 2) {
     sqlite3 *db = open_ro(path[i]);
@@ -2123,16 +2116,10 @@ static int test_bulk_vs_sql(void) {
     ASSERT(q_int(db, "SELECT count(*) FROM aggr_nvtx_runs WHERE kind = 7") > 0);
     ASSERT(integrity_ok(db, "main"));
     ASSERT(integrity_ok(db, "q"));
-    int tables = same_tables(db, "q", "aggr\\_%");
-    int timeline = same_tables(db, "q", "dl\\_timeline\\_%");
-    if (tables < 0 || timeline < 0) {
-      fprintf(stderr, "bulk vs sql: the timeline %s\n", i ? "inline" : "ahead");
-      sqlite3_close(db);
-      return 1;
-    }
-    tables += timeline;
-    ASSERT(tables > 20);
     sqlite3_close(db);
+    int tables = same_files(path[i], path[i + 1]);
+    if (tables < 0) fprintf(stderr, "bulk vs sql: the timeline %s\n", i ? "inline" : "ahead");
+    ASSERT(tables > 20);
   }
   return 0;
 }
