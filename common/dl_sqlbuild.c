@@ -1,6 +1,5 @@
 /*
- * dl_sqlbuild.c - a WITHOUT ROWID table's b-tree written page by page (see
- * dl_sqlbuild.h).
+ * dl_sqlbuild.c - tables' b-trees written page by page (see dl_sqlbuild.h).
  *
  * The file format is SQLite's (https://www.sqlite.org/fileformat.html): a
  * WITHOUT ROWID table is an index b-tree whose entries are the rows'
@@ -15,6 +14,17 @@
  * instead and the waiting entry starts the last page, so that every page
  * has a cell and every separator a subtree on each side. The single page
  * left on the top level goes into the table's root page.
+ *
+ * A rowid table is a table b-tree: every row is a leaf cell (0x0d: the
+ * payload size, the rowid, the record, whose INTEGER PRIMARY KEY column is
+ * NULL), and the interior pages (0x05) hold a child's page number and the
+ * largest rowid under it. A full leaf is written at once and its last rowid
+ * goes up as the separator; the interior levels are built as above.
+ *
+ * The builds of a set share the file: its exclusive lock, the page
+ * numbers (given out in the order the pages are written, so that the
+ * pages of interleaved tables still leave in runs of consecutive pages)
+ * and the write buffer.
  */
 #include "dl_sqlbuild.h"
 
@@ -47,11 +57,32 @@ typedef struct level {
   int used;           /* something was sent to this level */
 } level;
 
-struct dl_sqlbuild {
+struct dl_sqlbuild_set {
   sqlite3 *db;
   int fd;
-  uint32_t page_size, usable, root, first_new, next_pg;
+  uint32_t page_size, usable, first_new, next_pg;
   uint32_t lock_page; /* the page of byte 2^30, which SQLite's locks keep unused */
+  uint8_t *wbuf;      /* consecutive pages not yet written */
+  size_t wfill;
+  uint32_t wfirst;
+  dl_sqlbuild *builds; /* in the order added */
+  int own;             /* dl_sqlbuild_open's: its build's close ends it */
+};
+
+struct dl_sqlbuild {
+  dl_sqlbuild_set *set;
+  dl_sqlbuild *next;
+  uint32_t page_size, usable; /* the set's */
+  int table;          /* a rowid table (a table b-tree); else WITHOUT ROWID */
+  int ipk;            /* table: the INTEGER PRIMARY KEY column, the rowid */
+  int64_t last_rowid; /* table: the rowid of the leaf's last cell */
+  int has_rowid;      /* ... there is one (a row added, or one the root held) */
+  uint32_t *leaf_pg;  /* table: the leaves written, in order: page numbers */
+  int64_t *leaf_last; /* ... and last rowids (dl_sqlbuild_read finds a row by them) */
+  size_t nleaf, leafcap;
+  uint8_t *rpage, *rbuf; /* dl_sqlbuild_read's page and record */
+  size_t rcap;
+  uint32_t root;
   int max_local, min_local;
   int ncols, nkey;
   int order[DL_SQLPAGE_MAX_COLS]; /* record field f is column order[f] */
@@ -64,11 +95,8 @@ struct dl_sqlbuild {
   uint8_t *rec;  /* the record being encoded */
   size_t rec_cap;
   cellbuf cell;  /* its cell body */
-  uint8_t *wbuf; /* consecutive pages not yet written */
-  size_t wfill;
-  uint32_t wfirst;
   uint8_t *ovf;  /* an overflow page */
-  uint8_t *root_before; /* the root page as it was (an empty leaf) */
+  uint8_t *root_before; /* the root page as it was (a leaf) */
   int root_written;
 };
 
@@ -107,6 +135,24 @@ static size_t put_varint(uint8_t *p, uint64_t v) {
   return n;
 }
 
+/* Reads a varint at p (before end): its bytes, 0 if it runs past end. */
+static size_t get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v) {
+  uint64_t x = 0;
+  for (size_t i = 0; i < 9; i++) {
+    if (p + i >= end) return 0;
+    if (i == 8) {
+      *v = x << 8 | p[i];
+      return 9;
+    }
+    x = x << 7 | (p[i] & 0x7f);
+    if (!(p[i] & 0x80)) {
+      *v = x;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
 static size_t varint_len(uint64_t v) {
   uint8_t t[9];
   return put_varint(t, v);
@@ -116,32 +162,34 @@ static size_t varint_len(uint64_t v) {
 
 /* The next new page's number (past the lock page). */
 static uint32_t new_page(dl_sqlbuild *b) {
-  if (b->next_pg == b->lock_page) b->next_pg++;
-  return b->next_pg++;
+  dl_sqlbuild_set *s = b->set;
+  if (s->next_pg == s->lock_page) s->next_pg++;
+  return s->next_pg++;
 }
 
-static int flush_writes(dl_sqlbuild *b) {
+static int flush_writes(dl_sqlbuild_set *s) {
   size_t done = 0;
-  while (done < b->wfill) {
-    ssize_t w = pwrite(b->fd, b->wbuf + done, b->wfill - done,
-                       (off_t)(b->wfirst - 1) * b->page_size + (off_t)done);
+  while (done < s->wfill) {
+    ssize_t w = pwrite(s->fd, s->wbuf + done, s->wfill - done,
+                       (off_t)(s->wfirst - 1) * s->page_size + (off_t)done);
     if (w <= 0) return DL_EIO;
     done += (size_t)w;
   }
-  b->wfill = 0;
+  s->wfill = 0;
   return DL_OK;
 }
 
 /* Page pgno's bytes, through the buffer of consecutive pages. */
 static int write_page(dl_sqlbuild *b, uint32_t pgno, const uint8_t *page) {
+  dl_sqlbuild_set *s = b->set;
   int rc = DL_OK;
-  if (b->wfill && (pgno != b->wfirst + b->wfill / b->page_size ||
-                   b->wfill + b->page_size > WBUF_BYTES))
-    rc = flush_writes(b);
+  if (s->wfill && (pgno != s->wfirst + s->wfill / s->page_size ||
+                   s->wfill + s->page_size > WBUF_BYTES))
+    rc = flush_writes(s);
   if (rc) return rc;
-  if (!b->wfill) b->wfirst = pgno;
-  memcpy(b->wbuf + b->wfill, page, b->page_size);
-  b->wfill += b->page_size;
+  if (!s->wfill) s->wfirst = pgno;
+  memcpy(s->wbuf + s->wfill, page, s->page_size);
+  s->wfill += s->page_size;
   return DL_OK;
 }
 
@@ -217,8 +265,18 @@ static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
   double dv[DL_SQLPAGE_MAX_COLS];
   size_t hdr = 0, body = 0;
   int cmp = b->rows ? 0 : 1;
+  if (b->table) { /* the rowid: an integer after the row before's */
+    if (v[b->ipk].type != SQLITE_INTEGER || (b->has_rowid && v[b->ipk].i <= b->last_rowid))
+      return DL_EINVAL;
+    cmp = 1;
+  }
   for (int f = 0; f < b->ncols; f++) {
     int c = b->order[f];
+    if (b->table && c == b->ipk) { /* stored as NULL: the rowid is the key */
+      type[f] = 0;
+      hdr += 1;
+      continue;
+    }
     if (serial(&v[c], b->aff[c], &type[f], &iv[f], &dv[f])) return DL_EINVAL;
     if (type[f] == 0 && b->notnull[c]) return DL_EINVAL;
     if (f < b->nkey) { /* INTEGER-affine key columns: integers */
@@ -254,17 +312,19 @@ static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
   return DL_OK;
 }
 
-/* The cell body of a record of len bytes (the payload size, the bytes kept
- * in the page, the first overflow page), writing its overflow pages. */
-static int make_cell(dl_sqlbuild *b, size_t len) {
+/* The cell body of a record of len bytes (the payload size, a table's
+ * rowid, the bytes kept in the page, the first overflow page), writing its
+ * overflow pages. */
+static int make_cell(dl_sqlbuild *b, size_t len, int64_t rowid) {
   size_t local = len;
-  if (len > (size_t)b->max_local) { /* SQLite's split of an index payload */
+  if (len > (size_t)b->max_local) { /* SQLite's split of a payload */
     size_t room = b->usable - 4;
     local = (size_t)b->min_local + (len - (size_t)b->min_local) % room;
     if (local > (size_t)b->max_local) local = (size_t)b->min_local;
   }
-  if (reserve(&b->cell.b, &b->cell.cap, 9 + local + 4)) return DL_ENOMEM;
+  if (reserve(&b->cell.b, &b->cell.cap, 18 + local + 4)) return DL_ENOMEM;
   size_t n = put_varint(b->cell.b, len);
+  if (b->table) n += put_varint(b->cell.b + n, (uint64_t)rowid);
   memcpy(b->cell.b + n, b->rec, local);
   n += local;
   if (local < len) {
@@ -291,9 +351,11 @@ static int make_cell(dl_sqlbuild *b, size_t len) {
 
 static int header_bytes(int lvl) { return lvl ? 12 : 8; }
 
-static void page_init(uint8_t *page, int lvl, int *ncells, int *content, uint32_t usable) {
+/* type: the leaf's (0x0a index, 0x0d table); the interior's is 8 less. */
+static void page_init(uint8_t *page, int type, int lvl, int *ncells, int *content,
+                      uint32_t usable) {
   memset(page, 0, 12);
-  page[0] = lvl ? 0x02 : 0x0a;
+  page[0] = (uint8_t)(lvl ? type - 8 : type);
   *ncells = 0;
   *content = (int)usable;
 }
@@ -342,6 +404,8 @@ static int pop_cell(uint8_t *page, int lvl, int *ncells, int *content, uint32_t 
   return DL_OK;
 }
 
+static int leaf_type(const dl_sqlbuild *b) { return b->table ? 0x0d : 0x0a; }
+
 static int level_ready(dl_sqlbuild *b, int lvl) {
   if (lvl >= MAX_LEVELS) return DL_EINVAL; /* four cells a page at least: 16 levels hold 2^32 */
   level *l = &b->lv[lvl];
@@ -351,7 +415,7 @@ static int level_ready(dl_sqlbuild *b, int lvl) {
   if (!l->page || !l->held) return DL_ENOMEM;
   memset(l->page, 0, b->page_size);
   memset(l->held, 0, b->page_size);
-  page_init(l->page, lvl, &l->ncells, &l->content, b->usable);
+  page_init(l->page, leaf_type(b), lvl, &l->ncells, &l->content, b->usable);
   if (lvl + 1 > b->nlevels) b->nlevels = lvl + 1;
   return DL_OK;
 }
@@ -385,7 +449,7 @@ static int hold(dl_sqlbuild *b, int lvl, const uint8_t *body, size_t n) {
   if (reserve(&l->pending.b, &l->pending.cap, n)) return DL_ENOMEM;
   memcpy(l->pending.b, body, n);
   l->pending.n = n;
-  page_init(l->page, lvl, &l->ncells, &l->content, b->usable);
+  page_init(l->page, leaf_type(b), lvl, &l->ncells, &l->content, b->usable);
   return DL_OK;
 }
 
@@ -406,6 +470,38 @@ static int add_entry(dl_sqlbuild *b, int lvl, const uint8_t *body, size_t n) {
 
 static int add_sep(dl_sqlbuild *b, int lvl, const uint8_t *body, size_t n) {
   return add_entry(b, lvl, body, n);
+}
+
+/* A table's leaf cell: a full leaf is written, its last rowid going up. */
+static int add_row_cell(dl_sqlbuild *b, const uint8_t *body, size_t n, int64_t rowid) {
+  level *l = &b->lv[0];
+  l->used = 1;
+  if (!fits(0, l->ncells, l->content, n)) {
+    if (!l->ncells) return DL_EINVAL;
+    page_finish(l->page, 0, l->ncells, l->content, 0, b->page_size);
+    if (b->nleaf == b->leafcap) {
+      size_t cap = b->leafcap ? b->leafcap * 2 : 1024;
+      uint32_t *pg = realloc(b->leaf_pg, cap * sizeof *pg);
+      if (pg) b->leaf_pg = pg;
+      int64_t *last = pg ? realloc(b->leaf_last, cap * sizeof *last) : NULL;
+      if (!last) return DL_ENOMEM;
+      b->leaf_last = last;
+      b->leafcap = cap;
+    }
+    uint32_t pg = new_page(b);
+    b->leaf_pg[b->nleaf] = pg;
+    b->leaf_last[b->nleaf++] = b->last_rowid;
+    uint8_t sep[9];
+    int rc = write_page(b, pg, l->page);
+    if (rc == DL_OK) rc = add_child(b, 1, pg);
+    if (rc == DL_OK) rc = add_sep(b, 1, sep, put_varint(sep, (uint64_t)b->last_rowid));
+    if (rc) return rc;
+    page_init(l->page, leaf_type(b), 0, &l->ncells, &l->content, b->usable);
+  }
+  put_cell(l->page, 0, &l->ncells, &l->content, 0, body, n);
+  b->last_rowid = rowid;
+  b->has_rowid = 1;
+  return DL_OK;
 }
 
 static int add_child(dl_sqlbuild *b, int lvl, uint32_t child) {
@@ -441,10 +537,10 @@ static int finish_level(dl_sqlbuild *b, int lvl) {
   }
   page_finish(l->page, lvl, l->ncells, l->content, l->child, b->page_size);
   if (lvl + 1 >= b->nlevels || !b->lv[lvl + 1].used) { /* the top: the root page */
-    rc = flush_writes(b);
+    rc = flush_writes(b->set);
     b->root_written = 1;
     if (rc == DL_OK) rc = write_page(b, b->root, l->page);
-    return rc ? rc : flush_writes(b);
+    return rc ? rc : flush_writes(b->set);
   }
   uint32_t pg = new_page(b);
   rc = write_page(b, pg, l->page);
@@ -452,7 +548,7 @@ static int finish_level(dl_sqlbuild *b, int lvl) {
   return rc ? rc : finish_level(b, lvl + 1);
 }
 
-/* ---- Open, rows, close ---------------------------------------------------- */
+/* ---- Sets, builds, rows --------------------------------------------------- */
 
 /* 1 when sql's single value is a nonzero integer (0 otherwise or on error). */
 static int sql_true(sqlite3 *db, const char *sql, const char *table) {
@@ -466,29 +562,43 @@ static int sql_true(sqlite3 *db, const char *sql, const char *table) {
   return yes;
 }
 
-/* The table's columns: affinities, NOT NULLs and the record's order. */
-static int map_columns(dl_sqlbuild *b, const char *table) {
+/* The table's columns: affinities, NOT NULLs and the record's order (a
+ * WITHOUT ROWID table's key first; a rowid table's as declared). */
+static int map_columns(dl_sqlbuild *b, sqlite3 *db, const char *table) {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(b->db, "SELECT cid, type, \"notnull\", pk, hidden FROM "
-                                "pragma_table_xinfo(?1) ORDER BY cid",
+  if (sqlite3_prepare_v2(db, "SELECT cid, type, \"notnull\", pk, hidden FROM "
+                             "pragma_table_xinfo(?1) ORDER BY cid",
                          -1, &st, NULL) != SQLITE_OK)
     return DL_ENOTFOUND;
   sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-  int n = 0, pkpos[DL_SQLPAGE_MAX_COLS], rc = DL_OK;
+  int n = 0, pkpos[DL_SQLPAGE_MAX_COLS], rc = DL_OK, npk = 0;
   while (rc == DL_OK && sqlite3_step(st) == SQLITE_ROW) {
     if (n >= DL_SQLPAGE_MAX_COLS || sqlite3_column_int(st, 0) != n ||
         sqlite3_column_int(st, 4) != 0) {
       rc = DL_ENOTFOUND;
       break;
     }
-    b->aff[n] = dl_sqlpage_affinity((const char *)sqlite3_column_text(st, 1));
+    const char *type = (const char *)sqlite3_column_text(st, 1);
+    b->aff[n] = dl_sqlpage_affinity(type);
     b->notnull[n] = sqlite3_column_int(st, 2) != 0;
     pkpos[n] = sqlite3_column_int(st, 3);
     if (pkpos[n] && b->aff[n] != DL_SQLPAGE_INTEGER) rc = DL_ENOTFOUND;
+    /* a rowid table's key is its rowid only as a column declared INTEGER */
+    if (pkpos[n] && b->table && (!type || sqlite3_stricmp(type, "INTEGER") != 0))
+      rc = DL_ENOTFOUND;
+    if (pkpos[n]) {
+      npk++;
+      b->ipk = n;
+    }
     n++;
   }
   sqlite3_finalize(st);
   if (rc || n != b->ncols) return DL_ENOTFOUND;
+  if (b->table) {
+    for (int c = 0; c < n; c++) b->order[c] = c;
+    b->nkey = 0;
+    return npk == 1 ? DL_OK : DL_ENOTFOUND;
+  }
   int f = 0;
   for (int k = 1; k <= n; k++)
     for (int c = 0; c < n; c++)
@@ -499,148 +609,243 @@ static int map_columns(dl_sqlbuild *b, const char *table) {
   return b->nkey ? DL_OK : DL_ENOTFOUND;
 }
 
-/* What open declines, asked of the schema (before the lock). */
-static int schema_ok(dl_sqlbuild *b, const char *table) {
+/* What a build declines, asked of the schema. A rowid table's INTEGER
+ * PRIMARY KEY is its rowid when the key has no index of its own (DESC
+ * keys, and keys of other types, get one). */
+static int schema_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
   sqlite3_stmt *st = NULL; /* a WITHOUT ROWID table has no rowid to select */
   char *sel = sqlite3_mprintf("SELECT rowid FROM \"%w\"", table);
-  int rowid = sel && sqlite3_prepare_v2(b->db, sel, -1, &st, NULL) == SQLITE_OK;
+  b->table = sel && sqlite3_prepare_v2(db, sel, -1, &st, NULL) == SQLITE_OK;
   sqlite3_finalize(st);
   sqlite3_free(sel);
-  if (rowid || !sel) return DL_ENOTFOUND;
-  if (!sql_true(b->db, "SELECT count(*) = 1 FROM pragma_index_list(?1)", table) ||
-      !sql_true(b->db, "SELECT count(*) = 0 FROM pragma_index_xinfo((SELECT name FROM "
-                       "pragma_index_list(?1) WHERE origin = 'pk')) WHERE key AND \"desc\"",
+  if (!sel) return DL_ENOTFOUND;
+  if (b->table ? !sql_true(db, "SELECT count(*) = 0 FROM pragma_index_list(?1)", table)
+               : !sql_true(db, "SELECT count(*) = 1 FROM pragma_index_list(?1)", table) ||
+                     !sql_true(db, "SELECT count(*) = 0 FROM pragma_index_xinfo((SELECT name "
+                                   "FROM pragma_index_list(?1) WHERE origin = 'pk')) WHERE key "
+                                   "AND \"desc\"",
+                               table))
+    return DL_ENOTFOUND;
+  if (!sql_true(db, "SELECT count(*) = 0 FROM sqlite_schema WHERE type = 'trigger' AND "
+                    "tbl_name = ?1",
                 table) ||
-      !sql_true(b->db, "SELECT count(*) = 0 FROM sqlite_schema WHERE type = 'trigger' AND "
-                       "tbl_name = ?1",
-                table) ||
-      !sql_true(b->db, "SELECT count(*) = 1 FROM sqlite_schema WHERE type = 'table' AND "
-                       "name = ?1 AND upper(sql) NOT LIKE '%CHECK%'",
+      !sql_true(db, "SELECT count(*) = 1 FROM sqlite_schema WHERE type = 'table' AND "
+                    "name = ?1 AND upper(sql) NOT LIKE '%CHECK%' AND upper(sql) NOT LIKE "
+                    "'%AUTOINCREMENT%'",
                 table))
     return DL_ENOTFOUND;
-  return map_columns(b, table);
+  return map_columns(b, db, table);
 }
 
-/* Under the lock: the table is empty, its root page a leaf; the file's
- * header (page size, schema format 4, not WAL) and its pages. */
-static int file_ok(dl_sqlbuild *b, const char *table) {
-  char *q = sqlite3_mprintf("SELECT NOT EXISTS (SELECT 1 FROM \"%w\")", table);
-  int empty = q && sql_true(b->db, q, table);
-  sqlite3_free(q);
-  if (!empty) return DL_ENOTFOUND;
+/* The file's header, under the lock: page size, schema format 4, not WAL;
+ * its pages. */
+static int set_file_ok(dl_sqlbuild_set *s) {
+  uint8_t h[100];
+  struct stat sb;
+  if (pread(s->fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(s->fd, &sb) != 0)
+    return DL_ENOTFOUND;
+  unsigned ps = (unsigned)h[16] << 8 | h[17];
+  s->page_size = ps == 1 ? 65536 : ps;
+  if (s->page_size < 512 || (s->page_size & (s->page_size - 1)) || h[18] != 1 || h[19] != 1 ||
+      get32(h + 44) != 4 || get32(h + 56) != 1 || h[20] > s->page_size - 480)
+    return DL_ENOTFOUND;
+  s->usable = s->page_size - h[20];
+  uint32_t in_header = get32(h + 28), in_file = (uint32_t)(sb.st_size / s->page_size);
+  uint32_t npages = in_header && !memcmp(h + 24, h + 92, 4) ? in_header : in_file;
+  if (npages > in_file) return DL_ENOTFOUND;
+  s->first_new = s->next_pg = npages + 1;
+  s->lock_page = (uint32_t)(0x40000000u / s->page_size) + 1;
+  return DL_OK;
+}
+
+/* A rowid table's rows in its root leaf start the first leaf: the build
+ * goes on after them (their overflow pages stay where they are). */
+static int take_root_cells(dl_sqlbuild *b, const uint8_t *page) {
+  int n = page[3] << 8 | page[4];
+  const uint8_t *end = page + b->usable;
+  for (int k = 0; k < n; k++) {
+    int off = page[8 + 2 * k] << 8 | page[8 + 2 * k + 1];
+    uint64_t len, rowid;
+    size_t a = off >= 8 && off < (int)b->usable ? get_varint(page + off, end, &len) : 0;
+    size_t r = a ? get_varint(page + off + a, end, &rowid) : 0;
+    if (!r || (b->has_rowid && (int64_t)rowid <= b->last_rowid)) return DL_ENOTFOUND;
+    size_t local = len;
+    if (len > (uint64_t)b->max_local) {
+      local = (size_t)b->min_local + (size_t)(len - (uint64_t)b->min_local) % (b->usable - 4);
+      if (local > (size_t)b->max_local) local = (size_t)b->min_local;
+    }
+    size_t size = a + r + local + (local < len ? 4 : 0);
+    if (page + off + size > end) return DL_ENOTFOUND;
+    level *l = &b->lv[0];
+    put_cell(l->page, 0, &l->ncells, &l->content, 0, page + off, size);
+    l->used = 1;
+    b->last_rowid = (int64_t)rowid;
+    b->has_rowid = 1;
+  }
+  return DL_OK;
+}
+
+/* Under the lock: the table's root page is a leaf, empty, or for a rowid
+ * table holding the table's rows, which the build takes. */
+static int table_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
+  dl_sqlbuild_set *s = b->set;
   sqlite3_stmt *st = NULL;
   int64_t root = 0;
-  if (sqlite3_prepare_v2(b->db, "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND "
-                                "name = ?1",
+  if (sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND "
+                             "name = ?1",
                          -1, &st, NULL) == SQLITE_OK) {
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) root = sqlite3_column_int64(st, 0);
   }
   sqlite3_finalize(st);
-  uint8_t h[100];
-  struct stat sb;
-  if (pread(b->fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(b->fd, &sb) != 0)
-    return DL_ENOTFOUND;
-  unsigned ps = (unsigned)h[16] << 8 | h[17];
-  b->page_size = ps == 1 ? 65536 : ps;
-  if (b->page_size < 512 || (b->page_size & (b->page_size - 1)) || h[18] != 1 || h[19] != 1 ||
-      get32(h + 44) != 4 || get32(h + 56) != 1 || h[20] > b->page_size - 480)
-    return DL_ENOTFOUND;
-  b->usable = b->page_size - h[20];
-  uint32_t in_header = get32(h + 28), in_file = (uint32_t)(sb.st_size / b->page_size);
-  uint32_t npages = in_header && !memcmp(h + 24, h + 92, 4) ? in_header : in_file;
-  if (npages > in_file || root < 2 || root > npages) return DL_ENOTFOUND;
+  if (root < 2 || root >= s->first_new) return DL_ENOTFOUND;
+  for (dl_sqlbuild *o = s->builds; o; o = o->next)
+    if (o->root == (uint32_t)root) return DL_ENOTFOUND; /* built already */
   b->root = (uint32_t)root;
-  b->first_new = b->next_pg = npages + 1;
-  b->lock_page = (uint32_t)(0x40000000u / b->page_size) + 1;
-  uint8_t *page = b->root_before = malloc(b->page_size);
-  int leaf = page && pread(b->fd, page, b->page_size, (off_t)(root - 1) * b->page_size) ==
-                         (ssize_t)b->page_size &&
-             page[0] == 0x0a && page[3] == 0 && page[4] == 0;
-  if (!leaf) return DL_ENOTFOUND;
-  b->max_local = (int)((b->usable - 12) * 64 / 255) - 23;
+  b->page_size = s->page_size;
+  b->usable = s->usable;
+  /* SQLite's largest local payload (a table's leaf, or an index cell) and smallest */
+  b->max_local = b->table ? (int)b->usable - 35 : (int)((b->usable - 12) * 64 / 255) - 23;
   b->min_local = (int)((b->usable - 12) * 32 / 255) - 23;
-  return DL_OK;
+  int rc = level_ready(b, 0);
+  uint8_t *page = b->root_before = malloc(s->page_size);
+  if (rc || !page) return DL_ENOMEM;
+  int leaf = pread(s->fd, page, s->page_size, (off_t)(root - 1) * s->page_size) ==
+                 (ssize_t)s->page_size &&
+             page[0] == leaf_type(b);
+  if (!leaf || (!b->table && (page[3] || page[4]))) return DL_ENOTFOUND;
+  return b->table ? take_root_cells(b, page) : DL_OK;
 }
 
-int dl_sqlbuild_open(sqlite3 *db, const char *table, int ncols, dl_sqlbuild **out) {
+int dl_sqlbuild_begin(sqlite3 *db, dl_sqlbuild_set **out) {
   *out = NULL;
-  if (ncols < 1 || ncols > DL_SQLPAGE_MAX_COLS || !sqlite3_get_autocommit(db)) return DL_ENOTFOUND;
+  if (!sqlite3_get_autocommit(db)) return DL_ENOTFOUND;
   const char *file = sqlite3_db_filename(db, "main");
   if (!file || !*file || sqlite3_db_readonly(db, "main") != 0) return DL_ENOTFOUND;
-  dl_sqlbuild *b = calloc(1, sizeof *b);
-  if (!b) return DL_ENOMEM;
-  b->db = db;
-  b->fd = -1;
-  b->ncols = ncols;
-  int rc = schema_ok(b, table);
-  if (rc == DL_OK && sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK)
-    rc = DL_ENOTFOUND;
+  dl_sqlbuild_set *s = calloc(1, sizeof *s);
+  if (!s) return DL_ENOMEM;
+  s->db = db;
+  s->fd = -1;
+  if (sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK) {
+    free(s);
+    return DL_ENOTFOUND;
+  }
+  int rc = (s->fd = open(file, O_RDWR | O_CLOEXEC)) < 0 ? DL_ENOTFOUND : set_file_ok(s);
+  if (rc == DL_OK && !(s->wbuf = malloc(WBUF_BYTES))) rc = DL_ENOMEM;
   if (rc != DL_OK) {
-    free(b);
+    s->first_new = 0; /* nothing to cut: the lock is let go */
+    dl_sqlbuild_end(&s, 0);
     return rc;
   }
-  if ((b->fd = open(file, O_RDWR | O_CLOEXEC)) < 0) rc = DL_ENOTFOUND;
-  if (rc == DL_OK) rc = file_ok(b, table);
-  if (rc == DL_OK) {
-    b->wbuf = malloc(WBUF_BYTES);
-    b->ovf = malloc(b->page_size);
-    rc = b->wbuf && b->ovf ? level_ready(b, 0) : DL_ENOMEM;
-  }
-  if (rc != DL_OK) {
-    b->first_new = 0; /* nothing to cut: the lock is let go */
-    dl_sqlbuild_close(&b, 0);
-    return rc;
-  }
-  *out = b;
+  *out = s;
   return DL_OK;
 }
 
-int dl_sqlbuild_row(dl_sqlbuild *b, const dl_sqlpage_val *v) {
-  if (b->failed) return DL_EINVAL;
-  size_t len;
-  int rc = encode(b, v, &len);
-  if (rc == DL_OK) rc = make_cell(b, len);
-  if (rc == DL_OK) rc = add_entry(b, 0, b->cell.b, b->cell.n);
-  if (rc) b->failed = 1;
-  else b->rows++;
-  return rc;
+/* ---- Reading a rowid table's rows back ----------------------------------- */
+
+/* Page pgno as written: from the write buffer while it is there, else from
+ * the file (into b->rpage, which the next read reuses). */
+static const uint8_t *read_page(dl_sqlbuild *b, uint32_t pgno) {
+  dl_sqlbuild_set *s = b->set;
+  if (s->wfill && pgno >= s->wfirst && pgno < s->wfirst + s->wfill / s->page_size)
+    return s->wbuf + (size_t)(pgno - s->wfirst) * s->page_size;
+  if (!b->rpage && !(b->rpage = malloc(s->page_size))) return NULL;
+  if (pread(s->fd, b->rpage, s->page_size, (off_t)(pgno - 1) * s->page_size) !=
+      (ssize_t)s->page_size)
+    return NULL;
+  return b->rpage;
 }
 
-int64_t dl_sqlbuild_rows(const dl_sqlbuild *b) { return b->rows; }
-
-/* The header: the pages, a new change counter (SQLite's caches of the file
- * are read again) and the same number as the counter's version. */
-static int put_header(dl_sqlbuild *b) {
-  uint8_t h[100];
-  if (pread(b->fd, h, sizeof h, 0) != (ssize_t)sizeof h) return DL_EIO;
-  uint32_t counter = get32(h + 24) + 1;
-  put32(h + 24, counter);
-  put32(h + 28, b->next_pg - 1);
-  put32(h + 92, counter);
-  return pwrite(b->fd, h, sizeof h, 0) == (ssize_t)sizeof h ? DL_OK : DL_EIO;
-}
-
-int dl_sqlbuild_close(dl_sqlbuild **pb, int keep) {
-  dl_sqlbuild *b = pb ? *pb : NULL;
-  if (!b) return DL_OK;
-  *pb = NULL;
-  int rc = DL_OK;
-  if (keep && !b->failed && b->rows) {
-    rc = finish_level(b, 0);
-    if (rc == DL_OK) rc = put_header(b);
-  } else if (keep && b->failed) {
-    rc = DL_EINVAL;
+/* Column col of a record (len bytes at rec) into out. */
+static int record_column(const uint8_t *rec, size_t len, int col, dl_sqlpage_val *out) {
+  const uint8_t *end = rec + len;
+  uint64_t hlen, type = 0;
+  size_t at = get_varint(rec, end, &hlen), body = (size_t)hlen;
+  if (!at || hlen > len) return DL_ECORRUPT;
+  for (int f = 0; f <= col; f++) {
+    size_t k = at < hlen ? get_varint(rec + at, rec + hlen, &type) : 0;
+    if (!k) return DL_ECORRUPT;
+    at += k;
+    if (f < col) body += serial_bytes(type);
   }
-  if (rc && b->root_written && /* the empty root back: the header still counts the old pages */
-      pwrite(b->fd, b->root_before, b->page_size, (off_t)(b->root - 1) * b->page_size) !=
-          (ssize_t)b->page_size)
-    rc = DL_EIO;
-  if ((rc || !keep || !b->rows) && b->first_new && b->fd >= 0 &&
-      ftruncate(b->fd, (off_t)(b->first_new - 1) * b->page_size) != 0 && rc == DL_OK)
-    rc = DL_EIO;
-  if (b->fd >= 0) close(b->fd);
-  if (sqlite3_exec(b->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK && rc == DL_OK) rc = DL_EIO;
+  size_t n = serial_bytes(type);
+  if (body + n > len) return DL_ECORRUPT;
+  const uint8_t *p = rec + body;
+  *out = (dl_sqlpage_val){.type = SQLITE_NULL};
+  if (type >= 12) {
+    *out = (dl_sqlpage_val){.type = type & 1 ? SQLITE_TEXT : SQLITE_BLOB, .s = (const char *)p,
+                            .n = n};
+  } else if (type == 7) {
+    uint64_t bits = 0;
+    for (size_t k = 0; k < 8; k++) bits = bits << 8 | p[k];
+    out->type = SQLITE_FLOAT;
+    memcpy(&out->d, &bits, 8);
+  } else if (type == 8 || type == 9) {
+    *out = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)type - 8};
+  } else if (type) {
+    uint64_t u = p[0] & 0x80 ? ~0ull : 0; /* sign-extended */
+    for (size_t k = 0; k < n; k++) u = u << 8 | p[k];
+    *out = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)u};
+  }
+  return DL_OK;
+}
+
+int dl_sqlbuild_read(dl_sqlbuild *b, int64_t rowid, int col, dl_sqlpage_val *out) {
+  if (!b->table || col < 0 || col >= b->ncols) return DL_EINVAL;
+  if (!b->has_rowid || rowid > b->last_rowid) return DL_ENOTFOUND;
+  size_t lo = 0, hi = b->nleaf; /* the first leaf written whose last rowid >= rowid */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (b->leaf_last[mid] < rowid) lo = mid + 1;
+    else hi = mid;
+  }
+  const uint8_t *page = lo < b->nleaf ? read_page(b, b->leaf_pg[lo]) : b->lv[0].page;
+  if (!page) return DL_EIO;
+  int ncells = lo < b->nleaf ? page[3] << 8 | page[4] : b->lv[0].ncells;
+  const uint8_t *end = page + b->usable;
+  int l = 0, h = ncells - 1; /* the cell: rowids ascend */
+  while (l <= h) {
+    int m = l + (h - l) / 2, off = page[8 + 2 * m] << 8 | page[8 + 2 * m + 1];
+    uint64_t len, id;
+    size_t a = get_varint(page + off, end, &len);
+    size_t r = a ? get_varint(page + off + a, end, &id) : 0;
+    if (!r) return DL_ECORRUPT;
+    if ((int64_t)id < rowid) {
+      l = m + 1;
+      continue;
+    }
+    if ((int64_t)id > rowid) {
+      h = m - 1;
+      continue;
+    }
+    if (col == b->ipk) {
+      *out = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = rowid};
+      return DL_OK;
+    }
+    size_t local = (size_t)len;
+    if (len > (uint64_t)b->max_local) {
+      local = (size_t)b->min_local + (size_t)(len - (uint64_t)b->min_local) % (b->usable - 4);
+      if (local > (size_t)b->max_local) local = (size_t)b->min_local;
+    }
+    const uint8_t *p = page + off + a + r;
+    if (p + local + (local < len ? 4 : 0) > end || reserve(&b->rbuf, &b->rcap, (size_t)len))
+      return p + local > end ? DL_ECORRUPT : DL_ENOMEM;
+    memcpy(b->rbuf, p, local);
+    uint32_t next = local < len ? get32(p + local) : 0; /* copied before page is reused */
+    for (size_t at = local; at < len; ) {
+      const uint8_t *o = next ? read_page(b, next) : NULL;
+      if (!o) return DL_ECORRUPT;
+      size_t part = (size_t)len - at < b->usable - 4 ? (size_t)len - at : b->usable - 4;
+      memcpy(b->rbuf + at, o + 4, part);
+      next = get32(o);
+      at += part;
+    }
+    return record_column(b->rbuf, (size_t)len, col, out);
+  }
+  return DL_ENOTFOUND;
+}
+
+static void build_free(dl_sqlbuild *b) {
   for (int i = 0; i < MAX_LEVELS; i++) {
     free(b->lv[i].page);
     free(b->lv[i].held);
@@ -648,9 +853,114 @@ int dl_sqlbuild_close(dl_sqlbuild **pb, int keep) {
   }
   free(b->rec);
   free(b->cell.b);
-  free(b->wbuf);
   free(b->ovf);
   free(b->root_before);
+  free(b->leaf_pg);
+  free(b->leaf_last);
+  free(b->rpage);
+  free(b->rbuf);
   free(b);
+}
+
+int dl_sqlbuild_add(dl_sqlbuild_set *s, const char *table, int ncols, dl_sqlbuild **out) {
+  *out = NULL;
+  if (ncols < 1 || ncols > DL_SQLPAGE_MAX_COLS) return DL_ENOTFOUND;
+  dl_sqlbuild *b = calloc(1, sizeof *b);
+  if (!b) return DL_ENOMEM;
+  b->set = s;
+  b->ncols = ncols;
+  int rc = schema_ok(b, s->db, table);
+  if (rc == DL_OK) rc = table_ok(b, s->db, table);
+  if (rc == DL_OK && !(b->ovf = malloc(s->page_size))) rc = DL_ENOMEM;
+  if (rc != DL_OK) {
+    build_free(b);
+    return rc;
+  }
+  dl_sqlbuild **at = &s->builds; /* kept in the order added: the roots are written so */
+  while (*at) at = &(*at)->next;
+  *at = b;
+  *out = b;
+  return DL_OK;
+}
+
+int dl_sqlbuild_open(sqlite3 *db, const char *table, int ncols, dl_sqlbuild **out) {
+  *out = NULL;
+  dl_sqlbuild_set *s = NULL;
+  int rc = dl_sqlbuild_begin(db, &s);
+  if (rc == DL_OK && (rc = dl_sqlbuild_add(s, table, ncols, out)) != DL_OK)
+    dl_sqlbuild_end(&s, 0);
+  if (rc == DL_OK) s->own = 1;
   return rc;
+}
+
+int dl_sqlbuild_row(dl_sqlbuild *b, const dl_sqlpage_val *v) {
+  if (b->failed) return DL_EINVAL;
+  size_t len;
+  int64_t rowid = b->table ? v[b->ipk].i : 0;
+  int rc = encode(b, v, &len);
+  if (rc == DL_OK) rc = make_cell(b, len, rowid);
+  if (rc == DL_OK)
+    rc = b->table ? add_row_cell(b, b->cell.b, b->cell.n, rowid)
+                  : add_entry(b, 0, b->cell.b, b->cell.n);
+  if (rc) b->failed = 1;
+  else b->rows++;
+  return rc;
+}
+
+int64_t dl_sqlbuild_rows(const dl_sqlbuild *b) { return b->rows; }
+
+int64_t dl_sqlbuild_next_rowid(const dl_sqlbuild *b) {
+  return b->has_rowid ? b->last_rowid + 1 : 1;
+}
+
+/* The header: the pages, a new change counter (SQLite's caches of the file
+ * are read again) and the same number as the counter's version. */
+static int put_header(dl_sqlbuild_set *s) {
+  uint8_t h[100];
+  if (pread(s->fd, h, sizeof h, 0) != (ssize_t)sizeof h) return DL_EIO;
+  uint32_t counter = get32(h + 24) + 1;
+  put32(h + 24, counter);
+  put32(h + 28, s->next_pg - 1);
+  put32(h + 92, counter);
+  return pwrite(s->fd, h, sizeof h, 0) == (ssize_t)sizeof h ? DL_OK : DL_EIO;
+}
+
+int dl_sqlbuild_end(dl_sqlbuild_set **ps, int keep) {
+  dl_sqlbuild_set *s = ps ? *ps : NULL;
+  if (!s) return DL_OK;
+  *ps = NULL;
+  int rc = DL_OK, any = 0;
+  for (dl_sqlbuild *b = s->builds; b && keep && rc == DL_OK; b = b->next) {
+    if (b->failed) rc = DL_EINVAL;
+    else if (b->rows && (rc = finish_level(b, 0)) == DL_OK) any = 1;
+  }
+  if (rc == DL_OK && keep && any && (rc = flush_writes(s)) == DL_OK) rc = put_header(s);
+  int undo = rc != DL_OK || !keep || !any;
+  for (dl_sqlbuild *b = s->builds; b && undo; b = b->next) /* the empty roots back */
+    if (b->root_written && pwrite(s->fd, b->root_before, s->page_size,
+                                  (off_t)(b->root - 1) * s->page_size) != (ssize_t)s->page_size &&
+        rc == DL_OK)
+      rc = DL_EIO;
+  /* the header still counts the pages before the build: they are cut off */
+  if (undo && s->first_new && s->fd >= 0 &&
+      ftruncate(s->fd, (off_t)(s->first_new - 1) * s->page_size) != 0 && rc == DL_OK)
+    rc = DL_EIO;
+  if (s->fd >= 0) close(s->fd);
+  if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK && rc == DL_OK) rc = DL_EIO;
+  for (dl_sqlbuild *b = s->builds, *n; b; b = n) {
+    n = b->next;
+    build_free(b);
+  }
+  free(s->wbuf);
+  free(s);
+  return rc;
+}
+
+int dl_sqlbuild_close(dl_sqlbuild **pb, int keep) {
+  dl_sqlbuild *b = pb ? *pb : NULL;
+  if (!b) return DL_OK;
+  *pb = NULL;
+  if (!b->set->own) return DL_EINVAL; /* a set's build ends with the set */
+  dl_sqlbuild_set *s = b->set;
+  return dl_sqlbuild_end(&s, keep);
 }

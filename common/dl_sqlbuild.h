@@ -1,34 +1,42 @@
 /*
- * dl_sqlbuild.h - an empty WITHOUT ROWID table of an SQLite file filled by
- * writing its b-tree's pages directly, the rows given in primary-key order:
- * the writing counterpart of dl_sqlpage.h, for the big tables of a new
- * dldb. SQLite's statement machinery costs several times the encoding of
- * the records and pages themselves.
+ * dl_sqlbuild.h - tables of an SQLite file filled by writing their
+ * b-trees' pages directly, the rows given in key order: the writing
+ * counterpart of dl_sqlpage.h, for the big tables of a new dldb. SQLite's
+ * statement machinery costs several times the encoding of the records and
+ * pages themselves. A WITHOUT ROWID table's rows come in primary-key
+ * order; a rowid table's in the order of their INTEGER PRIMARY KEY (the
+ * rowid), each row giving it.
  *
  * The rows read back exactly as SQLite's INSERT of the same values would
  * store them: each column's affinity applied (an integral REAL in an
  * INTEGER column is an integer, a REAL column's integral value is stored as
  * an integer where that is shorter), NaN as NULL, records longer than a
  * cell allows on overflow pages. The new pages go after the file's last
- * page, the tree's top into the table's root page, and the header's page
+ * page, each tree's top into its table's root page, and the header's page
  * count and change counter are updated last, so SQLite (this connection and
- * any other) reads the table from its next transaction on.
+ * any other) reads the tables from its next transaction on.
  *
- * dl_sqlbuild_open declines (DL_ENOTFOUND: insert through SQLite instead)
- * what it does not write the same way: a transaction open on db, a WAL or
- * in-memory database, UTF-16, a schema format other than 4, a table with
- * rowid, with hidden or generated columns, CHECK constraints, triggers,
- * indexes besides its primary key, a primary key column that is not
- * INTEGER-affine or is DESC, or rows already; or an exclusive lock SQLite
- * cannot take. From open to close the build holds that lock (a "BEGIN
- * EXCLUSIVE" on db, committed by close): db must not be used meanwhile.
+ * A set builds several tables of one file at once, their rows in any
+ * interleaving (each table's in its own key order). dl_sqlbuild_begin
+ * declines (DL_ENOTFOUND: insert through SQLite instead) a transaction open
+ * on db, a WAL or in-memory database, UTF-16, a schema format other than
+ * 4, or an exclusive lock SQLite cannot take; dl_sqlbuild_add declines a
+ * table with hidden or generated columns, CHECK constraints, triggers,
+ * AUTOINCREMENT, indexes besides a WITHOUT ROWID table's primary key, a key
+ * column that is not INTEGER-affine or is DESC, a rowid table without an
+ * INTEGER PRIMARY KEY column, a table already in the set, or rows already
+ * (but a rowid table's rows that its root page holds, which the build
+ * keeps, its rows going after them). From begin to end the set holds that
+ * lock (a "BEGIN EXCLUSIVE" on db, committed by end): db must not be used
+ * meanwhile, except by add.
  *
- * A row is DL_EINVAL (and the build is abandoned: close with keep = 0)
- * when its key is not greater than the row's before, a NOT NULL column is
- * NULL, or a text or BLOB is given for a column that is not TEXT or BLOB
- * affine (SQLite would convert it). Ownership: dl_sqlbuild_open returns a
- * new build, ended by dl_sqlbuild_close; values are read during the call.
- * Never prints, never exits.
+ * A row is DL_EINVAL (and the set is abandoned: end with keep = 0) when
+ * its key is not greater than the row's before, a NOT NULL column is NULL,
+ * or a text or BLOB is given for a column that is not TEXT or BLOB affine
+ * (SQLite would convert it). Ownership: dl_sqlbuild_begin returns a new
+ * set, ended (and its builds freed) by dl_sqlbuild_end; dl_sqlbuild_open
+ * returns a build in a set of its own, ended by dl_sqlbuild_close. Values
+ * are read during the call. Never prints, never exits.
  */
 #ifndef DL_SQLBUILD_H
 #define DL_SQLBUILD_H
@@ -37,11 +45,26 @@
 
 #include "dl_sqlpage.h"
 
+typedef struct dl_sqlbuild_set dl_sqlbuild_set;
 typedef struct dl_sqlbuild dl_sqlbuild;
 
-/* A build of table (of db's main database), whose rows have ncols values
- * in the order of the table's declared columns. DL_OK, DL_ENOTFOUND (see
- * above), DL_ENOMEM or DL_EIO. */
+/* A set of builds of db's main database. DL_OK, DL_ENOTFOUND (see above)
+ * or DL_ENOMEM. */
+int dl_sqlbuild_begin(sqlite3 *db, dl_sqlbuild_set **out);
+
+/* A build of table in set s, whose rows have ncols values in the order of
+ * the table's declared columns. DL_OK, DL_ENOTFOUND (see above; the set
+ * goes on without it) or DL_ENOMEM. */
+int dl_sqlbuild_add(dl_sqlbuild_set *s, const char *table, int ncols, dl_sqlbuild **out);
+
+/* keep: writes the rest of each tree, its top into its root page and the
+ * header, then commits db's exclusive transaction (DL_OK; DL_EINVAL when a
+ * build refused a row; DL_EIO); keep = 0 (or a failure): the file is cut
+ * back to its pages before the set and every table stays as it was. Frees *s
+ * and its builds; NULL is fine. */
+int dl_sqlbuild_end(dl_sqlbuild_set **s, int keep);
+
+/* A set of one build: dl_sqlbuild_begin and dl_sqlbuild_add in one. */
 int dl_sqlbuild_open(sqlite3 *db, const char *table, int ncols, dl_sqlbuild **out);
 
 /* Adds a row: v[0 .. ncols - 1], each value's type one of SQLITE_INTEGER
@@ -52,10 +75,19 @@ int dl_sqlbuild_row(dl_sqlbuild *b, const dl_sqlpage_val *v);
 /* Rows added so far. */
 int64_t dl_sqlbuild_rows(const dl_sqlbuild *b);
 
-/* keep: writes the rest of the tree, its top into the root page and the
- * header, then commits db's exclusive transaction (DL_OK or DL_EIO);
- * keep = 0 (or a failed build): the file is cut back to its pages before
- * the build and the table stays empty. Frees *b; NULL is fine. */
+/* A rowid table's: the rowid SQLite would give a row inserted now (one
+ * more than the largest, 1 in an empty table). */
+int64_t dl_sqlbuild_next_rowid(const dl_sqlbuild *b);
+
+/* A rowid table's row so far (one added, or one its root held), column col
+ * of the row with that rowid: *out as SQLite stores it (a text or BLOB
+ * points into the build, valid until its next call). DL_OK, DL_ENOTFOUND
+ * (no such row), DL_EINVAL (a WITHOUT ROWID table, no such column),
+ * DL_ENOMEM, DL_EIO or DL_ECORRUPT. */
+int dl_sqlbuild_read(dl_sqlbuild *b, int64_t rowid, int col, dl_sqlpage_val *out);
+
+/* dl_sqlbuild_end of dl_sqlbuild_open's set (DL_EINVAL for a build of a
+ * set of dl_sqlbuild_begin's). Frees *b; NULL is fine. */
 int dl_sqlbuild_close(dl_sqlbuild **b, int keep);
 
 #endif

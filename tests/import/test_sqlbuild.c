@@ -1,12 +1,13 @@
 /*
- * test_sqlbuild.c - a WITHOUT ROWID table built page by page
- * (common/dl_sqlbuild.h) against the same rows inserted by SQLite into a
- * twin table of the same file: every value and its type, the records'
- * bytes (dbstat's payload), PRAGMA integrity_check, and SQLite inserting
- * into the built tree afterwards; page sizes of 512 to 65,536 bytes,
- * reserved bytes, overflow chains, every row count up to three levels of
- * small pages (each way a page can be left full when the rows end); the
- * declines and the rows refused.
+ * test_sqlbuild.c - a WITHOUT ROWID table and a rowid table built page by
+ * page (common/dl_sqlbuild.h), each alone and both in one set with their
+ * rows interleaved, against the same rows inserted by SQLite into twin
+ * tables of the same file: every value and its type, the rowids, the
+ * records' bytes (dbstat's payload), PRAGMA integrity_check, and SQLite
+ * inserting into the built trees afterwards; page sizes of 512 to 65,536
+ * bytes, reserved bytes, overflow chains, every row count up to three
+ * levels of small pages (each way a page can be left full when the rows
+ * end); the declines and the rows refused.
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -23,7 +24,12 @@ static char path[4096];
 
 #define COLS "(a INTEGER NOT NULL, b INT NOT NULL, c INTEGER, r REAL, d DOUBLE, x TEXT, " \
              "y BLOB, z, n NUMERIC, PRIMARY KEY (a, b)) WITHOUT ROWID"
+/* the rowid tables: the rowid is column id */
+#define RCOLS "(id INTEGER PRIMARY KEY, b INT NOT NULL, c INTEGER, r REAL, d DOUBLE, x TEXT, " \
+              "y BLOB, z, n NUMERIC)"
 enum { NC = 9 };
+/* what build_case builds: t alone, rt alone, or both in one set */
+enum { ONLY_T, ONLY_RT, BOTH };
 
 static uint64_t rnd_state;
 static uint64_t rnd(void) {
@@ -71,6 +77,13 @@ static void row_of(int64_t i, dl_sqlpage_val *v, char *buf, int big) {
   if (rnd() % 5 == 0) v[7] = (dl_sqlpage_val){.type = SQLITE_TEXT, .s = "zz", .n = 2};
 }
 
+/* Row i of the rowid tables: row_of's with rowids in steps of 1 or 4 from
+ * -1000 (negative, zero and up). */
+static void rrow_of(int64_t i, dl_sqlpage_val *v, char *buf, int big) {
+  row_of(i, v, buf, big);
+  v[0] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = i * 3 + i % 3 - 1000};
+}
+
 static void bind_row(sqlite3_stmt *st, const dl_sqlpage_val *v) {
   sqlite3_reset(st);
   for (int c = 0; c < NC; c++) {
@@ -84,7 +97,57 @@ static void bind_row(sqlite3_stmt *st, const dl_sqlpage_val *v) {
   }
 }
 
-/* A new file of page size ps with reserve bytes per page, tables t and s. */
+/* A digest of the columns a rowid table stores as given (the rowid, b, x,
+ * y; NaN is NULL): what dl_sqlbuild_read gives back is checked by it. */
+static uint64_t digest(const dl_sqlpage_val *v, const int *cols, int ncols) {
+  uint64_t h = 1469598103934665603ull;
+  for (int k = 0; k < ncols; k++) {
+    const dl_sqlpage_val *c = &v[cols[k]];
+    int type = c->type == SQLITE_FLOAT && isnan(c->d) ? SQLITE_NULL : c->type;
+    uint64_t x = (uint64_t)type;
+    if (type == SQLITE_INTEGER) x ^= (uint64_t)c->i * 31;
+    if (type == SQLITE_FLOAT) memcpy(&x, &c->d, 8);
+    if (type == SQLITE_TEXT || type == SQLITE_BLOB)
+      for (size_t i = 0; i < c->n; i++) x = (x ^ (unsigned char)c->s[i]) * 1099511628211ull;
+    h = (h ^ x) * 1099511628211ull;
+  }
+  return h;
+}
+
+/* Every row of rb read back (dl_sqlbuild_read) against its digest. */
+static int read_back(dl_sqlbuild *rb, const int64_t *ids, const uint64_t *sums, int64_t n) {
+  static const int cols[] = {0, 1, 5, 6};
+  for (int64_t j = 0; j < n; j += 1 + j % 3) {
+    dl_sqlpage_val v[NC];
+    for (int k = 0; k < 4; k++) {
+      if (dl_sqlbuild_read(rb, ids[j], cols[k], &v[cols[k]]) != DL_OK) {
+        fprintf(stderr, "row %lld (rowid %lld) column %d not read\n", (long long)j,
+                (long long)ids[j], cols[k]);
+        return 1;
+      }
+      if (v[cols[k]].type == SQLITE_TEXT || v[cols[k]].type == SQLITE_BLOB) { /* a copy: the next read reuses it */
+        char *copy = malloc(v[cols[k]].n + 1);
+        memcpy(copy, v[cols[k]].s, v[cols[k]].n);
+        v[cols[k]].s = copy;
+      }
+    }
+    uint64_t d = digest(v, cols, 4);
+    for (int k = 0; k < 4; k++)
+      if (v[cols[k]].type == SQLITE_TEXT || v[cols[k]].type == SQLITE_BLOB) free((char *)v[cols[k]].s);
+    if (d != sums[j]) {
+      fprintf(stderr, "row %lld (rowid %lld) read back differs\n", (long long)j, (long long)ids[j]);
+      return 1;
+    }
+  }
+  dl_sqlpage_val v;
+  ASSERT_EQ(dl_sqlbuild_read(rb, n ? ids[n - 1] + 1 : 1, 1, &v), DL_ENOTFOUND);
+  ASSERT_EQ(dl_sqlbuild_read(rb, -5000, 1, &v), DL_ENOTFOUND);
+  if (n > 1 && ids[1] > ids[0] + 1) ASSERT_EQ(dl_sqlbuild_read(rb, ids[0] + 1, 1, &v), DL_ENOTFOUND);
+  return 0;
+}
+
+/* A new file of page size ps with reserve bytes per page, tables t and s,
+ * rt and rs. */
 static int new_file(sqlite3 **db, int ps, int reserve, const char *journal) {
   snprintf(path, sizeof path, "%s/sqlbuild.sqlite", workdir);
   unlink(path);
@@ -94,50 +157,70 @@ static int new_file(sqlite3 **db, int ps, int reserve, const char *journal) {
   ASSERT_EQ(sqlite3_exec(*db, sql, NULL, NULL, NULL), SQLITE_OK);
   if (reserve)
     ASSERT_EQ(sqlite3_file_control(*db, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(*db, "CREATE TABLE t" COLS "; CREATE TABLE s" COLS, NULL, NULL, NULL),
+  ASSERT_EQ(sqlite3_exec(*db,
+                         "CREATE TABLE t" COLS "; CREATE TABLE s" COLS "; CREATE TABLE rt" RCOLS
+                         "; CREATE TABLE rs" RCOLS,
+                         NULL, NULL, NULL),
             SQLITE_OK);
   return 0;
 }
 
-/* The built t against SQLite's s, value by value and record by record. */
-static int same_as_sqlite(sqlite3 *db, int64_t n) {
-  ASSERT(integrity_ok(db, "main"));
+/* The built table against SQLite's twin, value by value (rowids too) and
+ * record by record. */
+static int same_as_twin(sqlite3 *db, const char *built, const char *twin, int64_t n) {
   char sql[1024];
-  snprintf(sql, sizeof sql, "SELECT count(*) FROM t");
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", built);
   ASSERT_EQ(q_int(db, sql), n);
-  static const char *const pairs[][2] = {{"t", "s"}, {"s", "t"}};
+  const char *pairs[][2] = {{built, twin}, {twin, built}};
   for (int k = 0; k < 2; k++) {
     snprintf(sql, sizeof sql,
-             "SELECT count(*) FROM (SELECT a, b, c, typeof(c), r, typeof(r), d, typeof(d), x, "
-             "typeof(x), y, typeof(y), z, typeof(z), n, typeof(n) FROM %s EXCEPT SELECT a, b, c, "
-             "typeof(c), r, typeof(r), d, typeof(d), x, typeof(x), y, typeof(y), z, typeof(z), "
-             "n, typeof(n) FROM %s)",
+             "SELECT count(*) FROM (SELECT *, typeof(c), typeof(r), typeof(d), typeof(x), "
+             "typeof(y), typeof(z), typeof(n) FROM %s EXCEPT SELECT *, typeof(c), typeof(r), "
+             "typeof(d), typeof(x), typeof(y), typeof(z), typeof(n) FROM %s)",
              pairs[k][0], pairs[k][1]);
     ASSERT_EQ(q_int(db, sql), 0);
   }
-  ASSERT_EQ(q_int(db, "SELECT (SELECT sum(payload) FROM dbstat WHERE name = 't') IS "
-                      "(SELECT sum(payload) FROM dbstat WHERE name = 's')"),
-            1);
+  snprintf(sql, sizeof sql,
+           "SELECT (SELECT sum(payload) FROM dbstat WHERE name = '%s') IS "
+           "(SELECT sum(payload) FROM dbstat WHERE name = '%s')",
+           built, twin);
+  ASSERT_EQ(q_int(db, sql), 1);
   return 0;
 }
 
-/* n rows into s by SQLite and into t by a build; then more rows into both
- * by SQLite. lock: a filler table first brings the file to just below 1
- * GiB, so that the build passes the page SQLite leaves unused there. */
-static int build_case(int ps, int reserve, const char *journal, int64_t n, int big, int lock) {
+/* Both built tables against their twins (nt, nr rows). */
+static int same_as_sqlite(sqlite3 *db, int64_t nt, int64_t nr) {
+  ASSERT(integrity_ok(db, "main"));
+  return same_as_twin(db, "t", "s", nt) || same_as_twin(db, "rt", "rs", nr);
+}
+
+/* n rows into s and rs by SQLite and into t, rt, or both interleaved, by
+ * builds (what); then more rows into all four by SQLite. lock: a filler
+ * table first brings the file to just below 1 GiB, so that the build
+ * passes the page SQLite leaves unused there. */
+static int build_case(int ps, int reserve, const char *journal, int64_t n, int big, int lock,
+                      int what) {
   sqlite3 *db = NULL;
   if (new_file(&db, ps, reserve, journal)) return 1;
   static char buf[400000];
   dl_sqlpage_val v[NC];
-  sqlite3_stmt *ins = NULL;
+  int64_t nt = what != ONLY_RT ? n : 0, nr = what != ONLY_T ? n : 0;
+  sqlite3_stmt *ins = NULL, *rins = NULL;
   ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO s VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins, NULL),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO rs VALUES (?,?,?,?,?,?,?,?,?)", -1, &rins, NULL),
             SQLITE_OK);
   uint64_t seed = rnd_state;
   ASSERT_EQ(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < nt; i++) {
     row_of(i, v, buf, big);
     bind_row(ins, v);
     ASSERT_EQ(sqlite3_step(ins), SQLITE_DONE);
+  }
+  for (int64_t i = 0; i < nr; i++) {
+    rrow_of(i, v, buf, big);
+    bind_row(rins, v);
+    ASSERT_EQ(sqlite3_step(rins), SQLITE_DONE);
   }
   ASSERT_EQ(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
   if (lock) {
@@ -150,34 +233,80 @@ static int build_case(int ps, int reserve, const char *journal, int64_t n, int b
     ASSERT(q_int(db, "PRAGMA page_count") < lock_page);
     ASSERT(q_int(db, "PRAGMA page_count") > lock_page - 60);
   }
-  rnd_state = seed;
-  dl_sqlbuild *b = NULL;
-  ASSERT_EQ(dl_sqlbuild_open(db, "t", NC, &b), DL_OK);
-  for (int64_t i = 0; i < n; i++) {
-    row_of(i, v, buf, big);
-    ASSERT_EQ(dl_sqlbuild_row(b, v), DL_OK);
+  /* the same rows again: t's from seed, rt's from where t's ended */
+  dl_sqlbuild *b = NULL, *rb = NULL;
+  dl_sqlbuild_set *set = NULL;
+  if (what == BOTH) {
+    ASSERT_EQ(dl_sqlbuild_begin(db, &set), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "t", NC, &b), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "rt", NC, &rb), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "t", NC, &(dl_sqlbuild *){NULL}), DL_ENOTFOUND); /* in it */
+  } else {
+    ASSERT_EQ(dl_sqlbuild_open(db, what == ONLY_T ? "t" : "rt", NC, what == ONLY_T ? &b : &rb),
+              DL_OK);
   }
-  ASSERT_EQ(dl_sqlbuild_rows(b), n);
-  ASSERT_EQ(dl_sqlbuild_close(&b, 1), DL_OK);
+  uint64_t tstate = seed, rstate = seed;
+  int64_t *ids = malloc((size_t)(nr + 1) * sizeof *ids); /* rt's rowids and digests */
+  uint64_t *sums = malloc((size_t)(nr + 1) * sizeof *sums);
+  if (what == BOTH) { /* rt's rows follow t's in the random stream */
+    rnd_state = seed;
+    for (int64_t i = 0; i < nt; i++) row_of(i, v, buf, big);
+    rstate = rnd_state;
+  }
+  /* t's and rt's rows interleaved unevenly: a run of 0-3 of one, then the other */
+  for (int64_t i = 0, j = 0; i < nt || j < nr;) {
+    int64_t ti = i + (int64_t)(i * 7 % 4), rj = j + (int64_t)(j * 5 % 4);
+    for (; i < nt && i <= ti; i++) {
+      rnd_state = tstate;
+      row_of(i, v, buf, big);
+      tstate = rnd_state;
+      ASSERT_EQ(dl_sqlbuild_row(b, v), DL_OK);
+    }
+    for (; j < nr && j <= rj; j++) {
+      rnd_state = rstate;
+      rrow_of(j, v, buf, big);
+      rstate = rnd_state;
+      ASSERT_EQ(dl_sqlbuild_row(rb, v), DL_OK);
+      static const int cols[] = {0, 1, 5, 6};
+      ids[j] = v[0].i;
+      sums[j] = digest(v, cols, 4);
+    }
+  }
+  if (b) ASSERT_EQ(dl_sqlbuild_rows(b), nt);
+  if (rb) ASSERT_EQ(dl_sqlbuild_rows(rb), nr);
+  if (rb && read_back(rb, ids, sums, nr)) return 1;
+  free(ids);
+  free(sums);
+  if (set) ASSERT_EQ(dl_sqlbuild_close(&b, 1), DL_EINVAL); /* a set's build ends with it */
+  ASSERT_EQ(set ? dl_sqlbuild_end(&set, 1) : dl_sqlbuild_close(b ? &b : &rb, 1), DL_OK);
   if (lock) ASSERT(q_int(db, "PRAGMA page_count") > 0x40000000 / ps + 1);
-  if (same_as_sqlite(db, n)) return 1;
-  sqlite3_stmt *ins_t = NULL; /* SQLite goes on in the built tree */
+  if (same_as_sqlite(db, nt, nr)) return 1;
+  sqlite3_stmt *ins_t = NULL, *ins_rt = NULL; /* SQLite goes on in the built trees */
   ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_t, NULL),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO rt VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_rt,
+                               NULL),
             SQLITE_OK);
   for (int64_t i = n; i < n + 50; i++) {
     row_of(i * 7 + 1000000, v, buf, 0);
-    bind_row(ins, v);
-    ASSERT_EQ(sqlite3_step(ins), SQLITE_DONE);
-    bind_row(ins_t, v);
-    ASSERT_EQ(sqlite3_step(ins_t), SQLITE_DONE);
+    sqlite3_stmt *pair[][2] = {{ins, ins_t}, {rins, ins_rt}};
+    for (int k = 0; k < 2; k++) {
+      if (k) v[0].type = SQLITE_NULL; /* SQLite picks the rowid after the largest */
+      for (int m = 0; m < 2; m++) {
+        bind_row(pair[k][m], v);
+        ASSERT_EQ(sqlite3_step(pair[k][m]), SQLITE_DONE);
+      }
+    }
   }
   sqlite3_finalize(ins);
+  sqlite3_finalize(rins);
   sqlite3_finalize(ins_t);
-  if (same_as_sqlite(db, n + 50)) return 1;
+  sqlite3_finalize(ins_rt);
+  if (same_as_sqlite(db, nt + 50, nr + 50)) return 1;
   sqlite3_close(db);
   sqlite3 *other = NULL; /* a new connection reads it too */
   ASSERT_EQ(sqlite3_open_v2(path, &other, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  if (same_as_sqlite(other, n + 50)) return 1;
+  if (same_as_sqlite(other, nt + 50, nr + 50)) return 1;
   sqlite3_close(other);
   return 0;
 }
@@ -198,7 +327,7 @@ static int test_page_sizes(void) {
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     rnd_state = 0x9E3779B97F4A7C15ull + k;
     if (build_case(cases[k].ps, cases[k].reserve, cases[k].journal, cases[k].n, cases[k].big,
-                   cases[k].lock)) {
+                   cases[k].lock, BOTH)) {
       fprintf(stderr, "page size %d, reserve %d, %lld rows\n", cases[k].ps, cases[k].reserve,
               (long long)cases[k].n);
       return 1;
@@ -208,18 +337,19 @@ static int test_page_sizes(void) {
 }
 
 /* Every row count from 0 on, 512-byte pages: each level left full, or one
- * entry over, when the rows end. */
+ * entry over, when the rows end, in both kinds of tree (a set of both);
+ * larger counts each way in turn. */
 static int test_every_count(void) {
   for (int64_t n = 0; n <= 400; n++) {
     rnd_state = 0xC0FFEEull + (uint64_t)n;
-    if (build_case(512, 0, "memory", n, 0, 0)) {
+    if (build_case(512, 0, "memory", n, 0, 0, BOTH)) {
       fprintf(stderr, "%lld rows\n", (long long)n);
       return 1;
     }
   }
   for (int64_t n = 401; n <= 12000; n += 97) {
     rnd_state = 0xC0FFEEull + (uint64_t)n;
-    if (build_case(512, 0, "memory", n, 0, 0)) {
+    if (build_case(512, 0, "memory", n, 0, 0, (int)(n % 3))) {
       fprintf(stderr, "%lld rows\n", (long long)n);
       return 1;
     }
@@ -250,7 +380,18 @@ static int test_declines(void) {
     const char *why, *sql, *setup;
     int in_tx;
   } cases[] = {
-      {"rowid", "CREATE TABLE t(a INTEGER, b INTEGER, PRIMARY KEY (a, b))", "", 0},
+      {"rowid, two keys", "CREATE TABLE t(a INTEGER, b INTEGER, PRIMARY KEY (a, b))", "", 0},
+      {"rowid, no key", "CREATE TABLE t(a INTEGER, b INTEGER)", "", 0},
+      {"rowid, INT key", "CREATE TABLE t(a INT PRIMARY KEY, b INTEGER)", "", 0},
+      {"rowid, DESC key", "CREATE TABLE t(a INTEGER PRIMARY KEY DESC, b INT)", "", 0},
+      {"rowid, index", "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT); CREATE INDEX tb ON t(b)",
+       "", 0},
+      {"rowid, autoincrement", "CREATE TABLE t(a INTEGER PRIMARY KEY AUTOINCREMENT, b INT)", "",
+       0},
+      {"rowid, rows past the root", "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT); WITH RECURSIVE "
+                                     "c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < "
+                                     "2000) INSERT INTO t SELECT x, x FROM c",
+       "", 0},
       {"index", "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT) WITHOUT ROWID; "
                 "CREATE INDEX tb ON t(b)", "", 0},
       {"unique", "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT UNIQUE) WITHOUT ROWID", "", 0},
@@ -274,6 +415,8 @@ static int test_declines(void) {
                      "WITHOUT ROWID",
                      "", 0),
             DL_OK);
+  ASSERT_EQ(try_open("CREATE TABLE other(x); CREATE TABLE t(a integer PRIMARY KEY, b INT)", "", 0),
+            DL_OK);
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char sql[512];
     snprintf(sql, sizeof sql, "%s; %s", base, cases[k].sql);
@@ -294,8 +437,8 @@ static int test_declines(void) {
   return 0;
 }
 
-/* Rows SQLite would refuse or convert: the build is abandoned, the file
- * as it was. */
+/* Rows SQLite would refuse or convert, in both kinds of tree: the build is
+ * abandoned, the file as it was. */
 static int test_refused(void) {
 #define I(x) {.type = SQLITE_INTEGER, .i = (x)}
 #define N {.type = SQLITE_NULL}
@@ -310,15 +453,16 @@ static int test_refused(void) {
       {"text in INTEGER", {{I(5), I(1)}, {I(6), {.type = SQLITE_TEXT, .s = "7", .n = 1}}}},
       {"REAL key", {{I(5), I(1)}, {{.type = SQLITE_FLOAT, .d = 6.5}, I(2)}}},
   };
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+  static const char *const tables[] = {
+      "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT NOT NULL) WITHOUT ROWID",
+      "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT NOT NULL)"};
+  for (size_t k = 0; k < 2 * sizeof cases / sizeof cases[0]; k++) {
+    const char *table = tables[k % 2];
     sqlite3 *db = NULL;
     snprintf(path, sizeof path, "%s/refused.sqlite", workdir);
     unlink(path);
     ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT NOT NULL) "
-                               "WITHOUT ROWID",
-                           NULL, NULL, NULL),
-              SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, table, NULL, NULL, NULL), SQLITE_OK);
     struct stat before, after;
     ASSERT_EQ(stat(path, &before), 0);
     dl_sqlbuild *b = NULL;
@@ -327,12 +471,12 @@ static int test_refused(void) {
       dl_sqlpage_val v[2] = {I(i - 5000), I(i)};
       ASSERT_EQ(dl_sqlbuild_row(b, v), DL_OK);
     }
-    ASSERT_EQ(dl_sqlbuild_row(b, cases[k].v[0]), DL_OK);
-    if (dl_sqlbuild_row(b, cases[k].v[1]) != DL_EINVAL) {
-      fprintf(stderr, "not refused: %s\n", cases[k].why);
+    ASSERT_EQ(dl_sqlbuild_row(b, cases[k / 2].v[0]), DL_OK);
+    if (dl_sqlbuild_row(b, cases[k / 2].v[1]) != DL_EINVAL) {
+      fprintf(stderr, "not refused: %s (%s)\n", cases[k / 2].why, table);
       return 1;
     }
-    ASSERT_EQ(dl_sqlbuild_row(b, cases[k].v[0]), DL_EINVAL); /* a failed build takes no more */
+    ASSERT_EQ(dl_sqlbuild_row(b, cases[k / 2].v[0]), DL_EINVAL); /* a failed build takes no more */
     ASSERT_EQ(dl_sqlbuild_close(&b, 1), DL_EINVAL);
     ASSERT_EQ(stat(path, &after), 0);
     ASSERT_EQ(after.st_size, before.st_size);
@@ -343,6 +487,79 @@ static int test_refused(void) {
   return 0;
 #undef I
 #undef N
+}
+
+/* Row i of test_prefilled: row 1 longer than a cell (an overflow chain). */
+static void prow_of(int64_t i, dl_sqlpage_val *v, char *buf) {
+  rrow_of(i, v, buf, 0);
+  if (i != 1) return;
+  memset(buf, 'q', 3000);
+  v[5] = (dl_sqlpage_val){.type = SQLITE_TEXT, .s = buf, .n = 3000};
+}
+
+/* A rowid table's rows in its root leaf (one with an overflow chain): the
+ * build keeps them and goes on after them; a table past its root page is
+ * declined. */
+static int test_prefilled(void) {
+  static char buf[400000];
+  dl_sqlpage_val v[NC];
+  for (int ps = 512; ps <= 4096; ps *= 8) {
+    for (int pre = 1; pre <= 3; pre++) {
+      for (int64_t n = 0; n <= 300; n += 50) {
+        sqlite3 *db = NULL;
+        if (new_file(&db, ps, 0, "memory")) return 1;
+        sqlite3_stmt *twin = NULL, *ins = NULL;
+        ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO rs VALUES (?,?,?,?,?,?,?,?,?)", -1, &twin,
+                                     NULL),
+                  SQLITE_OK);
+        ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO rt VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins,
+                                     NULL),
+                  SQLITE_OK);
+        rnd_state = 0xF00Dull + (uint64_t)(pre * 1000 + n);
+        uint64_t at_pre = 0;
+        for (int64_t i = 0; i < pre + n; i++) {
+          if (i == pre) at_pre = rnd_state;
+          prow_of(i, v, buf);
+          bind_row(twin, v);
+          ASSERT_EQ(sqlite3_step(twin), SQLITE_DONE);
+          if (i >= pre) continue;
+          bind_row(ins, v);
+          ASSERT_EQ(sqlite3_step(ins), SQLITE_DONE);
+        }
+        sqlite3_finalize(twin);
+        sqlite3_finalize(ins);
+        int64_t next = q_int(db, "SELECT max(id) + 1 FROM rt");
+        dl_sqlbuild *b = NULL;
+        ASSERT_EQ(dl_sqlbuild_open(db, "rt", NC, &b), DL_OK);
+        ASSERT_EQ(dl_sqlbuild_next_rowid(b), next);
+        rnd_state = at_pre;
+        for (int64_t i = pre; i < pre + n; i++) {
+          prow_of(i, v, buf);
+          ASSERT_EQ(dl_sqlbuild_row(b, v), DL_OK);
+        }
+        if (pre + n > 1) { /* row 1, kept or built, read back through its overflow chain */
+          dl_sqlpage_val x;
+          ASSERT_EQ(dl_sqlbuild_read(b, 1 * 3 + 1 - 1000, 5, &x), DL_OK);
+          ASSERT_EQ(x.type, SQLITE_TEXT);
+          ASSERT_EQ(x.n, 3000);
+          ASSERT(x.s[0] == 'q' && x.s[2999] == 'q');
+          ASSERT_EQ(dl_sqlbuild_read(b, 1 * 3 + 1 - 1000, 0, &x), DL_OK);
+          ASSERT_EQ(x.i, 1 * 3 + 1 - 1000);
+        }
+        ASSERT_EQ(dl_sqlbuild_close(&b, 1), DL_OK);
+        ASSERT(integrity_ok(db, "main"));
+        if (same_as_twin(db, "rt", "rs", pre + n)) {
+          fprintf(stderr, "page size %d, %d rows kept, %lld built\n", ps, pre, (long long)n);
+          return 1;
+        }
+        if (n == 300) { /* now past its root: declined */
+          ASSERT_EQ(dl_sqlbuild_open(db, "rt", NC, &b), DL_ENOTFOUND);
+        }
+        sqlite3_close(db);
+      }
+    }
+  }
+  return 0;
 }
 
 /* keep = 0: nothing of the build stays. */
@@ -380,5 +597,6 @@ int main(int argc, char **argv) {
   RUN(test_declines);
   RUN(test_refused);
   RUN(test_abandoned);
+  RUN(test_prefilled);
   TEST_DONE();
 }
