@@ -357,6 +357,7 @@ void dldb_aggr_cancel(dldb_writer *w) {
   }
   if (w->in_tx) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
   dldb__ahead_reset(w); /* strings added in the aggregation are gone */
+  w->ndomains = 0;      /* ... and domains */
   w->in_tx = 0;
   w->pending = 0;
 }

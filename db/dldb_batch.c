@@ -264,6 +264,7 @@ int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row) {
   if (b->id_table && row[0].type == DLDB__INT) {
     int rc = b->next_id ? SQLITE_OK : next_id_load(b, db);
     if (rc != SQLITE_OK) return rc;
+    if (!b->nrows) b->first_id = b->next_id;
     int64_t id = row[0].v.i;
     if (b->id_table && id == b->next_id) null_id = 1;
     if (b->id_table && id >= b->next_id) b->next_id = id + 1;
@@ -290,6 +291,24 @@ int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row) {
   if (null_id) c[0] = (dldb__cell){.type = DLDB__NULL};
   return ++b->nrows == DLDB__BATCH_ROWS || b->tlen >= DLDB__BATCH_TEXT ? dldb__batch_flush(b, db)
                                                                       : SQLITE_OK;
+}
+
+int dldb__batch_each(const dldb__batch *b, int (*fn)(void *ctx, const dldb__cell *row),
+                     void *ctx) {
+  dldb__cell row[64];
+  int64_t next = b->first_id;
+  for (int r = 0; r < b->nrows; r++) {
+    const dldb__cell *c = b->cells + (size_t)r * (size_t)b->ncols;
+    for (int i = 0; i < b->ncols; i++) {
+      row[i] = c[i];
+      if (c[i].type == DLDB__TEXT) row[i].v.s = b->text + c[i].v.i;
+    }
+    if (b->id_table && row[0].type == DLDB__NULL) row[0] = (dldb__cell){.type = DLDB__INT, .v.i = next};
+    if (b->id_table && row[0].type == DLDB__INT && row[0].v.i >= next) next = row[0].v.i + 1;
+    int rc = fn(ctx, row);
+    if (rc) return rc;
+  }
+  return 0;
 }
 
 void dldb__batch_free(dldb__batch *b) {

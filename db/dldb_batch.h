@@ -72,6 +72,7 @@ typedef struct dldb__batch {
   int shared;           /* ... and how many leading cells it binds once a statement */
   const char *id_table; /* dldb__batch_init_ids: the table, static; else NULL */
   int64_t next_id;      /* the id SQLite would choose next, 0: not read yet */
+  int64_t first_id;     /* ... when the first row not yet written was pushed */
 } dldb__batch;
 
 /* Makes the batches' dldb_rows table known to db: once per connection,
@@ -95,6 +96,11 @@ void dldb__batch_forget_ids(dldb__batch *b);
 int dldb__batch_push(dldb__batch *b, sqlite3 *db, const dldb__cell *row);
 /* Writes the rows pushed and not yet written. */
 int dldb__batch_flush(dldb__batch *b, sqlite3 *db);
+/* The rows pushed and not yet written, in order, each to fn (an id left
+ * to the table given as the id it would get): for a caller that writes
+ * them some other way and then drops them. fn's first nonzero, or 0. */
+int dldb__batch_each(const dldb__batch *b, int (*fn)(void *ctx, const dldb__cell *row),
+                     void *ctx);
 /* Forgets the rows not yet written (a rolled-back transaction). */
 static inline void dldb__batch_drop(dldb__batch *b) {
   b->nrows = 0;

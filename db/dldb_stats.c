@@ -282,7 +282,7 @@ int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen) {
   static const char *fn = "dldb_aggr_nvtx_rows_begin";
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
   const char *how = getenv("DLDB_WRITE");
-  if (w->existing || !w->tmp || w->nvtx_bulk || (how && !strcmp(how, "sqlite")) ||
+  if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite")) ||
       nvtx_layout(w) != DLDB__NVTX_RUNS)
     return DL_OK;
   int rc = dldb__flush(w, err, errlen, fn);
@@ -294,11 +294,13 @@ int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen) {
     w->in_tx = 0;
     w->pending = 0;
   }
-  if (dl_sqlbuild_open(w->db, "aggr_nvtx_runs", 14, &w->nvtx_bulk) != DL_OK) {
-    w->nvtx_bulk = NULL;
+  if (dl_sqlbuild_begin(w->db, &w->bulk) != DL_OK) {
+    w->bulk = NULL;
     return dldb__tx_begin(w, err, errlen);
   }
-  return DL_OK;
+  rc = dl_sqlbuild_add(w->bulk, "aggr_nvtx_runs", 14, &w->nvtx_bulk);
+  if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
+  return rc == DL_OK ? DL_OK : dldb__bulk_end(w, 1, err, errlen);
 }
 
 int dldb_aggr_nvtx_rows_end(dldb_writer *w, char *err, size_t errlen) {

@@ -161,17 +161,118 @@ static int exec(dldb_writer *w, const char *sql, char *err, size_t errlen, const
 }
 
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
-  if (!w->nvtx_bulk) return DL_OK;
-  int rc = dl_sqlbuild_close(&w->nvtx_bulk, keep);
+  if (!w->bulk) return DL_OK;
+  int rc = dl_sqlbuild_end(&w->bulk, keep);
+  memset(w->bulk_raw, 0, sizeof w->bulk_raw);
+  w->nvtx_bulk = NULL;
   if (rc)
-    return dl_err(err, errlen, rc, "dldb_writer: writing aggr_nvtx_runs' pages failed: %s",
+    return dl_err(err, errlen, rc, "dldb_writer: writing tables as pages failed: %s",
                   rc == DL_EIO ? "an I/O error" : rc == DL_ENOMEM ? "out of memory"
                                                                   : "rows not in key order");
   return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;
 }
 
+/* The raw tables a set may build, with their batches; the CUDA calls'
+ * batch leaves the id to SQLite, which the build gives as SQLite would. */
+static const struct {
+  int which;
+  const char *table;
+  int ncols;
+} raw_tables[] = {
+    {DLDB__B_STRING, "strings", 2},
+    {DLDB__B_NVTX, "nvtx_ranges", 15},
+    {DLDB__B_API, "cuda_api_calls", 9},
+    {DLDB__B_KERNEL, "kernels", 19},
+};
+
+static const char *raw_table(int which) {
+  for (size_t i = 0; i < sizeof raw_tables / sizeof raw_tables[0]; i++)
+    if (raw_tables[i].which == which) return raw_tables[i].table;
+  return NULL;
+}
+
+/* One batch row into its table's build. */
+static int bulk_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
+                    const char *fn) {
+  dl_sqlbuild *b = w->bulk_raw[which];
+  dl_sqlpage_val v[DL_SQLPAGE_MAX_COLS];
+  int n = 0;
+  if (which == DLDB__B_API)
+    v[n++] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = dl_sqlbuild_next_rowid(b)};
+  for (int i = 0; i < batch_def[which].ncols; i++, n++) {
+    const dldb__cell *c = &row[i];
+    if (c->type == DLDB__INT) v[n] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = c->v.i};
+    else if (c->type == DLDB__REAL) v[n] = (dl_sqlpage_val){.type = SQLITE_FLOAT, .d = c->v.d};
+    else if (c->type == DLDB__TEXT) {
+      const char *t = c->v.s ? c->v.s : "";
+      v[n] = (dl_sqlpage_val){.type = SQLITE_TEXT, .s = t,
+                              .n = c->n >= 0 && c->v.s ? (size_t)c->n : strlen(t)};
+    } else v[n] = (dl_sqlpage_val){.type = SQLITE_NULL};
+  }
+  int rc = dl_sqlbuild_row(b, v);
+  if (rc)
+    return dl_err(err, errlen, rc, "%s: writing %s's pages failed: %s", fn, raw_table(which),
+                  rc == DL_EIO ? "an I/O error" : rc == DL_ENOMEM ? "out of memory"
+                                                                  : "a row SQLite would refuse");
+  return DL_OK;
+}
+
+typedef struct bulk_ctx {
+  dldb_writer *w;
+  char *err;
+  size_t errlen;
+} bulk_ctx;
+
+static int string_to_bulk(void *ctx, const dldb__cell *row) {
+  bulk_ctx *c = ctx;
+  return bulk_row(c->w, DLDB__B_STRING, row, c->err, c->errlen, "dldb_writer_raw_pages");
+}
+
+/* At the first raw row after dldb_writer_raw_pages(w, 1): the rows so far
+ * committed (the strings' batch kept back), then a set of the raw tables
+ * still empty, which begins with the strings' batch. The set needs the
+ * strings (every raw row may add one) and the table of the row that began
+ * it; otherwise SQLite goes on as before. */
+static int raw_begin(dldb_writer *w, int which, char *err, size_t errlen) {
+  static const char *fn = "dldb_writer_raw_pages";
+  w->raw_pages = 0; /* one set at most */
+  for (int i = 0; i < DLDB__B_COUNT; i++)
+    if (i != DLDB__B_STRING && w->batch[i].nrows &&
+        dldb__batch_flush(&w->batch[i], w->db) != SQLITE_OK)
+      return dldb__sqlerr(w, err, errlen, fn);
+  if (w->in_tx) {
+    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+      return sqlite3_get_autocommit(w->db) ? dldb__sqlerr(w, err, errlen, fn)
+                                           : DL_OK; /* a reader holds the file: SQLite */
+    w->in_tx = 0;
+    w->pending = 0;
+  }
+  if (dl_sqlbuild_begin(w->db, &w->bulk) != DL_OK) {
+    w->bulk = NULL;
+    return dldb__tx_begin(w, err, errlen);
+  }
+  for (size_t i = 0; i < sizeof raw_tables / sizeof raw_tables[0]; i++) {
+    int rc = dl_sqlbuild_add(w->bulk, raw_tables[i].table, raw_tables[i].ncols,
+                             &w->bulk_raw[raw_tables[i].which]);
+    if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
+  }
+  if (!w->bulk_raw[DLDB__B_STRING] || !w->bulk_raw[which])
+    return dldb__bulk_end(w, 1, err, errlen);
+  bulk_ctx c = {w, err, errlen};
+  int rc = dldb__batch_each(&w->batch[DLDB__B_STRING], string_to_bulk, &c);
+  dldb__batch_drop(&w->batch[DLDB__B_STRING]);
+  return rc;
+}
+
+int dldb_writer_raw_pages(dldb_writer *w, int on, char *err, size_t errlen) {
+  const char *how = getenv("DLDB_WRITE");
+  w->raw_pages = on && !w->existing && w->tmp && !w->in_aggr && !w->reader &&
+                 !(how && !strcmp(how, "sqlite"));
+  return on || !w->bulk_raw[DLDB__B_STRING] ? DL_OK : dldb__bulk_end(w, 1, err, errlen);
+}
+
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which) {
-  if (w->nvtx_bulk && dldb__bulk_end(w, 1, NULL, 0) != DL_OK) return NULL;
+  if (w->bulk && dldb__bulk_end(w, 1, NULL, 0) != DL_OK) return NULL;
   if (!w->stmts[which] &&
       sqlite3_prepare_v3(w->db, stmt_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
                          &w->stmts[which], NULL) != SQLITE_OK)
@@ -204,6 +305,12 @@ int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn) {
 
 int dldb__batch_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
                     const char *fn) {
+  if (w->bulk_raw[which]) return bulk_row(w, which, row, err, errlen, fn);
+  if (w->raw_pages && !w->bulk && which != DLDB__B_STRING && raw_table(which)) {
+    int rc = raw_begin(w, which, err, errlen);
+    if (rc) return rc;
+    if (w->bulk_raw[which]) return bulk_row(w, which, row, err, errlen, fn);
+  }
   int rc = dldb__bulk_end(w, 1, err, errlen);
   if (rc) return rc;
   if (dldb__batch_push(&w->batch[which], w->db, row) != SQLITE_OK)
@@ -229,7 +336,7 @@ static void batches_init(dldb_writer *w) {
 }
 
 int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {
-  if (w->nvtx_bulk) return dldb__bulk_end(w, 1, err, errlen); /* which begins one */
+  if (w->bulk) return dldb__bulk_end(w, 1, err, errlen); /* which begins one */
   if (w->in_tx) return DL_OK;
   int rc = exec(w, "BEGIN", err, errlen, "dldb_writer: begin");
   if (rc == DL_OK) w->in_tx = 1;
@@ -237,8 +344,9 @@ int dldb__tx_begin(dldb_writer *w, char *err, size_t errlen) {
 }
 
 int dldb__tx_commit(dldb_writer *w, char *err, size_t errlen) {
-  if (!w->in_tx) return DL_OK;
-  int rc = dldb__flush(w, err, errlen, "dldb_writer: commit");
+  int rc = dldb__bulk_end(w, 1, err, errlen); /* its pages are written: a transaction begins */
+  if (rc || !w->in_tx) return rc;
+  rc = dldb__flush(w, err, errlen, "dldb_writer: commit");
   if (rc) return rc;
   w->in_tx = 0;
   w->pending = 0;
@@ -252,6 +360,7 @@ static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
                   fn);
   if (w->in_aggr)
     return dl_err(err, errlen, DL_EINVAL, "%s: an aggregation is open", fn);
+  if (w->bulk_raw[DLDB__B_STRING]) return DL_OK; /* the raw tables' pages: no transaction */
   if (w->pending >= w->batch_rows) {
     int rc = dldb__tx_commit(w, err, errlen);
     if (rc) return rc;
@@ -262,7 +371,7 @@ static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
 
 int dldb__raw_on_disk(dldb_writer *w) {
   const char *how = getenv("DLDB_SCAN");
-  if (how && !strcmp(how, "sqlite")) return 0;
+  if ((how && !strcmp(how, "sqlite")) || dldb__bulk_end(w, 1, NULL, 0) != DL_OK) return 0;
   if (w->reader || w->in_aggr) return 1;
   if (w->in_tx && dldb__tx_commit(w, NULL, 0) != DL_OK) return 0;
   return !w->in_tx;
@@ -411,8 +520,12 @@ static int overflow_add(dldb_writer *w, uint64_t h, int64_t id, size_t hint) {
   return DL_OK;
 }
 
-/* The id of an uncached string equal to s, 0 if none, -1 on a read error.
- * *end: the empty slot that ended the probe (SIZE_MAX: no table). */
+/* The id of an uncached string equal to s, 0 if none, -1 on a read error
+ * (-2: of the table's pages being built). A slot keeps 32 bits of the
+ * hash, so about N^2 / 2^33 of N distinct strings meet an earlier one's
+ * slot (some 12,000 at 10 M): while the strings are built as pages they
+ * are read from the build, which goes on. *end: the empty slot that ended
+ * the probe (SIZE_MAX: no table). */
 static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h, size_t *end) {
   *end = SIZE_MAX;
   if (!w->ocap) return 0;
@@ -422,6 +535,13 @@ static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h
   for (; w->otab[j]; j = (j + 1) & (w->ocap - 1)) {
     if (w->otab[j] >> 32 != tag) continue;
     int64_t id = (int64_t)(w->otab[j] & UINT32_MAX);
+    if (w->bulk_raw[DLDB__B_STRING]) { /* the table being built: its own rows */
+      dl_sqlpage_val v;
+      int r = dl_sqlbuild_read(w->bulk_raw[DLDB__B_STRING], id, 1, &v);
+      if (r != DL_OK && r != DL_ENOTFOUND) return -2;
+      if (r == DL_OK && v.type == SQLITE_TEXT && v.n == n && memcmp(v.s, s, n) == 0) return id;
+      continue;
+    }
     if (!st && (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK ||
                 !(st = dldb__stmt(w, DLDB__S_STRING_GET))))
       return -1;
@@ -440,12 +560,14 @@ static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h
 /* Puts every uncached string into the slot table again (it was dropped by
  * dldb_writer_begin_reads, or not built by dldb_writer_open_existing). */
 static int overflow_rebuild(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  int rc = dldb__bulk_end(w, 1, err, errlen); /* SQLite reads the table */
+  if (rc) return rc;
   if (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK)
     return dldb__sqlerr(w, err, errlen, fn);
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM strings ORDER BY id", -1, &st, NULL))
     return dldb__sqlerr(w, err, errlen, fn);
-  int rc = DL_OK, s;
+  int s;
   while (rc == DL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(st, 0);
     if (id > 0 && (size_t)id < w->scap && w->strs[id]) continue; /* cached */
@@ -533,10 +655,12 @@ static int intern_h(dldb_writer *w, const char *s, uint64_t known, int pin, int6
     return DL_OK;
   }
   int rc;
-  if (!w->in_tx && (rc = dldb__tx_begin(w, err, errlen))) return rc;
+  if (!w->in_tx && !w->bulk_raw[DLDB__B_STRING] && (rc = dldb__tx_begin(w, err, errlen)))
+    return rc;
   if (w->otab_stale && (rc = overflow_rebuild(w, err, errlen, fn))) return rc;
   size_t free_slot;
   found = overflow_find(w, s, n, h, &free_slot);
+  if (found == -2) return dl_err(err, errlen, DL_EIO, "%s: reading strings' pages failed", fn);
   if (found < 0) return dldb__sqlerr(w, err, errlen, fn);
   int cache = w->cached_bytes < DLDB__INTERN_BUDGET || pin;
   if (!found) {
@@ -1043,10 +1167,22 @@ int dldb_write_meta(dldb_writer *w, const char *key, const char *value, char *er
   return dldb__step_done(w, st, err, errlen, "dldb_write_meta");
 }
 
+/* Remembers domain id (of name string sid) while there is room. */
+static void domain_keep(dldb_writer *w, int64_t sid, int64_t id) {
+  if (w->ndomains >= DLDB__DOMAINS_KEPT) return;
+  w->domains[w->ndomains][0] = sid;
+  w->domains[w->ndomains++][1] = id;
+}
+
 int dldb_write_domain(dldb_writer *w, const char *name, int64_t *id, char *err, size_t errlen) {
   int64_t sid;
   int rc = dldb__intern(w, name ? name : "default-domain", 1, &sid, err, errlen);
   if (rc) return rc;
+  for (int i = 0; i < w->ndomains; i++) /* no statement: ranges of a few domains alternate */
+    if (w->domains[i][0] == sid) {
+      *id = w->domains[i][1];
+      return DL_OK;
+    }
   sqlite3_stmt *st = dldb__stmt(w, DLDB__S_DOMAIN_FIND);
   if (!st) return dldb__sqlerr(w, err, errlen, "dldb_write_domain");
   sqlite3_bind_int64(st, 1, sid);
@@ -1054,6 +1190,7 @@ int dldb_write_domain(dldb_writer *w, const char *name, int64_t *id, char *err, 
   if (s == SQLITE_ROW) {
     *id = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
+    domain_keep(w, sid, *id);
     return DL_OK;
   }
   sqlite3_reset(st);
@@ -1064,7 +1201,7 @@ int dldb_write_domain(dldb_writer *w, const char *name, int64_t *id, char *err, 
   sqlite3_bind_int64(st, 1, sid);
   if ((rc = dldb__step_done(w, st, err, errlen, "dldb_write_domain"))) return rc;
   *id = sqlite3_last_insert_rowid(w->db);
-  /* Cache the last domain looked up: ranges usually share one. */
+  domain_keep(w, sid, *id);
   return DL_OK;
 }
 

@@ -163,6 +163,17 @@ const char *dldb_writer_string(dldb_writer *w, int64_t id);
 
 /* ---- Raw records (layer a) ---------------------------------------------- */
 
+/* on: the NVTX ranges, CUDA API calls, kernels and strings written next
+ * may go straight into their tables' pages (common/dl_sqlbuild.h) instead
+ * of through SQLite's statements: in a new file whose raw tables and
+ * strings are still empty in the file, from the next raw record on. The
+ * caller writes only those records (and interns strings) until it calls
+ * again with on = 0, which writes the rest of the pages; any other use of
+ * the writer meanwhile first ends the build (correct, only slower), as
+ * does DLDB_WRITE=sqlite in the environment (which keeps SQLite for the
+ * tests' comparisons). DL_OK, or a failed write's error. */
+int dldb_writer_raw_pages(dldb_writer *w, int on, char *err, size_t errlen);
+
 typedef struct dldb_sysconfig {
   int num_gpus;
   const char *cpu_model, *driver_version, *framework, *cuda_version, *cudnn_version;

@@ -77,6 +77,7 @@ enum {
 
 /* Bytes of string text cached in memory; later strings live in SQLite only. */
 #define DLDB__INTERN_BUDGET ((size_t)32 << 20)
+#define DLDB__DOMAINS_KEPT 64 /* domain ids a writer remembers (dldb_write_domain) */
 #define DLDB__ARENA_CHUNK ((size_t)1 << 20)
 /* Uncached strings returned by dldb_writer_string() stay valid for this
  * many further calls. */
@@ -123,6 +124,9 @@ struct dldb_writer {
   sqlite3_stmt *stmts[DLDB__S_COUNT];
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
+  struct dl_sqlbuild_set *bulk;       /* tables being built page by page, or NULL: */
+  struct dl_sqlbuild *bulk_raw[DLDB__B_COUNT]; /* the raw batches' tables in it */
+  int raw_pages;                      /* dldb_writer_raw_pages: the next raw row may begin one */
   struct dl_sqlbuild *nvtx_bulk;      /* aggr_nvtx_runs being built page by page
                                          (dldb_aggr_nvtx_rows_begin), or NULL */
   int64_t aggr_id;                    /* the open aggregation */
@@ -153,6 +157,8 @@ struct dldb_writer {
   int32_t ahead_off[DLDB__AHEAD_ROWS];
   char *ahead_text;
   size_t ahead_cap;
+  int64_t domains[DLDB__DOMAINS_KEPT][2]; /* domains known: name's string id, domain id */
+  int ndomains;
   const char *last_domain_name; /* borrowed from strs */
   int64_t last_domain_id;
   struct dldb__rawmem *rawmem; /* raw rows kept for the scans (dldb_rawmem.h), or NULL */
@@ -179,12 +185,15 @@ int dldb__raw_on_disk(dldb_writer *w);
  * holds page 1, whose header the page reader takes only the unchanging
  * fields of (page size, encoding). 0 with DLDB_SCAN=sqlite, as above. */
 int dldb__pages_current(dldb_writer *w);
-/* Ends the page build of aggr_nvtx_runs, if one is open, and opens a
- * transaction for the aggregation's next rows (keep = 0: the build is
- * dropped, on the way to a rollback). The build holds the file, and SQLite
- * must not write under it: the writer's batches, statements, flushes,
- * transactions and the aggregation's end and cancel end it first, and
- * nothing else writes between dldb_aggr_nvtx_rows_begin and _end. */
+/* Ends the page build that is open, if any (the raw tables' of
+ * dldb_writer_raw_pages, or aggr_nvtx_runs'), and opens a transaction for
+ * the next rows (keep = 0: the build is dropped, on the way to a rollback
+ * or an abort). The build holds the file, and SQLite must not read or
+ * write under it: the writer's batches (but the built tables'),
+ * statements, flushes, transactions, readers and the aggregation's end and
+ * cancel end it first, and nothing else uses the connection between
+ * dldb_writer_raw_pages' on and off, or dldb_aggr_nvtx_rows_begin and
+ * _end. */
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen);
 /* Writes the open aggregation's aggr_nvtx_totals rows (dldb_stats.c). */
 int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);

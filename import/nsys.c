@@ -974,10 +974,13 @@ static int import_export(nsys *x) {
   meta_value(x, "EXPORT_PRODUCT_VERSION", x->st->product_version, sizeof x->st->product_version);
   meta_value(x, "EXPORT_SCHEMA_VERSION", x->st->schema_version, sizeof x->st->schema_version);
   if ((rc = load_strings(x)) != DL_OK || (rc = import_sysconfig(x)) != DL_OK ||
-      (rc = import_gpus(x)) != DL_OK || (rc = import_threads(x)) != DL_OK ||
+      (rc = import_gpus(x)) != DL_OK || (rc = import_threads(x)) != DL_OK)
+    goto out;
+  /* the three big tables (and their strings) written as pages where the file allows */
+  if ((rc = dldb_writer_raw_pages(w, 1, err, errlen)) != DL_OK ||
       (rc = import_nvtx(x)) != DL_OK || (rc = import_api(x)) != DL_OK ||
-      (rc = import_kernels(x)) != DL_OK || (rc = import_activities(x)) != DL_OK ||
-      (rc = import_osrt(x)) != DL_OK)
+      (rc = import_kernels(x)) != DL_OK || (rc = dldb_writer_raw_pages(w, 0, err, errlen)) != DL_OK ||
+      (rc = import_activities(x)) != DL_OK || (rc = import_osrt(x)) != DL_OK)
     goto out;
   rc = dldb_write_meta(w, "source_format", "nsys-sqlite", err, errlen);
   if (rc == DL_OK && x->st->product_version[0])

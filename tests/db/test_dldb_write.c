@@ -2,7 +2,8 @@
  * test_dldb_write - the dldb schema and writer: every view's columns equal
  * NVIDIA DLProf 1.8's (read from the real no_relu database), raw records
  * round-trip, and output is atomic (no final file before commit, old file
- * intact on failure, --force semantics).
+ * intact on failure, --force semantics); the raw tables written as pages
+ * equal SQLite's.
  * Usage: test_dldb_write SHARED_DIR WORK_DIR
  */
 #include <sqlite3.h>
@@ -483,6 +484,157 @@ static int test_texts_in_aggregation(void) {
   return 0;
 }
 
+/* ---- Raw tables written as pages (dldb_writer_raw_pages) ------------------ */
+
+enum { RAW_ALL, RAW_MEMCPY, RAW_DOMAIN, RAW_READER };
+
+/* One profile's raw records, the raw tables written as pages (sqlite: with
+ * DLDB_WRITE=sqlite); how: what comes in the middle (a memcpy, a second
+ * domain, a reader: each ends the pages, SQLite writes the rest). NVTX
+ * texts all distinct, some long enough for overflow pages; API and kernel
+ * names repeated; the three kinds interleaved unevenly. */
+static int raw_profile(const char *path, int how, int sqlite) {
+  char err[256], text[12000];
+  if (sqlite) setenv("DLDB_WRITE", "sqlite", 1);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.force = 1, .producer = "test", .time_origin_ns = 1000};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  dldb_gpu g = {.device_id = 0, .name = "GPU X", .cc_major = 9, .sm_count = 132};
+  ASSERT_OK(dldb_write_gpu(w, &g, err, sizeof err));
+  dldb_thread th = {.pid = 7, .tid = 8, .name = "main thread"};
+  ASSERT_OK(dldb_write_thread(w, &th, err, sizeof err));
+  ASSERT_OK(dldb_writer_raw_pages(w, 1, err, sizeof err));
+  const int n = 30000;
+  for (int i = 0; i < n; i++) {
+    if (i == n / 2) {
+      ASSERT_EQ(w->bulk_raw[DLDB__B_NVTX] != NULL, !sqlite); /* the pages so far */
+      if (how == RAW_MEMCPY) {
+        dldb_memcpy m = {.copy_kind = 1, .bytes = 64, .gpu_start_ns = 5000, .gpu_end_ns = 6000,
+                         .correlation_id = 1, .pid = 7};
+        ASSERT_OK(dldb_write_memcpy(w, &m, err, sizeof err));
+      } else if (how == RAW_READER) {
+        dldb_writer *r = NULL;
+        ASSERT_OK(dldb_writer_reader(w, &r, err, sizeof err));
+        ASSERT_EQ(q_int(r->db, "SELECT count(*) FROM nvtx_ranges"), n / 2);
+        ASSERT_EQ(q_int(r->db, "SELECT max(id) = count(*) AND count(*) > 15000 FROM "
+                               "cuda_api_calls"),
+                  1);
+        dldb_writer_reader_close(&r);
+      }
+      if (how == RAW_MEMCPY || how == RAW_READER) { /* SQLite's from here */
+        ASSERT_NULL(w->bulk_raw[DLDB__B_NVTX]);
+        ASSERT(integrity_ok(w->db, "main"));
+      }
+    }
+    int long_text = i % 997 == 3;
+    int len = snprintf(text, sizeof text, "aten::op, seq = %d, sizes = [[%d, 64]]", i, i % 13);
+    for (; long_text && len < 9000; len++) text[len] = (char)('a' + len % 26);
+    text[len] = '\0';
+    dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = text, .start_ns = 2000 + i * 10,
+                         .end_ns = 2000 + i * 10 + 5, .pid = 7, .tid = 8, .category = i % 3,
+                         .payload_kind = i % 4 == 1 ? DLDB_PAYLOAD_INT
+                                         : i % 4 == 2 ? DLDB_PAYLOAD_REAL : DLDB_PAYLOAD_NONE,
+                         .payload_int = -i, .payload_real = i / 8.0,
+                         .domain = how == RAW_DOMAIN && i >= n / 2 ? "second" : NULL};
+    ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
+    if (how == RAW_DOMAIN && i == n / 2) ASSERT_NULL(w->bulk_raw[DLDB__B_NVTX]);
+    char name[64];
+    snprintf(name, sizeof name, "cudaLaunchKernel_v%d", i % 50);
+    for (int k = 0; k < 1 + i % 3; k++) {
+      dldb_api_call a = {.name = name, .start_ns = 2000 + i * 10 + k, .end_ns = 2003 + i * 10,
+                         .pid = 7, .tid = 8, .correlation_id = i * 3 + k, .return_value = k};
+      ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
+    }
+    snprintf(name, sizeof name, "kernel_%d", i % 77);
+    if (i % 5 != 4) {
+      dldb_kernel k = {.short_name = name, .long_name = i % 2 ? NULL : "void k<float>()",
+                       .stream_id = 7 + i % 2, .gpu_start_ns = 3000 + i * 10,
+                       .gpu_end_ns = 3004 + i * 10, .correlation_id = i * 3, .pid = 7,
+                       .grid = {i, 1, 1}, .block = {128, 1, 1}, .registers_per_thread = 32};
+      ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+    }
+  }
+  ASSERT_OK(dldb_writer_raw_pages(w, 0, err, sizeof err));
+  ASSERT_NULL(w->bulk);
+  dldb_memcpy m = {.copy_kind = 2, .bytes = 128, .gpu_start_ns = 7000, .gpu_end_ns = 8000,
+                   .correlation_id = 2, .pid = 7};
+  ASSERT_OK(dldb_write_memcpy(w, &m, err, sizeof err));
+  int rc = dldb_writer_commit(&w, err, sizeof err);
+  unsetenv("DLDB_WRITE");
+  ASSERT_OK(rc);
+  return 0;
+}
+
+/* Every table of each way equals SQLite's, and the files pass
+ * integrity_check. An abort in the middle of the pages leaves no file. */
+static int test_raw_pages(void) {
+  static const char *const hows[] = {"all pages", "a memcpy", "a second domain", "a reader"};
+  for (int how = RAW_ALL; how <= RAW_READER; how++) {
+    char a[1024], b[1024], sql[1100];
+    path_in(a, sizeof a, "raw_pages.sqlite");
+    path_in(b, sizeof b, "raw_sqlite.sqlite");
+    if (raw_profile(a, how, 0) || raw_profile(b, how, 1)) {
+      fprintf(stderr, "raw pages: %s\n", hows[how]);
+      return 1;
+    }
+    sqlite3 *db = NULL;
+    ASSERT_EQ(sqlite3_open_v2(a, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS q", b);
+    ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    ASSERT(integrity_ok(db, "main"));
+    ASSERT(integrity_ok(db, "q"));
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM nvtx_ranges"), 30000);
+    ASSERT(q_int(db, "SELECT max(length(value)) FROM strings") >= 9000);
+    int tables = same_tables(db, "q", "%");
+    if (tables < 0) fprintf(stderr, "raw pages: %s\n", hows[how]);
+    ASSERT(tables > 20);
+    sqlite3_close(db);
+  }
+  /* texts past the string cache's budget, then again: found in the pages
+   * being built (the build stays open), each stored once */
+  char path2[1024], err2[256], t[256];
+  path_in(path2, sizeof path2, "raw_budget.sqlite");
+  dldb_writer *wb = NULL;
+  dldb_write_opts ob = {.force = 1, .producer = "test"};
+  ASSERT_OK(dldb_writer_create(path2, &ob, &wb, err2, sizeof err2));
+  ASSERT_OK(dldb_writer_raw_pages(wb, 1, err2, sizeof err2));
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < NTEXT; i += pass ? 7 : 1) {
+      text_of(t, sizeof t, i);
+      dldb_nvtx_range r = {.kind = DLDB_NVTX_PUSHPOP, .name = t, .start_ns = i, .end_ns = i + 1,
+                           .pid = 1, .tid = 1};
+      ASSERT_OK(dldb_write_nvtx_range(wb, &r, NULL, err2, sizeof err2));
+    }
+  ASSERT_NOT_NULL(wb->bulk_raw[DLDB__B_STRING]);
+  ASSERT_OK(dldb_writer_raw_pages(wb, 0, err2, sizeof err2));
+  ASSERT_OK(dldb_writer_commit(&wb, err2, sizeof err2));
+  sqlite3 *db2 = NULL;
+  ASSERT_EQ(sqlite3_open_v2(path2, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ASSERT(integrity_ok(db2, "main"));
+  ASSERT_EQ(q_int(db2, "SELECT count(*) = count(DISTINCT value) FROM strings"), 1);
+  ASSERT_EQ(q_int(db2, "SELECT count(*) FROM strings WHERE value LIKE 'aten::linear%'"), NTEXT);
+  ASSERT_EQ(q_int(db2, "SELECT count(DISTINCT name_id) FROM nvtx_ranges"), NTEXT);
+  sqlite3_close(db2);
+  /* aborted with the pages open: no file, no temporary one */
+  char path[1024], err[256];
+  path_in(path, sizeof path, "raw_abort.sqlite");
+  unlink(path);
+  dldb_writer *w = NULL;
+  dldb_write_opts o = {.producer = "test"};
+  ASSERT_OK(dldb_writer_create(path, &o, &w, err, sizeof err));
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s", dldb_writer_tmp_path(w));
+  ASSERT_OK(dldb_writer_raw_pages(w, 1, err, sizeof err));
+  dldb_kernel k = {.short_name = "k", .gpu_start_ns = 10, .gpu_end_ns = 20, .grid = {1, 1, 1},
+                   .block = {1, 1, 1}};
+  for (int i = 0; i < 5000; i++) ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
+  ASSERT_NOT_NULL(w->bulk_raw[DLDB__B_KERNEL]);
+  dldb_writer_abort(&w);
+  ASSERT(!exists(path));
+  ASSERT(!exists(tmp));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_dldb_write SHARED_DIR WORK_DIR\n");
@@ -504,5 +656,6 @@ int main(int argc, char **argv) {
   RUN(test_intern_past_budget);
   RUN(test_page_cache);
   RUN(test_texts_in_aggregation);
+  RUN(test_raw_pages);
   TEST_DONE();
 }
