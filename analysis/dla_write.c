@@ -214,10 +214,92 @@ static int w_op_cpu_times(const wctx *x) {
   return rc;
 }
 
+/* A launch's entry in aggr_kernels_by_time after its aggregation id. */
+typedef struct kentry {
+  int64_t start;
+  int32_t iter, id;
+} kentry;
+
+static int kentry_cmp(const void *a, const void *b) {
+  const kentry *x = a, *y = b;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->iter != y->iter) return x->iter < y->iter ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Entries out of launch order set aside at most: a few in real traces. */
+#define LATE_MAX ((size_t)1 << 20)
+
+/* Walks the aggregation's launches in the order written: 0 when that is
+ * not key order (iteration, kernel id). An entry is late when its launch
+ * comes before the latest one before it. merge = 0: each(ctx, e) for the
+ * late ones; 1: with the late ones (late, nlate: sorted), each(ctx, e) for
+ * every entry in launch order, the others as they come merged with them. */
+static int kernels_walk(const dla_ctx *c, int merge, const kentry *late, size_t nlate,
+                        int (*each)(void *ctx, const kentry *e), void *ctx, int *rc) {
+  int32_t hint = 0, last_it = INT32_MIN, last_id = INT32_MIN;
+  int64_t latest = INT64_MIN;
+  size_t j = 0;
+  for (size_t i = 0; i < c->nk && *rc == DL_OK; i++) {
+    const dla_kern *k = &c->k[i];
+    kentry e = {dla__kern_api_start(c, k), dla__kern_iter(c, k, &hint), dla__kern_id(c, k)};
+    if (!dla__in_aggr(c, e.iter)) continue;
+    if (e.iter < last_it || (e.iter == last_it && e.id <= last_id)) return 0;
+    last_it = e.iter;
+    last_id = e.id;
+    int is_late = e.start < latest;
+    if (!is_late) latest = e.start;
+    if (!merge) {
+      if (is_late) *rc = each(ctx, &e);
+    } else if (!is_late) {
+      while (*rc == DL_OK && j < nlate && kentry_cmp(&late[j], &e) < 0) *rc = each(ctx, &late[j++]);
+      if (*rc == DL_OK) *rc = each(ctx, &e);
+    }
+  }
+  while (merge && *rc == DL_OK && j < nlate) *rc = each(ctx, &late[j++]);
+  return 1;
+}
+
+typedef struct late_set {
+  kentry *v;
+  size_t n, cap;
+} late_set;
+
+static int late_keep(void *ctx, const kentry *e) {
+  late_set *l = ctx;
+  if (l->n == LATE_MAX) return DL_EINVAL; /* too many: SQLite sorts them */
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 1024;
+    kentry *v = realloc(l->v, cap * sizeof *v);
+    if (!v) return DL_ENOMEM;
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = *e;
+  return DL_OK;
+}
+
+static int by_time(void *ctx, const kentry *e) {
+  const wctx *x = ctx;
+  return dldb_aggr_kernel_by_time(x->c->w, x->aggr_id, e->start, e->iter, e->id, x->c->err,
+                                  x->c->errlen);
+}
+
+/* The launches' rows in key order; where the writer builds their pages,
+ * the index entries follow in launch order, those out of it (few) set
+ * aside, sorted and merged back. Launches not in key order, or many out of
+ * launch order, go through SQLite, which keeps the index. */
 static int w_kernels(const wctx *x) {
   dla_ctx *c = x->c;
+  late_set late = {0};
+  int rc = DL_OK, walked = DL_OK;
+  int ordered = kernels_walk(c, 0, NULL, 0, late_keep, &late, &walked);
+  if (ordered && walked == DL_OK) {
+    if (late.n) qsort(late.v, late.n, sizeof *late.v, kentry_cmp);
+    rc = dldb_aggr_kernels_begin(c->w, c->err, c->errlen);
+  }
   int32_t hint = 0;
-  for (size_t i = 0; i < c->nk; i++) {
+  for (size_t i = 0; rc == DL_OK && i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
     int32_t it = dla__kern_iter(c, k, &hint);
     if (!dla__in_aggr(c, it)) continue;
@@ -226,12 +308,14 @@ static int w_kernels(const wctx *x) {
                                .api_start_ns = dla__kern_api_start(c, k),
                                .api_dur_ns = dla__kern_api_dur(c, k),
                                .uses_tc = dla__kern_tc(c, k)};
-    int rc = dldb_aggr_kernel(c->w, x->aggr_id, &kr, c->err, c->errlen);
-    if (rc) return rc;
+    rc = dldb_aggr_kernel(c->w, x->aggr_id, &kr, c->err, c->errlen);
     if ((i + 1) % 65536 == 0)
       dla__progress(c, "writing the aggregation", (int64_t)i + 1, (int64_t)c->nk);
   }
-  return DL_OK;
+  if (rc == DL_OK && dldb_aggr_kernels_paged(c->w))
+    kernels_walk(c, 1, late.v, late.n, by_time, (void *)x, &rc);
+  free(late.v);
+  return rc == DL_OK ? dldb_aggr_kernels_end(c->w, c->err, c->errlen) : rc;
 }
 
 static int w_iter_ops(const wctx *x) {

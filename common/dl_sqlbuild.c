@@ -73,7 +73,8 @@ struct dl_sqlbuild {
   dl_sqlbuild_set *set;
   dl_sqlbuild *next;
   uint32_t page_size, usable; /* the set's */
-  int table;          /* a rowid table (a table b-tree); else WITHOUT ROWID */
+  int table;          /* a rowid table (a table b-tree); else WITHOUT ROWID, or an index */
+  char *index;        /* an index's name (dl_sqlbuild_add_index), else NULL */
   int ipk;            /* table: the INTEGER PRIMARY KEY column, the rowid */
   int64_t last_rowid; /* table: the rowid of the leaf's last cell */
   int has_rowid;      /* ... there is one (a row added, or one the root held) */
@@ -619,13 +620,27 @@ static int schema_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
   sqlite3_finalize(st);
   sqlite3_free(sel);
   if (!sel) return DL_ENOTFOUND;
-  if (b->table ? !sql_true(db, "SELECT count(*) = 0 FROM pragma_index_list(?1)", table)
-               : !sql_true(db, "SELECT count(*) = 1 FROM pragma_index_list(?1)", table) ||
-                     !sql_true(db, "SELECT count(*) = 0 FROM pragma_index_xinfo((SELECT name "
-                                   "FROM pragma_index_list(?1) WHERE origin = 'pk')) WHERE key "
-                                   "AND \"desc\"",
-                               table))
+  if (!b->table && !sql_true(db, "SELECT count(*) = 0 FROM pragma_index_xinfo((SELECT name "
+                                 "FROM pragma_index_list(?1) WHERE origin = 'pk')) WHERE key "
+                                 "AND \"desc\"",
+                             table))
     return DL_ENOTFOUND;
+  /* every index but a WITHOUT ROWID table's own is built in the set */
+  int rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_index_list(?1) WHERE origin <> 'pk' "
+                                  "OR NOT ?2",
+                              -1, &st, NULL) == SQLITE_OK
+               ? DL_OK
+               : DL_ENOTFOUND;
+  sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+  sqlite3_bind_int(st, 2, !b->table);
+  while (rc == DL_OK && sqlite3_step(st) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(st, 0);
+    const dl_sqlbuild *o = b->set->builds;
+    while (o && !(o->index && name && !strcmp(o->index, name))) o = o->next;
+    if (!o) rc = DL_ENOTFOUND;
+  }
+  sqlite3_finalize(st);
+  if (rc) return rc;
   if (!sql_true(db, "SELECT count(*) = 0 FROM sqlite_schema WHERE type = 'trigger' AND "
                     "tbl_name = ?1",
                 table) ||
@@ -635,6 +650,40 @@ static int schema_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
                 table))
     return DL_ENOTFOUND;
   return map_columns(b, db, table);
+}
+
+/* An index's record: each column (a table column's or the rowid) INTEGER
+ * affine and ascending, all of them the key. */
+static int index_ok(dl_sqlbuild *b, sqlite3 *db, const char *index) {
+  if (!sql_true(db, "SELECT count(*) = 1 FROM sqlite_schema WHERE type = 'index' AND "
+                    "name = ?1 AND sql IS NOT NULL",
+                index))
+    return DL_ENOTFOUND;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, "SELECT x.cid, x.\"desc\", c.type FROM pragma_index_xinfo(?1) x "
+                             "LEFT JOIN pragma_table_xinfo((SELECT tbl_name FROM sqlite_schema "
+                             "WHERE type = 'index' AND name = ?1)) c ON c.cid = x.cid "
+                             "ORDER BY x.seqno",
+                         -1, &st, NULL) != SQLITE_OK)
+    return DL_ENOTFOUND;
+  sqlite3_bind_text(st, 1, index, -1, SQLITE_STATIC);
+  int n = 0, rc = DL_OK;
+  while (rc == DL_OK && sqlite3_step(st) == SQLITE_ROW) {
+    int cid = sqlite3_column_int(st, 0);
+    const char *type = (const char *)sqlite3_column_text(st, 2);
+    if (n >= DL_SQLPAGE_MAX_COLS || cid < -1 || sqlite3_column_int(st, 1) ||
+        (cid >= 0 && dl_sqlpage_affinity(type) != DL_SQLPAGE_INTEGER))
+      rc = DL_ENOTFOUND;
+    else {
+      b->aff[n] = DL_SQLPAGE_INTEGER;
+      b->order[n] = n;
+      n++;
+    }
+  }
+  sqlite3_finalize(st);
+  if (rc || n != b->ncols) return DL_ENOTFOUND;
+  b->nkey = n;
+  return DL_OK;
 }
 
 /* The file's header, under the lock: page size, schema format 4, not WAL;
@@ -691,10 +740,10 @@ static int table_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
   dl_sqlbuild_set *s = b->set;
   sqlite3_stmt *st = NULL;
   int64_t root = 0;
-  if (sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND "
-                             "name = ?1",
+  if (sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_schema WHERE type = ?2 AND name = ?1",
                          -1, &st, NULL) == SQLITE_OK) {
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, b->index ? "index" : "table", -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) root = sqlite3_column_int64(st, 0);
   }
   sqlite3_finalize(st);
@@ -859,18 +908,21 @@ static void build_free(dl_sqlbuild *b) {
   free(b->leaf_last);
   free(b->rpage);
   free(b->rbuf);
+  free(b->index);
   free(b);
 }
 
-int dl_sqlbuild_add(dl_sqlbuild_set *s, const char *table, int ncols, dl_sqlbuild **out) {
+/* A build of a table, or (index) of an index, added to s. */
+static int add(dl_sqlbuild_set *s, const char *name, int index, int ncols, dl_sqlbuild **out) {
   *out = NULL;
   if (ncols < 1 || ncols > DL_SQLPAGE_MAX_COLS) return DL_ENOTFOUND;
   dl_sqlbuild *b = calloc(1, sizeof *b);
   if (!b) return DL_ENOMEM;
   b->set = s;
   b->ncols = ncols;
-  int rc = schema_ok(b, s->db, table);
-  if (rc == DL_OK) rc = table_ok(b, s->db, table);
+  int rc = index ? ((b->index = strdup(name)) ? index_ok(b, s->db, name) : DL_ENOMEM)
+                 : schema_ok(b, s->db, name);
+  if (rc == DL_OK) rc = table_ok(b, s->db, name);
   if (rc == DL_OK && !(b->ovf = malloc(s->page_size))) rc = DL_ENOMEM;
   if (rc != DL_OK) {
     build_free(b);
@@ -881,6 +933,14 @@ int dl_sqlbuild_add(dl_sqlbuild_set *s, const char *table, int ncols, dl_sqlbuil
   *at = b;
   *out = b;
   return DL_OK;
+}
+
+int dl_sqlbuild_add(dl_sqlbuild_set *s, const char *table, int ncols, dl_sqlbuild **out) {
+  return add(s, table, 0, ncols, out);
+}
+
+int dl_sqlbuild_add_index(dl_sqlbuild_set *s, const char *index, int ncols, dl_sqlbuild **out) {
+  return add(s, index, 1, ncols, out);
 }
 
 int dl_sqlbuild_open(sqlite3 *db, const char *table, int ncols, dl_sqlbuild **out) {

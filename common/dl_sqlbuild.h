@@ -22,11 +22,16 @@
  * on db, a WAL or in-memory database, UTF-16, a schema format other than
  * 4, or an exclusive lock SQLite cannot take; dl_sqlbuild_add declines a
  * table with hidden or generated columns, CHECK constraints, triggers,
- * AUTOINCREMENT, indexes besides a WITHOUT ROWID table's primary key, a key
- * column that is not INTEGER-affine or is DESC, a rowid table without an
- * INTEGER PRIMARY KEY column, a table already in the set, or rows already
- * (but a rowid table's rows that its root page holds, which the build
- * keeps, its rows going after them). From begin to end the set holds that
+ * AUTOINCREMENT, an index not built in the same set (added before it;
+ * a WITHOUT ROWID table's primary key is the table itself), a key column
+ * that is not INTEGER-affine or is DESC, a rowid table without an INTEGER
+ * PRIMARY KEY column, a table already in the set, or rows already (but a
+ * rowid table's rows that its root page holds, which the build keeps, its
+ * rows going after them). An index's build (dl_sqlbuild_add_index) takes
+ * its records, every column of which must be an INTEGER-affine column or
+ * the rowid, ascending, in the order of the whole record: the caller gives
+ * one for each row of the table (a partial index's: each row that meets
+ * its condition), the same rows. From begin to end the set holds that
  * lock (a "BEGIN EXCLUSIVE" on db, committed by end): db must not be used
  * meanwhile, except by add.
  *
@@ -56,6 +61,12 @@ int dl_sqlbuild_begin(sqlite3 *db, dl_sqlbuild_set **out);
  * the table's declared columns. DL_OK, DL_ENOTFOUND (see above; the set
  * goes on without it) or DL_ENOMEM. */
 int dl_sqlbuild_add(dl_sqlbuild_set *s, const char *table, int ncols, dl_sqlbuild **out);
+
+/* A build of index (of a table built in s, added after it) whose records
+ * have ncols values: the index's columns and then those of the table's
+ * key that it lacks (as PRAGMA index_xinfo lists them). DL_OK,
+ * DL_ENOTFOUND (see above) or DL_ENOMEM. */
+int dl_sqlbuild_add_index(dl_sqlbuild_set *s, const char *index, int ncols, dl_sqlbuild **out);
 
 /* keep: writes the rest of each tree, its top into its root page and the
  * header, then commits db's exclusive transaction (DL_OK; DL_EINVAL when a

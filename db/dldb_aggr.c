@@ -3,6 +3,7 @@
  * per aggregation, so a failed analysis leaves no partial aggregation.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dldb_aggr.h"
@@ -10,6 +11,7 @@
 #include "dldb_nvtxidx.h"
 #include "dldb_nvtxzones.h"
 #include "dldb_write_internal.h"
+#include "dl_sqlbuild.h"
 
 /* Gets the statement `which` with ?1 bound to aggr_id into *st. */
 static int aggr_stmt(dldb_writer *w, int which, int64_t aggr_id, sqlite3_stmt **st, char *err,
@@ -151,6 +153,38 @@ int dldb_aggr_kernel(dldb_writer *w, int64_t aggr_id, const dldb_kernel_attr_row
       r->api_dur_ns >= 0 ? DLDB__I(r->api_dur_ns) : DLDB__N,
   };
   return dldb__batch_row(w, DLDB__B_KATTR, row, err, errlen, "dldb_aggr_kernel");
+}
+
+int dldb_aggr_kernels_begin(dldb_writer *w, char *err, size_t errlen) {
+  static const char *fn = "dldb_aggr_kernels_begin";
+  if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
+  const char *how = getenv("DLDB_WRITE");
+  if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite"))) return DL_OK;
+  int rc = dldb__bulk_begin(w, err, errlen, fn);
+  if (rc || !w->bulk) return rc;
+  rc = dl_sqlbuild_add_index(w->bulk, "aggr_kernels_by_time", 4, &w->kidx_bulk);
+  if (rc == DL_OK) rc = dl_sqlbuild_add(w->bulk, "aggr_kernels", 7, &w->bulk_tab[DLDB__B_KATTR]);
+  if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
+  return rc == DL_OK ? DL_OK : dldb__bulk_end(w, 1, err, errlen);
+}
+
+int dldb_aggr_kernels_paged(const dldb_writer *w) { return w->kidx_bulk != NULL; }
+
+int dldb_aggr_kernel_by_time(dldb_writer *w, int64_t aggr_id, int64_t api_start_ns,
+                             int64_t iter_value, int64_t kernel_id, char *err, size_t errlen) {
+  if (!w->kidx_bulk) return DL_OK; /* SQLite keeps the index */
+  const dl_sqlpage_val v[4] = {{.type = SQLITE_INTEGER, .i = aggr_id},
+                               {.type = SQLITE_INTEGER, .i = api_start_ns},
+                               {.type = SQLITE_INTEGER, .i = iter_value},
+                               {.type = SQLITE_INTEGER, .i = kernel_id}};
+  int rc = dl_sqlbuild_row(w->kidx_bulk, v);
+  return rc ? dl_err(err, errlen, rc, "dldb_aggr_kernel_by_time: %s",
+                     rc == DL_EINVAL ? "entries not in order" : "writing a page failed")
+            : DL_OK;
+}
+
+int dldb_aggr_kernels_end(dldb_writer *w, char *err, size_t errlen) {
+  return w->kidx_bulk ? dldb__bulk_end(w, 1, err, errlen) : DL_OK;
 }
 
 int dldb_aggr_iter_op(dldb_writer *w, int64_t aggr_id, const dldb_iter_op_row *r, char *err,

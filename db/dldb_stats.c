@@ -285,19 +285,8 @@ int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen) {
   if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite")) ||
       nvtx_layout(w) != DLDB__NVTX_RUNS)
     return DL_OK;
-  int rc = dldb__flush(w, err, errlen, fn);
-  if (rc) return rc;
-  if (w->in_tx) { /* the aggregation's rows so far: a file that fails is removed whole */
-    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-      return sqlite3_get_autocommit(w->db) ? sqlerr(w, err, errlen, fn)
-                                           : DL_OK; /* a reader holds the file: SQLite */
-    w->in_tx = 0;
-    w->pending = 0;
-  }
-  if (dl_sqlbuild_begin(w->db, &w->bulk) != DL_OK) {
-    w->bulk = NULL;
-    return dldb__tx_begin(w, err, errlen);
-  }
+  int rc = dldb__bulk_begin(w, err, errlen, fn);
+  if (rc || !w->bulk) return rc;
   rc = dl_sqlbuild_add(w->bulk, "aggr_nvtx_runs", 14, &w->nvtx_bulk);
   if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
   return rc == DL_OK ? DL_OK : dldb__bulk_end(w, 1, err, errlen);

@@ -163,13 +163,28 @@ static int exec(dldb_writer *w, const char *sql, char *err, size_t errlen, const
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
   if (!w->bulk) return DL_OK;
   int rc = dl_sqlbuild_end(&w->bulk, keep);
-  memset(w->bulk_raw, 0, sizeof w->bulk_raw);
-  w->nvtx_bulk = NULL;
+  memset(w->bulk_tab, 0, sizeof w->bulk_tab);
+  w->nvtx_bulk = w->kidx_bulk = NULL;
   if (rc)
     return dl_err(err, errlen, rc, "dldb_writer: writing tables as pages failed: %s",
                   rc == DL_EIO ? "an I/O error" : rc == DL_ENOMEM ? "out of memory"
                                                                   : "rows not in key order");
   return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;
+}
+
+int dldb__bulk_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
+  int rc = dldb__flush(w, err, errlen, fn);
+  if (rc) return rc;
+  if (w->in_tx) {
+    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+      return sqlite3_get_autocommit(w->db) ? dldb__sqlerr(w, err, errlen, fn)
+                                           : DL_OK; /* a reader holds the file: SQLite */
+    w->in_tx = 0;
+    w->pending = 0;
+  }
+  if (dl_sqlbuild_begin(w->db, &w->bulk) == DL_OK) return DL_OK;
+  w->bulk = NULL;
+  return dldb__tx_begin(w, err, errlen);
 }
 
 /* The raw tables a set may build, with their batches; the CUDA calls'
@@ -191,10 +206,10 @@ static const char *raw_table(int which) {
   return NULL;
 }
 
-/* One batch row into its table's build. */
+/* One batch row into its table's build (a raw table's, or aggr_kernels'). */
 static int bulk_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
                     const char *fn) {
-  dl_sqlbuild *b = w->bulk_raw[which];
+  dl_sqlbuild *b = w->bulk_tab[which];
   dl_sqlpage_val v[DL_SQLPAGE_MAX_COLS];
   int n = 0;
   if (which == DLDB__B_API)
@@ -211,7 +226,8 @@ static int bulk_row(dldb_writer *w, int which, const dldb__cell *row, char *err,
   }
   int rc = dl_sqlbuild_row(b, v);
   if (rc)
-    return dl_err(err, errlen, rc, "%s: writing %s's pages failed: %s", fn, raw_table(which),
+    return dl_err(err, errlen, rc, "%s: writing %s's pages failed: %s", fn,
+                  which == DLDB__B_KATTR ? "aggr_kernels" : raw_table(which),
                   rc == DL_EIO ? "an I/O error" : rc == DL_ENOMEM ? "out of memory"
                                                                   : "a row SQLite would refuse");
   return DL_OK;
@@ -253,10 +269,10 @@ static int raw_begin(dldb_writer *w, int which, char *err, size_t errlen) {
   }
   for (size_t i = 0; i < sizeof raw_tables / sizeof raw_tables[0]; i++) {
     int rc = dl_sqlbuild_add(w->bulk, raw_tables[i].table, raw_tables[i].ncols,
-                             &w->bulk_raw[raw_tables[i].which]);
+                             &w->bulk_tab[raw_tables[i].which]);
     if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
   }
-  if (!w->bulk_raw[DLDB__B_STRING] || !w->bulk_raw[which])
+  if (!w->bulk_tab[DLDB__B_STRING] || !w->bulk_tab[which])
     return dldb__bulk_end(w, 1, err, errlen);
   bulk_ctx c = {w, err, errlen};
   int rc = dldb__batch_each(&w->batch[DLDB__B_STRING], string_to_bulk, &c);
@@ -268,7 +284,7 @@ int dldb_writer_raw_pages(dldb_writer *w, int on, char *err, size_t errlen) {
   const char *how = getenv("DLDB_WRITE");
   w->raw_pages = on && !w->existing && w->tmp && !w->in_aggr && !w->reader &&
                  !(how && !strcmp(how, "sqlite"));
-  return on || !w->bulk_raw[DLDB__B_STRING] ? DL_OK : dldb__bulk_end(w, 1, err, errlen);
+  return on || !w->bulk_tab[DLDB__B_STRING] ? DL_OK : dldb__bulk_end(w, 1, err, errlen);
 }
 
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which) {
@@ -305,11 +321,11 @@ int dldb__flush(dldb_writer *w, char *err, size_t errlen, const char *fn) {
 
 int dldb__batch_row(dldb_writer *w, int which, const dldb__cell *row, char *err, size_t errlen,
                     const char *fn) {
-  if (w->bulk_raw[which]) return bulk_row(w, which, row, err, errlen, fn);
+  if (w->bulk_tab[which]) return bulk_row(w, which, row, err, errlen, fn);
   if (w->raw_pages && !w->bulk && which != DLDB__B_STRING && raw_table(which)) {
     int rc = raw_begin(w, which, err, errlen);
     if (rc) return rc;
-    if (w->bulk_raw[which]) return bulk_row(w, which, row, err, errlen, fn);
+    if (w->bulk_tab[which]) return bulk_row(w, which, row, err, errlen, fn);
   }
   int rc = dldb__bulk_end(w, 1, err, errlen);
   if (rc) return rc;
@@ -360,7 +376,7 @@ static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
                   fn);
   if (w->in_aggr)
     return dl_err(err, errlen, DL_EINVAL, "%s: an aggregation is open", fn);
-  if (w->bulk_raw[DLDB__B_STRING]) return DL_OK; /* the raw tables' pages: no transaction */
+  if (w->bulk_tab[DLDB__B_STRING]) return DL_OK; /* the raw tables' pages: no transaction */
   if (w->pending >= w->batch_rows) {
     int rc = dldb__tx_commit(w, err, errlen);
     if (rc) return rc;
@@ -535,9 +551,9 @@ static int64_t overflow_find(dldb_writer *w, const char *s, size_t n, uint64_t h
   for (; w->otab[j]; j = (j + 1) & (w->ocap - 1)) {
     if (w->otab[j] >> 32 != tag) continue;
     int64_t id = (int64_t)(w->otab[j] & UINT32_MAX);
-    if (w->bulk_raw[DLDB__B_STRING]) { /* the table being built: its own rows */
+    if (w->bulk_tab[DLDB__B_STRING]) { /* the table being built: its own rows */
       dl_sqlpage_val v;
-      int r = dl_sqlbuild_read(w->bulk_raw[DLDB__B_STRING], id, 1, &v);
+      int r = dl_sqlbuild_read(w->bulk_tab[DLDB__B_STRING], id, 1, &v);
       if (r != DL_OK && r != DL_ENOTFOUND) return -2;
       if (r == DL_OK && v.type == SQLITE_TEXT && v.n == n && memcmp(v.s, s, n) == 0) return id;
       continue;
@@ -655,7 +671,7 @@ static int intern_h(dldb_writer *w, const char *s, uint64_t known, int pin, int6
     return DL_OK;
   }
   int rc;
-  if (!w->in_tx && !w->bulk_raw[DLDB__B_STRING] && (rc = dldb__tx_begin(w, err, errlen)))
+  if (!w->in_tx && !w->bulk_tab[DLDB__B_STRING] && (rc = dldb__tx_begin(w, err, errlen)))
     return rc;
   if (w->otab_stale && (rc = overflow_rebuild(w, err, errlen, fn))) return rc;
   size_t free_slot;

@@ -125,7 +125,8 @@ struct dldb_writer {
   dldb__batch batch[DLDB__B_COUNT];   /* rows not yet in their table */
   int nvtx_layout;                    /* where NVTX statistics go: DLDB__NVTX_* */
   struct dl_sqlbuild_set *bulk;       /* tables being built page by page, or NULL: */
-  struct dl_sqlbuild *bulk_raw[DLDB__B_COUNT]; /* the raw batches' tables in it */
+  struct dl_sqlbuild *bulk_tab[DLDB__B_COUNT]; /* the batches' tables in it */
+  struct dl_sqlbuild *kidx_bulk;      /* aggr_kernels_by_time in it (dldb_aggr_kernels_*) */
   int raw_pages;                      /* dldb_writer_raw_pages: the next raw row may begin one */
   struct dl_sqlbuild *nvtx_bulk;      /* aggr_nvtx_runs being built page by page
                                          (dldb_aggr_nvtx_rows_begin), or NULL */
@@ -195,6 +196,12 @@ int dldb__pages_current(dldb_writer *w);
  * dldb_writer_raw_pages' on and off, or dldb_aggr_nvtx_rows_begin and
  * _end. */
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen);
+/* In a new file's open aggregation: writes the batches' rows, commits the
+ * aggregation's rows so far (a failed new file is removed whole) and
+ * begins a set of page builds (w->bulk) for the caller to add its tables
+ * to. w->bulk stays NULL, SQLite's transaction open again, where a reader
+ * holds the file or the set cannot begin. */
+int dldb__bulk_begin(dldb_writer *w, char *err, size_t errlen, const char *fn);
 /* Writes the open aggregation's aggr_nvtx_totals rows (dldb_stats.c). */
 int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);

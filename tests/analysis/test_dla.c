@@ -1832,6 +1832,11 @@ static int test_call_attribution(void) {
  * the default (one batch) and with batches of at most 8 and 64 events;
  * the same for the GPU timeline (per GPU: busy, computation, memcpy, SM
  * efficiency), whose batches hold starts. */
+/* write_sweep_profile's launches: each op's three in reverse launch order
+ * (ids ascending, launch times descending), so that the index of the
+ * launches by time needs entries set aside and merged back. */
+static int sweep_late;
+
 static int write_sweep_profile(dldb_writer *w) {
   char err[256];
   for (int g = 0; g < 2; g++) {
@@ -1852,7 +1857,7 @@ static int write_sweep_profile(dldb_writer *w) {
                            .pid = 1, .tid = 1, .start_ns = os, .end_ns = oe};
       ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
       for (int k = 0; k < 3; k++, corr++) {
-        int64_t cs = os + 100 + k * 500 + (int64_t)rnd(300);
+        int64_t cs = os + 100 + (sweep_late ? 2 - k : k) * 500 + (int64_t)rnd(300);
         dldb_api_call a = {.name = "cudaLaunchKernel", .start_ns = cs, .end_ns = cs + 50,
                            .pid = 1, .tid = 1, .correlation_id = corr};
         ASSERT_OK(dldb_write_api_call(w, &a, err, sizeof err));
@@ -2089,15 +2094,18 @@ static int test_pages_vs_sql(void) {
   return 0;
 }
 
-/* A new file's NVTX statistics rows written as aggr_nvtx_runs' pages
- * (dl_sqlbuild.h) or inserted by SQLite (DLDB_WRITE=sqlite) give the same
- * file: every aggr_ and dl_timeline_ table row by row, with the timeline
- * built inline and ahead (a reader's connection may hold the file then:
- * SQLite inserts them), and PRAGMA integrity_check passes. Millions of
- * names: test_nvtxorder.c. */
+/* A new file's NVTX statistics rows and launches (aggr_kernels, with its
+ * index by launch time) written as pages (dl_sqlbuild.h) or inserted by
+ * SQLite (DLDB_WRITE=sqlite) give the same file: every aggr_ and
+ * dl_timeline_ table row by row, with the timeline built inline and ahead
+ * (a reader's connection may hold the file then: SQLite inserts them), and
+ * with launches in and out of launch order; PRAGMA integrity_check (which
+ * checks each index entry against its row) passes. Millions of names:
+ * test_nvtxorder.c. */
 static int test_bulk_vs_sql(void) {
-  char path[4][1024], err[256];
-  for (int i = 0; i < 4; i++) { /* i & 1: SQLite; i & 2: the timeline inline */
+  char path[8][1024], err[256];
+  for (int i = 0; i < 8; i++) { /* i & 1: SQLite; i & 2: the timeline inline; i & 4: late */
+    sweep_late = (i & 4) != 0;
     snprintf(path[i], sizeof path[i], "%s/bulk_%d.sqlite", work_dir, i);
     dldb_writer *w = NULL;
     dldb_write_opts o = {.force = 1, .producer = "test"};
@@ -2106,7 +2114,8 @@ static int test_bulk_vs_sql(void) {
     ASSERT_EQ(write_sweep_profile(w), 0);
     if (sweep_aggregate(w, (i & 2) != 0, i & 1 ? "DLDB_WRITE" : NULL, "bulk vs sql")) return 1;
   }
-  for (int i = 0; i < 4; i += 2) {
+  sweep_late = 0;
+  for (int i = 0; i < 8; i += 2) {
     sqlite3 *db = open_ro(path[i]);
     ASSERT_NOT_NULL(db);
     char sql[2048];
@@ -2118,7 +2127,9 @@ static int test_bulk_vs_sql(void) {
     ASSERT(integrity_ok(db, "q"));
     sqlite3_close(db);
     int tables = same_files(path[i], path[i + 1]);
-    if (tables < 0) fprintf(stderr, "bulk vs sql: the timeline %s\n", i ? "inline" : "ahead");
+    if (tables < 0)
+      fprintf(stderr, "bulk vs sql: the timeline %s%s\n", i & 2 ? "inline" : "ahead",
+              i & 4 ? ", launches out of order" : "");
     ASSERT(tables > 20);
   }
   return 0;

@@ -507,7 +507,7 @@ static int raw_profile(const char *path, int how, int sqlite) {
   const int n = 30000;
   for (int i = 0; i < n; i++) {
     if (i == n / 2) {
-      ASSERT_EQ(w->bulk_raw[DLDB__B_NVTX] != NULL, !sqlite); /* the pages so far */
+      ASSERT_EQ(w->bulk_tab[DLDB__B_NVTX] != NULL, !sqlite); /* the pages so far */
       if (how == RAW_MEMCPY) {
         dldb_memcpy m = {.copy_kind = 1, .bytes = 64, .gpu_start_ns = 5000, .gpu_end_ns = 6000,
                          .correlation_id = 1, .pid = 7};
@@ -522,7 +522,7 @@ static int raw_profile(const char *path, int how, int sqlite) {
         dldb_writer_reader_close(&r);
       }
       if (how == RAW_MEMCPY || how == RAW_READER) { /* SQLite's from here */
-        ASSERT_NULL(w->bulk_raw[DLDB__B_NVTX]);
+        ASSERT_NULL(w->bulk_tab[DLDB__B_NVTX]);
         ASSERT(integrity_ok(w->db, "main"));
       }
     }
@@ -537,7 +537,7 @@ static int raw_profile(const char *path, int how, int sqlite) {
                          .payload_int = -i, .payload_real = i / 8.0,
                          .domain = how == RAW_DOMAIN && i >= n / 2 ? "second" : NULL};
     ASSERT_OK(dldb_write_nvtx_range(w, &r, NULL, err, sizeof err));
-    if (how == RAW_DOMAIN && i == n / 2) ASSERT_NULL(w->bulk_raw[DLDB__B_NVTX]);
+    if (how == RAW_DOMAIN && i == n / 2) ASSERT_NULL(w->bulk_tab[DLDB__B_NVTX]);
     char name[64];
     snprintf(name, sizeof name, "cudaLaunchKernel_v%d", i % 50);
     for (int k = 0; k < 1 + i % 3; k++) {
@@ -605,7 +605,7 @@ static int test_raw_pages(void) {
                            .pid = 1, .tid = 1};
       ASSERT_OK(dldb_write_nvtx_range(wb, &r, NULL, err2, sizeof err2));
     }
-  ASSERT_NOT_NULL(wb->bulk_raw[DLDB__B_STRING]);
+  ASSERT_NOT_NULL(wb->bulk_tab[DLDB__B_STRING]);
   ASSERT_OK(dldb_writer_raw_pages(wb, 0, err2, sizeof err2));
   ASSERT_OK(dldb_writer_commit(&wb, err2, sizeof err2));
   sqlite3 *db2 = NULL;
@@ -628,7 +628,7 @@ static int test_raw_pages(void) {
   dldb_kernel k = {.short_name = "k", .gpu_start_ns = 10, .gpu_end_ns = 20, .grid = {1, 1, 1},
                    .block = {1, 1, 1}};
   for (int i = 0; i < 5000; i++) ASSERT_OK(dldb_write_kernel(w, &k, err, sizeof err));
-  ASSERT_NOT_NULL(w->bulk_raw[DLDB__B_KERNEL]);
+  ASSERT_NOT_NULL(w->bulk_tab[DLDB__B_KERNEL]);
   dldb_writer_abort(&w);
   ASSERT(!exists(path));
   ASSERT(!exists(tmp));

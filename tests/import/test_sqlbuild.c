@@ -562,6 +562,149 @@ static int test_prefilled(void) {
   return 0;
 }
 
+/* Two queries give the same first column, row by row. */
+static int same_rows(sqlite3 *db, const char *q1, const char *q2) {
+  sqlite3_stmt *a = NULL, *b = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db, q1, -1, &a, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, q2, -1, &b, NULL), SQLITE_OK);
+  int64_t n = 0;
+  for (;;) {
+    int ra = sqlite3_step(a), rb = sqlite3_step(b);
+    ASSERT_EQ(ra, rb);
+    if (ra != SQLITE_ROW) break;
+    ASSERT_EQ(sqlite3_column_int64(a, 0), sqlite3_column_int64(b, 0));
+    n++;
+  }
+  sqlite3_finalize(a);
+  sqlite3_finalize(b);
+  return n > 0 ? 0 : 1;
+}
+
+typedef struct ientry {
+  int64_t k[3];
+} ientry;
+
+static int ientry_cmp(const void *x, const void *y) {
+  const ientry *a = x, *b = y;
+  for (int i = 0; i < 3; i++)
+    if (a->k[i] != b->k[i]) return a->k[i] < b->k[i] ? -1 : 1;
+  return 0;
+}
+
+/* A WITHOUT ROWID table with a partial index and a rowid table with an
+ * index, each built with its index in one set (the index records sorted
+ * here), against twins SQLite filled: the rows, integrity_check (which
+ * checks every index entry against its row), and each index's order. A
+ * table whose index is not in the set, and indexes of other kinds, are
+ * declined. */
+static int test_indexed(void) {
+  static const char *const schema =
+      "CREATE TABLE k(a INTEGER NOT NULL, b INTEGER NOT NULL, c INTEGER NOT NULL, d REAL, "
+      "PRIMARY KEY (a, b)) WITHOUT ROWID; CREATE INDEX k_by_c ON k(a, c) WHERE a > -1; "
+      "CREATE TABLE kt(a INTEGER NOT NULL, b INTEGER NOT NULL, c INTEGER NOT NULL, d REAL, "
+      "PRIMARY KEY (a, b)) WITHOUT ROWID; CREATE INDEX kt_by_c ON kt(a, c) WHERE a > -1; "
+      "CREATE TABLE r(id INTEGER PRIMARY KEY, c INTEGER NOT NULL, x TEXT); "
+      "CREATE INDEX r_by_c ON r(c); "
+      "CREATE TABLE rt(id INTEGER PRIMARY KEY, c INTEGER NOT NULL, x TEXT); "
+      "CREATE INDEX rt_by_c ON rt(c); "
+      "CREATE TABLE q(a INTEGER PRIMARY KEY, t TEXT); CREATE INDEX q_t ON q(t); "
+      "CREATE INDEX q_desc ON q(a DESC); CREATE INDEX q_expr ON q(a + 1)";
+  for (int ps = 512; ps <= 8192; ps *= 16) {
+    for (int64_t n = 0; n <= 20000; n = n ? n * 10 : 2) {
+      snprintf(path, sizeof path, "%s/indexed.sqlite", workdir);
+      unlink(path);
+      sqlite3 *db = NULL;
+      ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+      char sql[64];
+      snprintf(sql, sizeof sql, "PRAGMA page_size=%d", ps);
+      ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+      ASSERT_EQ(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
+      rnd_state = 0xABCDull + (uint64_t)n;
+      ientry *ke = malloc((size_t)(n + 1) * sizeof *ke), *re = malloc((size_t)(n + 1) * sizeof *re);
+      int64_t *kc = malloc((size_t)(n + 1) * sizeof *kc), *rc_ = malloc((size_t)(n + 1) * sizeof *rc_);
+      sqlite3_stmt *ik = NULL, *ir = NULL;
+      ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO kt VALUES (1, ?1, ?2, ?1 / 4.0)", -1, &ik, NULL),
+                SQLITE_OK);
+      ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO rt VALUES (?1, ?2, 'row ' || ?1)", -1, &ir,
+                                   NULL),
+                SQLITE_OK);
+      ASSERT_EQ(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+      for (int64_t i = 0; i < n; i++) {
+        kc[i] = (int64_t)(rnd() % 97) - 40; /* ties */
+        rc_[i] = any_int();
+        sqlite3_bind_int64(ik, 1, i * 2);
+        sqlite3_bind_int64(ik, 2, kc[i]);
+        ASSERT_EQ(sqlite3_step(ik), SQLITE_DONE);
+        sqlite3_reset(ik);
+        sqlite3_bind_int64(ir, 1, i * 3 + 1);
+        sqlite3_bind_int64(ir, 2, rc_[i]);
+        ASSERT_EQ(sqlite3_step(ir), SQLITE_DONE);
+        sqlite3_reset(ir);
+        ke[i] = (ientry){{1, kc[i], i * 2}};
+        re[i] = (ientry){{rc_[i], i * 3 + 1, 0}};
+      }
+      ASSERT_EQ(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+      sqlite3_finalize(ik);
+      sqlite3_finalize(ir);
+      qsort(ke, (size_t)n, sizeof *ke, ientry_cmp);
+      qsort(re, (size_t)n, sizeof *re, ientry_cmp);
+      dl_sqlbuild_set *set = NULL;
+      dl_sqlbuild *bk = NULL, *bki = NULL, *br = NULL, *bri = NULL, *no = NULL;
+      ASSERT_EQ(dl_sqlbuild_begin(db, &set), DL_OK);
+      ASSERT_EQ(dl_sqlbuild_add(set, "k", 4, &no), DL_ENOTFOUND); /* its index first */
+      ASSERT_EQ(dl_sqlbuild_add(set, "q", 2, &no), DL_ENOTFOUND);
+      ASSERT_EQ(dl_sqlbuild_add_index(set, "q_t", 2, &no), DL_ENOTFOUND);    /* TEXT */
+      ASSERT_EQ(dl_sqlbuild_add_index(set, "q_desc", 2, &no), DL_ENOTFOUND); /* DESC */
+      ASSERT_EQ(dl_sqlbuild_add_index(set, "q_expr", 2, &no), DL_ENOTFOUND); /* expression */
+      ASSERT_EQ(dl_sqlbuild_add_index(set, "k_by_c", 2, &no), DL_ENOTFOUND); /* 3 columns */
+      ASSERT_EQ(dl_sqlbuild_add_index(set, "k_by_c", 3, &bki), DL_OK);
+      ASSERT_EQ(dl_sqlbuild_add(set, "k", 4, &bk), DL_OK);
+      ASSERT_EQ(dl_sqlbuild_add_index(set, "r_by_c", 2, &bri), DL_OK);
+      ASSERT_EQ(dl_sqlbuild_add(set, "r", 3, &br), DL_OK);
+      char text[64];
+      for (int64_t i = 0; i < n; i++) {
+        dl_sqlpage_val kv[4] = {{.type = SQLITE_INTEGER, .i = 1},
+                                {.type = SQLITE_INTEGER, .i = i * 2},
+                                {.type = SQLITE_INTEGER, .i = kc[i]},
+                                {.type = SQLITE_FLOAT, .d = (double)(i * 2) / 4.0}};
+        ASSERT_EQ(dl_sqlbuild_row(bk, kv), DL_OK);
+        int len = snprintf(text, sizeof text, "row %lld", (long long)(i * 3 + 1));
+        dl_sqlpage_val rv[3] = {{.type = SQLITE_INTEGER, .i = i * 3 + 1},
+                                {.type = SQLITE_INTEGER, .i = rc_[i]},
+                                {.type = SQLITE_TEXT, .s = text, .n = (size_t)len}};
+        ASSERT_EQ(dl_sqlbuild_row(br, rv), DL_OK);
+      }
+      for (int64_t i = 0; i < n; i++) { /* the index records, in order */
+        dl_sqlpage_val e[3];
+        for (int k = 0; k < 3; k++) e[k] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = ke[i].k[k]};
+        ASSERT_EQ(dl_sqlbuild_row(bki, e), DL_OK);
+        for (int k = 0; k < 2; k++) e[k] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = re[i].k[k]};
+        ASSERT_EQ(dl_sqlbuild_row(bri, e), DL_OK);
+      }
+      ASSERT_EQ(dl_sqlbuild_end(&set, 1), DL_OK);
+      free(ke);
+      free(re);
+      free(kc);
+      free(rc_);
+      ASSERT(integrity_ok(db, "main"));
+      ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT * FROM k EXCEPT SELECT * FROM kt)"), 0);
+      ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT * FROM kt EXCEPT SELECT * FROM k)"), 0);
+      ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT * FROM r EXCEPT SELECT * FROM rt)"), 0);
+      ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT * FROM rt EXCEPT SELECT * FROM r)"), 0);
+      ASSERT_EQ(q_int(db, "SELECT count(*) FROM k"), n);
+      if (n && (same_rows(db, "SELECT b FROM k INDEXED BY k_by_c WHERE a > -1 ORDER BY a, c",
+                          "SELECT b FROM kt INDEXED BY kt_by_c WHERE a > -1 ORDER BY a, c") ||
+                same_rows(db, "SELECT id FROM r INDEXED BY r_by_c WHERE c > -9e18 ORDER BY c",
+                          "SELECT id FROM rt INDEXED BY rt_by_c WHERE c > -9e18 ORDER BY c"))) {
+        fprintf(stderr, "page size %d, %lld rows: an index's order differs\n", ps, (long long)n);
+        return 1;
+      }
+      sqlite3_close(db);
+    }
+  }
+  return 0;
+}
+
 /* keep = 0: nothing of the build stays. */
 static int test_abandoned(void) {
   sqlite3 *db = NULL;
@@ -598,5 +741,6 @@ int main(int argc, char **argv) {
   RUN(test_refused);
   RUN(test_abandoned);
   RUN(test_prefilled);
+  RUN(test_indexed);
   TEST_DONE();
 }
