@@ -28,6 +28,7 @@
  */
 #include "dl_sqlbuild.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ struct dl_sqlbuild_set {
   uint32_t wfirst;
   dl_sqlbuild *builds; /* in the order added */
   int own;             /* dl_sqlbuild_open's: its build's close ends it */
+  int sys_errno;       /* the first failed write's errno (dl_sqlbuild_end gives it back) */
 };
 
 struct dl_sqlbuild {
@@ -173,7 +175,10 @@ static int flush_writes(dl_sqlbuild_set *s) {
   while (done < s->wfill) {
     ssize_t w = pwrite(s->fd, s->wbuf + done, s->wfill - done,
                        (off_t)(s->wfirst - 1) * s->page_size + (off_t)done);
-    if (w <= 0) return DL_EIO;
+    if (w <= 0) {
+      if (!s->sys_errno) s->sys_errno = w < 0 ? errno : ENOSPC;
+      return DL_EIO;
+    }
     done += (size_t)w;
   }
   s->wfill = 0;
@@ -982,7 +987,9 @@ static int put_header(dl_sqlbuild_set *s) {
   put32(h + 24, counter);
   put32(h + 28, s->next_pg - 1);
   put32(h + 92, counter);
-  return pwrite(s->fd, h, sizeof h, 0) == (ssize_t)sizeof h ? DL_OK : DL_EIO;
+  if (pwrite(s->fd, h, sizeof h, 0) == (ssize_t)sizeof h) return DL_OK;
+  if (!s->sys_errno) s->sys_errno = errno;
+  return DL_EIO;
 }
 
 int dl_sqlbuild_end(dl_sqlbuild_set **ps, int keep) {
@@ -1011,8 +1018,10 @@ int dl_sqlbuild_end(dl_sqlbuild_set **ps, int keep) {
     n = b->next;
     build_free(b);
   }
+  int sys = s->sys_errno;
   free(s->wbuf);
   free(s);
+  if (rc == DL_EIO && sys) errno = sys; /* the write's, not the cleanup's */
   return rc;
 }
 

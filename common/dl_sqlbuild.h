@@ -38,7 +38,8 @@
  * A row is DL_EINVAL (and the set is abandoned: end with keep = 0) when
  * its key is not greater than the row's before, a NOT NULL column is NULL,
  * or a text or BLOB is given for a column that is not TEXT or BLOB affine
- * (SQLite would convert it). Ownership: dl_sqlbuild_begin returns a new
+ * (SQLite would convert it). After DL_EIO errno says why (the failed
+ * write's: ENOSPC, EFBIG, ...). Ownership: dl_sqlbuild_begin returns a new
  * set, ended (and its builds freed) by dl_sqlbuild_end; dl_sqlbuild_open
  * returns a build in a set of its own, ended by dl_sqlbuild_close. Values
  * are read during the call. Never prints, never exits.

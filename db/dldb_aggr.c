@@ -178,8 +178,7 @@ int dldb_aggr_kernel_by_time(dldb_writer *w, int64_t aggr_id, int64_t api_start_
                                {.type = SQLITE_INTEGER, .i = iter_value},
                                {.type = SQLITE_INTEGER, .i = kernel_id}};
   int rc = dl_sqlbuild_row(w->kidx_bulk, v);
-  return rc ? dl_err(err, errlen, rc, "dldb_aggr_kernel_by_time: %s",
-                     rc == DL_EINVAL ? "entries not in order" : "writing a page failed")
+  return rc ? dldb__bulk_err(w, rc, err, errlen, "dldb_aggr_kernel_by_time", "index entries")
             : DL_OK;
 }
 

@@ -262,8 +262,7 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
         dl_sqlpage_val v[14];
         run_vals(v, aggr_id, &r[i]);
         if ((rc = dl_sqlbuild_row(w->nvtx_bulk, v)) != DL_OK)
-          rc = dl_err(err, errlen, rc, "%s: %s", fn,
-                      rc == DL_EINVAL ? "NVTX rows not in key order" : "writing a page failed");
+          rc = dldb__bulk_err(w, rc, err, errlen, fn, "NVTX rows");
       } else {
         rc = dldb__batch_row(w, which, c, err, errlen, fn);
       }

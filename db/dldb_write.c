@@ -160,15 +160,23 @@ static int exec(dldb_writer *w, const char *sql, char *err, size_t errlen, const
   return DL_OK;
 }
 
+int dldb__bulk_err(dldb_writer *w, int rc, char *err, size_t errlen, const char *fn,
+                   const char *what) {
+  if (rc == DL_EIO) {
+    int sys = errno;
+    return dl_err(err, errlen, rc, "%s: writing %s failed: %s", fn,
+                  w->path ? w->path : "the dldb", sys ? strerror(sys) : "an I/O error");
+  }
+  if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
+  return dl_err(err, errlen, rc, "%s: %s not in key order", fn, what);
+}
+
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
   if (!w->bulk) return DL_OK;
   int rc = dl_sqlbuild_end(&w->bulk, keep);
   memset(w->bulk_tab, 0, sizeof w->bulk_tab);
   w->nvtx_bulk = w->kidx_bulk = NULL;
-  if (rc)
-    return dl_err(err, errlen, rc, "dldb_writer: writing tables as pages failed: %s",
-                  rc == DL_EIO ? "an I/O error" : rc == DL_ENOMEM ? "out of memory"
-                                                                  : "rows not in key order");
+  if (rc) return dldb__bulk_err(w, rc, err, errlen, "dldb_writer", "rows");
   return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;
 }
 
@@ -225,12 +233,7 @@ static int bulk_row(dldb_writer *w, int which, const dldb__cell *row, char *err,
     } else v[n] = (dl_sqlpage_val){.type = SQLITE_NULL};
   }
   int rc = dl_sqlbuild_row(b, v);
-  if (rc)
-    return dl_err(err, errlen, rc, "%s: writing %s's pages failed: %s", fn,
-                  which == DLDB__B_KATTR ? "aggr_kernels" : raw_table(which),
-                  rc == DL_EIO ? "an I/O error" : rc == DL_ENOMEM ? "out of memory"
-                                                                  : "a row SQLite would refuse");
-  return DL_OK;
+  return rc ? dldb__bulk_err(w, rc, err, errlen, fn, "rows") : DL_OK;
 }
 
 typedef struct bulk_ctx {

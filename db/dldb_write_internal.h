@@ -196,6 +196,11 @@ int dldb__pages_current(dldb_writer *w);
  * dldb_writer_raw_pages' on and off, or dldb_aggr_nvtx_rows_begin and
  * _end. */
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen);
+/* The one-line error of a page build's rc (dl_sqlbuild.h) in fn: DL_EIO
+ * names the file and errno's cause, DL_EINVAL says what was out of key
+ * order. Returns rc. */
+int dldb__bulk_err(dldb_writer *w, int rc, char *err, size_t errlen, const char *fn,
+                   const char *what);
 /* In a new file's open aggregation: writes the batches' rows, commits the
  * aggregation's rows so far (a failed new file is removed whole) and
  * begins a set of page builds (w->bulk) for the caller to add its tables

@@ -6,9 +6,13 @@
  * equal SQLite's.
  * Usage: test_dldb_write SHARED_DIR WORK_DIR
  */
+#include <errno.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dldb_aggr.h"
@@ -615,6 +619,37 @@ static int test_raw_pages(void) {
   ASSERT_EQ(q_int(db2, "SELECT count(*) FROM strings WHERE value LIKE 'aten::linear%'"), NTEXT);
   ASSERT_EQ(q_int(db2, "SELECT count(DISTINCT name_id) FROM nvtx_ranges"), NTEXT);
   sqlite3_close(db2);
+  /* the file cannot grow (a full disk): one line naming the file and why */
+  char full[1024];
+  path_in(full, sizeof full, "raw_full.sqlite");
+  unlink(full);
+  pid_t pid = fork();
+  ASSERT(pid >= 0);
+  if (pid == 0) {
+    struct rlimit rl = {(rlim_t)4 << 20, (rlim_t)4 << 20};
+    signal(SIGXFSZ, SIG_IGN); /* the write fails (EFBIG) instead of killing */
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
+    dldb_writer *wf = NULL;
+    dldb_write_opts of = {.producer = "test"};
+    if (dldb_writer_create(full, &of, &wf, err2, sizeof err2) ||
+        dldb_writer_raw_pages(wf, 1, err2, sizeof err2))
+      _exit(4);
+    dldb_kernel kf = {.short_name = "k", .gpu_start_ns = 10, .gpu_end_ns = 20,
+                      .grid = {1, 1, 1}, .block = {1, 1, 1}};
+    int rc = DL_OK;
+    for (int i = 0; i < 400000 && rc == DL_OK; i++) rc = dldb_write_kernel(wf, &kf, err2, sizeof err2);
+    if (rc == DL_OK) rc = dldb_writer_raw_pages(wf, 0, err2, sizeof err2);
+    dldb_writer_abort(&wf);
+    int named = strstr(err2, full) && strstr(err2, "failed") && strstr(err2, strerror(EFBIG)) &&
+                !strchr(err2, '\n');
+    if (!named) fprintf(stderr, "full disk: \"%s\"\n", err2);
+    _exit(rc == DL_EIO && named ? 0 : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  ASSERT(!exists(full));
   /* aborted with the pages open: no file, no temporary one */
   char path[1024], err[256];
   path_in(path, sizeof path, "raw_abort.sqlite");
