@@ -138,24 +138,6 @@ static size_t put_varint(uint8_t *p, uint64_t v) {
   return n;
 }
 
-/* Reads a varint at p (before end): its bytes, 0 if it runs past end. */
-static size_t get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v) {
-  uint64_t x = 0;
-  for (size_t i = 0; i < 9; i++) {
-    if (p + i >= end) return 0;
-    if (i == 8) {
-      *v = x << 8 | p[i];
-      return 9;
-    }
-    x = x << 7 | (p[i] & 0x7f);
-    if (!(p[i] & 0x80)) {
-      *v = x;
-      return i + 1;
-    }
-  }
-  return 0;
-}
-
 static size_t varint_len(uint64_t v) {
   uint8_t t[9];
   return put_varint(t, v);
@@ -720,8 +702,9 @@ static int take_root_cells(dl_sqlbuild *b, const uint8_t *page) {
   for (int k = 0; k < n; k++) {
     int off = page[8 + 2 * k] << 8 | page[8 + 2 * k + 1];
     uint64_t len, rowid;
-    size_t a = off >= 8 && off < (int)b->usable ? get_varint(page + off, end, &len) : 0;
-    size_t r = a ? get_varint(page + off + a, end, &rowid) : 0;
+    size_t a =
+        off >= 8 && off < (int)b->usable ? (size_t)dl_sqlpage_varint(page + off, end, &len) : 0;
+    size_t r = a ? (size_t)dl_sqlpage_varint(page + off + a, end, &rowid) : 0;
     if (!r || (b->has_rowid && (int64_t)rowid <= b->last_rowid)) return DL_ENOTFOUND;
     size_t local = len;
     if (len > (uint64_t)b->max_local) {
@@ -814,10 +797,10 @@ static const uint8_t *read_page(dl_sqlbuild *b, uint32_t pgno) {
 static int record_column(const uint8_t *rec, size_t len, int col, dl_sqlpage_val *out) {
   const uint8_t *end = rec + len;
   uint64_t hlen, type = 0;
-  size_t at = get_varint(rec, end, &hlen), body = (size_t)hlen;
+  size_t at = (size_t)dl_sqlpage_varint(rec, end, &hlen), body = (size_t)hlen;
   if (!at || hlen > len) return DL_ECORRUPT;
   for (int f = 0; f <= col; f++) {
-    size_t k = at < hlen ? get_varint(rec + at, rec + hlen, &type) : 0;
+    size_t k = at < hlen ? (size_t)dl_sqlpage_varint(rec + at, rec + hlen, &type) : 0;
     if (!k) return DL_ECORRUPT;
     at += k;
     if (f < col) body += serial_bytes(type);
@@ -861,8 +844,8 @@ int dl_sqlbuild_read(dl_sqlbuild *b, int64_t rowid, int col, dl_sqlpage_val *out
   while (l <= h) {
     int m = l + (h - l) / 2, off = page[8 + 2 * m] << 8 | page[8 + 2 * m + 1];
     uint64_t len, id;
-    size_t a = get_varint(page + off, end, &len);
-    size_t r = a ? get_varint(page + off + a, end, &id) : 0;
+    size_t a = (size_t)dl_sqlpage_varint(page + off, end, &len);
+    size_t r = a ? (size_t)dl_sqlpage_varint(page + off + a, end, &id) : 0;
     if (!r) return DL_ECORRUPT;
     if ((int64_t)id < rowid) {
       l = m + 1;

@@ -66,9 +66,7 @@ static uint32_t be32(const unsigned char *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* SQLite's varint at p (at most 9 bytes, none past end): its length, 0 if
- * it runs past end. */
-static int varint(const unsigned char *p, const unsigned char *end, uint64_t *v) {
+int dl_sqlpage_varint(const unsigned char *p, const unsigned char *end, uint64_t *v) {
   uint64_t x = 0;
   for (int i = 0; i < 9; i++) {
     if (p + i >= end) return 0;
@@ -157,7 +155,7 @@ static int cell_record(dl_sqlpage *p, const unsigned char **rec, size_t *len, in
   if (off >= p->usable) return SQLITE_CORRUPT;
   const unsigned char *c = page + off;
   uint64_t size, key;
-  int a = varint(c, end, &size), b = a ? varint(c + a, end, &key) : 0;
+  int a = dl_sqlpage_varint(c, end, &size), b = a ? dl_sqlpage_varint(c + a, end, &key) : 0;
   if (!b) return SQLITE_CORRUPT;
   *rowid = (int64_t)key;
   c += a + b;
@@ -316,7 +314,7 @@ int dl_sqlpage_next(dl_sqlpage *p, dl_sqlpage_val *v) {
     if (rc != SQLITE_OK) return rc;
     const unsigned char *end = rec + len;
     uint64_t hsize, t;
-    int h = varint(rec, end, &hsize);
+    int h = dl_sqlpage_varint(rec, end, &hsize);
     if (!h || hsize > len || hsize < (uint64_t)h) return SQLITE_CORRUPT;
     uint64_t types[MAX_FIELDS];
     size_t offs[MAX_FIELDS];
@@ -324,7 +322,7 @@ int dl_sqlpage_next(dl_sqlpage *p, dl_sqlpage_val *v) {
     size_t body = (size_t)hsize;
     int nf = 0;
     while (nf < p->nfields && hp < hend) {
-      int k = varint(hp, hend, &t);
+      int k = dl_sqlpage_varint(hp, hend, &t);
       int64_t l = k ? serial_len(t) : -1;
       if (l < 0 || body + (size_t)l > len) return SQLITE_CORRUPT;
       hp += k;

@@ -59,6 +59,10 @@ typedef struct dl_sqlpage dl_sqlpage;
 enum { DL_SQLPAGE_BLOB, DL_SQLPAGE_TEXT, DL_SQLPAGE_NUMERIC, DL_SQLPAGE_INTEGER, DL_SQLPAGE_REAL };
 int dl_sqlpage_affinity(const char *type);
 
+/* SQLite's varint at p (at most 9 bytes, none at or past end): its length,
+ * 0 if it runs past end. */
+int dl_sqlpage_varint(const unsigned char *p, const unsigned char *end, uint64_t *v);
+
 /* A scan of table's columns cols[0 .. ncols - 1] (NULL or a name the table
  * lacks: NULL values) in the rows that all nfilters filters keep,
  * answering the query st (whose plan must be a scan of the table);

@@ -160,7 +160,7 @@ int dldb_aggr_kernels_begin(dldb_writer *w, char *err, size_t errlen) {
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
   const char *how = getenv("DLDB_WRITE");
   if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite"))) return DL_OK;
-  int rc = dldb__bulk_begin(w, err, errlen, fn);
+  int rc = dldb__bulk_begin(w, 0, err, errlen, fn);
   if (rc || !w->bulk) return rc;
   rc = dl_sqlbuild_add_index(w->bulk, "aggr_kernels_by_time", 4, &w->kidx_bulk);
   if (rc == DL_OK) rc = dl_sqlbuild_add(w->bulk, "aggr_kernels", 7, &w->bulk_tab[DLDB__B_KATTR]);

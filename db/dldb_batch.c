@@ -303,7 +303,8 @@ int dldb__batch_each(const dldb__batch *b, int (*fn)(void *ctx, const dldb__cell
       row[i] = c[i];
       if (c[i].type == DLDB__TEXT) row[i].v.s = b->text + c[i].v.i;
     }
-    if (b->id_table && row[0].type == DLDB__NULL) row[0] = (dldb__cell){.type = DLDB__INT, .v.i = next};
+    if (b->id_table && row[0].type == DLDB__NULL)
+      row[0] = (dldb__cell){.type = DLDB__INT, .v.i = next};
     if (b->id_table && row[0].type == DLDB__INT && row[0].v.i >= next) next = row[0].v.i + 1;
     int rc = fn(ctx, row);
     if (rc) return rc;

@@ -284,7 +284,7 @@ int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen) {
   if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite")) ||
       nvtx_layout(w) != DLDB__NVTX_RUNS)
     return DL_OK;
-  int rc = dldb__bulk_begin(w, err, errlen, fn);
+  int rc = dldb__bulk_begin(w, 0, err, errlen, fn);
   if (rc || !w->bulk) return rc;
   rc = dl_sqlbuild_add(w->bulk, "aggr_nvtx_runs", 14, &w->nvtx_bulk);
   if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);

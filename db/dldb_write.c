@@ -180,8 +180,13 @@ int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
   return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;
 }
 
-int dldb__bulk_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  int rc = dldb__flush(w, err, errlen, fn);
+int dldb__bulk_begin(dldb_writer *w, int keep_strings, char *err, size_t errlen,
+                     const char *fn) {
+  int rc = keep_strings ? DL_OK : dldb__flush(w, err, errlen, fn);
+  for (int i = 0; keep_strings && i < DLDB__B_COUNT; i++)
+    if (i != DLDB__B_STRING && w->batch[i].nrows &&
+        dldb__batch_flush(&w->batch[i], w->db) != SQLITE_OK)
+      return dldb__sqlerr(w, err, errlen, fn);
   if (rc) return rc;
   if (w->in_tx) {
     if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
@@ -255,30 +260,17 @@ static int string_to_bulk(void *ctx, const dldb__cell *row) {
 static int raw_begin(dldb_writer *w, int which, char *err, size_t errlen) {
   static const char *fn = "dldb_writer_raw_pages";
   w->raw_pages = 0; /* one set at most */
-  for (int i = 0; i < DLDB__B_COUNT; i++)
-    if (i != DLDB__B_STRING && w->batch[i].nrows &&
-        dldb__batch_flush(&w->batch[i], w->db) != SQLITE_OK)
-      return dldb__sqlerr(w, err, errlen, fn);
-  if (w->in_tx) {
-    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-      return sqlite3_get_autocommit(w->db) ? dldb__sqlerr(w, err, errlen, fn)
-                                           : DL_OK; /* a reader holds the file: SQLite */
-    w->in_tx = 0;
-    w->pending = 0;
-  }
-  if (dl_sqlbuild_begin(w->db, &w->bulk) != DL_OK) {
-    w->bulk = NULL;
-    return dldb__tx_begin(w, err, errlen);
-  }
+  int rc = dldb__bulk_begin(w, 1, err, errlen, fn);
+  if (rc || !w->bulk) return rc;
   for (size_t i = 0; i < sizeof raw_tables / sizeof raw_tables[0]; i++) {
-    int rc = dl_sqlbuild_add(w->bulk, raw_tables[i].table, raw_tables[i].ncols,
-                             &w->bulk_tab[raw_tables[i].which]);
-    if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
+    int a = dl_sqlbuild_add(w->bulk, raw_tables[i].table, raw_tables[i].ncols,
+                            &w->bulk_tab[raw_tables[i].which]);
+    if (a == DL_ENOMEM) return dl_err(err, errlen, a, "%s: out of memory", fn);
   }
   if (!w->bulk_tab[DLDB__B_STRING] || !w->bulk_tab[which])
     return dldb__bulk_end(w, 1, err, errlen);
   bulk_ctx c = {w, err, errlen};
-  int rc = dldb__batch_each(&w->batch[DLDB__B_STRING], string_to_bulk, &c);
+  rc = dldb__batch_each(&w->batch[DLDB__B_STRING], string_to_bulk, &c);
   dldb__batch_drop(&w->batch[DLDB__B_STRING]);
   return rc;
 }

@@ -201,12 +201,13 @@ int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen);
  * order. Returns rc. */
 int dldb__bulk_err(dldb_writer *w, int rc, char *err, size_t errlen, const char *fn,
                    const char *what);
-/* In a new file's open aggregation: writes the batches' rows, commits the
- * aggregation's rows so far (a failed new file is removed whole) and
- * begins a set of page builds (w->bulk) for the caller to add its tables
- * to. w->bulk stays NULL, SQLite's transaction open again, where a reader
- * holds the file or the set cannot begin. */
-int dldb__bulk_begin(dldb_writer *w, char *err, size_t errlen, const char *fn);
+/* In a new file: writes the batches' rows (keep_strings: all but the
+ * strings'), commits the rows so far (a failed new file is removed whole)
+ * and begins a set of page builds (w->bulk) for the caller to add its
+ * tables to. w->bulk stays NULL, SQLite's transaction open again, where a
+ * reader holds the file or the set cannot begin. */
+int dldb__bulk_begin(dldb_writer *w, int keep_strings, char *err, size_t errlen,
+                     const char *fn);
 /* Writes the open aggregation's aggr_nvtx_totals rows (dldb_stats.c). */
 int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen);
 sqlite3_stmt *dldb__stmt(dldb_writer *w, int which);

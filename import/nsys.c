@@ -979,7 +979,8 @@ static int import_export(nsys *x) {
   /* the three big tables (and their strings) written as pages where the file allows */
   if ((rc = dldb_writer_raw_pages(w, 1, err, errlen)) != DL_OK ||
       (rc = import_nvtx(x)) != DL_OK || (rc = import_api(x)) != DL_OK ||
-      (rc = import_kernels(x)) != DL_OK || (rc = dldb_writer_raw_pages(w, 0, err, errlen)) != DL_OK ||
+      (rc = import_kernels(x)) != DL_OK ||
+      (rc = dldb_writer_raw_pages(w, 0, err, errlen)) != DL_OK ||
       (rc = import_activities(x)) != DL_OK || (rc = import_osrt(x)) != DL_OK)
     goto out;
   rc = dldb_write_meta(w, "source_format", "nsys-sqlite", err, errlen);

@@ -637,7 +637,8 @@ static int test_raw_pages(void) {
     dldb_kernel kf = {.short_name = "k", .gpu_start_ns = 10, .gpu_end_ns = 20,
                       .grid = {1, 1, 1}, .block = {1, 1, 1}};
     int rc = DL_OK;
-    for (int i = 0; i < 400000 && rc == DL_OK; i++) rc = dldb_write_kernel(wf, &kf, err2, sizeof err2);
+    for (int i = 0; i < 400000 && rc == DL_OK; i++)
+      rc = dldb_write_kernel(wf, &kf, err2, sizeof err2);
     if (rc == DL_OK) rc = dldb_writer_raw_pages(wf, 0, err2, sizeof err2);
     dldb_writer_abort(&wf);
     int named = strstr(err2, full) && strstr(err2, "failed") && strstr(err2, strerror(EFBIG)) &&

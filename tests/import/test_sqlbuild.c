@@ -125,15 +125,17 @@ static int read_back(dl_sqlbuild *rb, const int64_t *ids, const uint64_t *sums, 
                 (long long)ids[j], cols[k]);
         return 1;
       }
-      if (v[cols[k]].type == SQLITE_TEXT || v[cols[k]].type == SQLITE_BLOB) { /* a copy: the next read reuses it */
-        char *copy = malloc(v[cols[k]].n + 1);
-        memcpy(copy, v[cols[k]].s, v[cols[k]].n);
-        v[cols[k]].s = copy;
+      dl_sqlpage_val *c = &v[cols[k]];
+      if (c->type == SQLITE_TEXT || c->type == SQLITE_BLOB) { /* the next read reuses it */
+        char *copy = malloc(c->n + 1);
+        memcpy(copy, c->s, c->n);
+        c->s = copy;
       }
     }
     uint64_t d = digest(v, cols, 4);
     for (int k = 0; k < 4; k++)
-      if (v[cols[k]].type == SQLITE_TEXT || v[cols[k]].type == SQLITE_BLOB) free((char *)v[cols[k]].s);
+      if (v[cols[k]].type == SQLITE_TEXT || v[cols[k]].type == SQLITE_BLOB)
+        free((char *)v[cols[k]].s);
     if (d != sums[j]) {
       fprintf(stderr, "row %lld (rowid %lld) read back differs\n", (long long)j, (long long)ids[j]);
       return 1;
@@ -142,7 +144,8 @@ static int read_back(dl_sqlbuild *rb, const int64_t *ids, const uint64_t *sums, 
   dl_sqlpage_val v;
   ASSERT_EQ(dl_sqlbuild_read(rb, n ? ids[n - 1] + 1 : 1, 1, &v), DL_ENOTFOUND);
   ASSERT_EQ(dl_sqlbuild_read(rb, -5000, 1, &v), DL_ENOTFOUND);
-  if (n > 1 && ids[1] > ids[0] + 1) ASSERT_EQ(dl_sqlbuild_read(rb, ids[0] + 1, 1, &v), DL_ENOTFOUND);
+  if (n > 1 && ids[1] > ids[0] + 1)
+    ASSERT_EQ(dl_sqlbuild_read(rb, ids[0] + 1, 1, &v), DL_ENOTFOUND);
   return 0;
 }
 
@@ -621,10 +624,12 @@ static int test_indexed(void) {
       ASSERT_EQ(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
       rnd_state = 0xABCDull + (uint64_t)n;
       ientry *ke = malloc((size_t)(n + 1) * sizeof *ke), *re = malloc((size_t)(n + 1) * sizeof *re);
-      int64_t *kc = malloc((size_t)(n + 1) * sizeof *kc), *rc_ = malloc((size_t)(n + 1) * sizeof *rc_);
+      int64_t *kc = malloc((size_t)(n + 1) * sizeof *kc);
+      int64_t *rc_ = malloc((size_t)(n + 1) * sizeof *rc_);
       sqlite3_stmt *ik = NULL, *ir = NULL;
-      ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO kt VALUES (1, ?1, ?2, ?1 / 4.0)", -1, &ik, NULL),
-                SQLITE_OK);
+      ASSERT_EQ(
+          sqlite3_prepare_v2(db, "INSERT INTO kt VALUES (1, ?1, ?2, ?1 / 4.0)", -1, &ik, NULL),
+          SQLITE_OK);
       ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO rt VALUES (?1, ?2, 'row ' || ?1)", -1, &ir,
                                    NULL),
                 SQLITE_OK);
@@ -676,9 +681,11 @@ static int test_indexed(void) {
       }
       for (int64_t i = 0; i < n; i++) { /* the index records, in order */
         dl_sqlpage_val e[3];
-        for (int k = 0; k < 3; k++) e[k] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = ke[i].k[k]};
+        for (int k = 0; k < 3; k++)
+          e[k] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = ke[i].k[k]};
         ASSERT_EQ(dl_sqlbuild_row(bki, e), DL_OK);
-        for (int k = 0; k < 2; k++) e[k] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = re[i].k[k]};
+        for (int k = 0; k < 2; k++)
+          e[k] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = re[i].k[k]};
         ASSERT_EQ(dl_sqlbuild_row(bri, e), DL_OK);
       }
       ASSERT_EQ(dl_sqlbuild_end(&set, 1), DL_OK);
