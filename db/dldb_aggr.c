@@ -290,12 +290,12 @@ int dldb__exec_aggr(dldb_writer *w, const char *sql, const char *what, char *err
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) {
     sqlite3_finalize(st);
-    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s", sqlite3_errmsg(w->db));
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s", dldb__errmsg(w));
   }
   sqlite3_bind_int64(st, 1, w->aggr_id);
   int rc = DL_OK;
   if (sqlite3_step(st) != SQLITE_DONE)
-    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s: %s", what, sqlite3_errmsg(w->db));
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: %s: %s", what, dldb__errmsg(w));
   sqlite3_finalize(st);
   return rc;
 }
@@ -320,7 +320,7 @@ static int kernel_durs(dldb_writer *w, char *err, size_t errlen) {
     rc = dldb__pc_add(w, DLDB__PC_KDUR, 0, -1, sqlite3_column_int64(st, 0),
                       sqlite3_column_int64(st, 1), err, errlen);
   if (rc == DL_OK && src != SQLITE_DONE)
-    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel durations: %s", sqlite3_errmsg(w->db));
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel durations: %s", dldb__errmsg(w));
   sqlite3_finalize(st);
   if (rc == DL_OK) return dldb__pc_end(w, DLDB__PC_KDUR, err, errlen);
   dldb__pc_free(w, DLDB__PC_KDUR);

@@ -15,7 +15,7 @@ struct dldb_occ_writer {
 };
 
 static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, sqlite3_errmsg(w->db));
+  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
 }
 
 static void bind_real(sqlite3_stmt *st, int i, double v) {

@@ -19,7 +19,7 @@ int dldb_aggr_dl_op_shapes(dldb_writer *w, int64_t aggr_id, const dldb_dl_op_sha
                          "INSERT INTO aggr_dl_op_shapes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
                          "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
                          -1, &st, NULL) != SQLITE_OK)
-    return dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_op_shapes: %s", sqlite3_errmsg(w->db));
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_op_shapes: %s", dldb__errmsg(w));
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < n; i++) {
     const dldb_dl_op_shape_row *x = &r[i];
@@ -49,7 +49,7 @@ int dldb_aggr_dl_op_shapes(dldb_writer *w, int64_t aggr_id, const dldb_dl_op_sha
     int s = sqlite3_step(st);
     sqlite3_reset(st);
     if (s != SQLITE_DONE)
-      rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_op_shapes: %s", sqlite3_errmsg(w->db));
+      rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_op_shapes: %s", dldb__errmsg(w));
   }
   sqlite3_finalize(st);
   return rc;
@@ -61,7 +61,7 @@ int dldb_aggr_dl_iter_flops(dldb_writer *w, int64_t aggr_id, int64_t first_iter,
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db, "INSERT INTO aggr_dl_iter_flops VALUES (?1, ?2, ?3, ?4)", -1, &st,
                          NULL) != SQLITE_OK)
-    return dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_iter_flops: %s", sqlite3_errmsg(w->db));
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_iter_flops: %s", dldb__errmsg(w));
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < n; i++) {
     sqlite3_bind_int64(st, 1, aggr_id);
@@ -71,7 +71,7 @@ int dldb_aggr_dl_iter_flops(dldb_writer *w, int64_t aggr_id, int64_t first_iter,
     int s = sqlite3_step(st);
     sqlite3_reset(st);
     if (s != SQLITE_DONE)
-      rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_iter_flops: %s", sqlite3_errmsg(w->db));
+      rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_dl_iter_flops: %s", dldb__errmsg(w));
   }
   sqlite3_finalize(st);
   return rc;

@@ -137,7 +137,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size) {
 
 static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err, size_t errlen) {
   if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) == SQLITE_OK) return DL_OK;
-  return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", sqlite3_errmsg(w->db));
+  return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", dldb__errmsg(w));
 }
 
 /* The aggregation's group ops, by row_idx. */
@@ -158,7 +158,7 @@ static int read_rows(dldb_writer *w, gp_set *s, char *err, size_t errlen) {
     for (size_t c = 0; rc == DL_OK && c < NCOLS; c++) rc = get_val(s, st, (int)c + 1, &r->v[c]);
   }
   if (rc == DL_OK && step != SQLITE_DONE)
-    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", sqlite3_errmsg(w->db));
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", dldb__errmsg(w));
   sqlite3_finalize(st);
   return rc;
 }
@@ -189,7 +189,7 @@ static int read_parents(dldb_writer *w, gp_set *s, char *err, size_t errlen) {
     rc = get_val(s, st, 0, &s->parents[s->np++].v);
   }
   if (rc == DL_OK && step != SQLITE_DONE)
-    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", sqlite3_errmsg(w->db));
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s", dldb__errmsg(w));
   sqlite3_finalize(st);
   return rc;
 }
@@ -257,7 +257,7 @@ static int put_run(gp_ins *in, size_t col, int desc, int tree, const gp_ent *e, 
     sqlite3_reset(st);
     if (s != SQLITE_DONE)
       return dl_err(in->err, in->errlen, DL_EDB, "dldb_aggr_end: group ops' orders: %s",
-                    sqlite3_errmsg(in->w->db));
+                    dldb__errmsg(in->w));
   }
   return DL_OK;
 }

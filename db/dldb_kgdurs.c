@@ -78,7 +78,7 @@ static int kd_pass(dldb_writer *w, sqlite3_stmt *scan, kd_group *g, char *err, s
   }
   if (rc == DL_OK && src != SQLITE_DONE)
     rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel durations by group: %s",
-                sqlite3_errmsg(w->db));
+                dldb__errmsg(w));
   if (rc == DL_OK && g->n > 0) rc = kd_flush(w, gid, g, err, errlen);
   return rc;
 }
@@ -93,7 +93,7 @@ int dldb__kernel_group_durs(dldb_writer *w, char *err, size_t errlen) {
   int rc = dldb__pc_begin(w, DLDB__PC_KDSEQ, err, errlen);
   if (rc == DL_OK && sqlite3_prepare_v2(w->db, KD_SCAN, -1, &scan, NULL) != SQLITE_OK)
     rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel durations by group: %s",
-                sqlite3_errmsg(w->db));
+                dldb__errmsg(w));
   if (rc == DL_OK) rc = kd_pass(w, scan, &g, err, errlen);
   if (rc == DL_OK) rc = dldb__pc_end(w, DLDB__PC_KDSEQ, err, errlen);
   dldb__pc_free(w, DLDB__PC_KDSEQ);

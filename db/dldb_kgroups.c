@@ -195,7 +195,7 @@ int dldb__kernel_groups(dldb_writer *w, char *err, size_t errlen) {
   if (src == KG_NOMEM)
     rc = dl_err(err, errlen, DL_ENOMEM, "dldb_aggr_end: kernel groups: out of memory");
   else if (src != SQLITE_OK)
-    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel groups: %s", sqlite3_errmsg(w->db));
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: kernel groups: %s", dldb__errmsg(w));
   for (int i = 0; i < 3; i++) sqlite3_finalize(st[i]);
   dl_map_free(&gs.by_hash);
   if (rc == DL_OK) rc = kg_seq(w, &gs, &l, err, errlen);

@@ -4,7 +4,7 @@
 #include "dldb_write_internal.h"
 
 static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, sqlite3_errmsg(w->db));
+  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
 }
 
 /* Prepares sql after flushing the writer; DL_OK with *st NULL when the file

@@ -48,7 +48,7 @@ struct dldb__digits {
 };
 
 static int sqlerr(dldb__digits *d, char *err, size_t errlen) {
-  return dl_err(err, errlen, DL_EDB, "NVTX digit runs: %s", sqlite3_errmsg(d->w->db));
+  return dl_err(err, errlen, DL_EDB, "NVTX digit runs: %s", dldb__errmsg(d->w));
 }
 
 static int reserve(bytes *b, size_t more) {

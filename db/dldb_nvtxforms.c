@@ -8,7 +8,7 @@
 #include "dldb_aggr.h"
 
 static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *what) {
-  return dl_err(err, errlen, DL_EDB, "NVTX name order: %s: %s", what, sqlite3_errmsg(w->db));
+  return dl_err(err, errlen, DL_EDB, "NVTX name order: %s: %s", what, dldb__errmsg(w));
 }
 
 static uint64_t hash(const char *s, size_t n) {

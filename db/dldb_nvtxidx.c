@@ -54,7 +54,7 @@ typedef struct idx {
 
 static int sqlerr(idx *x, const char *what) {
   return dl_err(x->err, x->errlen, DL_EDB, "dldb_aggr_end: NVTX name order: %s: %s", what,
-                sqlite3_errmsg(x->w->db));
+                dldb__errmsg(x->w));
 }
 
 static int oom(idx *x) {

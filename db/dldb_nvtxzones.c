@@ -179,7 +179,7 @@ static int put_kind(dldb_writer *w, sqlite3_stmt *st, const dldb__zones *z, int 
     sqlite3_bind_blob(st, 5, lo, (int)(k->nblocks * 8), SQLITE_STATIC);
     sqlite3_bind_blob(st, 6, hi, (int)(k->nblocks * 8), SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE)
-      return dl_err(err, errlen, DL_EDB, "NVTX zones: %s", sqlite3_errmsg(w->db));
+      return dl_err(err, errlen, DL_EDB, "NVTX zones: %s", dldb__errmsg(w));
   }
   sqlite3_reset(st);
   return DL_OK;
@@ -200,7 +200,7 @@ int dldb__zones_put(dldb_writer *w, int has_table, char *err, size_t errlen) {
   if (hi && sqlite3_prepare_v2(w->db, "INSERT INTO aggr_nvtx_zones(aggr_id, kind, col, "
                                "block_rows, lo, hi) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
                                NULL) != SQLITE_OK)
-    rc = dl_err(err, errlen, DL_EDB, "NVTX zones: %s", sqlite3_errmsg(w->db));
+    rc = dl_err(err, errlen, DL_EDB, "NVTX zones: %s", dldb__errmsg(w));
   for (int kk = 0; st && rc == DL_OK && kk < 2; kk++)
     if (z->k[kk].rows) rc = put_kind(w, st, z, kk, lo, hi, err, errlen);
   sqlite3_finalize(st);

@@ -63,7 +63,7 @@ static int insert(dldb_writer *w, dldb__pchunk *c, int64_t group, int64_t chunk,
   sqlite3_reset(c->ins);
   if (src != SQLITE_DONE)
     return dl_err(err, errlen, DL_EDB, "dldb: %s: %s", tables[c->table].what,
-                  sqlite3_errmsg(w->db));
+                  dldb__errmsg(w));
   return DL_OK;
 }
 
@@ -83,7 +83,7 @@ int dldb__pc_begin(dldb_writer *w, int table, char *err, size_t errlen) {
   *c = (dldb__pchunk){.table = table, .aggr_id = w->aggr_id, .group = -1};
   if (sqlite3_prepare_v2(w->db, tables[table].sql, -1, &c->ins, NULL) != SQLITE_OK) {
     int rc = dl_err(err, errlen, DL_EDB, "dldb: %s: %s", tables[table].what,
-                    sqlite3_errmsg(w->db));
+                    dldb__errmsg(w));
     sqlite3_finalize(c->ins);
     free(c);
     return rc;

@@ -8,7 +8,7 @@
 #include "dldb_write_internal.h"
 
 static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, sqlite3_errmsg(w->db));
+  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
 }
 
 int dldb_write_gpu_rank(dldb_writer *w, const dldb_gpu_rank *r, char *err, size_t errlen) {

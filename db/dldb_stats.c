@@ -17,7 +17,7 @@ struct dldb_osrt_writer {
 };
 
 static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, sqlite3_errmsg(w->db));
+  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
 }
 
 int dldb_stats_has_tables(dldb_writer *w) {

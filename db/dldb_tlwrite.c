@@ -129,7 +129,7 @@ typedef struct tl_writer {
 } tl_writer;
 
 static int sqlerr(tl_writer *x, const char *what) {
-  return dl_err(x->err, x->errlen, DL_EDB, "timeline: %s: %s", what, sqlite3_errmsg(x->w->db));
+  return dl_err(x->err, x->errlen, DL_EDB, "timeline: %s: %s", what, dldb__errmsg(x->w));
 }
 
 static int oom(tl_writer *x) { return dl_err(x->err, x->errlen, DL_ENOMEM, "timeline: out of memory"); }

@@ -160,6 +160,7 @@ struct dldb_writer {
   size_t ahead_cap;
   int64_t domains[DLDB__DOMAINS_KEPT][2]; /* domains known: name's string id, domain id */
   int ndomains;
+  char errbuf[4352];             /* dldb__errmsg's */
   const char *last_domain_name; /* borrowed from strs */
   int64_t last_domain_id;
   struct dldb__rawmem *rawmem; /* raw rows kept for the scans (dldb_rawmem.h), or NULL */
@@ -169,6 +170,9 @@ struct dldb_writer {
 };
 
 int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn);
+/* SQLite's message for w's last error; a failed write's names the file and
+ * the cause (in w's buffer, valid until the next call). */
+const char *dldb__errmsg(dldb_writer *w);
 /* 1 when the file holds w's raw tables as w sees them, so that they may be
  * read from their pages (dl_sqlpage.h): a reader's connection (its read
  * transaction holds the file as committed); an open aggregation

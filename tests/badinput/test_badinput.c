@@ -578,9 +578,14 @@ static int test_full_disk_import(void) {
   ASSERT_OK(snapshot(out));
   off_t size = file_size(db);
   ASSERT(size > 65536);
-  /* limits inside the schema, the rows and the last pages of the file */
-  const long limits[] = {4096, (long)size / 3, (long)size - 8192};
-  for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+  /* limits inside the schema, then every sixteenth of the file (the raw
+   * rows, each aggregation table, the timeline), and its last pages */
+  long limits[20];
+  size_t nl = 0;
+  limits[nl++] = 4096;
+  for (int k = 1; k < 16; k++) limits[nl++] = (long)size * k / 16;
+  limits[nl++] = (long)size - 8192;
+  for (size_t i = 0; i < nl; i++) {
     int st = run_dlprof(good, out, "--force=true", "--verbosity=quiet", NULL, limits[i]);
     ASSERT_OK(no_sanitizer_report());
     if (st != 1 || lines(errtxt) != 1) {
