@@ -254,7 +254,6 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
     if (layout == DLDB__NVTX_RUNS) {
       if (r[i].t.n < 1)
         return dl_err(err, errlen, DL_EINVAL, "%s: an NVTX row without instances", fn);
-      int which = run_cells(c, aggr_id, &r[i]);
       w->nvtx_total[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ] += r[i].t.total;
       w->nvtx_rows[r[i].kind == DLDB_STATS_NVTX_GPU_PROJ]++;
       dldb__zones_add(w, &r[i]);
@@ -263,8 +262,8 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
         run_vals(v, aggr_id, &r[i]);
         if ((rc = dl_sqlbuild_row(w->nvtx_bulk, v)) != DL_OK)
           rc = dldb__bulk_err(w, rc, err, errlen, fn, "NVTX rows");
-      } else {
-        rc = dldb__batch_row(w, which, c, err, errlen, fn);
+      } else { /* SQLite's cells only where SQLite writes the row */
+        rc = dldb__batch_row(w, run_cells(c, aggr_id, &r[i]), c, err, errlen, fn);
       }
     } else if (layout == DLDB__NVTX_STATS) {
       nvtx_cells(c, aggr_id, &r[i]);
