@@ -243,10 +243,11 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
  * environment (tests compare the two), SQLite inserts them. Any other use
  * of the writer ends the build as _end does. */
 int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen);
+int dldb_aggr_nvtx_rows_end(dldb_writer *w, char *err, size_t errlen);
 /* Around the open aggregation's launches (dldb_aggr_kernel, in key order:
  * iteration, then kernel id): in a new file whose aggr_kernels is empty
  * the rows and their index by launch time are written as pages, as the
- * NVTX rows are (below); the caller then gives each row's index entry
+ * NVTX rows are (above); the caller then gives each row's index entry
  * (dldb_aggr_kernel_by_time) in the index's order (launch time, iteration,
  * kernel id), while dldb_aggr_kernels_paged says 1. Elsewhere SQLite
  * inserts the rows and keeps the index, and the entries are ignored. */
@@ -255,7 +256,6 @@ int dldb_aggr_kernels_paged(const dldb_writer *w);
 int dldb_aggr_kernel_by_time(dldb_writer *w, int64_t aggr_id, int64_t api_start_ns,
                              int64_t iter_value, int64_t kernel_id, char *err, size_t errlen);
 int dldb_aggr_kernels_end(dldb_writer *w, char *err, size_t errlen);
-int dldb_aggr_nvtx_rows_end(dldb_writer *w, char *err, size_t errlen);
 int dldb_aggr_stats_api_ops(dldb_writer *w, int64_t aggr_id, const dldb_stats_api_op_row *r,
                             size_t n, char *err, size_t errlen);
 

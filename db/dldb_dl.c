@@ -14,10 +14,6 @@ struct dldb_occ_writer {
   sqlite3_stmt *st;
 };
 
-static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
-}
-
 static void bind_real(sqlite3_stmt *st, int i, double v) {
   if (isnan(v)) sqlite3_bind_null(st, i);
   else sqlite3_bind_double(st, i, v);
@@ -50,7 +46,7 @@ int dldb_occ_writer_open(dldb_writer *w, dldb_occ_writer **out, char *err, size_
                          "INSERT OR REPLACE INTO kernel_occupancy(kernel_id, blocks_per_sm, "
                          "est_achieved_occupancy) VALUES (?1, ?2, ?3)",
                          -1, SQLITE_PREPARE_PERSISTENT, &o->st, NULL) != SQLITE_OK) {
-    int rc = sqlerr(w, err, errlen, "dldb_occ_writer_open");
+    int rc = dldb__sqlerr(w, err, errlen, "dldb_occ_writer_open");
     free(o);
     return rc;
   }
@@ -65,7 +61,7 @@ int dldb_occ_write(dldb_occ_writer *o, double blocks_per_sm, double est_occupanc
   sqlite3_bind_int64(o->st, 1, o->w->kernel_max_id); /* the last kernel written */
   bind_real(o->st, 2, blocks_per_sm);
   bind_real(o->st, 3, est_occupancy_pct);
-  if (sqlite3_step(o->st) != SQLITE_DONE) return sqlerr(o->w, err, errlen, "dldb_occ_write");
+  if (sqlite3_step(o->st) != SQLITE_DONE) return dldb__sqlerr(o->w, err, errlen, "dldb_occ_write");
   return DL_OK;
 }
 
@@ -90,7 +86,7 @@ int dldb_scan_kernel_occupancy(dldb_writer *w, int (*fn)(void *ctx, const dldb_s
                          "SELECT kernel_id, blocks_per_sm, est_achieved_occupancy "
                          "FROM kernel_occupancy ORDER BY kernel_id",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, "dldb_scan_kernel_occupancy");
+    return dldb__sqlerr(w, err, errlen, "dldb_scan_kernel_occupancy");
   int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_scan_occ r = {.kernel_id = sqlite3_column_int64(st, 0),
@@ -98,21 +94,21 @@ int dldb_scan_kernel_occupancy(dldb_writer *w, int (*fn)(void *ctx, const dldb_s
                        .est_occupancy_pct = col_real(st, 2)};
     if ((rc = fn(ctx, &r)) != 0) break;
   }
-  if (rc == DL_OK && s != SQLITE_DONE) rc = sqlerr(w, err, errlen, "dldb_scan_kernel_occupancy");
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, "dldb_scan_kernel_occupancy");
   sqlite3_finalize(st);
   return rc;
 }
 
 static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err, size_t errlen,
                    const char *fn) {
-  if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) != SQLITE_OK) return sqlerr(w, err, errlen, fn);
+  if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) != SQLITE_OK) return dldb__sqlerr(w, err, errlen, fn);
   return DL_OK;
 }
 
 static int step(dldb_writer *w, sqlite3_stmt *st, char *err, size_t errlen, const char *fn) {
   int rc = sqlite3_step(st);
   sqlite3_reset(st);
-  return rc == SQLITE_DONE ? DL_OK : sqlerr(w, err, errlen, fn);
+  return rc == SQLITE_DONE ? DL_OK : dldb__sqlerr(w, err, errlen, fn);
 }
 
 int dldb_aggr_dl_gpus(dldb_writer *w, int64_t aggr_id, const dldb_dl_gpu_row *r, size_t n,

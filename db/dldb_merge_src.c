@@ -3,10 +3,6 @@
 
 #include "dldb_write_internal.h"
 
-static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
-}
-
 /* Prepares sql after flushing the writer; DL_OK with *st NULL when the file
  * lacks dl_rank_sources. */
 static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err, size_t errlen,
@@ -16,7 +12,7 @@ static int prepare(dldb_writer *w, const char *sql, sqlite3_stmt **st, char *err
   int rc = dldb__flush(w, err, errlen, fn);
   if (rc) return rc;
   return sqlite3_prepare_v2(w->db, sql, -1, st, NULL) == SQLITE_OK ? DL_OK
-                                                                   : sqlerr(w, err, errlen, fn);
+                                                                   : dldb__sqlerr(w, err, errlen, fn);
 }
 
 int dldb_scan_rank_sources(dldb_writer *w, int (*fn)(void *ctx, const dldb_dl_rank_row *r),
@@ -39,7 +35,7 @@ int dldb_scan_rank_sources(dldb_writer *w, int (*fn)(void *ctx, const dldb_dl_ra
                           .dataloader_ns = v[9]};
     if ((rc = fn(ctx, &r)) != 0) break;
   }
-  if (rc == DL_OK && s != SQLITE_DONE) rc = sqlerr(w, err, errlen, name);
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, name);
   sqlite3_finalize(st);
   return rc;
 }
@@ -68,7 +64,7 @@ int dldb_scan_rank_source_events(dldb_writer *w, int (*fn)(void *ctx, const dldb
                         .collective = (const char *)sqlite3_column_text(st, 6)};
     if ((rc = fn(ctx, &e)) != 0) break;
   }
-  if (rc == DL_OK && s != SQLITE_DONE) rc = sqlerr(w, err, errlen, name);
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, name);
   sqlite3_finalize(st);
   return rc;
 }
@@ -85,7 +81,7 @@ int dldb_aggr_rank_source_iters(dldb_writer *w, int64_t aggr_id, char *err, size
                    &st, err, errlen, name);
   if (rc || !st) return rc;
   sqlite3_bind_int64(st, 1, aggr_id);
-  rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(w, err, errlen, name);
+  rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : dldb__sqlerr(w, err, errlen, name);
   sqlite3_finalize(st);
   return rc;
 }

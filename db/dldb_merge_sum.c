@@ -303,17 +303,13 @@ int dldb_merge_read_all(const char *const *paths, size_t n, int nthreads,
   return rc;
 }
 
-static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, sqlite3_errmsg(w->db));
-}
-
 /* Runs sql with the int64 values v[0..nv) and, at index text_at (1-based,
  * 0: none), the text t. */
 static int put(dldb_writer *w, const char *sql, const int64_t *v, int nv, int text_at,
                const char *t, char *err, size_t errlen) {
   static const char *fn = "dldb_merge_sum_write";
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) return sqlerr(w, err, errlen, fn);
+  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) return dldb__sqlerr(w, err, errlen, fn);
   for (int i = 0, col = 1; i < nv; i++, col++) {
     if (col == text_at) col++;
     sqlite3_bind_int64(st, col, v[i]);
@@ -323,7 +319,7 @@ static int put(dldb_writer *w, const char *sql, const int64_t *v, int nv, int te
   if (s == SQLITE_CONSTRAINT)
     rc = dl_err(err, errlen, DL_EFORMAT, "rank %lld is in an earlier dldb of the folder too",
                 (long long)(v[0] / 100));
-  else if (s != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
+  else if (s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn);
   sqlite3_finalize(st);
   return rc;
 }
@@ -338,7 +334,7 @@ static int run_row(dldb_writer *w, sqlite3_stmt *st, const int64_t *v, const int
   }
   if (with_text && t) dldb__bind_text(st, n + 1, t);
   else if (with_text) sqlite3_bind_null(st, n + 1);
-  int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(w, err, errlen, "dldb_merge_sum_write");
+  int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : dldb__sqlerr(w, err, errlen, "dldb_merge_sum_write");
   sqlite3_reset(st);
   return rc;
 }
@@ -352,7 +348,7 @@ static int put_rows(dldb_writer *w, const dldb_rank_sum *s, char *err, size_t er
                    sqlite3_prepare_v2(w->db, "INSERT INTO dl_rank_source_events VALUES "
                                       "(?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &ev, NULL) == SQLITE_OK
                ? DL_OK
-               : sqlerr(w, err, errlen, "dldb_merge_sum_write");
+               : dldb__sqlerr(w, err, errlen, "dldb_merge_sum_write");
   for (size_t i = 0; rc == DL_OK && i < s->nit; i++) {
     const dldb_rank_iter *r = &s->it[i];
     const int64_t v[] = {dev, r->iter_value, r->duration_ns, r->kernel_busy_ns,

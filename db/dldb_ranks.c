@@ -7,24 +7,20 @@
 
 #include "dldb_write_internal.h"
 
-static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
-}
-
 int dldb_write_gpu_rank(dldb_writer *w, const dldb_gpu_rank *r, char *err, size_t errlen) {
   static const char *fn = "dldb_write_gpu_rank";
   if (!dldb__has_table(w, "dl_gpu_ranks")) return DL_OK;
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO dl_gpu_ranks VALUES (?1, ?2, ?3, ?4, ?5)",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, fn);
+    return dldb__sqlerr(w, err, errlen, fn);
   sqlite3_bind_int(st, 1, r->device_id);
   sqlite3_bind_int(st, 2, r->rank);
   sqlite3_bind_int(st, 3, r->local_device);
   if (r->host) dldb__bind_text(st, 4, r->host);
   else sqlite3_bind_null(st, 4); /* unknown: NULL (db/schema.sql), not '' */
   sqlite3_bind_int(st, 5, r->world_size);
-  int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(w, err, errlen, fn);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : dldb__sqlerr(w, err, errlen, fn);
   sqlite3_finalize(st);
   return rc;
 }
@@ -40,7 +36,7 @@ int dldb_scan_gpu_ranks(dldb_writer *w, int (*fn)(void *ctx, const dldb_gpu_rank
                          "SELECT device_id, rank, local_device, host, world_size "
                          "FROM dl_gpu_ranks ORDER BY device_id",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, name);
+    return dldb__sqlerr(w, err, errlen, name);
   int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_gpu_rank r = {.device_id = sqlite3_column_int(st, 0), .rank = sqlite3_column_int(st, 1),
@@ -49,7 +45,7 @@ int dldb_scan_gpu_ranks(dldb_writer *w, int (*fn)(void *ctx, const dldb_gpu_rank
                        .world_size = sqlite3_column_int(st, 4)};
     if ((rc = fn(ctx, &r)) != 0) break;
   }
-  if (rc == DL_OK && s != SQLITE_DONE) rc = sqlerr(w, err, errlen, name);
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, name);
   sqlite3_finalize(st);
   return rc;
 }
@@ -62,14 +58,14 @@ int dldb_write_kernel_coll(dldb_writer *w, const dldb_kernel_coll *c, char *err,
                          "INSERT OR REPLACE INTO dl_kernel_collectives VALUES (?1, ?2, ?3, ?4, ?5, "
                          "?6)",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, fn);
+    return dldb__sqlerr(w, err, errlen, fn);
   sqlite3_bind_int64(st, 1, w->kernel_max_id); /* the last kernel written */
   dldb__bind_text(st, 2, c->collective);
   if (c->in_bytes >= 0) sqlite3_bind_int64(st, 3, c->in_bytes);
   if (c->out_bytes >= 0) sqlite3_bind_int64(st, 4, c->out_bytes);
   dldb__bind_text(st, 5, c->dtype);
   sqlite3_bind_int(st, 6, c->group_size);
-  int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(w, err, errlen, fn);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : dldb__sqlerr(w, err, errlen, fn);
   sqlite3_finalize(st);
   return rc;
 }
@@ -89,7 +85,7 @@ int dldb_scan_kernel_colls(dldb_writer *w, int (*fn)(void *ctx, const dldb_kerne
                          "SELECT kernel_id, collective, in_bytes, out_bytes, dtype, group_size "
                          "FROM dl_kernel_collectives ORDER BY kernel_id",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, name);
+    return dldb__sqlerr(w, err, errlen, name);
   int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_kernel_coll c = {.kernel_id = sqlite3_column_int64(st, 0),
@@ -99,7 +95,7 @@ int dldb_scan_kernel_colls(dldb_writer *w, int (*fn)(void *ctx, const dldb_kerne
                           .group_size = sqlite3_column_int(st, 5)};
     if ((rc = fn(ctx, &c)) != 0) break;
   }
-  if (rc == DL_OK && s != SQLITE_DONE) rc = sqlerr(w, err, errlen, name);
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, name);
   sqlite3_finalize(st);
   return rc;
 }
@@ -116,7 +112,7 @@ int dldb_aggr_dl_ranks(dldb_writer *w, int64_t aggr_id, const dldb_dl_rank_row *
                          "INSERT INTO aggr_dl_ranks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
                          "?10, ?11, ?12)",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, fn);
+    return dldb__sqlerr(w, err, errlen, fn);
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < n; i++) {
     const int64_t v[] = {aggr_id,          r[i].rank,           r[i].device_id,
@@ -124,7 +120,7 @@ int dldb_aggr_dl_ranks(dldb_writer *w, int64_t aggr_id, const dldb_dl_rank_row *
                          r[i].computation_ns, r[i].communication_ns, r[i].exposed_comm_ns,
                          r[i].idle_ns,     r[i].dataloader_ns,  r[i].wait_ns};
     for (int j = 0; j < (int)(sizeof v / sizeof v[0]); j++) sqlite3_bind_int64(st, j + 1, v[j]);
-    if (sqlite3_step(st) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
+    if (sqlite3_step(st) != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn);
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);
@@ -161,7 +157,7 @@ int dldb_aggr_dl_collectives(dldb_writer *w, int64_t aggr_id, const dldb_dl_coll
                             : "INSERT INTO aggr_dl_collectives VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
                               "?8, ?9, ?10, ?11, ?12)",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, fn);
+    return dldb__sqlerr(w, err, errlen, fn);
   int rc = DL_OK;
   for (size_t i = 0; rc == DL_OK && i < n; i++) {
     const int64_t v[] = {aggr_id,        r[i].kernel_name_id, r[i].ranks,     r[i].instances,
@@ -177,7 +173,7 @@ int dldb_aggr_dl_collectives(dldb_writer *w, int64_t aggr_id, const dldb_dl_coll
       bind_bw(st, 16, r[i].bus_bw_bps);
       bind_bw(st, 17, r[i].link_bw_bps);
     }
-    if (sqlite3_step(st) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
+    if (sqlite3_step(st) != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn);
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);

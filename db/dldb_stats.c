@@ -16,10 +16,6 @@ struct dldb_osrt_writer {
   sqlite3_stmt *st;
 };
 
-static int sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
-}
-
 int dldb_stats_has_tables(dldb_writer *w) {
   return dldb__has_table(w, "aggr_stats") && dldb__has_table(w, "aggr_stats_api_ops");
 }
@@ -40,7 +36,7 @@ int dldb_osrt_writer_open(dldb_writer *w, dldb_osrt_writer **out, char *err, siz
                          "INSERT INTO osrt_calls(name_id, start_ns, end_ns, pid, tid, "
                          "return_value, nesting) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                          -1, SQLITE_PREPARE_PERSISTENT, &o->st, NULL) != SQLITE_OK) {
-    int rc = sqlerr(w, err, errlen, "dldb_osrt_writer_open");
+    int rc = dldb__sqlerr(w, err, errlen, "dldb_osrt_writer_open");
     free(o);
     return rc;
   }
@@ -67,7 +63,7 @@ int dldb_osrt_write(dldb_osrt_writer *o, const dldb_osrt_call *c, char *err, siz
   sqlite3_bind_int64(o->st, 5, c->tid);
   sqlite3_bind_int64(o->st, 6, c->return_value);
   sqlite3_bind_int(o->st, 7, c->nesting);
-  if (sqlite3_step(o->st) != SQLITE_DONE) return sqlerr(w, err, errlen, fn);
+  if (sqlite3_step(o->st) != SQLITE_DONE) return dldb__sqlerr(w, err, errlen, fn);
   return DL_OK;
 }
 
@@ -88,7 +84,7 @@ int dldb_scan_osrt_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_os
   if (sqlite3_prepare_v2(w->db,
                          "SELECT name_id, start_ns, end_ns, pid, tid FROM osrt_calls ORDER BY id",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, name);
+    return dldb__sqlerr(w, err, errlen, name);
   int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     dldb_scan_osrt r = {.name_id = sqlite3_column_int64(st, 0),
@@ -98,7 +94,7 @@ int dldb_scan_osrt_calls(dldb_writer *w, int (*fn)(void *ctx, const dldb_scan_os
                         .tid = sqlite3_column_int64(st, 4)};
     if ((rc = fn(ctx, &r)) != 0) break;
   }
-  if (rc == DL_OK && s != SQLITE_DONE) rc = sqlerr(w, err, errlen, name);
+  if (rc == DL_OK && s != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, name);
   sqlite3_finalize(st);
   return rc;
 }
@@ -302,11 +298,11 @@ int dldb__nvtx_totals(dldb_writer *w, int64_t aggr_id, char *err, size_t errlen)
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(w->db, "INSERT INTO aggr_nvtx_totals(aggr_id, kind, total) "
                                   "VALUES (?1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
-      return sqlerr(w, err, errlen, fn);
+      return dldb__sqlerr(w, err, errlen, fn);
     sqlite3_bind_int64(st, 1, aggr_id);
     sqlite3_bind_int64(st, 2, k ? DLDB_STATS_NVTX_GPU_PROJ : DLDB_STATS_NVTX);
     sqlite3_bind_int64(st, 3, w->nvtx_total[k]);
-    if (sqlite3_step(st) != SQLITE_DONE) rc = sqlerr(w, err, errlen, fn);
+    if (sqlite3_step(st) != SQLITE_DONE) rc = dldb__sqlerr(w, err, errlen, fn);
     sqlite3_finalize(st);
   }
   return rc ? rc : dldb__zones_put(w, dldb__has_table(w, "aggr_nvtx_zones"), err, errlen);
@@ -321,7 +317,7 @@ int dldb_aggr_stats_api_ops(dldb_writer *w, int64_t aggr_id, const dldb_stats_ap
                          "INSERT INTO aggr_stats_api_ops(aggr_id, name_id, op_idx, calls, total) "
                          "VALUES (?1, ?2, ?3, ?4, ?5)",
                          -1, &st, NULL) != SQLITE_OK)
-    return sqlerr(w, err, errlen, fn);
+    return dldb__sqlerr(w, err, errlen, fn);
   int rc = DL_OK;
   for (size_t i = 0; i < n; i++) {
     sqlite3_bind_int64(st, 1, aggr_id);
@@ -332,7 +328,7 @@ int dldb_aggr_stats_api_ops(dldb_writer *w, int64_t aggr_id, const dldb_stats_ap
     int s = sqlite3_step(st);
     sqlite3_reset(st);
     if (s != SQLITE_DONE) {
-      rc = sqlerr(w, err, errlen, fn);
+      rc = dldb__sqlerr(w, err, errlen, fn);
       break;
     }
   }

@@ -143,11 +143,6 @@ static const struct {
 
 /* ---- Small helpers -------------------------------------------------------- */
 
-int dldb__sqlerr(dldb_writer *w, char *err, size_t errlen, const char *fn) {
-  if (!w || !w->db) return dl_err(err, errlen, DL_EDB, "%s: no db", fn);
-  return dl_err(err, errlen, DL_EDB, "%s: %s", fn, dldb__errmsg(w));
-}
-
 static int exec(dldb_writer *w, const char *sql, char *err, size_t errlen, const char *fn) {
   if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
     return dldb__sqlerr(w, err, errlen, fn);

@@ -165,8 +165,9 @@ const char *dldb_writer_string(dldb_writer *w, int64_t id);
 
 /* on: the NVTX ranges, CUDA API calls, kernels and strings written next
  * may go straight into their tables' pages (common/dl_sqlbuild.h) instead
- * of through SQLite's statements: in a new file whose raw tables and
- * strings are still empty in the file, from the next raw record on. The
+ * of through SQLite's statements: in a new file whose raw tables are
+ * still empty (strings: no more than its root page holds), from the next
+ * raw record on. The
  * caller writes only those records (and interns strings) until it calls
  * again with on = 0, which writes the rest of the pages; any other use of
  * the writer meanwhile first ends the build (correct, only slower), as

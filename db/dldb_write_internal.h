@@ -191,14 +191,14 @@ int dldb__raw_on_disk(dldb_writer *w);
  * fields of (page size, encoding). 0 with DLDB_SCAN=sqlite, as above. */
 int dldb__pages_current(dldb_writer *w);
 /* Ends the page build that is open, if any (the raw tables' of
- * dldb_writer_raw_pages, or aggr_nvtx_runs'), and opens a transaction for
- * the next rows (keep = 0: the build is dropped, on the way to a rollback
- * or an abort). The build holds the file, and SQLite must not read or
+ * dldb_writer_raw_pages, aggr_kernels' or aggr_nvtx_runs'), and opens a
+ * transaction for the next rows (keep = 0: the build is dropped, on the
+ * way to a rollback or an abort). The build holds the file, and SQLite must not read or
  * write under it: the writer's batches (but the built tables'),
  * statements, flushes, transactions, readers and the aggregation's end and
  * cancel end it first, and nothing else uses the connection between
- * dldb_writer_raw_pages' on and off, or dldb_aggr_nvtx_rows_begin and
- * _end. */
+ * dldb_writer_raw_pages' on and off, dldb_aggr_kernels_begin and _end, or
+ * dldb_aggr_nvtx_rows_begin and _end. */
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen);
 /* The one-line error of a page build's rc (dl_sqlbuild.h) in fn: DL_EIO
  * names the file and errno's cause, DL_EINVAL says what was out of key
