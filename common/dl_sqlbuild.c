@@ -793,40 +793,6 @@ static const uint8_t *read_page(dl_sqlbuild *b, uint32_t pgno) {
   return b->rpage;
 }
 
-/* Column col of a record (len bytes at rec) into out. */
-static int record_column(const uint8_t *rec, size_t len, int col, dl_sqlpage_val *out) {
-  const uint8_t *end = rec + len;
-  uint64_t hlen, type = 0;
-  size_t at = (size_t)dl_sqlpage_varint(rec, end, &hlen), body = (size_t)hlen;
-  if (!at || hlen > len) return DL_ECORRUPT;
-  for (int f = 0; f <= col; f++) {
-    size_t k = at < hlen ? (size_t)dl_sqlpage_varint(rec + at, rec + hlen, &type) : 0;
-    if (!k) return DL_ECORRUPT;
-    at += k;
-    if (f < col) body += serial_bytes(type);
-  }
-  size_t n = serial_bytes(type);
-  if (body + n > len) return DL_ECORRUPT;
-  const uint8_t *p = rec + body;
-  *out = (dl_sqlpage_val){.type = SQLITE_NULL};
-  if (type >= 12) {
-    *out = (dl_sqlpage_val){.type = type & 1 ? SQLITE_TEXT : SQLITE_BLOB, .s = (const char *)p,
-                            .n = n};
-  } else if (type == 7) {
-    uint64_t bits = 0;
-    for (size_t k = 0; k < 8; k++) bits = bits << 8 | p[k];
-    out->type = SQLITE_FLOAT;
-    memcpy(&out->d, &bits, 8);
-  } else if (type == 8 || type == 9) {
-    *out = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)type - 8};
-  } else if (type) {
-    uint64_t u = p[0] & 0x80 ? ~0ull : 0; /* sign-extended */
-    for (size_t k = 0; k < n; k++) u = u << 8 | p[k];
-    *out = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)u};
-  }
-  return DL_OK;
-}
-
 int dl_sqlbuild_read(dl_sqlbuild *b, int64_t rowid, int col, dl_sqlpage_val *out) {
   if (!b->table || col < 0 || col >= b->ncols) return DL_EINVAL;
   if (!b->has_rowid || rowid > b->last_rowid) return DL_ENOTFOUND;
@@ -877,7 +843,7 @@ int dl_sqlbuild_read(dl_sqlbuild *b, int64_t rowid, int col, dl_sqlpage_val *out
       next = get32(o);
       at += part;
     }
-    return record_column(b->rbuf, (size_t)len, col, out);
+    return dl_sqlpage_record_col(b->rbuf, (size_t)len, col, out);
   }
   return DL_ENOTFOUND;
 }

@@ -301,6 +301,39 @@ static int64_t serial_len(uint64_t t) {
   return t < 12 ? fixed[t] : (int64_t)((t - 12) / 2);
 }
 
+int dl_sqlpage_record_col(const unsigned char *rec, size_t len, int col, dl_sqlpage_val *out) {
+  const unsigned char *end = rec + len;
+  uint64_t hlen, type = 0;
+  size_t at = (size_t)dl_sqlpage_varint(rec, end, &hlen), body = (size_t)hlen;
+  if (!at || hlen > len || col < 0) return DL_ECORRUPT;
+  for (int f = 0; f <= col; f++) {
+    size_t k = at < hlen ? (size_t)dl_sqlpage_varint(rec + at, rec + hlen, &type) : 0;
+    if (!k || serial_len(type) < 0) return DL_ECORRUPT;
+    at += k;
+    if (f < col) body += (size_t)serial_len(type);
+  }
+  size_t n = (size_t)serial_len(type);
+  if (body > len || n > len - body) return DL_ECORRUPT;
+  const unsigned char *p = rec + body;
+  *out = (dl_sqlpage_val){.type = SQLITE_NULL};
+  if (type >= 12) {
+    *out = (dl_sqlpage_val){.type = type & 1 ? SQLITE_TEXT : SQLITE_BLOB, .s = (const char *)p,
+                            .n = n};
+  } else if (type == 7) {
+    uint64_t bits = 0;
+    for (size_t k = 0; k < 8; k++) bits = bits << 8 | p[k];
+    out->type = SQLITE_FLOAT;
+    memcpy(&out->d, &bits, 8);
+  } else if (type == 8 || type == 9) {
+    *out = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)type - 8};
+  } else if (type) {
+    uint64_t u = p[0] & 0x80 ? ~0ull : 0; /* sign-extended */
+    for (size_t k = 0; k < n; k++) u = u << 8 | p[k];
+    *out = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)u};
+  }
+  return DL_OK;
+}
+
 int dl_sqlpage_next(dl_sqlpage *p, dl_sqlpage_val *v) {
   for (;;) {
     while (p->leaf_cell >= p->leaf_ncells) {
@@ -435,19 +468,26 @@ static int map_columns(dl_sqlpage *p, const char *table, const char *const *cols
   return rc;
 }
 
-/* The file's header: page size, usable size, UTF-8, not WAL. */
-static int read_header(dl_sqlpage *p) {
+int dl_sqlpage_header(int fd, uint32_t *page_size, uint32_t *usable, uint32_t *npages) {
   unsigned char h[100];
   struct stat sb;
-  if (pread(p->fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(p->fd, &sb) != 0)
-    return DL_ENOTFOUND;
+  if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(fd, &sb) != 0) return DL_ENOTFOUND;
   uint32_t ps = be16(h + 16);
-  p->page_size = ps == 1 ? 65536 : ps;
-  if (p->page_size < 512 || (p->page_size & (p->page_size - 1)) || h[18] != 1 || h[19] != 1 ||
-      be32(h + 56) != 1 || h[20] > p->page_size - 480)
+  ps = ps == 1 ? 65536 : ps;
+  if (ps < 512 || (ps & (ps - 1)) || h[18] != 1 || h[19] != 1 || be32(h + 56) != 1 ||
+      h[20] > ps - 480)
     return DL_ENOTFOUND;
-  p->usable = p->page_size - h[20];
-  p->npages = (uint32_t)(sb.st_size / p->page_size);
+  *page_size = ps;
+  *usable = ps - h[20];
+  *npages = (uint32_t)(sb.st_size / ps);
+  return DL_OK;
+}
+
+/* The scan's page size, usable bytes and pages, and its read budget:
+ * twice the pages (a cycle of child pages ends the scan). */
+static int read_header(dl_sqlpage *p) {
+  if (dl_sqlpage_header(p->fd, &p->page_size, &p->usable, &p->npages) != DL_OK)
+    return DL_ENOTFOUND;
   p->pages_left = (uint64_t)p->npages * 2 + 16;
   return DL_OK;
 }

@@ -63,6 +63,16 @@ int dl_sqlpage_affinity(const char *type);
  * 0 if it runs past end. */
 int dl_sqlpage_varint(const unsigned char *p, const unsigned char *end, uint64_t *v);
 
+/* Column col of the record rec[0 .. len - 1] (its header of serial types,
+ * then the values): *out as SQLite stores it, a text or BLOB pointing into
+ * rec. DL_OK or DL_ECORRUPT (a record that does not parse, or has fewer
+ * than col + 1 fields). */
+int dl_sqlpage_record_col(const unsigned char *rec, size_t len, int col, dl_sqlpage_val *out);
+/* An SQLite file's header, read from fd: its page size, usable bytes a
+ * page (the size less the reserved bytes) and pages (the file's size over
+ * the page size). DL_OK, or DL_ENOTFOUND for a file this module does not
+ * read: not SQLite's header, UTF-16 text, or WAL. */
+int dl_sqlpage_header(int fd, uint32_t *page_size, uint32_t *usable, uint32_t *npages);
 /* A scan of table's columns cols[0 .. ncols - 1] (NULL or a name the table
  * lacks: NULL values) in the rows that all nfilters filters keep,
  * answering the query st (whose plan must be a scan of the table);

@@ -160,12 +160,25 @@ int dldb__bulk_err(dldb_writer *w, int rc, char *err, size_t errlen, const char 
   return dl_err(err, errlen, rc, "%s: %s not in key order", fn, what);
 }
 
+/* The directory of the strings' leaves, read as the set that built them
+ * left the file: their texts are read by id from it (ahead_load). SQLite
+ * only appends to strings from here on (larger ids, in the last leaf and
+ * new ones), which leaves the other leaves as they are. Without one (an
+ * error, DLDB_SCAN=sqlite) SQLite reads them. */
+static void strings_leaves(dldb_writer *w) {
+  const char *how = getenv("DLDB_SCAN");
+  dl_sqlleaf_close(&w->str_leaf);
+  if (!(how && !strcmp(how, "sqlite"))) dl_sqlleaf_open(w->db, "strings", &w->str_leaf);
+}
+
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
   if (!w->bulk) return DL_OK;
+  int strings = keep && w->bulk_tab[DLDB__B_STRING];
   int rc = dl_sqlbuild_end(&w->bulk, keep);
   memset(w->bulk_tab, 0, sizeof w->bulk_tab);
   w->nvtx_bulk = w->kidx_bulk = NULL;
   if (rc) return dldb__bulk_err(w, rc, err, errlen, "dldb_writer", "rows");
+  if (strings) strings_leaves(w); /* before SQLite writes again */
   return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;
 }
 
@@ -687,10 +700,59 @@ int dldb_writer_intern(dldb_writer *w, const char *s, int64_t *id, char *err, si
   return dldb__intern(w, s, 0, id, err, errlen);
 }
 
+/* A string of the block read from the leaves into the read-ahead buffer;
+ * nonzero ends the block before it (full, or a value SQLite converts). */
+typedef struct ahead_fill {
+  dldb_writer *w;
+  int64_t id;
+  size_t used;
+} ahead_fill;
+
+static int ahead_put(void *ctx, int64_t rowid, const dl_sqlpage_val *v) {
+  ahead_fill *f = ctx;
+  dldb_writer *w = f->w;
+  size_t n = v->n;
+  if (v->type != SQLITE_TEXT && v->type != SQLITE_BLOB) return 1;
+  if (f->used && f->used + n + 1 > DLDB__AHEAD_BYTES) return 1;
+  if (f->used + n + 1 > w->ahead_cap) {
+    size_t ncap = f->used + n + 1 > DLDB__AHEAD_BYTES ? f->used + n + 1 : DLDB__AHEAD_BYTES;
+    char *nb = realloc(w->ahead_text, ncap);
+    if (!nb) return 1;
+    w->ahead_text = nb;
+    w->ahead_cap = ncap;
+  }
+  memcpy(w->ahead_text + f->used, v->s, n);
+  w->ahead_text[f->used + n] = '\0';
+  w->ahead_off[rowid - f->id] = (int32_t)f->used;
+  f->used += n + 1;
+  return 0;
+}
+
+/* The block from id on read from the strings' leaves: 0, or -1 when they
+ * do not hold id (SQLite reads the block then; a leaf that is not what the
+ * directory says drops the directory). */
+static int ahead_leaves(dldb_writer *w, int64_t id) {
+  for (int i = 0; i < DLDB__AHEAD_ROWS; i++) w->ahead_off[i] = -1;
+  ahead_fill f = {w, id, 0};
+  int64_t upto;
+  if (dl_sqlleaf_rows(w->str_leaf, id, id + DLDB__AHEAD_ROWS - 1, 1, ahead_put, &f, &upto) !=
+      DL_OK) {
+    dl_sqlleaf_close(&w->str_leaf);
+    return -1;
+  }
+  if (upto < id) return -1;
+  w->ahead_lo = id;
+  w->ahead_hi = upto;
+  w->leaf_blocks++;
+  return 0;
+}
+
 /* Reads the block of uncached strings from id on into the read-ahead
- * buffer. 0, or -1 on a read error (the block is then empty). */
+ * buffer: from the strings' leaves where they hold it, else through
+ * SQLite. 0, or -1 on a read error (the block is then empty). */
 static int ahead_load(dldb_writer *w, int64_t id) {
   dldb__ahead_reset(w);
+  if (w->str_leaf && ahead_leaves(w, id) == 0) return 0;
   if (dldb__batch_flush(&w->batch[DLDB__B_STRING], w->db) != SQLITE_OK) return -1;
   sqlite3_stmt *st = dldb__stmt(w, DLDB__S_STRING_AHEAD);
   if (!st) return -1;
@@ -799,6 +861,7 @@ static void writer_free(dldb_writer *w) {
   }
   free(w->strs);
   free(w->ahead_text);
+  dl_sqlleaf_close(&w->str_leaf);
   for (int i = 0; i < DLDB__SCRATCH; i++) free(w->scratch[i]);
   free(w->htab);
   free(w->otab);

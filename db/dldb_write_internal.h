@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "dl_sqlleaf.h"
 #include "dldb_batch.h"
 #include "dldb_write.h"
 
@@ -158,6 +159,10 @@ struct dldb_writer {
   int32_t ahead_off[DLDB__AHEAD_ROWS];
   char *ahead_text;
   size_t ahead_cap;
+  /* the leaves of the strings the raw tables' pages wrote, whose blocks
+   * are read from the file (NULL: from SQLite); see ahead_load */
+  dl_sqlleaf *str_leaf;
+  int64_t leaf_blocks; /* blocks read from str_leaf */
   int64_t domains[DLDB__DOMAINS_KEPT][2]; /* domains known: name's string id, domain id */
   int ndomains;
   char errbuf[4352];             /* dldb__errmsg's */

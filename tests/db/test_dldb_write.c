@@ -611,10 +611,43 @@ static int test_raw_pages(void) {
     }
   ASSERT_NOT_NULL(wb->bulk_tab[DLDB__B_STRING]);
   ASSERT_OK(dldb_writer_raw_pages(wb, 0, err2, sizeof err2));
+  /* the texts read back by id, from the pages' leaves as far as they
+   * reach, also after strings are added through SQLite: as SQLite reads */
+  ASSERT_NOT_NULL(wb->str_leaf);
+  int64_t added = 0, nids = wb->max_id + 2;
+  ASSERT_OK(dldb_writer_intern(wb, "a text added after the pages", &added, err2, sizeof err2));
+  ASSERT_OK(dldb_writer_intern(wb, "and another one", &added, err2, sizeof err2));
+  ASSERT_EQ(added, nids);
+  char **back = calloc((size_t)nids + 1, sizeof *back);
+  ASSERT_NOT_NULL(back);
+  int64_t uncached = 0;
+  for (int64_t id = 1; id <= nids; id++) {
+    uncached += (size_t)id >= wb->scap || !wb->strs[id];
+    const char *v = dldb_writer_string(wb, id);
+    ASSERT_NOT_NULL(v);
+    ASSERT_NOT_NULL(back[id] = strdup(v));
+  }
+  ASSERT_NULL(dldb_writer_string(wb, nids + 1));
+  ASSERT_NOT_NULL(wb->str_leaf);
+  ASSERT(uncached > NTEXT / 4 && wb->leaf_blocks >= (uncached - 1000) / DLDB__AHEAD_ROWS);
   ASSERT_OK(dldb_writer_commit(&wb, err2, sizeof err2));
   sqlite3 *db2 = NULL;
   ASSERT_EQ(sqlite3_open_v2(path2, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
   ASSERT(integrity_ok(db2, "main"));
+  sqlite3_stmt *st2 = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db2, "SELECT id, value FROM strings ORDER BY id", -1, &st2, NULL),
+            SQLITE_OK);
+  int64_t seen = 0;
+  while (sqlite3_step(st2) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st2, 0);
+    ASSERT(id >= 1 && id <= nids);
+    ASSERT_STR_EQ(back[id], (const char *)sqlite3_column_text(st2, 1));
+    seen++;
+  }
+  ASSERT_EQ(seen, nids);
+  sqlite3_finalize(st2);
+  for (int64_t id = 1; id <= nids; id++) free(back[id]);
+  free(back);
   ASSERT_EQ(q_int(db2, "SELECT count(*) = count(DISTINCT value) FROM strings"), 1);
   ASSERT_EQ(q_int(db2, "SELECT count(*) FROM strings WHERE value LIKE 'aten::linear%'"), NTEXT);
   ASSERT_EQ(q_int(db2, "SELECT count(DISTINCT name_id) FROM nvtx_ranges"), NTEXT);
