@@ -70,7 +70,12 @@ static int ph_node_ids(dla_run *r) { return dla__nodeid_assign(&r->c); }
 static int ph_sweep(dla_run *r) { return dla__sweep(&r->c); }
 static int ph_timeline(dla_run *r) { return dla__comm_compute(&r->c); }
 /* --detailed_mode=false leaves the shapes out: c->shapes stays NULL, which
- * their writer and facts read as none. */
+ * their writer and facts read as none. The instances are grouped on a
+ * second thread from after the iterations (they need them) until the
+ * shapes phase: the phases between use no writer. */
+static int ph_shapes_ahead(dla_run *r) {
+  return r->c.o->no_shapes ? DL_OK : dla__shapes_ahead(&r->c);
+}
 static int ph_shapes(dla_run *r) { return r->c.o->no_shapes ? DL_OK : dla__shapes_run(&r->c); }
 
 static int ph_facts(dla_run *r) {
@@ -104,11 +109,12 @@ static const struct {
     {"GPU work", ph_gpu_work},       /* dla_gpuload.c */
     {"iterations", ph_iterations},   /* dla_iter.c, dla_spans.c */
     {"op CPU times", ph_optimes},    /* dla_optimes.c */
+    {"op shapes ahead", ph_shapes_ahead}, /* dla_shapes.c, until the op shapes phase */
     {"accumulate", ph_accumulate},   /* dla_accum.c */
     {"op node ids", ph_node_ids},    /* dla_nodeid.c */
     {"time sweep", ph_sweep},        /* dla_sweep.c */
-    {"GPU timeline", ph_timeline},   /* dla_comm.c */
     {"op shapes", ph_shapes},        /* dla_shapes.c, dla_perfmodel.c, dla_peaks.c */
+    {"GPU timeline", ph_timeline},   /* dla_comm.c */
     {"facts", ph_facts},             /* dla_facts.c, dla_nsysfacts.c */
     {"ranks", ph_ranks},             /* dla_ranks.c, dla_coll.c */
     {"rules", ph_rules},             /* dla_rules.c */
@@ -138,6 +144,7 @@ int dla__aggregate_tuned(dldb_writer *w, const dla_opts *opts, const dla_tuning 
     rc = phases[i].run(r);
   dldb_tl_built *unused = dla__tlahead_finish(c->tl_ahead); /* a phase failed before its join */
   dldb_timeline_built_free(&unused);
+  dla__shapes_free(c); /* joins the grouping when a phase failed before it */
   dldb_writer_end_reads(w);
   if (rc == DL_ENOMEM) dl_err(err, errlen, rc, "dla_aggregate: out of memory");
   free(r->findings);

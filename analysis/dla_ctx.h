@@ -193,6 +193,7 @@ typedef struct dla_ctx {
   struct dla_comm *comm;     /* dla_comm.c: GPU timeline, SM efficiency (owned) */
   struct dla_ranks *ranks;   /* dla_ranks.c: per-rank rows and collectives (owned) */
   struct dla_shapes *shapes; /* dla_shapes.c: op shapes and perf models (owned) */
+  struct dla_shapes_ahead *shapes_ahead; /* the instances being grouped (dla_shapes.c) */
   struct dla_tlahead *tl_ahead; /* the timeline's tracks being built ahead (dla_tlahead.c),
                               * or NULL: the writer builds them; joined by the timeline's
                               * writer (dla_write.c), or by dla_aggregate when a phase fails */

@@ -6,7 +6,9 @@
 #include "dla_shapes.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dl_map.h"
@@ -407,13 +409,77 @@ static void rate(dla_shape_row *r, const dla_peak *p) {
 
 /* Part of "analysing the timeline" (dla_iter.c starts it, the rules end
  * it): progress phases do not nest, so this one reports none of its own. */
-int dla__shapes_run(dla_ctx *c) {
+/* ---- The grouping on a thread of its own ---------------------------------- */
+
+/* A copy of the context that holds the writer, with an error buffer of its
+ * own; row_of: the grouping's result. The phases the thread runs beside
+ * make no op (c->ops stays where it is) and write no field of the ranges. */
+struct dla_shapes_ahead {
+  dla_ctx own;
+  int32_t *row_of;
+  pthread_t th;
+  int rc;
+  char err[512];
+};
+
+static void *group_main(void *arg) {
+  struct dla_shapes_ahead *a = arg;
+  a->rc = group_instances(&a->own, a->row_of);
+  return NULL;
+}
+
+static int shapes_new(dla_ctx *c) {
+  if (c->shapes) return DL_OK;
   if (!(c->shapes = calloc(1, sizeof *c->shapes))) return DL_ENOMEM;
   c->shapes->mfu_peak_tflops = NAN;
-  if (c->nr == 0) return DL_OK;
-  int32_t *row_of = malloc(c->nr * sizeof *row_of);
-  if (!row_of) return DL_ENOMEM;
-  int rc = group_instances(c, row_of);
+  return DL_OK;
+}
+
+int dla__shapes_ahead(dla_ctx *c) {
+  if (c->nr == 0 || shapes_new(c) != DL_OK) return DL_OK; /* dla__shapes_run's to do */
+  struct dla_shapes_ahead *a = calloc(1, sizeof *a);
+  int32_t *row_of = a ? malloc(c->nr * sizeof *row_of) : NULL;
+  if (row_of) {
+    a->own = *c;
+    a->own.err = a->err;
+    a->own.errlen = sizeof a->err;
+    a->row_of = row_of;
+  }
+  if (!row_of || pthread_create(&a->th, NULL, group_main, a) != 0) {
+    free(row_of);
+    free(a);
+    return DL_OK;
+  }
+  c->shapes_ahead = a;
+  c->w = NULL; /* the thread's until the join */
+  return DL_OK;
+}
+
+/* Joins the grouping: the writer back in c->w, its result in *row_of (the
+ * caller's to free). */
+static int shapes_join(dla_ctx *c, int32_t **row_of) {
+  struct dla_shapes_ahead *a = c->shapes_ahead;
+  pthread_join(a->th, NULL);
+  c->w = a->own.w;
+  c->shapes_ahead = NULL;
+  int rc = a->rc;
+  if (rc && a->err[0]) dl_err(c->err, c->errlen, rc, "%s", a->err);
+  *row_of = a->row_of;
+  free(a);
+  return rc;
+}
+
+int dla__shapes_run(dla_ctx *c) {
+  int32_t *row_of = NULL;
+  int rc = DL_OK;
+  if (c->shapes_ahead) {
+    rc = shapes_join(c, &row_of);
+  } else {
+    if (shapes_new(c) != DL_OK) return DL_ENOMEM;
+    if (c->nr == 0) return DL_OK;
+    if (!(row_of = malloc(c->nr * sizeof *row_of))) return DL_ENOMEM;
+    rc = group_instances(c, row_of);
+  }
   if (rc == DL_OK) sum_gpu_time(c, row_of);
   if (rc == DL_OK) rc = sum_iter_flops(c, row_of);
   gpu_names *gn = calloc(1, sizeof *gn);
@@ -458,6 +524,9 @@ int dla__shapes_write(dla_ctx *c, int64_t aggr_id) {
 }
 
 void dla__shapes_free(dla_ctx *c) {
+  int32_t *row_of = NULL;
+  if (c->shapes_ahead) shapes_join(c, &row_of); /* a phase before the join failed */
+  free(row_of);
   if (!c->shapes) return;
   for (size_t i = 0; i < c->shapes->n; i++) {
     free(c->shapes->v[i].dims);

@@ -8,7 +8,8 @@
  * and TB/s, arithmetic intensity, roofline and bound. Rows go to
  * aggr_dl_op_shapes (view_dl_op_shapes).
  *
- * Ownership: dla__shapes_run makes c->shapes; dla__shapes_free frees it.
+ * Ownership: dla__shapes_ahead or dla__shapes_run makes c->shapes;
+ * dla__shapes_free frees it (and joins the grouping's thread first).
  */
 #ifndef DLA_SHAPES_H
 #define DLA_SHAPES_H
@@ -56,6 +57,12 @@ typedef struct dla_shapes {
   int n_fuse;
 } dla_shapes;
 
+/* Starts grouping the op instances by their texts' shapes on a thread of
+ * its own (the iterations known), which reads the texts through the
+ * writer: c->w is the thread's, and NULL here, until dla__shapes_run (or
+ * dla__shapes_free) joins it, so the phases between use no writer. Without
+ * a thread, dla__shapes_run groups them. DL_OK or DL_ENOMEM. */
+int dla__shapes_ahead(dla_ctx *c);
 /* Fills c->shapes (calls, kernels and memory operations still loaded). */
 int dla__shapes_run(dla_ctx *c);
 /* Writes c->shapes' rows into the open aggregation (when the file has the
