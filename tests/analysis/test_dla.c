@@ -179,6 +179,18 @@ static int test_opname(void) {
   ASSERT(n.is_dataloader);
   dla_opname_parse("a, b", &n); /* no key = value: the comma is part of the name */
   ASSERT_STR_EQ(n.path, "a, b");
+  /* a key is lower-case ASCII, digits and '_' between ", " and " = " */
+  static const char *const not_keys[] = {"aten::mm, Seq = 4", "x,seq = 3", "x, seq=3",
+                                         "x, \xc3\xa9 = 1", "aten::mm, ", "x, seq =3", "x, = 2"};
+  for (size_t i = 0; i < sizeof not_keys / sizeof *not_keys; i++) {
+    dla_opname_parse(not_keys[i], &n);
+    ASSERT_STR_EQ(n.path, not_keys[i]);
+    ASSERT_EQ(n.seq, -1);
+  }
+  dla_opname_parse("x, seq=5, fwd_tid = 12, s_2 = [1, 2], seq = 6", &n);
+  ASSERT_STR_EQ(n.path, "x, seq=5");
+  ASSERT_EQ(n.seq, 6);
+  ASSERT_EQ(n.fwd_tid, 12);
   dla_opname_parse("Conv2d::forward", &n);
   ASSERT_STR_EQ(n.type, "Conv2d::forward");
   /* a name with a '/' before digits only is no scope path (torch.compile's
