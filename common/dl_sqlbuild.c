@@ -121,6 +121,10 @@ static uint32_t get32(const uint8_t *p) {
 
 /* SQLite's varint (big-endian 7 bits a byte, the ninth byte whole). */
 static size_t put_varint(uint8_t *p, uint64_t v) {
+  if (v < 0x80) { /* a serial type of a number, most lengths: one byte */
+    p[0] = (uint8_t)v;
+    return 1;
+  }
   if (v & 0xff00000000000000ull) {
     p[8] = (uint8_t)v;
     v >>= 8;
@@ -139,8 +143,23 @@ static size_t put_varint(uint8_t *p, uint64_t v) {
 }
 
 static size_t varint_len(uint64_t v) {
-  uint8_t t[9];
-  return put_varint(t, v);
+  if (v < 0x80) return 1;
+  if (v & 0xff00000000000000ull) return 9;
+  size_t n = 1;
+  while (v >>= 7) n++;
+  return n;
+}
+
+/* The low n bytes (1 <= n <= 8) of v, big-endian, at p, as one 8-byte
+ * store: the bytes after them are written too (the record's buffer has 8
+ * bytes to spare) and overwritten by what follows. */
+static inline void put_be(uint8_t *p, uint64_t v, size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t be = __builtin_bswap64(v << (8 * (8 - n)));
+  memcpy(p, &be, 8);
+#else
+  for (size_t k = 0; k < n; k++) p[k] = (uint8_t)(v >> (8 * (n - 1 - k)));
+#endif
 }
 
 /* ---- Page output ---------------------------------------------------------- */
@@ -186,10 +205,24 @@ static int write_page(dl_sqlbuild *b, uint32_t pgno, const uint8_t *page) {
 /* v as SQLite stores it in a column of affinity aff: its serial type, and
  * the value (*i, or *d for a REAL). DL_EINVAL for a text or BLOB in a
  * column SQLite would convert it in. */
+/* An integer's serial type (1-6, 8, 9). */
+static inline uint64_t int_type(int64_t i) {
+  uint64_t u = i < 0 ? ~(uint64_t)i : (uint64_t)i;
+  if (u <= 127) return (i & 1) == i ? 8 + (uint64_t)i : 1;
+  if (u <= 32767) return 2;
+  if (u <= 8388607) return 3;
+  if (u <= 2147483647) return 4;
+  return u <= 140737488355327ull ? 5 : 6;
+}
+
 static int serial(const dl_sqlpage_val *v, int aff, uint64_t *type, int64_t *i, double *d) {
   int t = v->type;
   *i = v->i;
   *d = v->d;
+  if (t == SQLITE_INTEGER && aff != DL_SQLPAGE_TEXT && aff != DL_SQLPAGE_REAL) {
+    *type = int_type(v->i); /* most values: an integer, kept as one */
+    return DL_OK;
+  }
   if (t == SQLITE_FLOAT && isnan(v->d)) t = SQLITE_NULL; /* SQLite binds NaN as NULL */
   if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
     if (aff != DL_SQLPAGE_TEXT && aff != DL_SQLPAGE_BLOB) return DL_EINVAL;
@@ -217,16 +250,11 @@ static int serial(const dl_sqlpage_val *v, int aff, uint64_t *type, int64_t *i, 
     *type = 7;
     return DL_OK;
   }
-  uint64_t u = *i < 0 ? ~(uint64_t)*i : (uint64_t)*i;
-  if (u <= 127) *type = (*i & 1) == *i ? 8 + (uint64_t)*i : 1;
-  else if (u <= 32767) *type = 2;
-  else if (u <= 8388607) *type = 3;
-  else if (u <= 2147483647) *type = 4;
-  else if (u <= 140737488355327ull) *type = 5;
-  else if (intreal) { /* eight bytes either way: SQLite keeps the REAL */
+  *type = int_type(*i);
+  if (*type == 6 && intreal) { /* eight bytes either way: SQLite keeps the REAL */
     *type = 7;
     *d = (double)*i;
-  } else *type = 6;
+  }
   return DL_OK;
 }
 
@@ -278,7 +306,7 @@ static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
   if (cmp <= 0) return DL_EINVAL; /* not after the row before */
   size_t hlen = hdr + 1;
   if (varint_len(hlen) > 1) hlen = hdr + varint_len(hdr + 2);
-  if (reserve(&b->rec, &b->rec_cap, hlen + body)) return DL_ENOMEM;
+  if (reserve(&b->rec, &b->rec_cap, hlen + body + 8)) return DL_ENOMEM; /* put_be's spare */
   uint8_t *p = b->rec;
   p += put_varint(p, hlen);
   for (int f = 0; f < b->ncols; f++) p += put_varint(p, type[f]);
@@ -288,11 +316,11 @@ static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
     if (type[f] == 7) {
       uint64_t bits;
       memcpy(&bits, &dv[f], 8);
-      for (size_t k = 0; k < 8; k++) p[k] = (uint8_t)(bits >> (56 - 8 * k));
+      put_be(p, bits, 8);
     } else if (type[f] >= 12) {
       if (n) memcpy(p, v[c].s, n);
-    } else {
-      for (size_t k = 0; k < n; k++) p[k] = (uint8_t)((uint64_t)iv[f] >> (8 * (n - 1 - k)));
+    } else if (n) {
+      put_be(p, (uint64_t)iv[f], n);
     }
     p += n;
   }
