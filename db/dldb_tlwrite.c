@@ -80,6 +80,8 @@ typedef struct tl_track {
   size_t n, cap;
 } tl_track;
 
+enum { SPARE_EVENTS = 4 };
+
 /* A kernel name's NCCL mark, by strings id (open addressing). */
 typedef struct nccl_slot {
   int64_t id; /* 0: empty */
@@ -125,6 +127,12 @@ typedef struct tl_writer {
   nccl_slot nccl[4096];
   sqlite3_stmt *name, *block, *track;
   int64_t next_track;
+  /* the kind before's event arrays, largest first, for the next kind's
+   * tracks to fill again: their pages are in memory already (tens of
+   * millions of events a kind at scale); those not taken go once the next
+   * kind is read */
+  tl_track spare[SPARE_EVENTS];
+  size_t nspare;
   unsigned char buf[DLDB_TL_BLOCK * DLDB_TL_ITEM_MAX];
 } tl_writer;
 
@@ -222,7 +230,18 @@ static tl_track *track_of(tl_writer *x, const int64_t *key, const int *has) {
   return t;
 }
 
-static int push(tl_track *t, const dldb_tl_rec *e) {
+/* Frees the spare event arrays. */
+static void drop_spares(tl_writer *x) {
+  for (size_t i = 0; i < x->nspare; i++) free(x->spare[i].ev);
+  x->nspare = 0;
+}
+
+static int push(tl_writer *x, tl_track *t, const dldb_tl_rec *e) {
+  if (!t->cap && x->nspare) { /* a new track: the largest spare array */
+    t->ev = x->spare[0].ev;
+    t->cap = x->spare[0].cap;
+    memmove(x->spare, x->spare + 1, --x->nspare * sizeof *x->spare);
+  }
   if (t->n == t->cap) {
     size_t cap = t->cap ? t->cap * 2 : 256;
     dldb_tl_rec *p = realloc(t->ev, cap * sizeof *p);
@@ -245,7 +264,7 @@ static int add_row(tl_writer *x, const tl_source *src, tl_track **t, const int64
     e.tag = e.tag * 4 + (nccl ? DLDB_TL_NCCL : DLDB_TL_KERNEL);
   }
   if (!*t || !same_key(*t, key, has)) *t = track_of(x, key, has);
-  return !*t || push(*t, &e) ? oom(x) : 0;
+  return !*t || push(x, *t, &e) ? oom(x) : 0;
 }
 
 /* a - b as SQLite's integer arithmetic gives it to sqlite3_column_int64: on
@@ -654,8 +673,22 @@ static int store_built(tl_writer *x, const dldb_tl_built *m) {
   return rc;
 }
 
+/* Ends a kind's tracks: the largest event arrays kept as spares. */
 static void drop_tracks(tl_writer *x) {
-  for (size_t i = 0; i < x->nt; i++) free(x->t[i].ev);
+  drop_spares(x);
+  for (size_t i = 0; i < x->nt; i++) {
+    tl_track t = {.ev = x->t[i].ev, .cap = x->t[i].cap};
+    size_t at = x->nspare;
+    while (at > 0 && x->spare[at - 1].cap < t.cap) at--;
+    if (at == SPARE_EVENTS) {
+      free(t.ev);
+      continue;
+    }
+    if (x->nspare == SPARE_EVENTS) free(x->spare[--x->nspare].ev); /* the smallest goes */
+    memmove(x->spare + at + 1, x->spare + at, (x->nspare - at) * sizeof *x->spare);
+    x->spare[at] = t;
+    x->nspare++;
+  }
   x->nt = 0;
   if (x->slots) memset(x->slots, 0, x->nslots * sizeof *x->slots);
 }
@@ -666,6 +699,7 @@ static int write_kind(tl_writer *x, int kind, int64_t aggr_id) {
   if (kind == TK_PY && !dldb__has_table(x->w, "dl_python_frames")) return DL_OK; /* optional */
   for (size_t i = 0; rc == DL_OK && i < sizeof sources / sizeof *sources; i++)
     if (sources[i].kind == kind) rc = read_source(x, &sources[i], aggr_id);
+  drop_spares(x); /* the kind's tracks are all made */
   if (rc == DL_OK && x->nt) qsort(x->t, x->nt, sizeof *x->t, cmp_track);
   for (size_t i = 0; rc == DL_OK && i < x->nt; i++) rc = write_track(x, kind, &x->t[i]);
   drop_tracks(x);
@@ -717,6 +751,7 @@ int dldb_timeline_build(dldb_writer *r, size_t budget, dldb_tl_built **out, char
   for (int kind = TK_ITER + 1; rc == DL_OK && kind < TK_COUNT; kind++)
     rc = write_kind(x, kind, 0);
   drop_tracks(x);
+  drop_spares(x);
   sqlite3_finalize(x->name);
   free(x->t);
   free(x->slots);
@@ -754,6 +789,7 @@ int dldb_timeline_write(dldb_writer *w, int64_t aggr_id, const dldb_tl_built *bu
     rc = write_kind(x, kind, aggr_id);
   if (rc == DL_OK && built) rc = store_built(x, built);
   drop_tracks(x);
+  drop_spares(x);
   for (size_t i = 0; i < sizeof st / sizeof *st; i++) sqlite3_finalize(*st[i]);
   free(x->t);
   free(x->slots);
