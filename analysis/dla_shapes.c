@@ -407,8 +407,6 @@ static void rate(dla_shape_row *r, const dla_peak *p) {
   }
 }
 
-/* Part of "analysing the timeline" (dla_iter.c starts it, the rules end
- * it): progress phases do not nest, so this one reports none of its own. */
 /* ---- The grouping on a thread of its own ---------------------------------- */
 
 /* A copy of the context that holds the writer, with an error buffer of its
@@ -456,24 +454,26 @@ int dla__shapes_ahead(dla_ctx *c) {
 }
 
 /* Joins the grouping: the writer back in c->w, its result in *row_of (the
- * caller's to free). */
-static int shapes_join(dla_ctx *c, int32_t **row_of) {
+ * caller's to free), its error line in c->err when `report`. */
+static int shapes_join(dla_ctx *c, int32_t **row_of, int report) {
   struct dla_shapes_ahead *a = c->shapes_ahead;
   pthread_join(a->th, NULL);
   c->w = a->own.w;
   c->shapes_ahead = NULL;
   int rc = a->rc;
-  if (rc && a->err[0]) dl_err(c->err, c->errlen, rc, "%s", a->err);
+  if (report && rc && a->err[0]) dl_err(c->err, c->errlen, rc, "%s", a->err);
   *row_of = a->row_of;
   free(a);
   return rc;
 }
 
+/* Part of "analysing the timeline" (dla_iter.c starts it, the rules end
+ * it): progress phases do not nest, so this one reports none of its own. */
 int dla__shapes_run(dla_ctx *c) {
   int32_t *row_of = NULL;
   int rc = DL_OK;
   if (c->shapes_ahead) {
-    rc = shapes_join(c, &row_of);
+    rc = shapes_join(c, &row_of, 1);
   } else {
     if (shapes_new(c) != DL_OK) return DL_ENOMEM;
     if (c->nr == 0) return DL_OK;
@@ -525,7 +525,7 @@ int dla__shapes_write(dla_ctx *c, int64_t aggr_id) {
 
 void dla__shapes_free(dla_ctx *c) {
   int32_t *row_of = NULL;
-  if (c->shapes_ahead) shapes_join(c, &row_of); /* a phase before the join failed */
+  if (c->shapes_ahead) shapes_join(c, &row_of, 0); /* a phase before the join failed: its error */
   free(row_of);
   if (!c->shapes) return;
   for (size_t i = 0; i < c->shapes->n; i++) {
