@@ -26,8 +26,10 @@
 struct dl_sqlleaf {
   int fd;
   uint32_t page_size, usable, npages;
-  uint32_t *pg;          /* leaf i's page */
-  int64_t *hi;           /* its rowids: (hi[i - 1], hi[i]], the first's from INT64_MIN */
+  struct leaf {
+    uint32_t pg; /* leaf i's page */
+    int64_t hi;  /* its rowids: (v[i - 1].hi, hi], the first's from INT64_MIN */
+  } *v;
   size_t n, cap;
   unsigned char *buf;    /* the leaf read last (page buf_pg; 0: none) */
   uint32_t buf_pg;
@@ -55,18 +57,9 @@ static int read_page(const dl_sqlleaf *l, uint32_t pgno, unsigned char *buf) {
 
 /* Leaf pg holds the rowids up to hi, after the leaf before's. */
 static int add_leaf(dl_sqlleaf *l, uint32_t pg, int64_t hi) {
-  if (l->n && hi <= l->hi[l->n - 1]) return DL_ECORRUPT;
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 256;
-    uint32_t *p = realloc(l->pg, cap * sizeof *p);
-    if (p) l->pg = p;
-    int64_t *h = p ? realloc(l->hi, cap * sizeof *h) : NULL;
-    if (!h) return DL_ENOMEM;
-    l->hi = h;
-    l->cap = cap;
-  }
-  l->pg[l->n] = pg;
-  l->hi[l->n++] = hi;
+  if (l->n && hi <= l->v[l->n - 1].hi) return DL_ECORRUPT;
+  if (dl_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return DL_ENOMEM;
+  l->v[l->n++] = (struct leaf){pg, hi};
   return DL_OK;
 }
 
@@ -137,7 +130,7 @@ int dl_sqlleaf_open(sqlite3 *db, const char *table, dl_sqlleaf **out) {
   return DL_OK;
 }
 
-int64_t dl_sqlleaf_last(const dl_sqlleaf *l) { return l->hi[l->n - 1]; }
+int64_t dl_sqlleaf_last(const dl_sqlleaf *l) { return l->v[l->n - 1].hi; }
 
 /* Cell k of a leaf: its payload's size and rowid, *rec after them. 0, or
  * -1 when it does not parse. */
@@ -160,10 +153,10 @@ static int cell(const dl_sqlleaf *l, const unsigned char *page, int hdr, uint32_
  * last is its own bound, as SQLite and dl_sqlbuild leave them (a leaf
  * whose rows moved since does not pass). NULL with *rc set otherwise. */
 static const unsigned char *leaf(dl_sqlleaf *l, size_t i, int *hdr, uint32_t *ncells, int *rc) {
-  *hdr = l->pg[i] == 1 ? 100 : 0;
-  if (l->buf_pg != l->pg[i]) {
+  *hdr = l->v[i].pg == 1 ? 100 : 0;
+  if (l->buf_pg != l->v[i].pg) {
     l->buf_pg = 0;
-    if ((*rc = read_page(l, l->pg[i], l->buf))) return NULL;
+    if ((*rc = read_page(l, l->v[i].pg, l->buf))) return NULL;
     uint32_t n = be16(l->buf + *hdr + 3);
     uint64_t size;
     int64_t first, last;
@@ -171,11 +164,11 @@ static const unsigned char *leaf(dl_sqlleaf *l, size_t i, int *hdr, uint32_t *nc
     if (l->buf[*hdr] != 0x0d || n == 0 || *hdr + 8 + 2 * n > l->usable ||
         cell(l, l->buf, *hdr, 0, &size, &first, &rec) ||
         cell(l, l->buf, *hdr, n - 1, &size, &last, &rec) ||
-        (i && first <= l->hi[i - 1]) || last != l->hi[i]) {
+        (i && first <= l->v[i - 1].hi) || last != l->v[i].hi) {
       *rc = DL_ECORRUPT;
       return NULL;
     }
-    l->buf_pg = l->pg[i];
+    l->buf_pg = l->v[i].pg;
   }
   *ncells = be16(l->buf + *hdr + 3);
   return l->buf;
@@ -189,7 +182,7 @@ int dl_sqlleaf_rows(dl_sqlleaf *l, int64_t from, int64_t to, int col,
   size_t lo = 0, hi = l->n; /* the first leaf whose bound is not below from */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (l->hi[mid] < from) lo = mid + 1;
+    if (l->v[mid].hi < from) lo = mid + 1;
     else hi = mid;
   }
   uint64_t max_local = l->usable - 35; /* a table leaf's payload in the page */
@@ -198,7 +191,7 @@ int dl_sqlleaf_rows(dl_sqlleaf *l, int64_t from, int64_t to, int col,
     uint32_t ncells;
     const unsigned char *page = leaf(l, i, &hdr, &ncells, &rc);
     if (!page) return rc;
-    int64_t below = i ? l->hi[i - 1] : INT64_MIN, rowid, prev = below;
+    int64_t below = i ? l->v[i - 1].hi : INT64_MIN, rowid, prev = below;
     uint64_t size;
     const unsigned char *rec;
     uint32_t a = 0, b = ncells; /* the first cell at or after from */
@@ -209,7 +202,7 @@ int dl_sqlleaf_rows(dl_sqlleaf *l, int64_t from, int64_t to, int col,
       else b = m;
     }
     for (uint32_t k = a; k < ncells; k++) {
-      if (cell(l, page, hdr, k, &size, &rowid, &rec) || rowid <= below || rowid > l->hi[i] ||
+      if (cell(l, page, hdr, k, &size, &rowid, &rec) || rowid <= below || rowid > l->v[i].hi ||
           (k > a && rowid <= prev))
         return DL_ECORRUPT;
       prev = rowid;
@@ -225,7 +218,7 @@ int dl_sqlleaf_rows(dl_sqlleaf *l, int64_t from, int64_t to, int col,
       if (fn(ctx, rowid, &v)) return DL_OK;
       *upto = rowid;
     }
-    *upto = l->hi[i] < to ? l->hi[i] : to;
+    *upto = l->v[i].hi < to ? l->v[i].hi : to;
     if (*upto == to) return DL_OK;
   }
   return DL_OK;
@@ -236,8 +229,7 @@ void dl_sqlleaf_close(dl_sqlleaf **pl) {
   if (!l) return;
   if (l->fd >= 0) close(l->fd);
   for (int d = 0; d < MAX_DEPTH; d++) free(l->walk[d]);
-  free(l->pg);
-  free(l->hi);
+  free(l->v);
   free(l->buf);
   free(l);
   *pl = NULL;
