@@ -173,44 +173,89 @@ static int cmp_time(const void *x, const void *y) {
   return (a->end < b->end) - (a->end > b->end);
 }
 
+/* Groups the ranges by thread id, each group in its ranges' order, in
+ * place: the largest group (at 10 M ranges nearly all of them, a training
+ * loop's main thread) moves within the array, the others through a copy of
+ * their own, so no second array of all the ranges is made and touched.
+ * at[t]: the end of thread id t's group once grouped (at[0..ntk], counted
+ * here). DL_OK or DL_ENOMEM. */
+static int group_by_thread(dla_ctx *c, size_t *at) {
+  dla_range *r = c->r;
+  size_t n = c->nr, big = 0;
+  for (size_t i = 0; i < n; i++) at[dla__range_tk(c, &r[i]) + 1]++;
+  for (size_t t = 1; t < c->ntk; t++)
+    if (at[t + 1] > at[big + 1]) big = t;
+  for (size_t t = 0; t < c->ntk; t++) at[t + 1] += at[t];
+  size_t rest = n - (at[big + 1] - at[big]);
+  dla_range *side = malloc((rest + 1) * sizeof *side);
+  if (!side) return DL_ENOMEM;
+  /* the others into side, by thread id: group t from at[t] there, less
+   * the big group's size for the groups after it */
+  size_t *to = malloc((c->ntk + 1) * sizeof *to);
+  if (!to) {
+    free(side);
+    return DL_ENOMEM;
+  }
+  for (size_t t = 0; t < c->ntk; t++) to[t] = at[t] - (t > big ? at[big + 1] - at[big] : 0);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t t = dla__range_tk(c, &r[i]);
+    if (t != big) side[to[t]++] = r[i];
+  }
+  free(to);
+  /* the big group to [at[big], at[big + 1]): its j-th range, at i, goes to
+   * at[big] + j, which is i + at[big] - (others before i): a shift that
+   * only falls as i grows. Those shifted left go first, front to back (to
+   * places of others or of their own group already moved), then those
+   * shifted right, back to front. */
+  size_t base = at[big], j = 0, split = n, splitj = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (dla__range_tk(c, &r[i]) != big) continue;
+    if (base + j < i) {
+      if (split == n) split = i, splitj = j;
+      r[base + j] = r[i];
+    }
+    j++;
+  }
+  /* those shifted right are all before the first one's place that went
+   * left (base + splitj), where others' places now hold moved ones */
+  size_t end = split == n ? n : base + splitj;
+  j = split == n ? j : splitj;
+  for (size_t i = end; j > 0 && i-- > 0;)
+    if (dla__range_tk(c, &r[i]) == big) r[base + --j] = r[i];
+  memcpy(r, side, base * sizeof *r); /* the groups before the big one, then those after */
+  memcpy(r + at[big + 1], side + base, (rest - base) * sizeof *r);
+  free(side);
+  return DL_OK;
+}
+
 /* Sorts the ranges by (thread id, start, outer first). They come in id
  * order, which is about time order with the threads interleaved (at 10 M
  * ranges a sort of the whole array took a third of loading them, part of
  * it in the introsort's heapsort fallback), while each thread's ranges are
  * usually in order already. So they are grouped by thread id first, in
- * their order (a stable scatter into a new array), and a group is sorted
- * only when it is out of order. *cap: the array's capacity (the copy's is
- * nr). */
-static int sort_ranges(dla_ctx *c, size_t *cap) {
+ * their order (group_by_thread), and a group is sorted only when it is out
+ * of order. */
+int dla__ranges_sort(dla_ctx *c) {
   size_t n = c->nr, k = 1;
   while (k < n && dla__range_cmp_key(c, &c->r[k - 1], dla__range_tk(c, &c->r[k]), c->r[k].start,
                           c->r[k].end) <= 0)
     k++;
   if (k >= n) return DL_OK; /* already sorted */
-  size_t *at = calloc((size_t)c->ntk + 1, sizeof *at); /* by thread id: first, then next slot */
-  dla_range *out = at ? malloc(n * sizeof *out) : NULL;
-  dl_advise_huge(out, n * sizeof *out);
-  if (!out) {
+  size_t *at = calloc((size_t)c->ntk + 1, sizeof *at);
+  if (!at || group_by_thread(c, at)) {
     free(at);
     return DL_ENOMEM;
   }
-  for (size_t i = 0; i < n; i++) at[dla__range_tk(c, &c->r[i]) + 1]++;
-  for (size_t t = 0; t < c->ntk; t++) at[t + 1] += at[t];
-  for (size_t i = 0; i < n; i++) out[at[dla__range_tk(c, &c->r[i])]++] = c->r[i];
-  free(c->r);
-  c->r = out;
-  *cap = n;
-  for (size_t t = 0, b = 0; t < c->ntk; t++) { /* at[t]: the end of thread id t's group */
-    dla_range *v = out + b;
-    size_t m = at[t] - b, i = 1;
+  for (size_t t = 0, b = 0; t < c->ntk; t++) { /* at[t + 1]: the end of thread id t's group */
+    dla_range *v = c->r + b;
+    size_t m = at[t + 1] - b, i = 1;
     while (i < m && cmp_time(&v[i - 1], &v[i]) <= 0) i++;
     if (i < m) dla__qsort(v, m, sizeof *v, cmp_time);
-    b = at[t];
+    b = at[t + 1];
   }
   free(at);
   return DL_OK;
 }
-
 
 int dla__ranges_domain(dla_ctx *c) {
   int rc = resolve_domain(c);
@@ -244,7 +289,7 @@ int dla__ranges_load(dla_ctx *c) {
     return dl_err(c->err, c->errlen, DL_EINVAL, "dla_aggregate: more than %d NVTX ranges",
                   INT32_MAX);
   dla__progress(c, "building op nodes", 0, (int64_t)c->nr);
-  rc = sort_ranges(c, &l.rcap);
+  rc = dla__ranges_sort(c);
   c->nest_tol = rc == DL_OK && whole_microseconds(c) ? 1000 : 0;
   return rc;
 }

@@ -15,4 +15,8 @@ int dla__ranges_domain(dla_ctx *c);
  * sorted by (thread id, start, outer first). */
 int dla__ranges_load(dla_ctx *c);
 
+/* Sorts c->r (c->thr's ranks set) by (thread id rank, start, outer first),
+ * as dla__ranges_load does once they are read. DL_OK or DL_ENOMEM. */
+int dla__ranges_sort(dla_ctx *c);
+
 #endif

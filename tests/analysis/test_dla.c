@@ -15,6 +15,7 @@
 #include "dla_internal.h"
 #include "dla_tuning.h"
 #include "dla_opname.h"
+#include "dla_ranges.h"
 #include "dl_pipe.h"
 #include "dla_rules.h"
 #include "dla_tc.h"
@@ -1527,9 +1528,8 @@ static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
 /* Ranges written in time order with two threads interleaved, one thread's
  * ranges out of start order (an inner range before the range around it, as
  * exports ordered by end time have them), plus `extra` threads of one range
- * each (past 4096 threads the analysis sorts the whole array instead of
- * grouping by thread): every kernel still goes to the innermost range of
- * its launching call. */
+ * each: every kernel still goes to the innermost range of its launching
+ * call. */
 static int range_order_case(int extra) {
   char path[1024], err[256];
   snprintf(path, sizeof path, "%s/range_order_%d.sqlite", work_dir, extra);
@@ -1608,6 +1608,68 @@ static uint64_t rnd(uint64_t n) {
   rnd_state ^= rnd_state >> 7;
   rnd_state ^= rnd_state << 17;
   return rnd_state % n;
+}
+
+/* By (thread rank, start, end descending, name id): the analysis's order,
+ * ties broken by the name so that two sorts of the same ranges compare. */
+static const dla_ctx *rs_ctx;
+static int cmp_rs(const void *x, const void *y) {
+  const dla_range *a = x, *b = y;
+  int k = dla__range_cmp_key(rs_ctx, a, dla__range_tk(rs_ctx, b), b->start, b->end);
+  return k ? k : (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
+/* dla__ranges_sort on ranges of five threads in id order (each thread's
+ * ranges mostly in time order, some out of it), the largest thread first,
+ * in the middle, last or none larger, in runs or one by one: the same
+ * ranges as a qsort of them, in its order (equal keys in either order). */
+static int test_range_sort(void) {
+  enum { NTHR = 5, N = 6000 };
+  static const int weight[][NTHR] = {{90, 1, 2, 3, 4}, {1, 2, 90, 3, 4}, {5, 1, 2, 3, 90},
+                                     {1, 1, 1, 1, 1}, {0, 0, 90, 0, 0}, {40, 0, 0, 0, 40}};
+  dla_thread thr[NTHR];
+  for (int t = 0; t < NTHR; t++) thr[t] = (dla_thread){.pid = 1, .tid = 10 + t, .tk = (uint32_t)t};
+  dla_range *v = malloc(N * sizeof *v), *ref = malloc(N * sizeof *ref);
+  ASSERT_NOT_NULL(v);
+  ASSERT_NOT_NULL(ref);
+  for (size_t wi = 0; wi < sizeof weight / sizeof weight[0]; wi++)
+    for (int runs = 0; runs < 2; runs++) {
+      int total = 0, t = 0, left = 0;
+      for (int k = 0; k < NTHR; k++) total += weight[wi][k];
+      int64_t clock[NTHR] = {0};
+      for (size_t i = 0; i < N; i++) {
+        if (!runs || left-- <= 0) { /* a thread by weight, for a run of ranges or one */
+          int x = (int)rnd((uint64_t)total);
+          for (t = 0; x >= weight[wi][t]; t++) x -= weight[wi][t];
+          left = runs ? (int)rnd(50) : 0;
+        }
+        clock[t] += (int64_t)rnd(100);
+        int64_t start = rnd(20) ? clock[t] : clock[t] - (int64_t)rnd(300); /* out of order */
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].start = start;
+        v[i].end = start + (int64_t)rnd(4) * 50;
+        v[i].name_id = (int32_t)i;
+        dla__range_set_th(&v[i], (uint32_t)t);
+      }
+      dla_ctx c;
+      memset(&c, 0, sizeof c);
+      c.thr = thr;
+      c.nthr = c.ntk = NTHR;
+      c.r = v;
+      c.nr = N;
+      memcpy(ref, v, N * sizeof *v);
+      rs_ctx = &c;
+      qsort(ref, N, sizeof *ref, cmp_rs);
+      ASSERT_OK(dla__ranges_sort(&c));
+      for (size_t i = 1; i < N; i++) /* the analysis's order */
+        ASSERT(dla__range_cmp_key(&c, &v[i - 1], dla__range_tk(&c, &v[i]), v[i].start,
+                                  v[i].end) <= 0);
+      qsort(v, N, sizeof *v, cmp_rs); /* the same ranges */
+      ASSERT(memcmp(v, ref, N * sizeof *v) == 0);
+    }
+  free(v);
+  free(ref);
+  return 0;
 }
 
 typedef struct tcall {
@@ -2450,6 +2512,7 @@ int main(int argc, char **argv) {
   RUN(test_big_seq);
   RUN(test_call_attribution);
   RUN(test_range_order);
+  RUN(test_range_sort);
   RUN(test_sweep_batches);
   RUN(test_timeline_ahead);
   RUN(test_pages_vs_sql);
