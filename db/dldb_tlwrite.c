@@ -236,18 +236,35 @@ static void drop_spares(tl_writer *x) {
   x->nspare = 0;
 }
 
+/* The spare array a track that needs cap events grows into: the smallest
+ * that holds them, of at most 8 times that many (a small track leaves a
+ * big array to a big one, which takes it at an eighth of it); -1: none. */
+static int spare_for(const tl_writer *x, size_t cap) {
+  int best = -1;
+  for (size_t i = 0; i < x->nspare; i++)
+    if (x->spare[i].cap >= cap && x->spare[i].cap / 8 <= cap &&
+        (best < 0 || x->spare[i].cap < x->spare[best].cap))
+      best = (int)i;
+  return best;
+}
+
 static int push(tl_writer *x, tl_track *t, const dldb_tl_rec *e) {
-  if (!t->cap && x->nspare) { /* a new track: the largest spare array */
-    t->ev = x->spare[0].ev;
-    t->cap = x->spare[0].cap;
-    memmove(x->spare, x->spare + 1, --x->nspare * sizeof *x->spare);
-  }
   if (t->n == t->cap) {
     size_t cap = t->cap ? t->cap * 2 : 256;
-    dldb_tl_rec *p = realloc(t->ev, cap * sizeof *p);
-    if (!p) return -1;
-    t->ev = p;
-    t->cap = cap;
+    int s = spare_for(x, cap);
+    if (s >= 0) {
+      tl_track sp = x->spare[s];
+      if (t->n) memcpy(sp.ev, t->ev, t->n * sizeof *t->ev);
+      free(t->ev);
+      t->ev = sp.ev;
+      t->cap = sp.cap;
+      memmove(x->spare + s, x->spare + s + 1, (--x->nspare - (size_t)s) * sizeof *x->spare);
+    } else {
+      dldb_tl_rec *p = realloc(t->ev, cap * sizeof *p);
+      if (!p) return -1;
+      t->ev = p;
+      t->cap = cap;
+    }
   }
   t->ev[t->n++] = *e;
   return 0;
