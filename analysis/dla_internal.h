@@ -55,7 +55,11 @@ const dldb_dl_gpu_row *dla__comm_gpus(const dla_ctx *c, size_t *n);
  * without the tables) from c->r, c->m and ks[0..nk-1] (each kernel's span
  * and the range of its launching call: c->a and c->k may be gone);
  * dla__stats_write_nvtx writes the NVTX tables from c->r and *nvtx, and
- * frees it (as dla__stats_nvtx_free does on an error path). */
+ * frees it (as dla__stats_nvtx_free does on an error path). mem: an array
+ * the caller is done with (NULL: none), freed by the call: the ranges'
+ * pairs (16 bytes a range) go in its memory, resized, whose pages are in
+ * memory already where it is that big (a first touch of fresh pages costs
+ * about as much as the work on them at 10 M ranges). */
 typedef struct dla_nvtx_proj dla_nvtx_proj;
 int dla__stats_write(dla_ctx *c, int64_t aggr_id);
 /* A kernel as the GPU projection reads it (no bigger than a dla_kern: the
@@ -66,7 +70,7 @@ typedef struct __attribute__((packed, aligned(4))) dla_kspan {
 } dla_kspan;
 _Static_assert(sizeof(dla_kspan) <= sizeof(dla_kern), "dla_kspan: in place of a dla_kern");
 int dla__stats_project(dla_ctx *c, const dla_kspan *ks, size_t nk, dla_nvtx_proj **nvtx);
-int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx);
+int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, void *mem, dla_nvtx_proj **nvtx);
 void dla__stats_nvtx_free(dla_nvtx_proj **nvtx);
 
 /* dla_sweep.c: fills cat_total, iter_cat, gpu_kernels (gpu_util and

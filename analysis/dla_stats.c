@@ -874,6 +874,7 @@ struct dla_nvtx_proj {
   pjsum *sum;  /* the same memory, shrunk */
   uint32_t *key[2]; /* once written: the keys of the rows of tables 1 and 2 */
   int64_t nkey[2];
+  void *mem;   /* memory for the pairs (NULL: none) */
 };
 
 static int nvtx_project(dla_ctx *c, const dla_kspan *ks, size_t nk, proj **out) {
@@ -912,14 +913,15 @@ static int nvtx_project(dla_ctx *c, const dla_kspan *ks, size_t nk, proj **out) 
 /* Table 2 (the projection by name) from the sorted pairs p[0..n-1] of
  * table 1: a run per name with ranges that have GPU ops, and for runs of
  * more than one range their pairs (key, projected time, range), in key
- * order (each run's pairs together, at the same place once sorted). */
+ * order (each run's pairs together, at the same place once sorted). The
+ * runs go in mem (resized; freed on failure). */
 typedef struct gpu_table {
   npair *p;
   run *v;
   size_t np, nv;
 } gpu_table;
 
-static int gpu_runs(const npair *p, size_t n, const proj *pj, gpu_table *t) {
+static int gpu_runs(const npair *p, size_t n, const proj *pj, void *mem, gpu_table *t) {
   size_t nv = 0, np = 0;
   for (size_t i = 0; i < n;) { /* sizes first: both arrays exact */
     size_t j = i, m = 0;
@@ -928,7 +930,9 @@ static int gpu_runs(const npair *p, size_t n, const proj *pj, gpu_table *t) {
     np += m > 1 ? m : 0;
     i = j;
   }
-  t->v = malloc((nv + 1) * sizeof *t->v);
+  run *v = realloc(mem, (nv + 1) * sizeof *v);
+  if (!v) free(mem);
+  t->v = v;
   t->p = malloc((np + 1) * sizeof *t->p);
   dl_advise_huge(t->v, (nv + 1) * sizeof *t->v);
   dl_advise_huge(t->p, (np + 1) * sizeof *t->p);
@@ -965,9 +969,10 @@ static void *gpu_sort(void *arg) {
 }
 
 /* The NVTX tables: durations by name, then the projection by name. Reads
- * c->r, c->nr and x->pj only (c->k and c->a may be gone), frees c->r (the
- * analysis's last use) once the pairs of both tables are made, and shrinks
- * x->pj to x->sum then. */
+ * c->r, c->nr and x->pj only (c->k and c->a may be gone), makes table 1's
+ * pairs in x->mem, takes c->r (the analysis's last use) for table 2's runs
+ * once the pairs of both tables are made, and shrinks x->pj to x->sum
+ * then. */
 static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
   dla_ctx *c = e->c;
   proj *pj = x->pj;
@@ -976,9 +981,10 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
   gpu_table t = {0};
   pthread_t th;
   int started = 0;
-  npair *p = malloc((nr + 1) * sizeof *p);
+  npair *p = realloc(x->mem, (nr + 1) * sizeof *p);
+  if (!p) return DL_ENOMEM; /* x->mem goes with x */
+  x->mem = NULL;
   dl_advise_huge(p, (nr + 1) * sizeof *p);
-  if (!p) return DL_ENOMEM;
   for (size_t i = 0; i < nr; i++) {
     const dla_range *r = &c->r[i];
     if (counted(c, i))
@@ -988,11 +994,11 @@ static int nvtx_stats(emit *e, dla_nvtx_proj *x) {
     pj[i].dur = r->end - r->start; /* lo and hi become gpu and dur */
     pj[i].gpu = gpu;
   }
-  free(c->r);
+  void *ranges = c->r; /* table 2's runs go in their memory */
   c->r = NULL;
   c->nr = 0;
   if (n > 1) npair_intro(p, n, dla__sort_depth(n));
-  int rc = gpu_runs(p, n, pj, &t);
+  int rc = gpu_runs(p, n, pj, ranges, &t);
   if (rc == DL_OK) { /* what table 2 reads besides its pairs: 12 bytes a range less */
     x->sum = proj_sums(pj, nr);
     x->pj = pj = NULL;
@@ -1071,9 +1077,11 @@ static int nvtx_consume(void *ctx, void *batch, size_t n) {
   return dldb_aggr_stats(c->w, j->e.aggr_id, batch, n, c->err, c->errlen);
 }
 
-int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
+int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, void *mem, dla_nvtx_proj **nvtx) {
   int rc = DL_OK;
-  if (*nvtx) { /* NULL: no statistics tables */
+  if (!*nvtx) free(mem); /* no statistics tables */
+  if (*nvtx) {
+    (*nvtx)->mem = mem;
     nvtx_job j = {.e = {.c = c, .aggr_id = aggr_id}, .x = *nvtx};
     rc = dldb_aggr_nvtx_rows_begin(c->w, c->err, c->errlen);
     if (rc == DL_OK) rc = dl_pipe_run(PIPE_BATCH_BYTES, 4, nvtx_produce, &j, nvtx_consume, &j);
@@ -1090,6 +1098,7 @@ int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, dla_nvtx_proj **nvtx) {
 void dla__stats_nvtx_free(dla_nvtx_proj **nvtx) {
   if (!*nvtx) return;
   free((*nvtx)->pj);
+  free((*nvtx)->mem);
   free((*nvtx)->sum);
   free((*nvtx)->key[0]);
   free((*nvtx)->key[1]);

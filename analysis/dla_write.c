@@ -449,8 +449,8 @@ static int w_nvtx(const wctx *x) {
   }
   dla_nvtx_proj *nvtx = NULL;
   if (rc == DL_OK) rc = dla__stats_project(c, ks, nk, &nvtx);
-  free(ks);
-  if (rc == DL_OK) rc = dla__stats_write_nvtx(c, x->aggr_id, &nvtx);
+  if (rc == DL_OK) rc = dla__stats_write_nvtx(c, x->aggr_id, ks, &nvtx); /* the spans' memory */
+  else free(ks);
   dla__stats_nvtx_free(&nvtx);
   if (rc == DL_OK) dla__progress(c, "writing NVTX statistics", 1, 1);
   return rc;
