@@ -14,6 +14,7 @@
  */
 #include "dla_nvtxorder.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,19 +85,43 @@ static int put_name(void *ctx, uint32_t i, const char *t, size_t len, int same) 
   return DL_OK;
 }
 
-/* Places the names, rewrites each row's key to its name's place and hands
- * the order over (*written: the writer was called). */
+/* Rewrites the keys key[0..n-1] (name id * 2 + style) to their names'
+ * places: the name's index is its id's rank among the bitmap's ids. */
+typedef struct remap {
+  uint32_t *key;
+  int64_t n;
+  const uint64_t *bits;
+  const uint32_t *before, *place;
+} remap;
+
+static void *remap_keys(void *arg) {
+  const remap *m = arg;
+  for (int64_t r = 0; r < m->n; r++) {
+    uint32_t id = m->key[r] >> 1;
+    uint64_t below = m->bits[id / 64] & ((1ull << (id % 64)) - 1);
+    m->key[r] = m->place[m->before[id / 64] + (uint32_t)__builtin_popcountll(below)];
+  }
+  return NULL;
+}
+
+/* Places the names, rewrites each row's key to its name's place (each
+ * table's on a thread of its own: random reads, 21 M rows at 10 M) and
+ * hands the order over (*written: the writer was called). */
 static int handover(dla_ctx *c, uint32_t *const key[2], const int64_t n[2], names *x,
                     const uint64_t *bits, const uint32_t *before, int *written) {
   placer p = {.c = c, .place = malloc((x->n + 1) * sizeof *p.place)};
   int rc = p.place ? dldb_aggr_nvtx_names_open(c->w, x->n, &p.o, c->err, c->errlen) : DL_ENOMEM;
   if (rc == DL_OK) rc = dla__nvtx_parts_emit(&x->parts, put_name, &p);
-  for (int k = 0; rc == DL_OK && k < 2; k++) /* each row's name's place */
-    for (int64_t r = 0; r < n[k]; r++) {
-      uint32_t id = key[k][r] >> 1;
-      uint64_t below = bits[id / 64] & ((1ull << (id % 64)) - 1);
-      key[k][r] = p.place[before[id / 64] + (uint32_t)__builtin_popcountll(below)];
-    }
+  if (rc == DL_OK) { /* each row's name's place */
+    remap m[2];
+    for (int k = 0; k < 2; k++)
+      m[k] = (remap){.key = key[k], .n = n[k], .bits = bits, .before = before, .place = p.place};
+    pthread_t th;
+    int started = pthread_create(&th, NULL, remap_keys, &m[1]) == 0;
+    remap_keys(&m[0]);
+    if (started) pthread_join(th, NULL);
+    else remap_keys(&m[1]); /* no thread: in turn */
+  }
   free(p.place);
   if (rc == DL_OK) {
     *written = 1; /* its failures are the aggregation's: rows may be written */
