@@ -140,7 +140,7 @@ int dla__nvtx_order(dla_ctx *c, uint32_t *const key[2], const int64_t n[2], size
   int rc = name_bits(key, n, &x, &bits, &before);
   if (rc == DL_OK && x.n * FIXED + MIN_PART > budget) rc = OVER_BUDGET;
   size_t room = rc == DL_OK ? budget - x.n * FIXED : 0;
-  dla__nvtx_parts_init(&x.parts, room > UINT32_MAX ? UINT32_MAX : room); /* offsets: 4 bytes */
+  dla__nvtx_parts_init(&x.parts, room > UINT32_MAX ? UINT32_MAX : room, x.n); /* offsets: 4 B */
   if (rc == DL_OK) rc = name_ids(bits, &x);
   if (rc == DL_OK)
     rc = dldb_aggr_nvtx_texts(c->w, x.id, x.n, dla__nvtx_parts_add, &x.parts, c->err, c->errlen);

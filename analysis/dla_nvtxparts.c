@@ -3,12 +3,14 @@
  *
  * The first part may take the whole room: names that fit it are sorted in
  * memory and nothing is spilled. When it is full it is sorted and spilled
- * here; from then on the room is two parts of half its size: the second
- * thread spills one while this one reads the texts into the other and
- * sorts them (the read and sort overlap the spill's writing), and this one
- * waits for it before handing it the next. The thread touches only its
- * part, its sorted entries and the spill, which this one touches only once
- * it has joined the thread.
+ * here, unless the names read to half the room showed that they will not
+ * all fit (their bytes a name times the names): then the first part is
+ * handed on at half the room like the others. From then on the room is
+ * two parts of half its size: the second thread spills one while this one
+ * reads the texts into the other and sorts them (the read and sort overlap
+ * the spill's writing), and this one waits for it before handing it the
+ * next. The thread touches only its part, its sorted entries and the
+ * spill, which this one touches only once it has joined the thread.
  */
 #include "dla_nvtxparts.h"
 
@@ -21,9 +23,10 @@ struct dla_nvtx_span {
   uint32_t off, len;
 };
 
-void dla__nvtx_parts_init(dla_nvtx_parts *s, size_t room) {
+void dla__nvtx_parts_init(dla_nvtx_parts *s, size_t room, size_t names) {
   memset(s, 0, sizeof *s);
   s->room = s->limit = room;
+  s->names = names;
 }
 
 /* Part b's names sorted by text (*out, b->count of them); last: its text
@@ -75,8 +78,9 @@ static int hand_on(dla_nvtx_parts *s) {
   dla_nvtx_part *b = &s->p[s->cur];
   size_t next = b->first + b->count;
   int rc = DL_OK;
-  if (!s->spill) { /* the first: here, then two halves of the room */
+  if (!s->halves) { /* the first, the whole room: here, then two halves of it */
     rc = spill(&s->spill, b);
+    s->halves = 1;
     s->limit = s->room / 2;
     free(b->text);
     free(b->at);
@@ -102,10 +106,25 @@ static int hand_on(dla_nvtx_parts *s) {
   return rc;
 }
 
+/* Whether the first part, as it reaches half the room (once), shows that
+ * the names will not fit one part: its bytes a name times the names. */
+static int will_spill(dla_nvtx_parts *s, const dla_nvtx_part *b, size_t len) {
+  size_t bytes = b->used + b->count * DLA_NVTX_PART_PER_NAME;
+  if (s->halves || s->guessed || !s->names || !b->count ||
+      bytes + len + DLA_NVTX_PART_PER_NAME <= s->room / 2)
+    return 0;
+  s->guessed = 1;
+  return (double)bytes / (double)b->count * (double)s->names > (double)s->room;
+}
+
 int dla__nvtx_parts_add(void *ctx, size_t i, const char *t, size_t len) {
   dla_nvtx_parts *s = ctx;
   dla_nvtx_part *b = &s->p[s->cur];
   (void)i; /* first + count: the texts come in index order */
+  if (will_spill(s, b, len)) { /* this part is a half: spilled on the thread */
+    s->halves = 1;
+    s->limit = s->room / 2;
+  }
   if (b->used + len + (b->count + 1) * DLA_NVTX_PART_PER_NAME > s->limit) {
     if (!b->count) return DLA_NVTX_PARTS_OVER; /* one name over a part */
     int rc = hand_on(s);

@@ -8,7 +8,9 @@
  *
  * Memory: at most `room` bytes: a part's texts and DLA_NVTX_PART_PER_NAME
  * bytes a name (its text's place, its sort entry); two parts of half the
- * room each once one is spilled; the merge's buffers in the room.
+ * room each once one is spilled (from the start where the names read to
+ * half the room show that all of them will not fit); the merge's buffers
+ * in the room.
  * Ownership: a dla_nvtx_parts is the caller's (dla__nvtx_parts_free);
  * texts are copied.
  */
@@ -33,6 +35,9 @@ typedef struct dla_nvtx_part {
 typedef struct dla_nvtx_parts {
   size_t room;  /* bytes the parts may take */
   size_t limit; /* bytes the part being read may take */
+  size_t names; /* names the adds bring (0: not known) */
+  int halves;   /* the parts are half the room, spilled on the thread */
+  int guessed;  /* the first part reached half the room: halves chosen or not */
   dla_nvtx_part p[2];
   int cur;      /* the part being read; the other is being spilled when busy */
   dla_nvtx_spill *spill;
@@ -41,8 +46,9 @@ typedef struct dla_nvtx_parts {
   int busy, th_rc;
 } dla_nvtx_parts;
 
-/* An empty set of parts of room bytes (at least a few KiB). */
-void dla__nvtx_parts_init(dla_nvtx_parts *s, size_t room);
+/* An empty set of parts of room bytes (at least a few KiB), for `names`
+ * names (0: not known). */
+void dla__nvtx_parts_init(dla_nvtx_parts *s, size_t room, size_t names);
 
 /* dldb_aggr_nvtx_texts' callback (ctx: the dla_nvtx_parts): name i's text
  * (i = 0, 1, ... in turn). DL_OK, DLA_NVTX_PARTS_OVER (one name exceeds

@@ -37,6 +37,7 @@ static const char *work_dir;
 enum { MAXNAMES = 70000 };
 static char *names[MAXNAMES];
 static int nnames, want; /* names made, names wanted */
+static int reversed;      /* make_names gives them last first */
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint32_t next(void) {
@@ -76,6 +77,11 @@ static void make_names(int n) {
              ops[next() % 6], next() % 2000, next() % 100000, 1u << (next() % 10),
              next() % 300, next() % 7);
     add_name(buf); /* a repeat is a name with more instances */
+  }
+  for (int i = 0; reversed && i < nnames / 2; i++) {
+    char *x = names[i];
+    names[i] = names[nnames - 1 - i];
+    names[nnames - 1 - i] = x;
   }
 }
 
@@ -164,17 +170,32 @@ static int64_t repeats(sqlite3 *db, int a) {
 /* The budgets an aggregation is given: the default; 1 byte (the pass over
  * `strings`); 8 bytes a name and a few KiB (parts of a few dozen names);
  * 8 bytes a name and a third of the texts (three or four parts); 64 bytes
- * a name (room for the names' entries, not their texts: parts). */
-enum { B_DEFAULT, B_SQL, B_TINY_PARTS, B_THIRD_PARTS, B_ENTRIES };
+ * a name (room for the names' entries, not their texts: parts); a few
+ * bytes short of one part (the first names, shorter than the later ones,
+ * do not show that they will not fit: the first part takes the whole room
+ * and is spilled as it fills, the rest a second part). */
+enum { B_DEFAULT, B_SQL, B_TINY_PARTS, B_THIRD_PARTS, B_ENTRIES, B_NEARLY };
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static size_t budget_of(int b) {
-  size_t texts = 0;
+  size_t texts = 0, distinct = 0, dtexts = 0; /* the names' and their distinct ones' */
   for (int i = 0; i < nnames; i++) texts += strlen(names[i]);
+  char **v = malloc((size_t)(nnames + 1) * sizeof *v);
+  if (!v) return 0;
+  memcpy(v, names, (size_t)nnames * sizeof *v);
+  qsort(v, (size_t)nnames, sizeof *v, cmp_str);
+  for (int i = 0; i < nnames; i++)
+    if (!i || strcmp(v[i], v[i - 1]) != 0) distinct++, dtexts += strlen(v[i]);
+  free(v);
   switch (b) {
   case B_SQL: return 1;
   case B_TINY_PARTS: return 8 * (size_t)nnames + 4096 + 1024;
   case B_THIRD_PARTS: return 8 * (size_t)nnames + texts / 3 + 32 * (size_t)nnames / 3;
   case B_ENTRIES: return 64 * (size_t)nnames;
+  case B_NEARLY: return 8 * distinct + dtexts + 32 * distinct - 64;
   default: return 0;
   }
 }
@@ -296,15 +317,27 @@ static int order_case(const char *file, int n, int dups, const int *budgets, int
   return 0;
 }
 
-static const int all_budgets[] = {B_DEFAULT, B_SQL, B_TINY_PARTS, B_THIRD_PARTS, B_ENTRIES};
+static const int all_budgets[] = {B_DEFAULT, B_SQL, B_TINY_PARTS, B_THIRD_PARTS, B_ENTRIES,
+                                  B_NEARLY};
 
 static int test_handed_over_equals_sorted(void) {
-  return order_case("nvtx_order.sqlite", 1200, 0, all_budgets, 5, 1);
+  return order_case("nvtx_order.sqlite", 1200, 0, all_budgets, 6, 1);
 }
 
 /* Texts under two ids each, in different parts: one place for both. */
 static int test_equal_texts_across_parts(void) {
-  return order_case("nvtx_order_dups.sqlite", 1200, 1, all_budgets, 5, 1);
+  return order_case("nvtx_order_dups.sqlite", 1200, 1, all_budgets, 6, 1);
+}
+
+/* The first names shorter than the rest (the emit_nvtx-like ones first)
+ * and a budget a few bytes short of one part: the first part fills the
+ * whole room before it is spilled, the rest is a second part. */
+static int test_first_part_full(void) {
+  static const int budgets[] = {B_DEFAULT, B_NEARLY};
+  reversed = 1;
+  int rc = order_case("nvtx_order_full.sqlite", 1200, 0, budgets, 2, 1);
+  reversed = 0;
+  return rc;
 }
 
 /* Full chunks of both kinds (kind 6: 2, kind 7: 1, filled between
@@ -373,6 +406,7 @@ int main(int argc, char **argv) {
   work_dir = argv[1];
   RUN(test_handed_over_equals_sorted);
   RUN(test_equal_texts_across_parts);
+  RUN(test_first_part_full);
   RUN(test_chunks_interleaved);
   RUN(test_bulk_equals_sql);
   for (int i = 0; i < nnames; i++) free(names[i]);
