@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dldb_aggr.h"
+#include "dldb_chunks.h"
 #include "dldb_write.h"
 #include "dldb_write_internal.h" /* the writer's sqlite3 handle, for its page cache */
 #include "dldb_write_nvtx.h"
@@ -704,6 +705,38 @@ static int test_raw_pages(void) {
   return 0;
 }
 
+/* The stored orders' numbers (dldb__put_int) as printf writes them: the
+ * ends of each digit count, both signs, the extremes, and a spread. */
+static int test_put_int(void) {
+  int64_t v[200];
+  size_t n = 0;
+  int64_t p = 1;
+  for (int d = 0; d < 19; d++) { /* 10^d, 10^18 last */
+    v[n++] = p;
+    v[n++] = p - 1;
+    v[n++] = p + 1;
+    v[n++] = -p;
+    v[n++] = -(p - 1);
+    if (d < 18) p *= 10;
+  }
+  v[n++] = INT64_MAX;
+  v[n++] = INT64_MIN;
+  v[n++] = INT64_MIN + 1;
+  uint64_t x = 88172645463325252ull;
+  while (n < sizeof v / sizeof v[0]) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v[n++] = (int64_t)(x >> (x % 60));
+  }
+  for (size_t i = 0; i < n; i++) {
+    char got[32], want[32];
+    size_t len = dldb__put_int(got, v[i]);
+    got[len] = '\0';
+    snprintf(want, sizeof want, "%lld", (long long)v[i]);
+    ASSERT_STR_EQ(got, want);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_dldb_write SHARED_DIR WORK_DIR\n");
@@ -713,6 +746,7 @@ int main(int argc, char **argv) {
   work_dir = argv[2];
   snprintf(nvidia_db, sizeof nvidia_db, "%s/traces/dlprof/no_relu/dlprof_dldb.sqlite",
            shared_dir);
+  RUN(test_put_int);
   RUN(test_round_trip);
   RUN(test_atomic_output);
   if (access(nvidia_db, R_OK) != 0) {
