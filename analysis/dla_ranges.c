@@ -177,8 +177,8 @@ static int cmp_time(const void *x, const void *y) {
  * place: the largest group (at 10 M ranges nearly all of them, a training
  * loop's main thread) moves within the array, the others through a copy of
  * their own, so no second array of all the ranges is made and touched.
- * at[t]: the end of thread id t's group once grouped (at[0..ntk], counted
- * here). DL_OK or DL_ENOMEM. */
+ * at[0..ntk] (zeroed) become the groups' bounds: thread id t's from at[t]
+ * to at[t + 1]. DL_OK or DL_ENOMEM. */
 static int group_by_thread(dla_ctx *c, size_t *at) {
   dla_range *r = c->r;
   size_t n = c->nr, big = 0;

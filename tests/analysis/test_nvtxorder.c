@@ -171,9 +171,9 @@ static int64_t repeats(sqlite3 *db, int a) {
  * `strings`); 8 bytes a name and a few KiB (parts of a few dozen names);
  * 8 bytes a name and a third of the texts (three or four parts); 64 bytes
  * a name (room for the names' entries, not their texts: parts); a few
- * bytes short of one part (the first names, shorter than the later ones,
- * do not show that they will not fit: the first part takes the whole room
- * and is spilled as it fills, the rest a second part). */
+ * bytes short of one part (where the first names are shorter than the
+ * rest, test_first_part_full, they do not show that all will not fit: the
+ * first part takes the whole room and is spilled as it fills). */
 enum { B_DEFAULT, B_SQL, B_TINY_PARTS, B_THIRD_PARTS, B_ENTRIES, B_NEARLY };
 
 static int cmp_str(const void *a, const void *b) {
