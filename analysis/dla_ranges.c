@@ -119,8 +119,9 @@ static int load_range(void *ctx, const dldb_scan_range *s) {
 /* The ranges are read on a second thread (SQLite's stepping and decoding
  * of 10 M rows is most of their loading) and loaded, in order, on this one
  * (dl_pipe.h): the scan has the writer's connection to itself meanwhile,
- * load_range touches none of it. */
-enum { RANGE_BATCH = 4096 };
+ * load_range touches none of it. A batch is 1 MiB of ranges: a hand-off
+ * can wake the other thread, which on a VM costs more than the copy. */
+enum { RANGE_BATCH = 16384 };
 typedef struct range_scan {
   dldb_writer *w;
   int64_t domain_id;
