@@ -16,7 +16,8 @@
  * each, a few bytes a name). The aggregations' order, forms and row forms
  * must be the same (the names' digit runs too), the order's chunks
  * written in the same sequence; once with one chunk a kind, once with
- * several.
+ * several. And the spill and its merge by themselves, with a text longer
+ * than the spill's write buffer.
  * Usage: test_nvtxorder WORK_DIR
  */
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "dla.h"
+#include "dla_nvtxspill.h"
 #include "dla_tuning.h"
 #include "dldb_write.h"
 #include "dldb_write_internal.h"
@@ -398,6 +400,105 @@ static int test_bulk_equals_sql(void) {
   return 0;
 }
 
+/* The spill and its merge by themselves: three parts of names in text
+ * order (texts of 0 to 9,000 bytes, one of 1.5 MiB, longer than the write
+ * buffer, equal texts in every part), merged through 4 KiB a part and
+ * through large buffers, give every name once with its text, in text
+ * order, `same` where a text equals the one before. */
+enum { SP_N = 3000, SP_PARTS = 3, SP_BIG = 7 };
+typedef struct sp_got {
+  uint32_t *i;
+  char **t;
+  size_t *len;
+  int *same;
+  size_t n;
+} sp_got;
+
+static int sp_collect(void *ctx, uint32_t i, const char *t, size_t len, int same) {
+  sp_got *g = ctx;
+  if (g->n == SP_N) return DL_EINVAL;
+  g->i[g->n] = i;
+  g->t[g->n] = malloc(len + 1);
+  if (!g->t[g->n]) return DL_ENOMEM;
+  memcpy(g->t[g->n], t, len);
+  g->len[g->n] = len;
+  g->same[g->n++] = same;
+  return DL_OK;
+}
+
+/* Name i's text: made from i, or, for every 50th name after the first
+ * part, the text of the first part's name at the same place. */
+static char *sp_text(uint32_t i, size_t *len) {
+  uint32_t r = i % 50 == 3 ? i % (SP_N / SP_PARTS) : i;
+  uint64_t x = r * 0x9E3779B97F4A7C15ull + 1;
+  size_t n = r == SP_BIG ? (size_t)3 << 19 : (size_t)(x >> 40) % (x % 97 == 0 ? 9000 : 200);
+  char *t = malloc(n + 1);
+  if (!t) return NULL;
+  for (size_t k = 0; k < n; k++) t[k] = (char)("aab:, 09"[(x >> (k % 56)) & 7] + (k % 13 == 0));
+  *len = n;
+  return t;
+}
+
+static int test_spill_merge(void) {
+  char *text[SP_N];
+  size_t len[SP_N];
+  for (uint32_t i = 0; i < SP_N; i++) ASSERT_NOT_NULL(text[i] = sp_text(i, &len[i]));
+  ASSERT_EQ(len[SP_BIG], (size_t)3 << 19);
+  int dups = 0; /* names whose text a name of an earlier part has */
+  for (uint32_t i = SP_N / SP_PARTS; i < SP_N; i++)
+    dups += len[i] == len[i - SP_N / SP_PARTS] &&
+            memcmp(text[i], text[i - SP_N / SP_PARTS], len[i]) == 0;
+  ASSERT_EQ(dups, 40);
+  for (int big = 0; big < 2; big++) {
+    dla_nvtx_spill *sp = NULL;
+    for (uint32_t p = 0; p < SP_PARTS; p++) {
+      uint32_t lo = p * SP_N / SP_PARTS, hi = (p + 1) * SP_N / SP_PARTS;
+      size_t bytes = 0;
+      for (uint32_t i = lo; i < hi; i++) bytes += len[i];
+      char *block = malloc(bytes + 1);
+      dla_nvtx_ent *v = malloc((hi - lo) * sizeof *v);
+      ASSERT(block && v);
+      size_t at = 0;
+      for (uint32_t i = lo; i < hi; i++) {
+        memcpy(block + at, text[i], len[i]);
+        v[i - lo] = (dla_nvtx_ent){.i = i, .off = (uint32_t)at, .len = (uint32_t)len[i]};
+        at += len[i];
+      }
+      ASSERT_OK(dla__nvtx_sort(v, hi - lo, block));
+      ASSERT_OK(dla__nvtx_spill_part(&sp, v, hi - lo, block));
+      free(block);
+      free(v);
+    }
+    ASSERT_EQ(dla__nvtx_spill_parts(sp), SP_PARTS);
+    static uint32_t gi[SP_N];
+    static char *gt[SP_N];
+    static size_t glen[SP_N];
+    static int gsame[SP_N];
+    sp_got g = {gi, gt, glen, gsame, 0};
+    ASSERT_OK(dla__nvtx_spill_merge(sp, big ? (size_t)64 << 20 : SP_PARTS * 4096,
+                                    sp_collect, &g));
+    dla__nvtx_spill_close(&sp);
+    ASSERT_EQ(g.n, SP_N);
+    static unsigned char seen[SP_N];
+    memset(seen, 0, sizeof seen);
+    int same_seen = 0;
+    for (size_t k = 0; k < g.n; k++) {
+      ASSERT(gi[k] < SP_N && !seen[gi[k]]);
+      seen[gi[k]] = 1;
+      ASSERT_EQ(glen[k], len[gi[k]]);
+      ASSERT(memcmp(gt[k], text[gi[k]], glen[k]) == 0);
+      int c = k ? dla__nvtx_cmp(gt[k - 1], glen[k - 1], gt[k], glen[k]) : -1;
+      ASSERT(c <= 0);
+      ASSERT_EQ(gsame[k], c == 0);
+      same_seen += gsame[k];
+    }
+    ASSERT(same_seen >= dups);
+    for (size_t k = 0; k < g.n; k++) free(gt[k]);
+  }
+  for (uint32_t i = 0; i < SP_N; i++) free(text[i]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_nvtxorder WORK_DIR\n");
@@ -409,6 +510,7 @@ int main(int argc, char **argv) {
   RUN(test_first_part_full);
   RUN(test_chunks_interleaved);
   RUN(test_bulk_equals_sql);
+  RUN(test_spill_merge);
   for (int i = 0; i < nnames; i++) free(names[i]);
   TEST_DONE();
 }
