@@ -66,7 +66,12 @@ static uint32_t be32(const unsigned char *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-int dl_sqlpage_varint(const unsigned char *p, const unsigned char *end, uint64_t *v) {
+/* dl_sqlpage_varint, inlined into the scan's loops. */
+static inline int varint(const unsigned char *p, const unsigned char *end, uint64_t *v) {
+  if (p < end && p[0] < 0x80) {
+    *v = p[0];
+    return 1;
+  }
   uint64_t x = 0;
   for (int i = 0; i < 9; i++) {
     if (p + i >= end) return 0;
@@ -81,6 +86,10 @@ int dl_sqlpage_varint(const unsigned char *p, const unsigned char *end, uint64_t
     }
   }
   return 0;
+}
+
+int dl_sqlpage_varint(const unsigned char *p, const unsigned char *end, uint64_t *v) {
+  return varint(p, end, v);
 }
 
 /* Reads page pgno into buf: SQLITE_OK, SQLITE_CORRUPT (no such page, or
@@ -155,7 +164,7 @@ static int cell_record(dl_sqlpage *p, const unsigned char **rec, size_t *len, in
   if (off >= p->usable) return SQLITE_CORRUPT;
   const unsigned char *c = page + off;
   uint64_t size, key;
-  int a = dl_sqlpage_varint(c, end, &size), b = a ? dl_sqlpage_varint(c + a, end, &key) : 0;
+  int a = varint(c, end, &size), b = a ? varint(c + a, end, &key) : 0;
   if (!b) return SQLITE_CORRUPT;
   *rowid = (int64_t)key;
   c += a + b;
@@ -222,14 +231,37 @@ static int text_may_count(const dl_sqlpage_val *v) {
          (ch >= '0' && ch <= '9');
 }
 
+/* The big-endian two's complement integer of n bytes (1-4, 6 or 8) at b. */
+static inline int64_t be_int(const unsigned char *b, size_t n) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint32_t w;
+  uint64_t d;
+  switch (n) {
+  case 4:
+    memcpy(&w, b, 4);
+    return (int32_t)__builtin_bswap32(w);
+  case 6:
+    memcpy(&w, b + 2, 4);
+    return (int64_t)((uint64_t)(int64_t)(int16_t)(b[0] << 8 | b[1]) << 32 | __builtin_bswap32(w));
+  case 8:
+    memcpy(&d, b, 8);
+    return (int64_t)__builtin_bswap64(d);
+  default:
+    break;
+  }
+#endif
+  int64_t x = (signed char)b[0];
+  for (size_t k = 1; k < n; k++) x = (int64_t)((uint64_t)x << 8 | b[k]);
+  return x;
+}
+
 /* Column i's value from its serial type t and bytes b (n of them). */
 static int value_of(dl_sqlpage *p, int i, uint64_t t, const unsigned char *b, size_t n,
                     dl_sqlpage_val *v) {
   *v = (dl_sqlpage_val){.type = SQLITE_NULL};
   if (t >= 1 && t <= 6) {
-    int64_t x = (signed char)b[0];
-    for (size_t k = 1; k < n; k++) x = (int64_t)((uint64_t)x << 8 | b[k]);
-    *v = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = x};
+    v->type = SQLITE_INTEGER;
+    v->i = be_int(b, n);
   } else if (t == 8 || t == 9) {
     *v = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (int64_t)t - 8};
   } else if (t == 7) {
@@ -347,7 +379,7 @@ int dl_sqlpage_next(dl_sqlpage *p, dl_sqlpage_val *v) {
     if (rc != SQLITE_OK) return rc;
     const unsigned char *end = rec + len;
     uint64_t hsize, t;
-    int h = dl_sqlpage_varint(rec, end, &hsize);
+    int h = varint(rec, end, &hsize);
     if (!h || hsize > len || hsize < (uint64_t)h) return SQLITE_CORRUPT;
     uint64_t types[MAX_FIELDS];
     size_t offs[MAX_FIELDS];
@@ -355,7 +387,7 @@ int dl_sqlpage_next(dl_sqlpage *p, dl_sqlpage_val *v) {
     size_t body = (size_t)hsize;
     int nf = 0;
     while (nf < p->nfields && hp < hend) {
-      int k = dl_sqlpage_varint(hp, hend, &t);
+      int k = varint(hp, hend, &t); /* a serial type: almost always one byte */
       int64_t l = k ? serial_len(t) : -1;
       if (l < 0 || body + (size_t)l > len) return SQLITE_CORRUPT;
       hp += k;
