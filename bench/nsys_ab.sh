@@ -5,12 +5,16 @@
 # lines of --verbosity=detailed). On a shared VM the speed moves between
 # runs by more than many changes gain; alternating, and reading the phases
 # a change touches, tells more than one run of each (docs/performance.md).
-# Each run's dldb is deleted, and `sync` run, before the next one.
+# Each run's dldb is deleted, and `sync` run, before the next one. One
+# run of B comes first and is not counted: on the VMs here the first run
+# after a pause is slower than the rest (its fresh memory costs more), and
+# A, which opens the alternation, would pay for it.
 # Usage: bench/nsys_ab.sh BUILD_A BUILD_B [KERNELS] [PAIRS]
 #   BUILD_*: build directories holding cli/dlprof (Release), e.g. a
 #   worktree's (git worktree add /tmp/base REV; cmake ... -B /tmp/base/b)
 #   KERNELS: the export's size (default 1000000; made by nsys_import.sh's
 #   generator when missing, under BUILD_A/bench); PAIRS: default 2.
+#   WARMUP=0: no uncounted first run.
 #   A_ENV, B_ENV: NAME=VALUE settings each run of A (B) gets, e.g. one build
 #   against itself with the export's rows stepped by SQLite instead of read
 #   from its pages: B_ENV=NSYS_SCAN=sqlite bench/nsys_ab.sh build/rel build/rel
@@ -62,6 +66,10 @@ run() {
 }
 
 echo "export: $export_db"
+if [[ ${WARMUP:-1} != 0 ]]; then
+  warm=$(run "warm-up, not counted: B $b ${B_ENV:-}" "$b" "${B_ENV:-}")
+  echo "${warm%%$'\n'*}"
+fi
 for ((i = 1; i <= pairs; i++)); do
   if ((i % 2)); then
     run "A $a ${A_ENV:-}" "$a" "${A_ENV:-}"; run "B $b ${B_ENV:-}" "$b" "${B_ENV:-}"
