@@ -6,9 +6,9 @@
 # runs by more than many changes gain; alternating, and reading the phases
 # a change touches, tells more than one run of each (docs/performance.md).
 # Each run's dldb is deleted, and `sync` run, before the next one. One
-# run of B comes first and is not counted: on the VMs here the first run
-# after a pause is slower than the rest (its fresh memory costs more), and
-# A, which opens the alternation, would pay for it.
+# run of B comes first and is not counted: on the VMs here a script's first
+# run was its slowest by far (docs/performance.md), and A, which opens the
+# alternation, paid for it.
 # Usage: bench/nsys_ab.sh BUILD_A BUILD_B [KERNELS] [PAIRS]
 #   BUILD_*: build directories holding cli/dlprof (Release), e.g. a
 #   worktree's (git worktree add /tmp/base REV; cmake ... -B /tmp/base/b)

@@ -8,6 +8,7 @@
  * Build and run: bench/sqlpage_scan.sh [KERNELS] [BUILD_DIR]
  */
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
