@@ -5,10 +5,10 @@
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
-import { h, replace, note, fmtNs, timeSpan } from '../util.js';
+import { h, replace, note, loading, fmtNs, timeSpan } from '../util.js';
 import { pctBarChart } from '../charts.js';
 import { DataTable } from '../table.js';
-import { card, viewHeader, aggrLine } from './common.js';
+import { card, viewHeader, aggrLine, busyUntil } from './common.js';
 import { timelineLink } from './timeline.js';
 
 /** The longest idle gaps of every GPU (whole profile), in a card. */
@@ -17,6 +17,7 @@ function gapsCard(ctx) {
     id: 'idle-gaps',
     sub: h('span', { class: 'card-sub' }, 'when a GPU runs nothing between two of its events, whole profile'),
   });
+  c.body.append(loading());
   get('dl_gpu_idle_gaps', { limit: 10 }, { quiet: true })
     .then((d) => {
       if (!d.rows.length) {
@@ -67,7 +68,7 @@ export default {
     });
     root.append(viewHeader('GPUs', aggrLine(ctx, route0)), chartCard.el, table.el);
     if (ctx.has('view_dl_timeline_tracks')) root.append(gapsCard(ctx).el);
-    getAll('gpu_devices', { ...ctx.base(route0), sort: 'device_id', order: 'asc' })
+    busyUntil(chartCard.body, getAll('gpu_devices', { ...ctx.base(route0), sort: 'device_id', order: 'asc' }))
       .then((d) => {
         // a rank's GPU by its name ("rank R, GPU D (name)"), not its composite id
         chart.data.labels = d.rows.map((r) => (/^rank \d+, GPU /.test(r.gpu_name || '') ? r.gpu_name.replace(/ \(.*\)$/, '') : `GPU ${r.device_id}`));

@@ -10,7 +10,7 @@
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
-import { h, replace, note, fmtTime, fmtInt } from '../util.js';
+import { h, replace, note, loading, fmtTime, fmtInt } from '../util.js';
 import { card, viewHeader, aggrLine } from './common.js';
 
 const COLS = [
@@ -346,6 +346,8 @@ export default {
       ),
       canvas,
     );
+    // each card shows that it waits until the answers come
+    for (const c of [spreadCard, tableCard, collCard]) c.body.append(loading());
     root.append(viewHeader('Ranks', aggrLine(ctx, route0)), spreadCard.el, tableCard.el, heatCard.el, collCard.el);
     const base = ctx.base(route0);
     Promise.all([
@@ -361,6 +363,8 @@ export default {
         const sources = new Map(srcs.rows.map((x) => [Number(x.device_id), x]));
         if (!ranks.rows.length) {
           replace(tableCard.body, note('No ranks in this aggregation.'));
+          replace(spreadCard.body);
+          replace(collCard.body);
           return;
         }
         const st = spread(ranks.rows);
@@ -418,7 +422,11 @@ export default {
             : note('No collective ran on every rank.'),
         );
       })
-      .catch((e) => replace(tableCard.body, note(`Could not load: ${e.message}`, 'note note-error')));
+      .catch((e) => {
+        replace(tableCard.body, note(`Could not load: ${e.message}`, 'note note-error'));
+        replace(spreadCard.body);
+        replace(collCard.body);
+      });
     return { update: () => {} };
   },
 };

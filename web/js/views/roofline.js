@@ -12,7 +12,7 @@ import { getAll } from '../api.js';
 import { h, replace, note } from '../util.js';
 import { Chart } from '../charts.js';
 import { DataTable } from '../table.js';
-import { card, viewHeader, aggrLine } from './common.js';
+import { card, viewHeader, aggrLine, busyUntil } from './common.js';
 
 const MAX_POINTS = 1000;
 
@@ -156,7 +156,7 @@ export default {
       canvas.dataset.points = String(chart.data.datasets[0] ? chart.data.datasets[0].data.length : 0);
       canvas.dataset.gpu = g ? String(g.id) : '';
     };
-    getAll('dl_op_shapes', { ...ctx.base(route0), sort: 'gpu_time', order: 'desc' })
+    busyUntil(chartCard.body, getAll('dl_op_shapes', { ...ctx.base(route0), sort: 'gpu_time', order: 'desc' }))
       .then((d) => {
         const gpus = gpusOf(d.rows.slice(0, MAX_POINTS));
         if (gpus.length > 1) {

@@ -8,7 +8,7 @@
 
 import * as router from '../router.js';
 import { h, replace, fmtInt, fmtPct, timeSpan, debounce } from '../util.js';
-import { viewHeader } from './common.js';
+import { viewHeader, busyUntil } from './common.js';
 
 const COLUMNS = [
   { key: 'name', label: 'Name', text: true },
@@ -163,8 +163,7 @@ export default {
 
     let loaded = false;
     let route = router.current();
-    ctx
-      .reloadRuns()
+    busyUntil(tbody, ctx.reloadRuns())
       .then((r) => {
         rows = r;
         loaded = true;
