@@ -109,6 +109,14 @@ export async function launchBrowser() {
     ],
     acceptDownloads: false,
   });
+  // DL_WEB_API_DELAY_MS: every API answer held back that long, so that a test
+  // that reads a page before it has drawn fails here rather than now and then
+  const delay = Number(process.env.DL_WEB_API_DELAY_MS || 0);
+  if (delay > 0)
+    await context.route('**/api/v1/**', async (r) => {
+      await new Promise((f) => setTimeout(f, delay));
+      await r.continue();
+    });
   return {
     context,
     close: async () => {

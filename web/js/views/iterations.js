@@ -176,6 +176,7 @@ export default {
     });
 
     const reagg = reaggregateCard(ctx, ctx.aggregation(route0) || {}, base);
+    table.waitFor(namesP);
     root.append(viewHeader('Iterations', aggrLine(ctx, route0)), badges, suggest, chartCard.el, table.el, reagg.el);
 
     const perfP = ctx.has('view_performance_summary') ? get('performance_summary', base, { quiet: true }).catch(() => null) : Promise.resolve(null);

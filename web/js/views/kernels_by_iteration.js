@@ -102,6 +102,7 @@ export default {
           filterPlaceholder: 'Filter kernels…',
         }),
       );
+    for (const t of [iters, kernels, ...extra]) t.waitFor(namesP);
     root.append(viewHeader('Kernels by Iteration', aggrLine(ctx, route0)), iters.el, kernels.el, ...extra.map((t) => t.el));
     return {
       update(r) {

@@ -81,6 +81,7 @@ export default {
       empty: 'This op launched no kernels in this iteration.',
       filterPlaceholder: 'Filter kernels…',
     });
+    for (const t of [iters, ops, kernels]) t.waitFor(namesP);
     root.append(viewHeader('Kernels by Op', aggrLine(ctx, route0)), iters.el, ops.el, kernels.el);
     return {
       update(r) {

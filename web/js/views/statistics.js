@@ -15,7 +15,7 @@ import * as router from '../router.js';
 import { h, replace, fmtInt, fmtTime, fmtNs, longText } from '../util.js';
 import { DataTable } from '../table.js';
 import { Chart, COLORS } from '../charts.js';
-import { viewHeader, aggrLine, iterNames, stepColumn } from './common.js';
+import { viewHeader, aggrLine, iterNames, stepColumn, busyUntil } from './common.js';
 
 const DETAIL_PARAMS = ['d1.sort', 'd1.order', 'd1.offset', 'd1.limit', 'd1.filter', 'd2.sort', 'd2.order', 'd2.offset', 'd2.limit', 'd2.filter'];
 const TOP = 10;
@@ -400,7 +400,7 @@ export default {
       replace(chartTitle, `Top ${TOP}: ${t.title}`);
       replace(chartSub, t.bytes ? 'by total bytes' : t.chartKey ? 'by projected GPU time' : 'by total time');
       try {
-        const d = await get(t.endpoint, { ...ctx.base(r), sort: valueKey, order: 'desc', limit: TOP });
+        const d = await busyUntil(canvas, get(t.endpoint, { ...ctx.base(r), sort: valueKey, order: 'desc', limit: TOP }));
         if (key !== chartKey || !chart) return;
         const rows = d.rows.filter((row) => Number(row[valueKey]) > 0);
         canvas.hidden = !rows.length;
@@ -425,6 +425,8 @@ export default {
     const openingP = firstWithRows(present, ctx, route0).then((t) => {
       opening = t;
     });
+    busyUntil(tableBox, openingP); // the tab to open is not known yet
+    if (kernelIters) kernelIters.waitFor(namesP);
     let destroyed = false;
     const show = (r) => {
       const t = tabOf(tabs, r, opening);
