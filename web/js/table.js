@@ -221,18 +221,6 @@ export class DataTable {
     this.fetch(q, key);
   }
 
-  /**
-   * Shows the table as busy until promise p settles: what its first page
-   * waits for (a request of its own then keeps it busy until it answers).
-   */
-  waitFor(p) {
-    this.el.setAttribute('aria-busy', 'true');
-    const done = () => {
-      if (!this.el.classList.contains('is-loading')) this.el.setAttribute('aria-busy', 'false');
-    };
-    p.then(done, done);
-  }
-
   async fetch(q, key) {
     const seq = ++this.seq;
     this.el.classList.add('is-loading');

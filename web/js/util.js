@@ -268,6 +268,21 @@ export function debounce(fn, ms) {
   };
 }
 
+/**
+ * Marks el busy (aria-busy) until promise p settles, so that assistive
+ * technology and the page tests know that its content is still to come; a
+ * table loading a page of its own (.is-loading) stays busy until it answers.
+ * Returns p.
+ */
+export function busyUntil(el, p) {
+  el.setAttribute('aria-busy', 'true');
+  const done = () => {
+    if (!el.classList.contains('is-loading')) el.setAttribute('aria-busy', 'false');
+  };
+  p.then(done, done);
+  return p;
+}
+
 /** A "Loading…" placeholder. */
 export function loading(what = 'Loading…') {
   return h('div', { class: 'loading', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), what);

@@ -19,18 +19,6 @@ export function card(title, opts = {}) {
   return { el, body, head };
 }
 
-/**
- * Marks el busy (aria-busy) until promise p settles, so that assistive
- * technology and the page tests know that its content is still to come.
- * Returns p.
- */
-export function busyUntil(el, p) {
-  el.setAttribute('aria-busy', 'true');
-  const done = () => el.setAttribute('aria-busy', 'false');
-  p.then(done, done);
-  return p;
-}
-
 /** The page heading of a view with an optional line below it. */
 export function viewHeader(title, sub) {
   return h('div', { class: 'view-head' }, h('h1', { class: 'view-title' }, title), sub ? h('p', { class: 'view-sub' }, sub) : null);

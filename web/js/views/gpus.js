@@ -5,10 +5,10 @@
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
-import { h, replace, note, loading, fmtNs, timeSpan } from '../util.js';
+import { h, replace, note, loading, busyUntil, fmtNs, timeSpan } from '../util.js';
 import { pctBarChart } from '../charts.js';
 import { DataTable } from '../table.js';
-import { card, viewHeader, aggrLine, busyUntil } from './common.js';
+import { card, viewHeader, aggrLine } from './common.js';
 import { timelineLink } from './timeline.js';
 
 /** The longest idle gaps of every GPU (whole profile), in a card. */

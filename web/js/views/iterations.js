@@ -10,7 +10,7 @@
 
 import * as router from '../router.js';
 import { get, getAll } from '../api.js';
-import { h, replace, fmtInt, note, loading } from '../util.js';
+import { h, replace, fmtInt, note, loading, busyUntil } from '../util.js';
 import { iterationChart, setIterations, iterMaxBars } from '../charts.js';
 import { DataTable } from '../table.js';
 import { card, viewHeader, aggrLine, iterSeries, rangeControls, intParam, barsNote, iterNames, iterLabel, stepColumn } from './common.js';
@@ -176,7 +176,7 @@ export default {
     });
 
     const reagg = reaggregateCard(ctx, ctx.aggregation(route0) || {}, base);
-    table.waitFor(namesP);
+    busyUntil(table.el, namesP); // the Step column waits for the names
     root.append(viewHeader('Iterations', aggrLine(ctx, route0)), badges, suggest, chartCard.el, table.el, reagg.el);
 
     const perfP = ctx.has('view_performance_summary') ? get('performance_summary', base, { quiet: true }).catch(() => null) : Promise.resolve(null);

@@ -4,7 +4,7 @@
 // Iterations the trace names (ProfilerStep#N) show the name too.
 
 import * as router from '../router.js';
-import { h } from '../util.js';
+import { h, busyUntil } from '../util.js';
 import { DataTable } from '../table.js';
 import { viewHeader, aggrLine, iterationColumns, kernelRowColumns, iterNames, iterLabel, stepColumn } from './common.js';
 import { timelineColumn, launchFocus } from './timeline.js';
@@ -102,7 +102,7 @@ export default {
           filterPlaceholder: 'Filter kernels…',
         }),
       );
-    for (const t of [iters, kernels, ...extra]) t.waitFor(namesP);
+    for (const t of [iters, kernels, ...extra]) busyUntil(t.el, namesP);
     root.append(viewHeader('Kernels by Iteration', aggrLine(ctx, route0)), iters.el, kernels.el, ...extra.map((t) => t.el));
     return {
       update(r) {

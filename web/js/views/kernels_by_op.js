@@ -4,7 +4,7 @@
 // and 'k.'. Iterations the trace names (ProfilerStep#N) show the name too.
 
 import * as router from '../router.js';
-import { h } from '../util.js';
+import { h, busyUntil } from '../util.js';
 import { DataTable } from '../table.js';
 import { viewHeader, aggrLine, iterationColumns, kernelRowColumns, iterNames, iterLabel, stepColumn } from './common.js';
 import { timelineColumn, launchFocus } from './timeline.js';
@@ -81,7 +81,7 @@ export default {
       empty: 'This op launched no kernels in this iteration.',
       filterPlaceholder: 'Filter kernels…',
     });
-    for (const t of [iters, ops, kernels]) t.waitFor(namesP);
+    for (const t of [iters, ops, kernels]) busyUntil(t.el, namesP);
     root.append(viewHeader('Kernels by Op', aggrLine(ctx, route0)), iters.el, ops.el, kernels.el);
     return {
       update(r) {

@@ -9,10 +9,10 @@
 
 import * as router from '../router.js';
 import { getAll } from '../api.js';
-import { h, replace, note } from '../util.js';
+import { h, replace, note, busyUntil } from '../util.js';
 import { Chart } from '../charts.js';
 import { DataTable } from '../table.js';
-import { card, viewHeader, aggrLine, busyUntil } from './common.js';
+import { card, viewHeader, aggrLine } from './common.js';
 
 const MAX_POINTS = 1000;
 

@@ -7,8 +7,8 @@
 // picked pair goes to #/compare?base=…&run=….
 
 import * as router from '../router.js';
-import { h, replace, fmtInt, fmtPct, timeSpan, debounce } from '../util.js';
-import { viewHeader, busyUntil } from './common.js';
+import { h, replace, fmtInt, fmtPct, timeSpan, debounce, busyUntil } from '../util.js';
+import { viewHeader } from './common.js';
 
 const COLUMNS = [
   { key: 'name', label: 'Name', text: true },

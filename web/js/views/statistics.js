@@ -12,10 +12,10 @@
 
 import { get } from '../api.js';
 import * as router from '../router.js';
-import { h, replace, fmtInt, fmtTime, fmtNs, longText } from '../util.js';
+import { h, replace, fmtInt, fmtTime, fmtNs, longText, busyUntil } from '../util.js';
 import { DataTable } from '../table.js';
 import { Chart, COLORS } from '../charts.js';
-import { viewHeader, aggrLine, iterNames, stepColumn, busyUntil } from './common.js';
+import { viewHeader, aggrLine, iterNames, stepColumn } from './common.js';
 
 const DETAIL_PARAMS = ['d1.sort', 'd1.order', 'd1.offset', 'd1.limit', 'd1.filter', 'd2.sort', 'd2.order', 'd2.offset', 'd2.limit', 'd2.filter'];
 const TOP = 10;
@@ -426,7 +426,7 @@ export default {
       opening = t;
     });
     busyUntil(tableBox, openingP); // the tab to open is not known yet
-    if (kernelIters) kernelIters.waitFor(namesP);
+    if (kernelIters) busyUntil(kernelIters.el, namesP);
     let destroyed = false;
     const show = (r) => {
       const t = tabOf(tabs, r, opening);
