@@ -34,9 +34,19 @@ static void *waiter(void *arg) {
   const dlprof_sigclean *s = arg;
   int sig = 0;
   if (sigwait(&s->set, &sig) != 0 || sig == SIGUSR2) return NULL; /* SIGUSR2: stop */
+  /* The other threads run on until _exit: what they would say from here on
+   * (such as a failure to open a temporary file just removed) is a
+   * consequence of the stop, so stderr goes to /dev/null and the one line
+   * is written to a copy of it. */
+  int out = dup(STDERR_FILENO);
+  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (out >= 0 && null >= 0) dup2(null, STDERR_FILENO);
+  if (null >= 0) close(null);
   int removed = 0;
   for (int i = 0; i < s->nwatch; i++) removed += clean(s->watch[i].dir, s->watch[i].prefix);
-  fprintf(stderr, "dlprof: stopped by %s; %d unfinished output file%s removed, existing outputs left as they were\n",
+  dprintf(out >= 0 ? out : STDERR_FILENO,
+          "dlprof: stopped by %s; %d unfinished output file%s removed, existing outputs left as "
+          "they were\n",
           strsignal(sig), removed, removed == 1 ? "" : "s");
   _exit(128 + sig);
 }

@@ -10,7 +10,9 @@
  * thread of its own; when one comes, that thread deletes the entries of
  * each watched directory whose name starts with a watched prefix and
  * contains ".tmp-" (SQLite's journal of such a file included), says so in
- * one line on stderr and ends the process with status 128 + the signal. A
+ * one line on stderr and ends the process with status 128 + the signal;
+ * what the other threads print from the signal on (a failure to open a
+ * file just removed, say) goes to /dev/null, so that line is the only one. A
  * file already renamed into place is complete and stays. SIGKILL cannot be
  * caught: it leaves the `.tmp-` file behind, never a damaged output.
  *
