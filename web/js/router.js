@@ -51,6 +51,7 @@ export function go(view, params, opts = {}) {
     notify();
   } else {
     location.hash = target;
+    notify(); // now, not a task later: the page shows the new state at once
   }
 }
 
@@ -70,9 +71,16 @@ export function onChange(fn) {
   listeners.push(fn);
 }
 
+// The hash the listeners last heard of: go() tells them at once, so the
+// hashchange that follows is theirs already.
+let notified = null;
+
 function notify() {
+  notified = location.hash;
   const r = current();
   for (const fn of listeners) fn(r);
 }
 
-window.addEventListener('hashchange', notify);
+window.addEventListener('hashchange', () => {
+  if (location.hash !== notified) notify();
+});
