@@ -245,6 +245,10 @@ typedef struct plan {
    * rows in the order's index and stops at the page, as for a whole
    * aggregation, rather than sorting every row that meets them */
   int likely_eq;
+  /* 1: the order's terms as +column, which no index serves: SQLite sorts
+   * the rows the conditions find (an iteration's, by the primary key)
+   * rather than walking an order's index over every row to find them */
+  int sort_found;
 } plan;
 
 /* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
@@ -557,7 +561,7 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
         sb_add(&q->sql, "dldb_strrank(\"name_id\")%s", i == 0 && in->desc ? " DESC" : "");
         continue; /* the order of name: see dldb_strrank() */
       }
-      sb_add(&q->sql, dim3 ? "dldb_dim3(" : "");
+      sb_add(&q->sql, dim3 ? "dldb_dim3(" : pl && pl->sort_found ? "+" : "");
       sb_ident(&q->sql, v->names[c]);
       sb_add(&q->sql, "%s%s", dim3 ? ")" : "", i == 0 && in->desc ? " DESC" : "");
     }
@@ -654,6 +658,21 @@ static const char *const dense_views[] = {"view_dl_stats_nvtx", "view_dl_stats_n
 static int dense(const char *view) {
   for (size_t i = 0; i < sizeof dense_views / sizeof *dense_views; i++)
     if (strcmp(dense_views[i], view) == 0) return 1;
+  return 0;
+}
+
+/* Views whose rows of one iteration a key finds (ours: aggr_iter_ops's
+ * primary key starts (aggr_id, iter_value)): an iteration's ops, as many
+ * as the model has, are sorted faster than an order's index over the
+ * whole aggregation finds them. */
+static const char *const iter_keyed_views[] = {"view_iteration_ops"};
+
+static int iter_keyed(const dldb_query *in) {
+  int iter = 0;
+  for (int i = 0; i < in->n_eq; i++)
+    iter |= in->eq[i].column && strcmp(in->eq[i].column, "iter_value") == 0;
+  for (size_t i = 0; iter && i < sizeof iter_keyed_views / sizeof *iter_keyed_views; i++)
+    if (strcmp(iter_keyed_views[i], in->view) == 0) return 1;
   return 0;
 }
 
@@ -1185,6 +1204,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
       dldb_has_view(db, DLDB__ITEROPS_KEYS))
     pl.indexed = 1;
   if (rc == 0 && in->tree_parent) pl.from = tree_from(db, in);
+  if (rc == 0 && !pl.indexed && iter_keyed(in)) pl.sort_found = 1;
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);
