@@ -9,17 +9,25 @@
  * the file is smaller than the texts. The merge reads every part through a
  * buffer of its own (pread at its own offset) and takes the least current
  * name from a binary heap of the parts.
+ *
+ * Where the file system allows, the file is written and read past the page
+ * cache (O_DIRECT, whole blocks from aligned buffers): it is read once, so
+ * caching its pages would only take memory that is fresh, and dear, on
+ * VMs. Otherwise, or after a direct write or read fails, through the cache.
  */
 #include "dla_nvtxspill.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dl.h"
+#include "dl_direct.h"
 
-enum { WBUF = 1 << 20, RBUF_MIN = 4096, RBUF_MAX = 1 << 20, REC_HEAD = 4 + 2 * 5 };
+enum { WBUF = 1 << 20, RBUF_MIN = 4096, RBUF_MAX = 1 << 20, REC_HEAD = 4 + 2 * 5,
+       ALIGN = DL_DIRECT_ALIGN };
 
 typedef struct part {
   uint64_t at, end; /* bytes of the file */
@@ -27,15 +35,39 @@ typedef struct part {
 
 struct dla_nvtx_spill {
   FILE *f;
-  uint8_t *buf; /* records not yet written */
+  int fd;       /* f's */
+  int dfd;      /* the file opened O_DIRECT, or -1 */
+  uint8_t *buf; /* records not yet written (ALIGN-aligned) */
   size_t fill;
-  uint64_t size; /* bytes written */
+  uint64_t size; /* bytes written (a direct write's padding not counted) */
   part *parts;
   size_t nparts, cap;
 };
 
+static int write_all(int fd, const uint8_t *p, size_t n, uint64_t at) {
+  while (n) {
+    ssize_t w = pwrite(fd, p, n, (off_t)at);
+    if (w <= 0) return DL_EIO;
+    p += w;
+    n -= (size_t)w;
+    at += (uint64_t)w;
+  }
+  return DL_OK;
+}
+
+/* Writes the buffer. Every flush but the last is of a full buffer, so a
+ * direct write starts at a block; the last is padded to one. */
 static int flush_buf(dla_nvtx_spill *s) {
-  if (s->fill && fwrite(s->buf, 1, s->fill, s->f) != s->fill) return DL_EIO;
+  if (!s->fill) return DL_OK;
+  size_t padded = (s->fill + ALIGN - 1) / ALIGN * ALIGN;
+  if (s->dfd >= 0) {
+    memset(s->buf + s->fill, 0, padded - s->fill);
+    if (pwrite(s->dfd, s->buf, padded, (off_t)s->size) != (ssize_t)padded) {
+      close(s->dfd); /* through the cache from here on */
+      s->dfd = -1;
+    }
+  }
+  if (s->dfd < 0 && write_all(s->fd, s->buf, s->fill, s->size)) return DL_EIO;
   s->size += s->fill;
   s->fill = 0;
   return DL_OK;
@@ -48,28 +80,31 @@ static size_t put_varint(uint8_t *b, uint32_t v) {
   return n;
 }
 
-/* Appends bytes to the file through the buffer. */
+/* Appends bytes to the file through the buffer, which is written when full. */
 static int put(dla_nvtx_spill *s, const void *p, size_t n) {
-  if (s->fill + n > WBUF) {
-    int rc = flush_buf(s);
-    if (rc) return rc;
-    if (n > WBUF) { /* a text longer than the buffer: straight through */
-      if (fwrite(p, 1, n, s->f) != n) return DL_EIO;
-      s->size += n;
-      return DL_OK;
-    }
+  const uint8_t *b = p;
+  while (n) {
+    size_t m = WBUF - s->fill < n ? WBUF - s->fill : n;
+    memcpy(s->buf + s->fill, b, m);
+    s->fill += m;
+    b += m;
+    n -= m;
+    if (s->fill == WBUF && flush_buf(s)) return DL_EIO;
   }
-  memcpy(s->buf + s->fill, p, n);
-  s->fill += n;
   return DL_OK;
 }
 
 static int spill_open(dla_nvtx_spill **out) {
   dla_nvtx_spill *s = calloc(1, sizeof *s);
   if (!s) return DL_ENOMEM;
-  s->buf = malloc(WBUF);
+  s->dfd = -1;
+  if (posix_memalign((void **)&s->buf, ALIGN, WBUF)) s->buf = NULL;
   s->f = s->buf ? tmpfile() : NULL;
   int rc = !s->buf ? DL_ENOMEM : !s->f ? DL_EIO : DL_OK;
+  if (rc == DL_OK) {
+    s->fd = fileno(s->f);
+    s->dfd = dl_direct_reopen(s->fd, O_RDWR);
+  }
   if (rc) dla__nvtx_spill_close(&s);
   *out = s;
   return rc;
@@ -106,6 +141,7 @@ size_t dla__nvtx_spill_parts(const dla_nvtx_spill *s) { return s ? s->nparts : 0
 
 void dla__nvtx_spill_close(dla_nvtx_spill **s) {
   if (!*s) return;
+  if ((*s)->dfd >= 0) close((*s)->dfd);
   if ((*s)->f) fclose((*s)->f);
   free((*s)->buf);
   free((*s)->parts);
@@ -118,18 +154,37 @@ void dla__nvtx_spill_close(dla_nvtx_spill **s) {
 /* A part being read: its buffer, its current name. */
 typedef struct reader {
   uint64_t at, end; /* the file's bytes not yet in the buffer */
-  uint8_t *buf;
+  uint8_t *buf;     /* cap + ALIGN bytes, aligned: a direct read's blocks */
   size_t pos, fill, cap;
   char *text;       /* the current name's */
   size_t len, tcap;
   uint32_t i;
 } reader;
 
-static int refill(reader *r, int fd) {
+/* The file, through the page cache (fd) or past it (dfd: whole blocks
+ * from the one that holds r->at; the file's end is padded to a block). */
+typedef struct files {
+  int fd, dfd;
+} files;
+
+static int refill(reader *r, files *f) {
   size_t want = r->end - r->at < r->cap ? (size_t)(r->end - r->at) : r->cap;
+  if (f->dfd >= 0) {
+    uint64_t from = r->at / ALIGN * ALIGN;
+    size_t skip = (size_t)(r->at - from), len = (skip + want + ALIGN - 1) / ALIGN * ALIGN;
+    ssize_t got = pread(f->dfd, r->buf, len, (off_t)from);
+    if (got >= (ssize_t)(skip + want)) {
+      r->pos = skip;
+      r->fill = skip + want;
+      r->at += want;
+      return DL_OK;
+    }
+    close(f->dfd); /* through the cache from here on */
+    f->dfd = -1;
+  }
   r->pos = r->fill = 0;
   while (r->fill < want) {
-    ssize_t got = pread(fd, r->buf + r->fill, want - r->fill, (off_t)(r->at + r->fill));
+    ssize_t got = pread(f->fd, r->buf + r->fill, want - r->fill, (off_t)(r->at + r->fill));
     if (got <= 0) return DL_EIO; /* the file is ours: a short end is damage */
     r->fill += (size_t)got;
   }
@@ -137,7 +192,7 @@ static int refill(reader *r, int fd) {
   return DL_OK;
 }
 
-static int get(reader *r, int fd, void *dst, size_t n) {
+static int get(reader *r, files *fd, void *dst, size_t n) {
   uint8_t *d = dst;
   while (n) {
     if (r->pos == r->fill && (r->at == r->end || refill(r, fd))) return DL_EIO;
@@ -150,7 +205,7 @@ static int get(reader *r, int fd, void *dst, size_t n) {
   return DL_OK;
 }
 
-static int get_varint(reader *r, int fd, uint32_t *v) {
+static int get_varint(reader *r, files *fd, uint32_t *v) {
   *v = 0;
   for (int shift = 0; shift < 35; shift += 7) {
     uint8_t b;
@@ -162,7 +217,7 @@ static int get_varint(reader *r, int fd, uint32_t *v) {
 }
 
 /* The part's next name into r->text; *more = 0 at its end. */
-static int next_name(reader *r, int fd, int *more) {
+static int next_name(reader *r, files *fd, int *more) {
   *more = r->pos < r->fill || r->at < r->end;
   if (!*more) return DL_OK;
   uint32_t lcp, rest;
@@ -198,7 +253,7 @@ static void sift(reader **h, size_t n, size_t at) {
 }
 
 /* Takes names from the heap h (n parts) in order and hands them to fn. */
-static int merge_heap(reader **h, size_t n, int fd, dla_nvtx_merge_fn fn, void *ctx) {
+static int merge_heap(reader **h, size_t n, files *fd, dla_nvtx_merge_fn fn, void *ctx) {
   char *prev = NULL;
   size_t plen = 0, pcap = 0;
   int rc = DL_OK, any = 0;
@@ -231,25 +286,27 @@ static int merge_heap(reader **h, size_t n, int fd, dla_nvtx_merge_fn fn, void *
 
 int dla__nvtx_spill_merge(dla_nvtx_spill *s, size_t buf_bytes, dla_nvtx_merge_fn fn, void *ctx) {
   int rc = flush_buf(s);
-  if (rc == DL_OK && fflush(s->f)) rc = DL_EIO;
   free(s->buf); /* written: the readers' buffers instead */
   s->buf = NULL;
   if (rc) return rc;
   size_t k = s->nparts, each = k ? buf_bytes / k : 0;
   each = each < RBUF_MIN ? RBUF_MIN : each > RBUF_MAX ? RBUF_MAX : each;
+  each = each / ALIGN * ALIGN;
   reader *r = calloc(k + 1, sizeof *r);
   reader **h = malloc((k + 1) * sizeof *h);
-  int fd = fileno(s->f);
+  files fd = {s->fd, s->dfd};
+  s->dfd = -1; /* the merge's now (closed by it, or on a failed read) */
   size_t n = 0;
   rc = r && h ? DL_OK : DL_ENOMEM;
   for (size_t p = 0; rc == DL_OK && p < k; p++) {
     r[p] = (reader){.at = s->parts[p].at, .end = s->parts[p].end, .cap = each};
-    r[p].buf = malloc(each);
+    if (posix_memalign((void **)&r[p].buf, ALIGN, each + ALIGN)) r[p].buf = NULL;
     int more = 0;
-    rc = r[p].buf ? next_name(&r[p], fd, &more) : DL_ENOMEM;
+    rc = r[p].buf ? next_name(&r[p], &fd, &more) : DL_ENOMEM;
     if (rc == DL_OK && more) h[n++] = &r[p];
   }
-  if (rc == DL_OK) rc = merge_heap(h, n, fd, fn, ctx);
+  if (rc == DL_OK) rc = merge_heap(h, n, &fd, fn, ctx);
+  if (fd.dfd >= 0) close(fd.dfd);
   for (size_t p = 0; r && p < k; p++) {
     free(r[p].buf);
     free(r[p].text);

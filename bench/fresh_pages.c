@@ -1,10 +1,13 @@
 /*
  * fresh_pages.c - what memory costs on this machine, apart from dlprof: the
  * first write of fresh anonymous pages (each a page fault), the same after
- * MADV_POPULATE_WRITE, a second write of pages already touched, and
- * write() of a fresh file into the page cache against writing the same
- * range of it again. A run of dlprof touches its peak memory fresh and
- * writes its dldb once, so these price its system time.
+ * MADV_POPULATE_WRITE, a second write of pages already touched, write() of
+ * a fresh file into the page cache against writing the same range of it
+ * again, and a file written past the page cache (O_DIRECT) and read back
+ * through the cache (fresh pages again) and past it. A run of dlprof
+ * touches its peak memory fresh and writes its dldb once, so these price
+ * its system time. Each line: the step's wall time, its rate, and the CPU
+ * time (user + system) the process spent in it.
  * Usage: fresh_pages MIB DIR  (a scratch file is made in DIR and removed)
  */
 #define _GNU_SOURCE
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,16 +24,32 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
+static double wall_at, cpu_at; /* when the step began */
+
+static double cpu(void) {
+  struct rusage r;
+  getrusage(RUSAGE_SELF, &r);
+  return (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec) * 1e-6;
+}
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void line(const char *what, double s, size_t bytes) {
-  double pages = (double)bytes / 4096.0;
-  printf("%-40s %7.3f s  %7.0f MB/s  %6.2f us a 4 KiB page\n", what, s,
-         (double)bytes / s / 1e6, s / pages * 1e6);
+static void step(void) {
+  wall_at = now();
+  cpu_at = cpu();
+}
+
+/* The step since step(): a line, and the next step begins. */
+static void line(const char *what, size_t bytes) {
+  double s = now() - wall_at, c = cpu() - cpu_at, pages = (double)bytes / 4096.0;
+  printf("%-42s %7.3f s  %7.0f MB/s  %6.2f us a 4 KiB page  CPU %6.3f s\n", what, s,
+         (double)bytes / s / 1e6, s / pages * 1e6, c);
+  step();
 }
 
 static char *map(size_t n) {
@@ -41,33 +61,40 @@ static char *map(size_t n) {
   return p;
 }
 
+/* n bytes of fd in 1 MiB transfers from or to p (page-aligned), at offset 0. */
+static int transfer(int fd, char *p, size_t n, int out) {
+  const size_t chunk = 1 << 20;
+  for (size_t off = 0; off < n; off += chunk) {
+    ssize_t r = out ? pwrite(fd, p + off, chunk, (off_t)off) : pread(fd, p + off, chunk, (off_t)off);
+    if (r != (ssize_t)chunk) return -1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: fresh_pages MIB DIR\n");
     return 2;
   }
-  size_t n = (size_t)atol(argv[1]) << 20;
+  size_t n = ((size_t)atol(argv[1]) << 20) & ~(((size_t)1 << 20) - 1);
   if (!n) return 2;
   char *p = map(n);
-  double t0 = now();
+  step();
   memset(p, 1, n);
-  double t1 = now();
+  line("anonymous, first write (faults)", n);
   memset(p, 2, n);
-  double t2 = now();
-  line("anonymous, first write (faults)", t1 - t0, n);
-  line("anonymous, second write", t2 - t1, n);
+  line("anonymous, second write", n);
   munmap(p, n);
 
   p = map(n);
-  t0 = now();
+  step();
   int pop = madvise(p, n, MADV_POPULATE_WRITE);
-  t1 = now();
-  memset(p, 3, n);
-  t2 = now();
   if (pop == 0) {
-    line("anonymous, MADV_POPULATE_WRITE", t1 - t0, n);
-    line("  then the first write", t2 - t1, n);
+    line("anonymous, MADV_POPULATE_WRITE", n);
+    memset(p, 3, n);
+    line("  then the first write", n);
   } else {
+    memset(p, 3, n);
     printf("MADV_POPULATE_WRITE: not supported here\n");
   }
 
@@ -78,20 +105,40 @@ int main(int argc, char **argv) {
     perror("fresh_pages: mkstemp");
     return 1;
   }
-  unlink(path);
-  const size_t chunk = 1 << 20;
-  for (int pass = 0; pass < 2; pass++) {
-    t0 = now();
-    for (size_t off = 0; off < n; off += chunk)
-      if (pwrite(fd, p + off, chunk, (off_t)off) != (ssize_t)chunk) {
-        perror("fresh_pages: pwrite");
-        return 1;
-      }
-    t1 = now();
-    line(pass ? "file, the same range written again" : "file, written fresh (page cache)", t1 - t0,
-         n);
-  }
+  step();
+  if (transfer(fd, p, n, 1)) goto failed;
+  line("file, written fresh (page cache)", n);
+  if (transfer(fd, p, n, 1)) goto failed;
+  line("file, the same range written again", n);
   close(fd);
+  unlink(path); /* its cached pages go */
+
+  /* past the cache: O_DIRECT, where the file system takes it */
+  snprintf(path, sizeof path, "%s/fresh_pages.XXXXXX", argv[2]);
+  fd = mkstemp(path);
+  int dfd = fd < 0 ? -1 : open(path, O_RDWR | O_DIRECT);
+  if (dfd < 0) {
+    printf("O_DIRECT: not supported in %s\n", argv[2]);
+  } else {
+    step();
+    if (transfer(dfd, p, n, 1)) goto failed;
+    line("file, written past the cache (O_DIRECT)", n);
+    if (transfer(fd, p, n, 0)) goto failed;
+    line("  read back through the cache (fresh)", n);
+    if (transfer(fd, p, n, 0)) goto failed;
+    line("  read again from the cache", n);
+    posix_fadvise(fd, 0, (off_t)n, POSIX_FADV_DONTNEED);
+    step();
+    if (transfer(dfd, p, n, 0)) goto failed;
+    line("  read past the cache (O_DIRECT)", n);
+    close(dfd);
+  }
+  if (fd >= 0) close(fd);
+  unlink(path);
   munmap(p, n);
   return 0;
+failed:
+  perror("fresh_pages: a transfer");
+  unlink(path);
+  return 1;
 }

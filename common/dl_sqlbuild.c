@@ -24,19 +24,24 @@
  * The builds of a set share the file: its exclusive lock, the page
  * numbers (given out in the order the pages are written, so that the
  * pages of interleaved tables still leave in runs of consecutive pages)
- * and the write buffer.
+ * and the write buffer. A full buffer goes to the set's writer thread,
+ * which writes it while the builds fill the other one: the copy into the
+ * page cache (or the wait for the device, past it) is off the caller's
+ * thread. One buffer at most is in flight; an error is the next call's.
  */
 #include "dl_sqlbuild.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dl.h"
+#include "dl_direct.h"
 
 #define MAX_LEVELS 24
 #define WBUF_BYTES (1 << 20)
@@ -61,11 +66,23 @@ typedef struct level {
 struct dl_sqlbuild_set {
   sqlite3 *db;
   int fd;
+  int dfd;            /* the file opened O_DIRECT (dl_sqlbuild_uncached), else -1 */
   uint32_t page_size, usable, first_new, next_pg;
   uint32_t lock_page; /* the page of byte 2^30, which SQLite's locks keep unused */
   uint8_t *wbuf;      /* consecutive pages not yet written */
   size_t wfill;
   uint32_t wfirst;
+  /* the buffer handed to the writer last (in flight while busy), its pages */
+  uint8_t *out;
+  size_t out_len;
+  uint32_t out_first;
+  pthread_t writer;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int has_writer, has_sync; /* the thread runs; mu and cv are made */
+  int busy, stop;           /* under mu */
+  int out_failed;           /* under mu: a write of the writer's failed (errno: out_errno) */
+  int out_errno;
   dl_sqlbuild *builds; /* in the order added */
   int own;             /* dl_sqlbuild_open's: its build's close ends it */
   int sys_errno;       /* the first failed write's errno (dl_sqlbuild_end gives it back) */
@@ -171,19 +188,101 @@ static uint32_t new_page(dl_sqlbuild *b) {
   return s->next_pg++;
 }
 
-static int flush_writes(dl_sqlbuild_set *s) {
-  size_t done = 0;
-  while (done < s->wfill) {
-    ssize_t w = pwrite(s->fd, s->wbuf + done, s->wfill - done,
-                       (off_t)(s->wfirst - 1) * s->page_size + (off_t)done);
-    if (w <= 0) {
-      if (!s->sys_errno) s->sys_errno = w < 0 ? errno : ENOSPC;
-      return DL_EIO;
-    }
+/* len bytes of buf at page first: past the page cache where the set has
+ * the descriptor for it (dl_sqlbuild_uncached), else, or where the file
+ * system refused that (a buffer or offset not aligned to its blocks, a
+ * full disk: the set writes through the cache from then on), through the
+ * cache. 0, or the failed write's errno. The writer's, or the caller's
+ * without one. */
+static int write_out(dl_sqlbuild_set *s, const uint8_t *buf, size_t len, uint32_t first) {
+  off_t at = (off_t)(first - 1) * s->page_size;
+  if (s->dfd >= 0) {
+    if (pwrite(s->dfd, buf, len, at) == (ssize_t)len) return 0;
+    close(s->dfd);
+    s->dfd = -1;
+  }
+  for (size_t done = 0; done < len;) {
+    ssize_t w = pwrite(s->fd, buf + done, len - done, at + (off_t)done);
+    if (w <= 0) return w < 0 ? errno : ENOSPC;
     done += (size_t)w;
   }
+  return 0;
+}
+
+static void *writer_main(void *arg) {
+  dl_sqlbuild_set *s = arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (!s->busy && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
+    if (!s->busy) break;
+    pthread_mutex_unlock(&s->mu);
+    int e = write_out(s, s->out, s->out_len, s->out_first);
+    pthread_mutex_lock(&s->mu);
+    if (e && !s->out_failed) {
+      s->out_failed = 1;
+      s->out_errno = e;
+    }
+    s->busy = 0;
+    pthread_cond_broadcast(&s->cv);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+/* Waits for the buffer in flight. DL_OK, or DL_EIO when a write of the
+ * writer's failed (errno and s->sys_errno: its errno). */
+static int drain(dl_sqlbuild_set *s) {
+  if (!s->has_writer) return DL_OK;
+  pthread_mutex_lock(&s->mu);
+  while (s->busy) pthread_cond_wait(&s->cv, &s->mu);
+  int failed = s->out_failed, e = s->out_errno;
+  pthread_mutex_unlock(&s->mu);
+  if (!failed) return DL_OK;
+  if (!s->sys_errno) s->sys_errno = e;
+  errno = s->sys_errno;
+  return DL_EIO;
+}
+
+/* Hands the buffer's pages to the writer (started at the first) once the
+ * buffer before is written, and fills the other buffer from then on;
+ * without a writer (none could start), writes them itself. */
+static int flush_writes(dl_sqlbuild_set *s) {
+  if (!s->wfill) return DL_OK;
+  int rc = drain(s);
+  if (rc) return rc;
+  if (!s->has_writer && s->has_sync && s->out &&
+      pthread_create(&s->writer, NULL, writer_main, s) == 0)
+    s->has_writer = 1;
+  if (!s->has_writer) {
+    int e = write_out(s, s->wbuf, s->wfill, s->wfirst);
+    s->wfill = 0;
+    if (!e) return DL_OK;
+    if (!s->sys_errno) s->sys_errno = e;
+    errno = s->sys_errno;
+    return DL_EIO;
+  }
+  uint8_t *full = s->wbuf;
+  s->wbuf = s->out; /* written: the next pages go into it */
+  s->out = full;
+  s->out_len = s->wfill;
+  s->out_first = s->wfirst;
   s->wfill = 0;
+  pthread_mutex_lock(&s->mu);
+  s->busy = 1;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
   return DL_OK;
+}
+
+/* Stops the writer (its buffer written first). */
+static void writer_stop(dl_sqlbuild_set *s) {
+  if (!s->has_writer) return;
+  pthread_mutex_lock(&s->mu);
+  s->stop = 1;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(s->writer, NULL);
+  s->has_writer = 0;
 }
 
 /* Page pgno's bytes, through the buffer of consecutive pages. */
@@ -791,12 +890,21 @@ int dl_sqlbuild_begin(sqlite3 *db, dl_sqlbuild_set **out) {
   if (!s) return DL_ENOMEM;
   s->db = db;
   s->fd = -1;
+  s->dfd = -1;
   if (sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK) {
     free(s);
     return DL_ENOTFOUND;
   }
   int rc = (s->fd = open(file, O_RDWR | O_CLOEXEC)) < 0 ? DL_ENOTFOUND : set_file_ok(s);
-  if (rc == DL_OK && !(s->wbuf = malloc(WBUF_BYTES))) rc = DL_ENOMEM;
+  /* two buffers, aligned for O_DIRECT's writes (dl_sqlbuild_uncached) */
+  if (rc == DL_OK && (posix_memalign((void **)&s->wbuf, DL_DIRECT_ALIGN, WBUF_BYTES) ||
+                      posix_memalign((void **)&s->out, DL_DIRECT_ALIGN, WBUF_BYTES))) {
+    rc = DL_ENOMEM;
+  }
+  if (rc == DL_OK && pthread_mutex_init(&s->mu, NULL) == 0) {
+    if (pthread_cond_init(&s->cv, NULL) == 0) s->has_sync = 1;
+    else pthread_mutex_destroy(&s->mu);
+  }
   if (rc != DL_OK) {
     s->first_new = 0; /* nothing to cut: the lock is let go */
     dl_sqlbuild_end(&s, 0);
@@ -808,12 +916,16 @@ int dl_sqlbuild_begin(sqlite3 *db, dl_sqlbuild_set **out) {
 
 /* ---- Reading a rowid table's rows back ----------------------------------- */
 
-/* Page pgno as written: from the write buffer while it is there, else from
- * the file (into b->rpage, which the next read reuses). */
+/* Page pgno as written: from the write buffer while it is there, or the
+ * buffer handed to the writer last (in flight, or written), else from the
+ * file (into b->rpage, which the next read reuses). */
 static const uint8_t *read_page(dl_sqlbuild *b, uint32_t pgno) {
   dl_sqlbuild_set *s = b->set;
   if (s->wfill && pgno >= s->wfirst && pgno < s->wfirst + s->wfill / s->page_size)
     return s->wbuf + (size_t)(pgno - s->wfirst) * s->page_size;
+  if (s->has_writer && s->out_len && pgno >= s->out_first &&
+      pgno < s->out_first + s->out_len / s->page_size)
+    return s->out + (size_t)(pgno - s->out_first) * s->page_size;
   if (!b->rpage && !(b->rpage = malloc(s->page_size))) return NULL;
   if (pread(s->fd, b->rpage, s->page_size, (off_t)(pgno - 1) * s->page_size) !=
       (ssize_t)s->page_size)
@@ -917,6 +1029,11 @@ static int add(dl_sqlbuild_set *s, const char *name, int index, int ncols, dl_sq
   return DL_OK;
 }
 
+void dl_sqlbuild_uncached(dl_sqlbuild_set *s) {
+  if (!s || s->dfd >= 0 || s->page_size % DL_DIRECT_ALIGN) return;
+  s->dfd = dl_direct_open(sqlite3_db_filename(s->db, "main"), O_WRONLY);
+}
+
 int dl_sqlbuild_add(dl_sqlbuild_set *s, const char *table, int ncols, dl_sqlbuild **out) {
   return add(s, table, 0, ncols, out);
 }
@@ -978,7 +1095,10 @@ int dl_sqlbuild_end(dl_sqlbuild_set **ps, int keep) {
     if (b->failed) rc = DL_EINVAL;
     else if (b->rows && (rc = finish_level(b, 0)) == DL_OK) any = 1;
   }
-  if (rc == DL_OK && keep && any && (rc = flush_writes(s)) == DL_OK) rc = put_header(s);
+  if (rc == DL_OK && keep && any && (rc = flush_writes(s)) == DL_OK && (rc = drain(s)) == DL_OK)
+    rc = put_header(s);
+  if (drain(s) && rc == DL_OK) rc = DL_EIO; /* (a failed set's writes: done before the undo) */
+  writer_stop(s);
   int undo = rc != DL_OK || !keep || !any;
   for (dl_sqlbuild *b = s->builds; b && undo; b = b->next) /* the empty roots back */
     if (b->root_written && pwrite(s->fd, b->root_before, s->page_size,
@@ -990,13 +1110,19 @@ int dl_sqlbuild_end(dl_sqlbuild_set **ps, int keep) {
       ftruncate(s->fd, (off_t)(s->first_new - 1) * s->page_size) != 0 && rc == DL_OK)
     rc = DL_EIO;
   if (s->fd >= 0) close(s->fd);
+  if (s->dfd >= 0) close(s->dfd);
   if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK && rc == DL_OK) rc = DL_EIO;
   for (dl_sqlbuild *b = s->builds, *n; b; b = n) {
     n = b->next;
     build_free(b);
   }
   int sys = s->sys_errno;
+  if (s->has_sync) {
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+  }
   free(s->wbuf);
+  free(s->out);
   free(s);
   if (rc == DL_EIO && sys) errno = sys; /* the write's, not the cleanup's */
   return rc;

@@ -39,10 +39,12 @@
  * its key is not greater than the row's before, a NOT NULL column is NULL,
  * or a text or BLOB is given for a column that is not TEXT or BLOB affine
  * (SQLite would convert it). After DL_EIO errno says why (the failed
- * write's: ENOSPC, EFBIG, ...). Ownership: dl_sqlbuild_begin returns a new
- * set, ended (and its builds freed) by dl_sqlbuild_end; dl_sqlbuild_open
- * returns a build in a set of its own, ended by dl_sqlbuild_close. Values
- * are read during the call. Never prints, never exits.
+ * write's: ENOSPC, EFBIG, ...). A set writes its pages on a thread of
+ * its own, from its first full buffer of them to dl_sqlbuild_end.
+ * Ownership: dl_sqlbuild_begin returns a new set, ended (and its builds
+ * freed) by dl_sqlbuild_end; dl_sqlbuild_open returns a build in a set of
+ * its own, ended by dl_sqlbuild_close. Values are read during the call.
+ * Never prints, never exits.
  */
 #ifndef DL_SQLBUILD_H
 #define DL_SQLBUILD_H
@@ -57,6 +59,15 @@ typedef struct dl_sqlbuild dl_sqlbuild;
 /* A set of builds of db's main database. DL_OK, DL_ENOTFOUND (see above)
  * or DL_ENOMEM. */
 int dl_sqlbuild_begin(sqlite3 *db, dl_sqlbuild_set **out);
+
+/* The set's pages go to the file past the page cache (O_DIRECT), where
+ * its file system takes such writes: for tables the run does not read
+ * again, whose pages would only fill the cache (each page of it memory
+ * that is fresh, and dear, on VMs). The pages read back the same either
+ * way: the kernel drops the file's cached pages of a range written so.
+ * A write the file system refuses (tmpfs, blocks larger than the page
+ * size) goes through the cache, and so does every write after it. */
+void dl_sqlbuild_uncached(dl_sqlbuild_set *s);
 
 /* A build of table in set s, whose rows have ncols values in the order of
  * the table's declared columns. DL_OK, DL_ENOTFOUND (see above; the set

@@ -162,6 +162,7 @@ int dldb_aggr_kernels_begin(dldb_writer *w, char *err, size_t errlen) {
   if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite"))) return DL_OK;
   int rc = dldb__bulk_begin(w, 0, err, errlen, fn);
   if (rc || !w->bulk) return rc;
+  dl_sqlbuild_uncached(w->bulk); /* the run does not read them back */
   rc = dl_sqlbuild_add_index(w->bulk, "aggr_kernels_by_time", 4, &w->kidx_bulk);
   if (rc == DL_OK) rc = dl_sqlbuild_add(w->bulk, "aggr_kernels", 7, &w->bulk_tab[DLDB__B_KATTR]);
   if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);

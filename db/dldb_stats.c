@@ -281,6 +281,7 @@ int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen) {
     return DL_OK;
   int rc = dldb__bulk_begin(w, 0, err, errlen, fn);
   if (rc || !w->bulk) return rc;
+  dl_sqlbuild_uncached(w->bulk); /* the run does not read them back */
   rc = dl_sqlbuild_add(w->bulk, "aggr_nvtx_runs", 14, &w->nvtx_bulk);
   if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "%s: out of memory", fn);
   return rc == DL_OK ? DL_OK : dldb__bulk_end(w, 1, err, errlen);

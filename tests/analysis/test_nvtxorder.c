@@ -403,8 +403,9 @@ static int test_bulk_equals_sql(void) {
 /* The spill and its merge by themselves: three parts of names in text
  * order (texts of 0 to 9,000 bytes, one of 1.5 MiB, longer than the write
  * buffer, equal texts in every part), merged through 4 KiB a part and
- * through large buffers, give every name once with its text, in text
- * order, `same` where a text equals the one before. */
+ * through large buffers, the file past the page cache (where its file
+ * system allows) and through it (DL_DIRECT=0), give every name once with
+ * its text, in text order, `same` where a text equals the one before. */
 enum { SP_N = 3000, SP_PARTS = 3, SP_BIG = 7 };
 typedef struct sp_got {
   uint32_t *i;
@@ -449,7 +450,9 @@ static int test_spill_merge(void) {
     dups += len[i] == len[i - SP_N / SP_PARTS] &&
             memcmp(text[i], text[i - SP_N / SP_PARTS], len[i]) == 0;
   ASSERT_EQ(dups, 40);
-  for (int big = 0; big < 2; big++) {
+  for (int mode = 0; mode < 4; mode++) {
+    int big = mode & 1;
+    if (mode == 2) setenv("DL_DIRECT", "0", 1);
     dla_nvtx_spill *sp = NULL;
     for (uint32_t p = 0; p < SP_PARTS; p++) {
       uint32_t lo = p * SP_N / SP_PARTS, hi = (p + 1) * SP_N / SP_PARTS;
@@ -495,6 +498,7 @@ static int test_spill_merge(void) {
     ASSERT(same_seen >= dups);
     for (size_t k = 0; k < g.n; k++) free(gt[k]);
   }
+  unsetenv("DL_DIRECT");
   for (uint32_t i = 0; i < SP_N; i++) free(text[i]);
   return 0;
 }

@@ -7,20 +7,27 @@
  * inserting into the built trees afterwards; page sizes of 512 to 65,536
  * bytes, reserved bytes, overflow chains, every row count up to three
  * levels of small pages (each way a page can be left full when the rows
- * end); the declines and the rows refused.
+ * end); the declines and the rows refused. A set written past the page
+ * cache (dl_sqlbuild_uncached) reads back the same, and where the file
+ * system takes direct writes its pages are not left in the cache.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dl.h"
+#include "dl_direct.h"
 #include "dl_sqlbuild.h"
 #include "test.h"
 #include "test_sql.h"
 
 static const char *workdir;
 static char path[4096];
+static int uncached; /* build_case's sets: dl_sqlbuild_uncached */
 
 #define COLS "(a INTEGER NOT NULL, b INT NOT NULL, c INTEGER, r REAL, d DOUBLE, x TEXT, " \
              "y BLOB, z, n NUMERIC, PRIMARY KEY (a, b)) WITHOUT ROWID"
@@ -197,6 +204,36 @@ static int same_as_sqlite(sqlite3 *db, int64_t nt, int64_t nr) {
   return same_as_twin(db, "t", "s", nt) || same_as_twin(db, "rt", "rs", nr);
 }
 
+/* Whether an uncached set of page size ps writes past the cache here: the
+ * file system takes O_DIRECT and the pages are whole blocks. */
+static int set_was_direct(int ps) {
+  int fd = dl_direct_open(path, O_WRONLY);
+  if (fd >= 0) close(fd);
+  return fd >= 0 && ps % DL_DIRECT_ALIGN == 0;
+}
+
+/* The file's pages from page first on (1-based) that the page cache holds
+ * (mincore of a map of the file), -1 on an error. */
+static int64_t cached_pages(int64_t first, int ps) {
+  int fd = open(path, O_RDONLY);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0) return -1;
+  size_t len = (size_t)sb.st_size, from = (size_t)(first - 1) * (size_t)ps, vm = 4096;
+  void *m = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (m == MAP_FAILED) return -1;
+  size_t nvm = (len + vm - 1) / vm;
+  unsigned char *in = malloc(nvm);
+  int64_t n = -1;
+  if (in && mincore(m, len, in) == 0) {
+    n = 0;
+    for (size_t i = from / vm; i < nvm; i++) n += in[i] & 1;
+  }
+  free(in);
+  munmap(m, len);
+  return n;
+}
+
 /* n rows into s and rs by SQLite and into t, rt, or both interleaved, by
  * builds (what); then more rows into all four by SQLite. lock: a filler
  * table first brings the file to just below 1 GiB, so that the build
@@ -239,8 +276,10 @@ static int build_case(int ps, int reserve, const char *journal, int64_t n, int b
   /* the same rows again: t's from seed, rt's from where t's ended */
   dl_sqlbuild *b = NULL, *rb = NULL;
   dl_sqlbuild_set *set = NULL;
+  int64_t pages_before = q_int(db, "PRAGMA page_count");
   if (what == BOTH) {
     ASSERT_EQ(dl_sqlbuild_begin(db, &set), DL_OK);
+    if (uncached) dl_sqlbuild_uncached(set);
     ASSERT_EQ(dl_sqlbuild_add(set, "t", NC, &b), DL_OK);
     ASSERT_EQ(dl_sqlbuild_add(set, "rt", NC, &rb), DL_OK);
     ASSERT_EQ(dl_sqlbuild_add(set, "t", NC, &(dl_sqlbuild *){NULL}), DL_ENOTFOUND); /* in it */
@@ -277,12 +316,21 @@ static int build_case(int ps, int reserve, const char *journal, int64_t n, int b
   }
   if (b) ASSERT_EQ(dl_sqlbuild_rows(b), nt);
   if (rb) ASSERT_EQ(dl_sqlbuild_rows(rb), nr);
-  if (rb && read_back(rb, ids, sums, nr)) return 1;
+  /* (an uncached set's pages read back would be cached: its check is of the file) */
+  if (rb && !uncached && read_back(rb, ids, sums, nr)) return 1;
   free(ids);
   free(sums);
   if (set) ASSERT_EQ(dl_sqlbuild_close(&b, 1), DL_EINVAL); /* a set's build ends with it */
   ASSERT_EQ(set ? dl_sqlbuild_end(&set, 1) : dl_sqlbuild_close(b ? &b : &rb, 1), DL_OK);
   if (lock) ASSERT(q_int(db, "PRAGMA page_count") > 0x40000000 / ps + 1);
+  if (uncached && set_was_direct(ps)) { /* the build's pages follow the file's before */
+    int64_t cached = cached_pages(pages_before + 1, ps);
+    if (cached != 0) {
+      fprintf(stderr, "page size %d: %lld pages written directly are cached\n", ps,
+              (long long)cached);
+      return 1;
+    }
+  }
   if (same_as_sqlite(db, nt, nr)) return 1;
   sqlite3_stmt *ins_t = NULL, *ins_rt = NULL; /* SQLite goes on in the built trees */
   ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?,?,?,?,?,?,?,?,?)", -1, &ins_t, NULL),
@@ -712,6 +760,33 @@ static int test_indexed(void) {
   return 0;
 }
 
+/* An uncached set: the same rows and file as test_page_sizes's, directly
+ * written where the file system and the page size allow (4096 and more),
+ * else through the cache; and with DL_DIRECT=0, through the cache. */
+static int test_uncached(void) {
+  static const struct {
+    int ps, reserve, big;
+    int64_t n;
+  } cases[] = {{512, 0, 0, 3000}, {4096, 12, 1, 500}, {8192, 0, 0, 30000},
+               {8192, 0, 1, 800}, {65536, 200, 0, 5000}};
+  uncached = 1;
+  for (int off = 0; off < 2; off++) {
+    if (off) setenv("DL_DIRECT", "0", 1);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+      rnd_state = 0x5851F42D4C957F2Dull + k;
+      if (build_case(cases[k].ps, cases[k].reserve, "memory", cases[k].n, cases[k].big, 0,
+                     BOTH)) {
+        fprintf(stderr, "uncached, DL_DIRECT %s: page size %d, %lld rows\n", off ? "0" : "unset",
+                cases[k].ps, (long long)cases[k].n);
+        return 1;
+      }
+    }
+  }
+  unsetenv("DL_DIRECT");
+  uncached = 0;
+  return 0;
+}
+
 /* keep = 0: nothing of the build stays. */
 static int test_abandoned(void) {
   sqlite3 *db = NULL;
@@ -749,5 +824,6 @@ int main(int argc, char **argv) {
   RUN(test_abandoned);
   RUN(test_prefilled);
   RUN(test_indexed);
+  RUN(test_uncached);
   TEST_DONE();
 }
