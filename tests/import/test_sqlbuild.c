@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "dl.h"
@@ -205,9 +206,17 @@ static int same_as_sqlite(sqlite3 *db, int64_t nt, int64_t nr) {
 }
 
 /* Whether an uncached set of page size ps writes past the cache here: the
- * file system takes O_DIRECT and the pages are whole blocks. */
+ * file system takes O_DIRECT and the pages are whole blocks. Only on file
+ * systems whose direct writes are known to leave no cached pages (tmpfs
+ * takes O_DIRECT and keeps every page; some others ignore it). */
 static int set_was_direct(int ps) {
-  int fd = dl_direct_open(path, O_WRONLY);
+  static const long bypass[] = {0xEF53 /* ext2-4 */, 0x58465342 /* XFS */,
+                                0x9123683E /* Btrfs */};
+  struct statfs fs;
+  int known = 0;
+  for (size_t i = 0; statfs(path, &fs) == 0 && i < sizeof bypass / sizeof bypass[0]; i++)
+    known |= (long)fs.f_type == bypass[i];
+  int fd = known ? dl_direct_open(path, O_WRONLY) : -1;
   if (fd >= 0) close(fd);
   return fd >= 0 && ps % DL_DIRECT_ALIGN == 0;
 }
