@@ -94,7 +94,8 @@ struct dl_sqlbuild {
   uint32_t page_size, usable; /* the set's */
   int table;          /* a rowid table (a table b-tree); else WITHOUT ROWID, or an index */
   char *index;        /* an index's name (dl_sqlbuild_add_index), else NULL */
-  int ipk;            /* table: the INTEGER PRIMARY KEY column, the rowid */
+  int ipk;            /* table: the INTEGER PRIMARY KEY column, the rowid; -1: none
+                         (each row's rowid is the one after the row before's) */
   int64_t last_rowid; /* table: the rowid of the leaf's last cell */
   int has_rowid;      /* ... there is one (a row added, or one the root held) */
   uint32_t *leaf_pg;  /* table: the leaves written, in order: page numbers */
@@ -381,7 +382,8 @@ static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
   size_t hdr = 0, body = 0;
   int cmp = b->rows ? 0 : 1;
   if (b->table) { /* the rowid: an integer after the row before's */
-    if (v[b->ipk].type != SQLITE_INTEGER || (b->has_rowid && v[b->ipk].i <= b->last_rowid))
+    if (b->ipk >= 0 &&
+        (v[b->ipk].type != SQLITE_INTEGER || (b->has_rowid && v[b->ipk].i <= b->last_rowid)))
       return DL_EINVAL;
     cmp = 1;
   }
@@ -712,7 +714,8 @@ static int map_columns(dl_sqlbuild *b, sqlite3 *db, const char *table) {
   if (b->table) {
     for (int c = 0; c < n; c++) b->order[c] = c;
     b->nkey = 0;
-    return npk == 1 ? DL_OK : DL_ENOTFOUND;
+    if (!npk) b->ipk = -1; /* the rowid alone: given in turn */
+    return npk <= 1 ? DL_OK : DL_ENOTFOUND;
   }
   int f = 0;
   for (int k = 1; k <= n; k++)
@@ -1055,7 +1058,7 @@ int dl_sqlbuild_open(sqlite3 *db, const char *table, int ncols, dl_sqlbuild **ou
 int dl_sqlbuild_row(dl_sqlbuild *b, const dl_sqlpage_val *v) {
   if (b->failed) return DL_EINVAL;
   size_t len;
-  int64_t rowid = b->table ? v[b->ipk].i : 0;
+  int64_t rowid = !b->table ? 0 : b->ipk >= 0 ? v[b->ipk].i : dl_sqlbuild_next_rowid(b);
   int rc = encode(b, v, &len);
   if (rc == DL_OK) rc = make_cell(b, len, rowid);
   if (rc == DL_OK)
@@ -1091,6 +1094,10 @@ int dl_sqlbuild_end(dl_sqlbuild_set **ps, int keep) {
   if (!s) return DL_OK;
   *ps = NULL;
   int rc = DL_OK, any = 0;
+  /* a statement still reading keeps SQLite's view of the file from before
+   * the set (its page count among it), which its next write would store */
+  for (sqlite3_stmt *q = sqlite3_next_stmt(s->db, NULL); keep && q; q = sqlite3_next_stmt(s->db, q))
+    if (sqlite3_stmt_busy(q)) rc = DL_EINVAL;
   for (dl_sqlbuild *b = s->builds; b && keep && rc == DL_OK; b = b->next) {
     if (b->failed) rc = DL_EINVAL;
     else if (b->rows && (rc = finish_level(b, 0)) == DL_OK) any = 1;

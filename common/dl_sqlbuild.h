@@ -5,7 +5,9 @@
  * statement machinery costs several times the encoding of the records and
  * pages themselves. A WITHOUT ROWID table's rows come in primary-key
  * order; a rowid table's in the order of their INTEGER PRIMARY KEY (the
- * rowid), each row giving it.
+ * rowid), each row giving it, or, in a table without one, rowids 1, 2, ...
+ * (after the largest the table held) in turn, as SQLite's INSERT gives
+ * them (dl_sqlbuild_next_rowid: the row's, for its index entries).
  *
  * The rows read back exactly as SQLite's INSERT of the same values would
  * store them: each column's affinity applied (an integral REAL in an
@@ -24,16 +26,17 @@
  * table with hidden or generated columns, CHECK constraints, triggers,
  * AUTOINCREMENT, an index not built in the same set (added before it;
  * a WITHOUT ROWID table's primary key is the table itself), a key column
- * that is not INTEGER-affine or is DESC, a rowid table without an INTEGER
- * PRIMARY KEY column, a table already in the set, or rows already (but a
+ * that is not INTEGER-affine or is DESC, a rowid table whose PRIMARY KEY
+ * is not one INTEGER column, a table already in the set, or rows already (but a
  * rowid table's rows that its root page holds, which the build keeps, its
  * rows going after them). An index's build (dl_sqlbuild_add_index) takes
  * its records, every column of which must be an INTEGER-affine column or
  * the rowid, ascending, in the order of the whole record: the caller gives
  * one for each row of the table (a partial index's: each row that meets
  * its condition), the same rows. From begin to end the set holds that
- * lock (a "BEGIN EXCLUSIVE" on db, committed by end): db must not be used
- * meanwhile, except by add.
+ * lock (a "BEGIN EXCLUSIVE" on db, committed by end): db must not write
+ * meanwhile (but by add), nor read the tables the set builds; the file's
+ * other pages stay as they were, so reading other tables is fine.
  *
  * A row is DL_EINVAL (and the set is abandoned: end with keep = 0) when
  * its key is not greater than the row's before, a NOT NULL column is NULL,
@@ -82,9 +85,10 @@ int dl_sqlbuild_add_index(dl_sqlbuild_set *s, const char *index, int ncols, dl_s
 
 /* keep: writes the rest of each tree, its top into its root page and the
  * header, then commits db's exclusive transaction (DL_OK; DL_EINVAL when a
- * build refused a row; DL_EIO); keep = 0 (or a failure): the file is cut
- * back to its pages before the set and every table stays as it was. Frees *s
- * and its builds; NULL is fine. */
+ * build refused a row, or a statement of db is still stepping: SQLite
+ * would keep the file's old page count; DL_EIO); keep = 0 (or a failure):
+ * the file is cut back to its pages before the set and every table stays
+ * as it was. Frees *s and its builds; NULL is fine. */
 int dl_sqlbuild_end(dl_sqlbuild_set **s, int keep);
 
 /* A set of one build: dl_sqlbuild_begin and dl_sqlbuild_add in one. */

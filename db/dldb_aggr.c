@@ -158,8 +158,7 @@ int dldb_aggr_kernel(dldb_writer *w, int64_t aggr_id, const dldb_kernel_attr_row
 int dldb_aggr_kernels_begin(dldb_writer *w, char *err, size_t errlen) {
   static const char *fn = "dldb_aggr_kernels_begin";
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
-  const char *how = getenv("DLDB_WRITE");
-  if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite"))) return DL_OK;
+  if (!dldb__bulk_wanted(w)) return DL_OK;
   int rc = dldb__bulk_begin(w, 0, err, errlen, fn);
   if (rc || !w->bulk) return rc;
   dl_sqlbuild_uncached(w->bulk); /* the run does not read them back */

@@ -275,10 +275,7 @@ int dldb_aggr_stats(dldb_writer *w, int64_t aggr_id, const dldb_stats_row *r, si
 int dldb_aggr_nvtx_rows_begin(dldb_writer *w, char *err, size_t errlen) {
   static const char *fn = "dldb_aggr_nvtx_rows_begin";
   if (!w->in_aggr) return dl_err(err, errlen, DL_EINVAL, "%s: no open aggregation", fn);
-  const char *how = getenv("DLDB_WRITE");
-  if (w->existing || !w->tmp || w->bulk || (how && !strcmp(how, "sqlite")) ||
-      nvtx_layout(w) != DLDB__NVTX_RUNS)
-    return DL_OK;
+  if (!dldb__bulk_wanted(w) || nvtx_layout(w) != DLDB__NVTX_RUNS) return DL_OK;
   int rc = dldb__bulk_begin(w, 0, err, errlen, fn);
   if (rc || !w->bulk) return rc;
   dl_sqlbuild_uncached(w->bulk); /* the run does not read them back */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_sqlbuild.h"
 #include "dl_sqlpage.h"
 #include "dldb_scan.h"
 #include "dldb_tlpack.h"
@@ -126,6 +127,8 @@ typedef struct tl_writer {
   size_t nslots;
   nccl_slot nccl[4096];
   sqlite3_stmt *name, *block, *track;
+  /* the tables built page by page (a new file), or NULL: SQLite's inserts */
+  dl_sqlbuild *b_index, *b_blocks, *b_tracks;
   int64_t next_track;
   /* the kind before's event arrays, largest first, for the next kind's
    * tracks to fill again: their pages are in memory already (tens of
@@ -175,7 +178,8 @@ static int is_nccl(tl_writer *x, int64_t id) {
   sqlite3_bind_int64(x->name, 1, id);
   int rc = sqlite3_step(x->name), nccl = 0;
   if (rc == SQLITE_ROW) nccl = nccl_name((const char *)sqlite3_column_text(x->name, 0));
-  else if (rc != SQLITE_DONE) return -1;
+  sqlite3_reset(x->name); /* no read left open: a page build's end needs none */
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return -1;
   if (x->nccl[h].id == 0 && id != 0) x->nccl[h] = (nccl_slot){.id = id, .nccl = nccl};
   return nccl;
 }
@@ -468,9 +472,26 @@ static int keep_block(tl_writer *x, int64_t track_id, int level, int64_t start, 
   return DL_OK;
 }
 
+#define VI(x) ((dl_sqlpage_val){.type = SQLITE_INTEGER, .i = (x)})
+
+/* A block's row and its index entry, built page by page: blocks come in
+ * (track, level, start, end) order (a track's events sorted, then its
+ * bins level by level), as the index's entries must. */
+static int build_block(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
+                       int n, const unsigned char *p, size_t len) {
+  const dl_sqlpage_val e[5] = {VI(track_id), VI(level), VI(start), VI(end),
+                               VI(dl_sqlbuild_next_rowid(x->b_blocks))};
+  const dl_sqlpage_val r[6] = {VI(track_id), VI(level), VI(start), VI(end), VI(n),
+                               {.type = SQLITE_BLOB, .s = (const char *)p, .n = len}};
+  int rc = dl_sqlbuild_row(x->b_index, e);
+  if (rc == DL_OK) rc = dl_sqlbuild_row(x->b_blocks, r);
+  return rc ? dldb__bulk_err(x->w, rc, x->err, x->errlen, "timeline", "blocks") : DL_OK;
+}
+
 static int put_block_bytes(tl_writer *x, int64_t track_id, int level, int64_t start, int64_t end,
                            int n, const unsigned char *p, size_t len) {
   if (x->mem) return keep_block(x, track_id, level, start, end, n, p, len);
+  if (x->b_blocks) return build_block(x, track_id, level, start, end, n, p, len);
   sqlite3_stmt *st = x->block;
   sqlite3_reset(st);
   sqlite3_bind_int64(st, 1, track_id);
@@ -645,11 +666,22 @@ static int put_track(tl_writer *x, const tl_mtrack *r, int64_t id) {
     m->t[m->nt++] = *r;
     return DL_OK;
   }
+  static const int col[K_N] = {5, 6, 3, 4}; /* pid, tid, device_id, stream_id */
+  if (x->b_tracks) {
+    dl_sqlpage_val v[7 + TL_NSUMS] = {
+        VI(id),
+        {.type = SQLITE_TEXT, .s = kind_names[r->kind], .n = strlen(kind_names[r->kind])},
+        [6] = {.type = SQLITE_TEXT, .s = r->name, .n = strlen(r->name)}};
+    for (int k = 0; k < K_N; k++)
+      v[col[k] - 1] = r->has[k] ? VI(r->key[k]) : (dl_sqlpage_val){.type = SQLITE_NULL};
+    for (int k = 0; k < TL_NSUMS; k++) v[7 + k] = VI(r->v[k]);
+    int rc = dl_sqlbuild_row(x->b_tracks, v);
+    return rc ? dldb__bulk_err(x->w, rc, x->err, x->errlen, "timeline", "tracks") : DL_OK;
+  }
   sqlite3_stmt *st = x->track;
   sqlite3_reset(st);
   sqlite3_bind_int64(st, 1, id);
   sqlite3_bind_text(st, 2, kind_names[r->kind], -1, SQLITE_STATIC);
-  static const int col[K_N] = {5, 6, 3, 4}; /* pid, tid, device_id, stream_id */
   for (int k = 0; k < K_N; k++) {
     if (r->has[k]) sqlite3_bind_int64(st, col[k], r->key[k]);
     else sqlite3_bind_null(st, col[k]);
@@ -787,6 +819,24 @@ void dldb_timeline_built_free(dldb_tl_built **b) {
   *b = NULL;
 }
 
+/* In a new file the tables are built page by page (dl_sqlbuild.h), past
+ * the page cache: the run does not read them back. Where the set or a
+ * table is declined, SQLite writes them all. */
+static int bulk_open(tl_writer *x) {
+  dldb_writer *w = x->w;
+  if (!dldb__bulk_wanted(w)) return DL_OK;
+  int rc = dldb__bulk_begin(w, 0, x->err, x->errlen, "timeline");
+  if (rc || !w->bulk) return rc;
+  dl_sqlbuild_uncached(w->bulk);
+  int a = dl_sqlbuild_add_index(w->bulk, "dl_timeline_blocks_by_time", 5, &x->b_index);
+  if (a == DL_OK) a = dl_sqlbuild_add(w->bulk, "dl_timeline_blocks", 6, &x->b_blocks);
+  if (a == DL_OK) a = dl_sqlbuild_add(w->bulk, "dl_timeline_tracks", 7 + TL_NSUMS, &x->b_tracks);
+  if (a == DL_OK) return DL_OK;
+  x->b_index = x->b_blocks = x->b_tracks = NULL;
+  rc = dldb__bulk_end(w, 1, x->err, x->errlen); /* nothing built: SQLite's transaction again */
+  return a == DL_ENOMEM ? oom(x) : rc;
+}
+
 int dldb_timeline_write(dldb_writer *w, int64_t aggr_id, const dldb_tl_built *built, char *err,
                         size_t errlen) {
   if (!dldb_timeline_has_tables(w)) return DL_OK;
@@ -802,9 +852,11 @@ int dldb_timeline_write(dldb_writer *w, int64_t aggr_id, const dldb_tl_built *bu
     if (sqlite3_prepare_v2(w->db, prepared[i], -1, st[i], NULL) != SQLITE_OK)
       rc = sqlerr(x, "prepare");
   if (rc == DL_OK && rehash(x)) rc = oom(x);
+  if (rc == DL_OK) rc = bulk_open(x);
   for (int kind = 0; rc == DL_OK && kind < (built ? TK_ITER + 1 : TK_COUNT); kind++)
     rc = write_kind(x, kind, aggr_id);
   if (rc == DL_OK && built) rc = store_built(x, built);
+  if (rc == DL_OK && x->b_blocks) rc = dldb__bulk_end(w, 1, err, errlen); /* a failure: the cancel's */
   drop_tracks(x);
   drop_spares(x);
   for (size_t i = 0; i < sizeof st / sizeof *st; i++) sqlite3_finalize(*st[i]);

@@ -182,6 +182,11 @@ int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
   return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;
 }
 
+int dldb__bulk_wanted(const dldb_writer *w) {
+  const char *how = getenv("DLDB_WRITE");
+  return !w->existing && w->tmp && !w->bulk && !(how && !strcmp(how, "sqlite"));
+}
+
 int dldb__bulk_begin(dldb_writer *w, int keep_strings, char *err, size_t errlen,
                      const char *fn) {
   int rc = keep_strings ? DL_OK : dldb__flush(w, err, errlen, fn);
@@ -384,8 +389,10 @@ static int row_begin(dldb_writer *w, char *err, size_t errlen, const char *fn) {
 
 int dldb__raw_on_disk(dldb_writer *w) {
   const char *how = getenv("DLDB_SCAN");
-  if ((how && !strcmp(how, "sqlite")) || dldb__bulk_end(w, 1, NULL, 0) != DL_OK) return 0;
-  if (w->reader || w->in_aggr) return 1;
+  if (how && !strcmp(how, "sqlite")) return 0;
+  if (w->in_aggr) return 1; /* committed before it; its sets build its own tables */
+  if (dldb__bulk_end(w, 1, NULL, 0) != DL_OK) return 0;
+  if (w->reader) return 1;
   if (w->in_tx && dldb__tx_commit(w, NULL, 0) != DL_OK) return 0;
   return !w->in_tx;
 }

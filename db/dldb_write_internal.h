@@ -182,8 +182,10 @@ const char *dldb__errmsg(dldb_writer *w);
  * read from their pages (dl_sqlpage.h): a reader's connection (its read
  * transaction holds the file as committed); an open aggregation
  * (dldb_aggr_begin commits first, and raw records are refused until it
- * ends); else a writer with no transaction open once its batches are
- * written (committed here). 0 otherwise, or with DLDB_SCAN=sqlite in the
+ * ends; a page build the aggregation has open stays open: it builds the
+ * aggregation's tables); else a writer with no transaction open once its
+ * batches are written (committed here, ending a page build). 0 otherwise,
+ * or with DLDB_SCAN=sqlite in the
  * environment (tests compare the two reads). */
 int dldb__raw_on_disk(dldb_writer *w);
 /* 1 when the file holds every table as w sees it, one written in the open
@@ -196,20 +198,25 @@ int dldb__raw_on_disk(dldb_writer *w);
  * fields of (page size, encoding). 0 with DLDB_SCAN=sqlite, as above. */
 int dldb__pages_current(dldb_writer *w);
 /* Ends the page build that is open, if any (the raw tables' of
- * dldb_writer_raw_pages, aggr_kernels' or aggr_nvtx_runs'), and opens a
- * transaction for the next rows (keep = 0: the build is dropped, on the
- * way to a rollback or an abort). The build holds the file, and SQLite must not read or
- * write under it: the writer's batches (but the built tables'),
- * statements, flushes, transactions, readers and the aggregation's end and
- * cancel end it first, and nothing else uses the connection between
+ * dldb_writer_raw_pages, aggr_kernels', aggr_nvtx_runs' or the
+ * timeline's), and opens a transaction for the next rows (keep = 0: the
+ * build is dropped, on the way to a rollback or an abort). The build holds
+ * the file, and SQLite must not write under it, nor read a table it
+ * builds: the writer's batches (but the built tables'), statements,
+ * flushes, transactions, readers and the aggregation's end and cancel end
+ * it first, and nothing else uses the connection between
  * dldb_writer_raw_pages' on and off, dldb_aggr_kernels_begin and _end, or
- * dldb_aggr_nvtx_rows_begin and _end. */
+ * dldb_aggr_nvtx_rows_begin and _end; the timeline's writer reads the raw
+ * tables and kernel names under its own (their pages are as they were). */
 int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen);
 /* The one-line error of a page build's rc (dl_sqlbuild.h) in fn: DL_EIO
  * names the file and errno's cause, DL_EINVAL says what was out of key
  * order. Returns rc. */
 int dldb__bulk_err(dldb_writer *w, int rc, char *err, size_t errlen, const char *fn,
                    const char *what);
+/* Whether an aggregation's tables may be built page by page: a new file,
+ * no set open, and DLDB_WRITE not "sqlite". */
+int dldb__bulk_wanted(const dldb_writer *w);
 /* In a new file: writes the batches' rows (keep_strings: all but the
  * strings'), commits the rows so far (a failed new file is removed whole)
  * and begins a set of page builds (w->bulk) for the caller to add its

@@ -441,7 +441,6 @@ static int test_declines(void) {
     int in_tx;
   } cases[] = {
       {"rowid, two keys", "CREATE TABLE t(a INTEGER, b INTEGER, PRIMARY KEY (a, b))", "", 0},
-      {"rowid, no key", "CREATE TABLE t(a INTEGER, b INTEGER)", "", 0},
       {"rowid, INT key", "CREATE TABLE t(a INT PRIMARY KEY, b INTEGER)", "", 0},
       {"rowid, DESC key", "CREATE TABLE t(a INTEGER PRIMARY KEY DESC, b INT)", "", 0},
       {"rowid, index", "CREATE TABLE t(a INTEGER PRIMARY KEY, b INT); CREATE INDEX tb ON t(b)",
@@ -769,6 +768,145 @@ static int test_indexed(void) {
   return 0;
 }
 
+/* A rowid table without an INTEGER PRIMARY KEY: its rows get rowids in
+ * turn, after those its root held, as SQLite's INSERT gives them; with an
+ * index whose records end with the rowid (dl_sqlbuild_next_rowid). Each
+ * compared, rowid and all, with the same rows inserted by SQLite. */
+static int test_no_key(void) {
+  static const char *const schema =
+      "CREATE TABLE n(a INTEGER NOT NULL, b TEXT, c BLOB); CREATE INDEX n_by_a ON n(a); "
+      "CREATE TABLE nt(a INTEGER NOT NULL, b TEXT, c BLOB); CREATE INDEX nt_by_a ON nt(a); "
+      "CREATE TABLE p(a INTEGER, b TEXT); CREATE TABLE pt(a INTEGER, b TEXT); "
+      "INSERT INTO p VALUES (7, 'before'), (8, 'before'); "
+      "INSERT INTO pt VALUES (7, 'before'), (8, 'before')";
+  for (int64_t n = 0; n <= 20000; n = n ? n * 10 : 2) {
+    snprintf(path, sizeof path, "%s/nokey.sqlite", workdir);
+    unlink(path);
+    sqlite3 *db = NULL;
+    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA page_size=1024", NULL, NULL, NULL), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
+    rnd_state = 0x4E4Bull + (uint64_t)n;
+    int64_t *a = malloc((size_t)(n + 1) * sizeof *a);
+    ientry *e = malloc((size_t)(n + 1) * sizeof *e);
+    sqlite3_stmt *in = NULL, *ip = NULL;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO nt VALUES (?1, 'row ' || ?1, zeroblob(?2))", -1,
+                                 &in, NULL),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO pt VALUES (?1, 'after')", -1, &ip, NULL),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    for (int64_t i = 0; i < n; i++) {
+      a[i] = (int64_t)(rnd() % 101) - 50; /* ties: the rowid orders them */
+      sqlite3_bind_int64(in, 1, a[i]);
+      sqlite3_bind_int64(in, 2, (int64_t)(i % 7) * 300); /* some on overflow pages */
+      ASSERT_EQ(sqlite3_step(in), SQLITE_DONE);
+      sqlite3_reset(in);
+      sqlite3_bind_int64(ip, 1, a[i]);
+      ASSERT_EQ(sqlite3_step(ip), SQLITE_DONE);
+      sqlite3_reset(ip);
+      e[i] = (ientry){{a[i], i + 1, 0}};
+    }
+    ASSERT_EQ(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_finalize(in);
+    sqlite3_finalize(ip);
+    qsort(e, (size_t)n, sizeof *e, ientry_cmp);
+    dl_sqlbuild_set *set = NULL;
+    dl_sqlbuild *bn = NULL, *bi = NULL, *bp = NULL;
+    ASSERT_EQ(dl_sqlbuild_begin(db, &set), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add_index(set, "n_by_a", 2, &bi), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "n", 3, &bn), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "p", 2, &bp), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_next_rowid(bn), 1);
+    ASSERT_EQ(dl_sqlbuild_next_rowid(bp), 3);
+    static char zeros[2000];
+    char text[64];
+    for (int64_t i = 0; i < n; i++) {
+      int len = snprintf(text, sizeof text, "row %lld", (long long)a[i]);
+      dl_sqlpage_val v[3] = {{.type = SQLITE_INTEGER, .i = a[i]},
+                             {.type = SQLITE_TEXT, .s = text, .n = (size_t)len},
+                             {.type = SQLITE_BLOB, .s = zeros, .n = (size_t)(i % 7) * 300}};
+      ASSERT_EQ(dl_sqlbuild_row(bn, v), DL_OK);
+      dl_sqlpage_val w[2] = {{.type = SQLITE_INTEGER, .i = a[i]},
+                             {.type = SQLITE_TEXT, .s = "after", .n = 5}};
+      ASSERT_EQ(dl_sqlbuild_row(bp, w), DL_OK);
+    }
+    ASSERT_EQ(dl_sqlbuild_next_rowid(bn), n + 1);
+    for (int64_t i = 0; i < n; i++) { /* (a, rowid), in order */
+      dl_sqlpage_val x[2] = {{.type = SQLITE_INTEGER, .i = e[i].k[0]},
+                             {.type = SQLITE_INTEGER, .i = e[i].k[1]}};
+      ASSERT_EQ(dl_sqlbuild_row(bi, x), DL_OK);
+    }
+    ASSERT_EQ(dl_sqlbuild_end(&set, 1), DL_OK);
+    free(a);
+    free(e);
+    ASSERT(integrity_ok(db, "main"));
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM n"), n);
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM p"), n + 2);
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT rowid, * FROM n EXCEPT SELECT rowid, * FROM "
+                        "nt)"),
+              0);
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT rowid, * FROM p EXCEPT SELECT rowid, * FROM "
+                        "pt)"),
+              0);
+    if (n && same_rows(db, "SELECT rowid FROM n INDEXED BY n_by_a WHERE a > -99 ORDER BY a",
+                       "SELECT rowid FROM nt INDEXED BY nt_by_a WHERE a > -99 ORDER BY a")) {
+      fprintf(stderr, "%lld rows: the index's order differs\n", (long long)n);
+      return 1;
+    }
+    /* SQLite's next insert goes after the built rows */
+    ASSERT_EQ(sqlite3_exec(db, "INSERT INTO n VALUES (1, 'x', NULL); INSERT INTO nt VALUES (1, "
+                               "'x', NULL)",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    ASSERT_EQ(q_int(db, "SELECT max(rowid) FROM n"), n + 1);
+    ASSERT_EQ(q_int(db, "SELECT max(rowid) FROM nt"), n + 1);
+    ASSERT(integrity_ok(db, "main"));
+    sqlite3_close(db);
+  }
+  return 0;
+}
+
+/* A statement of the connection still stepping when the set ends would
+ * keep SQLite's view of the file from before it (its next write stores the
+ * old page count): the end refuses (DL_EINVAL) and the file is as before;
+ * the same set ends once the statement is reset. */
+static int test_reader_at_end(void) {
+  for (int reset = 0; reset < 2; reset++) {
+    sqlite3 *db = NULL;
+    if (new_file(&db, 4096, 0, "memory")) return 1;
+    ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE o(x); INSERT INTO o VALUES (1), (2)", NULL, NULL,
+                           NULL),
+              SQLITE_OK);
+    struct stat before, after;
+    ASSERT_EQ(stat(path, &before), 0);
+    dl_sqlbuild_set *set = NULL;
+    dl_sqlbuild *b = NULL;
+    ASSERT_EQ(dl_sqlbuild_begin(db, &set), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "t", NC, &b), DL_OK);
+    sqlite3_stmt *st = NULL; /* a table the set does not build: readable meanwhile */
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT x FROM o", -1, &st, NULL), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    static char buf[400000];
+    dl_sqlpage_val v[NC];
+    rnd_state = 78;
+    for (int64_t i = 0; i < 3000; i++) {
+      row_of(i, v, buf, 1);
+      ASSERT_EQ(dl_sqlbuild_row(b, v), DL_OK);
+    }
+    if (reset) sqlite3_reset(st);
+    ASSERT_EQ(dl_sqlbuild_end(&set, 1), reset ? DL_OK : DL_EINVAL);
+    sqlite3_finalize(st);
+    ASSERT_EQ(stat(path, &after), 0);
+    if (!reset) ASSERT_EQ(after.st_size, before.st_size);
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM t"), reset ? 3000 : 0);
+    ASSERT_EQ(sqlite3_exec(db, "INSERT INTO o VALUES (3)", NULL, NULL, NULL), SQLITE_OK);
+    ASSERT(integrity_ok(db, "main"));
+    sqlite3_close(db);
+  }
+  return 0;
+}
+
 /* An uncached set: the same rows and file as test_page_sizes's, directly
  * written where the file system and the page size allow (4096 and more),
  * else through the cache; and with DL_DIRECT=0, through the cache. */
@@ -834,5 +972,7 @@ int main(int argc, char **argv) {
   RUN(test_prefilled);
   RUN(test_indexed);
   RUN(test_uncached);
+  RUN(test_no_key);
+  RUN(test_reader_at_end);
   TEST_DONE();
 }
