@@ -1,9 +1,10 @@
 /*
  * fresh_pages.c - what memory costs on this machine, apart from dlprof: the
- * first write of fresh anonymous pages (each a page fault), the same after
- * MADV_POPULATE_WRITE, a second write of pages already touched, write() of
- * a fresh file into the page cache against writing the same range of it
- * again, and a file written past the page cache (O_DIRECT) and read back
+ * first write of fresh anonymous pages (each a page fault), the same in
+ * transparent huge pages (MADV_HUGEPAGE) and after MADV_POPULATE_WRITE, a
+ * second write of pages already touched, write() of a fresh file into the
+ * page cache against writing the same range of it again, and a file
+ * written past the page cache (O_DIRECT) and read back
  * through the cache (fresh pages again) and past it. A run of dlprof
  * touches its peak memory fresh and writes its dldb once, so these price
  * its system time. Each line: the step's wall time, its rate, and the CPU
@@ -12,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,19 @@ int main(int argc, char **argv) {
   memset(p, 2, n);
   line("anonymous, second write", n);
   munmap(p, n);
+
+  /* transparent huge pages on advice (what glibc.malloc.hugetlb=1 gives
+   * malloc's mappings, cli/hugepages.h): a fault a 2 MiB page */
+  p = map(n + ((size_t)2 << 20));
+  char *h = (char *)(((uintptr_t)p + ((uintptr_t)2 << 20) - 1) & ~(((uintptr_t)2 << 20) - 1));
+  if (madvise(h, n, MADV_HUGEPAGE) == 0) {
+    step();
+    memset(h, 1, n);
+    line("anonymous, MADV_HUGEPAGE, first write", n);
+  } else {
+    printf("MADV_HUGEPAGE: not supported here\n");
+  }
+  munmap(p, n + ((size_t)2 << 20));
 
   p = map(n);
   step();

@@ -29,6 +29,7 @@
 #include "dlp_compare.h"
 #include "errline.h"
 #include "events.h"
+#include "hugepages.h"
 #include "meter.h"
 #include "nsysopts.h"
 #include "outdir.h"
@@ -479,6 +480,7 @@ static int dlprof_main(int argc, char **argv, dlprof_meter *m, dlprof_sigclean *
 }
 
 int main(int argc, char **argv) {
+  dlprof_hugepages_reexec(argv); /* returns where it does not execute dlprof again */
   double t0 = dlprof_now_s(), cpu0 = dlprof_cpu_s();
   dlprof_meter m = {0};
   dlprof_sigclean sig = {0}; /* the signal clean-up's thread borrows it until stopped */

@@ -28,6 +28,7 @@
 #include "dldb_write.h"
 #include "dldb_write_live.h"
 #include "errline.h"
+#include "hugepages.h"
 #include "pttraces.h"
 
 static int is_file(const char *p) {
@@ -107,6 +108,7 @@ static void forward(int sig) {
 static void exec_app(const dlprof_profile_opts *o, char **argv, const char *lib,
                      const char *store, int fd) {
   char num[32];
+  dlprof_hugepages_restore_env();
   setenv("CUDA_INJECTION64_PATH", lib, 1);
   setenv("NVTX_INJECTION64_PATH", lib, 1);
   setenv("DLPROF_COLLECTOR_STORE", store, 1);

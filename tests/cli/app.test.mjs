@@ -128,3 +128,29 @@ test('NVTX ranges without a key op: says none was set and what was done, never "
     assert.doesNotMatch(k.stderr, /no key op was set/);
   });
 });
+
+/* dlprof runs with glibc's huge-page tunable where the kernel gives huge
+ * pages on advice (cli/hugepages.h: it executes itself again with it, the
+ * value it was given kept in DLPROF_GLIBC_TUNABLES, which the new
+ * process's first environment shows; glibc's start-up edits
+ * GLIBC_TUNABLES' own text there), and the application gets
+ * GLIBC_TUNABLES as dlprof was given it. */
+test('dlprof gives its own memory huge pages; the app gets the environment it was given', () => {
+  withDir((dir) => {
+    const script =
+      "import os\n" +
+      "env = open(f'/proc/{os.getppid()}/environ', 'rb').read().split(b'\\0')\n" +
+      "saved = [e[22:].decode() for e in env if e.startswith(b'DLPROF_GLIBC_TUNABLES=')]\n" +
+      "print(os.environ.get('GLIBC_TUNABLES'), saved[0] if saved else None, 'DLPROF_GLIBC_TUNABLES' in os.environ)\n";
+    const given = 'glibc.malloc.perturb=0';
+    const r = spawnSync(DLPROF, ['python3', '-c', script], {
+      cwd: dir, encoding: 'utf8', timeout: 120000,
+      env: { ...process.env, GLIBC_TUNABLES: given, DLPROF_HUGEPAGES: '' },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    let mode = '';
+    try { mode = readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'); } catch { /* none */ }
+    const huge = mode.includes('[madvise]') && !(process.env.LD_PRELOAD || '').includes('vgpreload');
+    assert.equal(r.stdout.trim(), `${given} ${huge ? `+${given}` : 'None'} False`);
+  });
+});
