@@ -15,8 +15,8 @@
 #define DL_DIRECT_ALIGN 4096
 
 /* path opened O_DIRECT with flags (O_WRONLY or O_RDWR, O_CLOEXEC added),
- * or -1: no O_DIRECT on this system or file system (tmpfs), DL_DIRECT=0,
- * no such file. */
+ * or -1: no O_DIRECT on this system or file system (tmpfs before Linux
+ * 6.6), DL_DIRECT=0, no such file. */
 int dl_direct_open(const char *path, int flags);
 
 /* dl_direct_open of the file behind descriptor fd (/proc/self/fd/FD): a

@@ -68,8 +68,9 @@ int dl_sqlbuild_begin(sqlite3 *db, dl_sqlbuild_set **out);
  * again, whose pages would only fill the cache (each page of it memory
  * that is fresh, and dear, on VMs). The pages read back the same either
  * way: the kernel drops the file's cached pages of a range written so.
- * A write the file system refuses (tmpfs, blocks larger than the page
- * size) goes through the cache, and so does every write after it. */
+ * A write the file system refuses (tmpfs before Linux 6.6, blocks larger
+ * than the page size) goes through the cache, and so does every write
+ * after it. */
 void dl_sqlbuild_uncached(dl_sqlbuild_set *s);
 
 /* A build of table in set s, whose rows have ncols values in the order of

@@ -85,6 +85,20 @@ static void row_of(int64_t i, dl_sqlpage_val *v, char *buf, int big) {
   if (rnd() % 5 == 0) v[7] = (dl_sqlpage_val){.type = SQLITE_TEXT, .s = "zz", .n = 2};
 }
 
+/* Rows 0 .. n - 1 (row_of, long texts) from seed into b: DL_OK, or the
+ * first row's failure. */
+static int add_rows(dl_sqlbuild *b, int64_t n, uint64_t seed) {
+  static char buf[400000];
+  dl_sqlpage_val v[NC];
+  rnd_state = seed;
+  for (int64_t i = 0; i < n; i++) {
+    row_of(i, v, buf, 1);
+    int rc = dl_sqlbuild_row(b, v);
+    if (rc) return rc;
+  }
+  return DL_OK;
+}
+
 /* Row i of the rowid tables: row_of's with rowids in steps of 1 or 4 from
  * -1000 (negative, zero and up). */
 static void rrow_of(int64_t i, dl_sqlpage_val *v, char *buf, int big) {
@@ -887,13 +901,7 @@ static int test_reader_at_end(void) {
     sqlite3_stmt *st = NULL; /* a table the set does not build: readable meanwhile */
     ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT x FROM o", -1, &st, NULL), SQLITE_OK);
     ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-    static char buf[400000];
-    dl_sqlpage_val v[NC];
-    rnd_state = 78;
-    for (int64_t i = 0; i < 3000; i++) {
-      row_of(i, v, buf, 1);
-      ASSERT_EQ(dl_sqlbuild_row(b, v), DL_OK);
-    }
+    ASSERT_EQ(add_rows(b, 3000, 78), DL_OK);
     if (reset) sqlite3_reset(st);
     ASSERT_EQ(dl_sqlbuild_end(&set, 1), reset ? DL_OK : DL_EINVAL);
     sqlite3_finalize(st);
@@ -942,13 +950,7 @@ static int test_abandoned(void) {
   ASSERT_EQ(stat(path, &before), 0);
   dl_sqlbuild *b = NULL;
   ASSERT_EQ(dl_sqlbuild_open(db, "t", NC, &b), DL_OK);
-  static char buf[400000];
-  dl_sqlpage_val v[NC];
-  rnd_state = 77;
-  for (int64_t i = 0; i < 5000; i++) {
-    row_of(i, v, buf, 1);
-    ASSERT_EQ(dl_sqlbuild_row(b, v), DL_OK);
-  }
+  ASSERT_EQ(add_rows(b, 5000, 77), DL_OK);
   ASSERT_EQ(dl_sqlbuild_close(&b, 0), DL_OK);
   ASSERT_EQ(stat(path, &after), 0);
   ASSERT_EQ(after.st_size, before.st_size);
