@@ -41,6 +41,14 @@ void dlprof_hugepages_reexec(char **argv) {
     dlprof_hugepages_restore_env();
     return;
   }
+  /* The file itself, not /proc/self/exe: the kernel names the process
+   * after the file executed, and ps, top and pkill look for "dlprof". */
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len > 0) {
+    self[len] = '\0';
+    execv(self, argv);
+  }
   execv("/proc/self/exe", argv);
   dlprof_hugepages_restore_env(); /* no exec: on as before */
 }
