@@ -197,6 +197,9 @@ typedef struct dla_ctx {
   struct dla_tlahead *tl_ahead; /* the timeline's tracks being built ahead (dla_tlahead.c),
                               * or NULL: the writer builds them; joined by the timeline's
                               * writer (dla_write.c), or by dla_aggregate when a phase fails */
+  struct dla_nvtx_order *nvtx_order; /* the NVTX name order under way (dla_nvtxorder.c),
+                              * started by the NVTX statistics' writer, finished after
+                              * the timeline's (dla_write.c) */
   size_t batch_events;       /* dla_tuning.sweep_batch_events; 0: the defaults */
   size_t nvtx_order_budget;  /* dla_tuning.nvtx_order_budget; 0: the default */
   size_t kgroup_thread_min;  /* dla_tuning.kgroup_thread_min; 0: the default */

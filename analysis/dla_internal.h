@@ -54,8 +54,9 @@ const dldb_dl_gpu_row *dla__comm_gpus(const dla_ctx *c, size_t *n);
  * dla__stats_project computes each range's GPU projection into *nvtx (NULL
  * without the tables) from c->r, c->m and ks[0..nk-1] (each kernel's span
  * and the range of its launching call: c->a and c->k may be gone);
- * dla__stats_write_nvtx writes the NVTX tables from c->r and *nvtx, and
- * frees it (as dla__stats_nvtx_free does on an error path). mem: an array
+ * dla__stats_write_nvtx writes the NVTX tables from c->r and *nvtx, starts
+ * their name order (c->nvtx_order: dla_nvtxorder.h), and frees *nvtx (as
+ * dla__stats_nvtx_free does on an error path). mem: an array
  * the caller is done with (NULL: none), freed by the call: the ranges'
  * pairs (16 bytes a range) go in its memory, resized, whose pages are in
  * memory already where it is that big (a first touch of fresh pages costs

@@ -1089,7 +1089,8 @@ int dla__stats_write_nvtx(dla_ctx *c, int64_t aggr_id, void *mem, dla_nvtx_proj 
     dla_nvtx_proj *x = *nvtx;
     free(x->sum); /* the projection is written: its memory back first */
     x->sum = NULL;
-    if (rc == DL_OK && x->key[0]) rc = dla__nvtx_order(c, x->key, x->nkey, c->nvtx_order_budget);
+    if (rc == DL_OK && x->key[0])
+      rc = dla__nvtx_order_start(c, x->key, x->nkey, c->nvtx_order_budget, &c->nvtx_order);
   }
   dla__stats_nvtx_free(nvtx);
   return rc;

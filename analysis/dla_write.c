@@ -16,6 +16,7 @@
 #endif
 
 #include "dla_internal.h"
+#include "dla_nvtxorder.h"
 #include "dla_ranks.h"
 #include "dla_shapes.h"
 #include "dla_tc.h"
@@ -459,7 +460,8 @@ static int w_nvtx(const wctx *x) {
 /* The timeline's tracks, events and bins, from the raw tables and this
  * aggregation's iterations: last, once the analysis's records are freed,
  * and with the tracks built ahead, which have had every writer before this
- * one to finish in. */
+ * one to finish in. The NVTX name order is sorted on a second thread
+ * meanwhile (both are mostly one core's work). */
 static int w_timeline(const wctx *x) {
   dla_ctx *c = x->c;
   dla__progress(c, "writing the timeline", 0, 1);
@@ -468,6 +470,15 @@ static int w_timeline(const wctx *x) {
   int rc = dldb_timeline_write(c->w, x->aggr_id, built, c->err, c->errlen);
   dldb_timeline_built_free(&built);
   if (rc == DL_OK) dla__progress(c, "writing the timeline", 1, 1);
+  return rc;
+}
+
+/* The NVTX name order started by w_nvtx, once sorted. */
+static int w_nvtx_order(const wctx *x) {
+  dla_ctx *c = x->c;
+  dla__progress(c, "writing the NVTX name order", 0, 1);
+  int rc = dla__nvtx_order_finish(c, &c->nvtx_order, 1);
+  if (rc == DL_OK) dla__progress(c, "writing the NVTX name order", 1, 1);
   return rc;
 }
 
@@ -484,7 +495,7 @@ static int w_commit(const wctx *x) {
 static int (*const writers[])(const wctx *) = {
     w_meta,     w_stats,    w_summary, w_iterations, w_ops,  w_op_cpu_times, w_kernels,
     w_iter_ops, w_op_kernels, w_groups, w_op_types,  w_comm, w_shapes,       w_ranks,
-    w_gpus,     w_findings, w_nvtx,     w_timeline, w_commit,
+    w_gpus,     w_findings, w_nvtx,     w_timeline, w_nvtx_order, w_commit,
 };
 
 int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_finding *fd,
@@ -494,6 +505,7 @@ int dla__write(dla_ctx *c, const dla_accum *s, const dla_facts *f, const dla_fin
   if (rc) return rc;
   for (size_t i = 0; rc == DL_OK && i < sizeof writers / sizeof writers[0]; i++)
     rc = writers[i](&x);
+  dla__nvtx_order_finish(c, &c->nvtx_order, 0); /* a writer failed before its own */
   if (rc) dldb_aggr_cancel(c->w);
   else if (aggr_id_out) *aggr_id_out = x.aggr_id;
   return rc;

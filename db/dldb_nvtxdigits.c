@@ -43,9 +43,15 @@ struct dldb__digits {
   uint8_t *has;    /* by name: bit kk, the kind has it */
   size_t n, cap;   /* names */
   int failed;      /* no runs are kept */
-  int wrote;       /* rows were written */
-  sqlite3_stmt *put;
+  bytes queue;     /* the rows, as queue_row packs them, until close writes them */
 };
+
+/* A queued row's head; its blob's n bytes follow it. */
+typedef struct qrow {
+  int32_t kind, form, slot;
+  int64_t chunk, names;
+  size_t n;
+} qrow;
 
 static int sqlerr(dldb__digits *d, char *err, size_t errlen) {
   return dl_err(err, errlen, DL_EDB, "NVTX digit runs: %s", dldb__errmsg(d->w));
@@ -141,27 +147,47 @@ static void fail(dldb__digits *d) {
   d->form_of = NULL;
   d->has = NULL;
   d->nform = 0;
+  free(d->queue.b);
+  memset(&d->queue, 0, sizeof d->queue);
 }
 
-/* Writes one row: kind, form, slot, chunk, names, blob b (n bytes). */
-static int put_row(dldb__digits *d, int kind, int form, int slot, int64_t chunk, int64_t names,
-                   const uint8_t *b, size_t n, char *err, size_t errlen) {
-  if (!d->put &&
+/* Queues one row: kind, form, slot, chunk, names, blob b (n bytes). The
+ * rows are written at close, so that the names can be handed over where
+ * the writer is busy with other rows (another thread's). */
+static int queue_row(dldb__digits *d, int kind, int form, int slot, int64_t chunk, int64_t names,
+                     const uint8_t *b, size_t n) {
+  qrow h = {.kind = kind, .form = form, .slot = slot, .chunk = chunk, .names = names, .n = n};
+  if (reserve(&d->queue, sizeof h + n)) return DL_ENOMEM;
+  memcpy(d->queue.b + d->queue.n, &h, sizeof h);
+  if (n) memcpy(d->queue.b + d->queue.n + sizeof h, b, n);
+  d->queue.n += sizeof h + n;
+  return DL_OK;
+}
+
+/* Writes the queued rows, in the order they were queued. */
+static int write_rows(dldb__digits *d, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  if (d->queue.n &&
       sqlite3_prepare_v2(d->w->db, "INSERT INTO aggr_nvtx_digits(aggr_id, kind, form_id, slot, "
-                         "chunk, names, runs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &d->put,
+                         "chunk, names, runs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &st,
                          NULL) != SQLITE_OK)
     return sqlerr(d, err, errlen);
-  sqlite3_reset(d->put);
-  sqlite3_bind_int64(d->put, 1, d->aggr_id);
-  sqlite3_bind_int(d->put, 2, kind);
-  sqlite3_bind_int(d->put, 3, form);
-  sqlite3_bind_int(d->put, 4, slot);
-  sqlite3_bind_int64(d->put, 5, chunk);
-  sqlite3_bind_int64(d->put, 6, names);
-  sqlite3_bind_blob(d->put, 7, b, (int)n, SQLITE_STATIC);
-  int rc = sqlite3_step(d->put) == SQLITE_DONE ? DL_OK : sqlerr(d, err, errlen);
-  sqlite3_reset(d->put);
-  d->wrote = 1;
+  int rc = DL_OK;
+  for (size_t at = 0; rc == DL_OK && at < d->queue.n;) {
+    qrow h;
+    memcpy(&h, d->queue.b + at, sizeof h);
+    sqlite3_bind_int64(st, 1, d->aggr_id);
+    sqlite3_bind_int(st, 2, h.kind);
+    sqlite3_bind_int(st, 3, h.form);
+    sqlite3_bind_int(st, 4, h.slot);
+    sqlite3_bind_int64(st, 5, h.chunk);
+    sqlite3_bind_int64(st, 6, h.names);
+    sqlite3_bind_blob(st, 7, d->queue.b + at + sizeof h, (int)h.n, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(d, err, errlen);
+    sqlite3_reset(st);
+    at += sizeof h + h.n;
+  }
+  sqlite3_finalize(st);
   return rc;
 }
 
@@ -229,8 +255,9 @@ static int encode(const bytes *b, int64_t m, bytes *out) {
   return rc;
 }
 
-/* Writes form f's chunk being filled (m names) and starts the next. */
-static int flush_form(dldb__digits *d, int f, int64_t m, char *err, size_t errlen) {
+/* Queues form f's chunk being filled (m names) and starts the next.
+ * DL_OK or DL_ENOMEM. */
+static int flush_form(dldb__digits *d, int f, int64_t m) {
   dform *x = &d->form[f];
   bytes out = {0};
   int rc = DL_OK;
@@ -247,7 +274,7 @@ static int flush_form(dldb__digits *d, int f, int64_t m, char *err, size_t errle
     } else {
       rc = encode(&sb->b, m, &out);
     }
-    if (rc == DL_OK) rc = put_row(d, 0, f, s, x->chunk, m, out.b, out.n, err, errlen);
+    if (rc == DL_OK) rc = queue_row(d, 0, f, s, x->chunk, m, out.b, out.n);
     sb->b.n = 0;
     sb->same = 0;
   }
@@ -305,34 +332,32 @@ static int first_sight(dform *x, size_t runs) {
   return DL_OK;
 }
 
-int dldb__digits_add(dldb__digits *d, int form, const char *text, const uint32_t *runs,
-                     size_t nruns, char *err, size_t errlen) {
-  if (!d || d->failed) return DL_OK;
+void dldb__digits_add(dldb__digits *d, int form, const char *text, const uint32_t *runs,
+                      size_t nruns) {
+  if (!d || d->failed) return;
   if (form == DLDB__NO_FORM || grow(d, form)) {
     fail(d);
-    return DL_OK;
+    return;
   }
   dform *x = &d->form[form];
   if (x->nslots < 0 && first_sight(x, nruns)) {
     fail(d);
-    return DL_OK;
+    return;
   }
   if (nruns != (size_t)x->nslots) {
     fail(d);
-    return DL_OK;
+    return;
   }
   for (size_t s = 0; s < nruns; s++)
     if (runs[2 * s + 1] > DLDB__DIGITS_RUN_MAX ||
         add_run(&x->slot[s], text + runs[2 * s], runs[2 * s + 1])) {
       fail(d);
-      return DL_OK;
+      return;
     }
   d->form_of[d->n] = (uint16_t)form;
   d->has[d->n++] = 0;
-  if (++x->names % CHUNK || !x->nslots) return DL_OK;
-  int rc = flush_form(d, form, CHUNK, err, errlen);
-  if (rc == DL_ENOMEM) fail(d);
-  return rc == DL_ENOMEM ? DL_OK : rc;
+  if (++x->names % CHUNK || !x->nslots) return;
+  if (flush_form(d, form, CHUNK)) fail(d);
 }
 
 void dldb__digits_has(dldb__digits *d, int kk, size_t h) {
@@ -340,9 +365,10 @@ void dldb__digits_has(dldb__digits *d, int kk, size_t h) {
 }
 
 /* For kind kk and each form of which the kind has some names but not all,
- * the bitset of those it has: those forms' names grouped by form (a
- * counting sort of the names), then each form's bits a chunk at a time. */
-static int put_has(dldb__digits *d, int kk, char *err, size_t errlen) {
+ * the bitset of those it has, queued: those forms' names grouped by form
+ * (a counting sort of the names), then each form's bits a chunk at a
+ * time. DL_OK or DL_ENOMEM. */
+static int put_has(dldb__digits *d, int kk) {
   int64_t *some = calloc(d->nform + 1, sizeof *some), *at = calloc(d->nform + 1, sizeof *at);
   uint8_t *bits = calloc(CHUNK / 8, 1);
   uint32_t *name = NULL;
@@ -363,8 +389,8 @@ static int put_has(dldb__digits *d, int kk, char *err, size_t errlen) {
       if (d->has[name[b + (size_t)j]] >> kk & 1) bits[j % CHUNK / 8] |= (uint8_t)(1u << (j % 8));
       if ((j + 1) % CHUNK && j + 1 < d->form[f].names) continue;
       int64_t m = j % CHUNK + 1;
-      rc = put_row(d, kk ? DLDB_STATS_NVTX_GPU_PROJ : DLDB_STATS_NVTX, (int)f, 0, j / CHUNK, m,
-                   bits, (size_t)(m + 7) / 8, err, errlen);
+      rc = queue_row(d, kk ? DLDB_STATS_NVTX_GPU_PROJ : DLDB_STATS_NVTX, (int)f, 0, j / CHUNK, m,
+                     bits, (size_t)(m + 7) / 8);
       memset(bits, 0, CHUNK / 8);
     }
   }
@@ -375,30 +401,16 @@ static int put_has(dldb__digits *d, int kk, char *err, size_t errlen) {
   return rc;
 }
 
-/* Removes the aggregation's rows. */
-static int drop(dldb__digits *d, char *err, size_t errlen) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(d->w->db, "DELETE FROM aggr_nvtx_digits WHERE aggr_id = ?1", -1, &st,
-                         NULL) != SQLITE_OK)
-    return sqlerr(d, err, errlen);
-  sqlite3_bind_int64(st, 1, d->aggr_id);
-  int rc = sqlite3_step(st) == SQLITE_DONE ? DL_OK : sqlerr(d, err, errlen);
-  sqlite3_finalize(st);
-  return rc;
-}
-
 int dldb__digits_close(dldb__digits **dp, int keep, char *err, size_t errlen) {
   dldb__digits *d = *dp;
   if (!d) return DL_OK;
   int rc = DL_OK;
   for (size_t f = 0; keep && !d->failed && rc == DL_OK && f < d->nform; f++)
     if (d->form[f].nslots > 0 && d->form[f].names % CHUNK)
-      rc = flush_form(d, (int)f, d->form[f].names % CHUNK, err, errlen);
-  for (int kk = 0; keep && !d->failed && rc == DL_OK && kk < 2; kk++)
-    rc = put_has(d, kk, err, errlen);
-  if (rc == DL_ENOMEM) fail(d);
-  if ((rc == DL_ENOMEM || !keep || d->failed) && d->wrote) rc = drop(d, err, errlen);
-  sqlite3_finalize(d->put);
+      rc = flush_form(d, (int)f, d->form[f].names % CHUNK);
+  for (int kk = 0; keep && !d->failed && rc == DL_OK && kk < 2; kk++) rc = put_has(d, kk);
+  /* short of memory: the aggregation goes without runs */
+  rc = keep && !d->failed && rc == DL_OK ? write_rows(d, err, errlen) : DL_OK;
   fail(d);
   free(d);
   *dp = NULL;

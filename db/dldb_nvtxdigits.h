@@ -55,18 +55,21 @@ int dldb__digits_open(dldb_writer *w, int64_t aggr_id, dldb__digits **out);
 /* The next name in order: text (len bytes, borrowed) of form `form`
  * (DLDB__NO_FORM: none, and no runs are kept), its digit runs (start and
  * length, nruns of them, as dldb__forms_of gives them). Its index is the
- * count of the names added before it. DL_OK or a negative DL_E* (SQL);
- * running out of memory or a run longer than DLDB__DIGITS_RUN_MAX leaves
- * the aggregation without runs. d may be NULL (nothing to do). */
-int dldb__digits_add(dldb__digits *d, int form, const char *text, const uint32_t *runs,
-                     size_t nruns, char *err, size_t errlen);
+ * count of the names added before it. Touches no database: the rows are
+ * kept in memory until dldb__digits_close, so names may be added on one
+ * thread while the writer writes other rows on another. Running out of
+ * memory or a run longer than DLDB__DIGITS_RUN_MAX leaves the aggregation
+ * without runs. d may be NULL (nothing to do). */
+void dldb__digits_add(dldb__digits *d, int form, const char *text, const uint32_t *runs,
+                      size_t nruns);
 
 /* Name h (an index of dldb__digits_add) is some row's of kind kk (0: kind
  * 6, 1: kind 7). */
 void dldb__digits_has(dldb__digits *d, int kk, size_t h);
 
-/* Writes what is left (keep: the runs are the aggregation's) or removes
- * what was written (!keep), and frees *d. DL_OK or DL_EDB. */
+/* Writes the rows (keep: the runs are the aggregation's; nothing when
+ * they were given up) or drops them (!keep), and frees *d. DL_OK or
+ * DL_EDB. */
 int dldb__digits_close(dldb__digits **d, int keep, char *err, size_t errlen);
 
 #endif

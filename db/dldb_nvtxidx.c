@@ -203,8 +203,7 @@ static int place_all(idx *x) {
     if (rc == DL_OK) rc = dldb__forms_of(&x->f, v ? v : "", len, scratch, runs, &nruns, &fid);
     if (rc == DL_OK && (!have_prev || len != prev_len || (len && memcmp(v, prev, len) != 0))) {
       for (int i = 0; i < 2 && rc == DL_OK; i++) rc = place_group(x, &x->k[i]);
-      if (rc == DL_OK)
-        rc = dldb__digits_add(x->digits, fid, v ? v : "", runs, nruns, x->err, x->errlen);
+      if (rc == DL_OK) dldb__digits_add(x->digits, fid, v ? v : "", runs, nruns);
       x->names++;
       if (len + 1 > prev_cap) {
         char *p = realloc(prev, len + 1);

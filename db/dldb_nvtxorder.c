@@ -220,7 +220,8 @@ int dldb_aggr_nvtx_names_add(dldb_nvtx_names *o, size_t g, const char *text, siz
   o->forms[g] = (uint16_t)id;
   if (g != o->added++) /* the runs are by name: places must be handed over without gaps */
     return dldb__digits_close(&o->digits, 0, err, errlen);
-  return dldb__digits_add(o->digits, id, text, o->runs, nruns, err, errlen);
+  dldb__digits_add(o->digits, id, text, o->runs, nruns);
+  return DL_OK;
 }
 
 int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2],
