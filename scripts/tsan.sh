@@ -3,9 +3,9 @@
 # analysis loads the API calls and kernels on a second thread while it builds
 # the op nodes, reads the NVTX ranges on another, and writes the NVTX
 # statistics while a third sorts them; the imports read on one thread and
-# write on the other; the NVTX name order's unit test, whose small
-# budgets spill the name parts from a second thread while the next part is
-# read; and the analysis's unit tests, among them the kernel groups' duration
+# write on the other; the NVTX name order, merged on a second thread while
+# the timeline is written; its unit test, whose small budgets spill the name
+# parts from a second thread while the next part is read; and the analysis's unit tests, among them the kernel groups' duration
 # orders sorted on a second thread while the launch sequence is written.
 # Any TSan report fails the script (exit 1). Builds a
 # Debug tree with -fsanitize=thread in build/tsan first (TSan and ASan do
