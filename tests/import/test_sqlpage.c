@@ -5,7 +5,9 @@
  * b-tree of several levels, records on chains of overflow pages, every
  * integer width, REALs SQLite stores as integers, texts that read as
  * numbers, BLOBs, NULLs, records shorter than the table (a column added
- * later), IN and NOT IN filters, two at once, the rowid as a column; the
+ * later), IN and NOT IN filters, two at once, the rowid as a column;
+ * tables whose leaves follow one another in the file, alternate with
+ * another table's or lie in no order (the pages read ahead); the
  * files and queries it must decline; damaged pages (an error or rows,
  * never a crash: ASan in the test build).
  *
@@ -299,10 +301,91 @@ static int test_damaged(void) {
   return 0;
 }
 
+/* The rows of table `table` (rowid, s) read from its pages are SQLite's. */
+static int same_table(sqlite3 *db, const char *table, int *rows) {
+  static const char *const tcols[] = {"rowid", "s"};
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT rowid, s FROM %s", table);
+  sqlite3_stmt *st = NULL, *ref = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &ref, NULL), SQLITE_OK);
+  dl_sqlpage *pg = NULL;
+  ASSERT_OK(dl_sqlpage_open(db, st, table, tcols, 2, 1u << 1, NULL, 0, &pg));
+  dl_sqlpage_val v[2];
+  int s;
+  *rows = 0;
+  while ((s = dl_sqlpage_next(pg, v)) == SQLITE_ROW) {
+    ASSERT_EQ(sqlite3_step(ref), SQLITE_ROW);
+    ASSERT_EQ(v[0].i, sqlite3_column_int64(ref, 0));
+    ASSERT_EQ(v[1].n, (size_t)sqlite3_column_bytes(ref, 1));
+    ASSERT(memcmp(v[1].s, sqlite3_column_text(ref, 1), v[1].n) == 0);
+    ++*rows;
+  }
+  ASSERT_EQ(s, SQLITE_DONE);
+  ASSERT_EQ(sqlite3_step(ref), SQLITE_DONE);
+  dl_sqlpage_close(&pg);
+  sqlite3_finalize(st);
+  sqlite3_finalize(ref);
+  return 0;
+}
+
+/* Leaves in any order in the file: a table written alone (its leaves one
+ * after the other, read ahead to the file's end), two tables written in
+ * turn (their leaves alternate) and one of random rowids (its leaves in no
+ * order): every row as SQLite has it. */
+static int test_page_order(void) {
+  snprintf(path, sizeof path, "%s/order.sqlite", workdir);
+  unlink(path);
+  sqlite3 *db = NULL;
+  ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(
+                db,
+                "PRAGMA page_size=512; BEGIN;"
+                "CREATE TABLE a(s TEXT); CREATE TABLE b(s TEXT); CREATE TABLE c(s TEXT);"
+                "CREATE TABLE d(s TEXT);"
+                "WITH RECURSIVE q(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM q WHERE x < 3000) "
+                "INSERT INTO c(rowid, s) SELECT x * 7919 % 3001, " /* a permutation of 1..3000 */
+                " printf('%.*c', 20 + x % 150, 'c') FROM q;"
+                "COMMIT;",
+                NULL, NULL, NULL),
+            SQLITE_OK);
+  sqlite3_stmt *ia = NULL, *ib = NULL;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO a(s) VALUES (?1)", -1, &ia, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO b(s) VALUES (?1)", -1, &ib, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+  char text[256];
+  for (int i = 0; i < 3000; i++) { /* a leaf of a, then one of b, ... */
+    sqlite3_stmt *st = i / 4 % 2 ? ib : ia;
+    snprintf(text, sizeof text, "%0*d", 80 + i % 50, i);
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_reset(st);
+  }
+  ASSERT_EQ(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_finalize(ia);
+  sqlite3_finalize(ib);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "WITH RECURSIVE q(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM q "
+                         "WHERE x < 4000) INSERT INTO d(s) SELECT printf('%.*c', x % 300, 'd') "
+                         "FROM q",
+                         NULL, NULL, NULL),
+            SQLITE_OK);
+  int na, nb, nc, nd;
+  if (same_table(db, "a", &na) || same_table(db, "b", &nb) || same_table(db, "c", &nc) ||
+      same_table(db, "d", &nd))
+    return 1;
+  ASSERT_EQ(na + nb, 3000);
+  ASSERT_EQ(nc, 3000);
+  ASSERT_EQ(nd, 4000);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   workdir = argc > 1 ? argv[1] : ".";
   RUN(test_same_rows);
   RUN(test_rowid_and_filters);
+  RUN(test_page_order);
   RUN(test_declines);
   RUN(test_damaged);
   TEST_DONE();
