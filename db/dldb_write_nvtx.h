@@ -40,7 +40,10 @@ int dldb_aggr_nvtx_texts(dldb_writer *w, const uint32_t *ids, size_t n,
 
 /* The open aggregation's names in order, handed over one at a time, then
  * its rows' names: the forms are found as the names come, the tables are
- * written by dldb_aggr_nvtx_names_write (nothing before it). */
+ * written by dldb_aggr_nvtx_names_write (nothing before it). The hand-over
+ * reads and writes no database, so dldb_aggr_nvtx_names_add may run on
+ * another thread while the writer writes other rows; open and write run
+ * on the writer's thread. */
 typedef struct dldb_nvtx_names dldb_nvtx_names;
 
 /* A new hand-over of at most nnames names; free with
@@ -60,8 +63,8 @@ int dldb_aggr_nvtx_names_add(dldb_nvtx_names *o, size_t g, const char *text, siz
 /* Writes the order and forms: name[k][r] is the place (g) of the name of
  * row r of kind 6 (k = 0) and 7 (k = 1), for every row written of that
  * kind (nrows[k]: dldb_aggr_stats' rows, row_idx 0..n-1). Memory: 4 bytes
- * a row and a name besides the caller's and the 2 bytes a name that the
- * hand-over holds. */
+ * a row and a name besides the caller's and what the hand-over holds: 2
+ * bytes a name and the names' digit runs, packed (a few bytes a name). */
 int dldb_aggr_nvtx_names_write(dldb_nvtx_names *o, const uint32_t *const name[2],
                                const int64_t nrows[2], char *err, size_t errlen);
 
