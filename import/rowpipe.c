@@ -23,6 +23,14 @@ typedef struct batch {
   int end_rc; /* after the last row: 0 (more follow), SQLITE_DONE or an error */
 } batch;
 
+/* The pipe's slots are BATCH_SLOT bytes apart, so that no two batches share
+ * a cache line (64 bytes; the pipe's buffer is 16-byte aligned): the
+ * reading thread counts a batch's rows and text as it fills it while the
+ * caller reads the batch before, and on one line each row's count would
+ * move the line between the cores twice. */
+#define BATCH_SLOT 128
+_Static_assert(sizeof(batch) <= 64, "batch: a slot's first 64 bytes, lines of its own");
+
 struct rowpipe {
   sqlite3_stmt *st;
   dl_sqlpage *pg; /* rowpipe_open_pages: the rows' source instead of st */
@@ -147,7 +155,7 @@ static int open_pipe(sqlite3_stmt *st, dl_sqlpage *pg, int ncols, uint32_t text_
   *out = NULL;
   if (ncols < 1 || ncols > RP_MAX_COLS) return DL_EINVAL;
   rowpipe *p = calloc(1, sizeof *p);
-  if (!p || dl_pipe_new(sizeof(batch), RP_BATCHES, &p->pipe) != DL_OK) {
+  if (!p || dl_pipe_new(BATCH_SLOT, RP_BATCHES, &p->pipe) != DL_OK) {
     free(p);
     return DL_ENOMEM;
   }
