@@ -27,6 +27,7 @@
 #include "dldb_aggr.h"
 #include "dldb_tlwrite.h"
 #include "dldb_write_kgroups.h"
+#include "dldb_write_orders.h"
 
 /* What every writer reads: the context, the sums, the facts, the findings
  * and the aggregation's id (all borrowed). */
@@ -440,9 +441,15 @@ static int w_nvtx(const wctx *x) {
     rc = dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   dla_kdur *durs = NULL;
   dla_kspan *ks = shrink_kernels(c, fit && rc == DL_OK, kg, &durs, &nd);
-  if (rc == DL_OK && kg) rc = dla__kgroups_write(c, kg, durs, nd, ks, x->aggr_id);
+  uint32_t ng = 0;
+  int grouped = kg != NULL;
+  if (rc == DL_OK && grouped) rc = dla__kgroups_number(c, kg, durs, nd, x->aggr_id, &ng);
   dla__kgroups_free(kg);
+  /* the orders' rows alone from here: page by page */
+  if (rc == DL_OK && durs) rc = dldb_aggr_kernel_orders_begin(c->w, c->err, c->errlen);
+  if (rc == DL_OK && grouped) rc = dla__kgroups_write(c, durs, nd, ng, ks, x->aggr_id);
   if (rc == DL_OK && durs) rc = dla__durs_write(c, durs, nd, ks, x->aggr_id);
+  if (rc == DL_OK && durs) rc = dldb_aggr_kernel_orders_end(c->w, c->err, c->errlen);
   drop_records(c, &ks);
   if (rc == DL_OK) {
     dla__progress(c, "writing the kernel lists' orders", 1, 1);

@@ -309,15 +309,19 @@ static int write_seq(dla_ctx *c, const dla_kdur *v, size_t n, uint32_t ng, const
   return rc;
 }
 
-int dla__kgroups_write(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, const dla_kspan *ks,
-                       int64_t aggr_id) {
+int dla__kgroups_number(dla_ctx *c, dla_kgroups *g, dla_kdur *v, size_t n, int64_t aggr_id,
+                        uint32_t *ng) {
   uint32_t *order = g->oom ? NULL : malloc((g->n ? g->n : 1) * sizeof *order);
   if (!order) return dl_err(c->err, c->errlen, DL_ENOMEM, "dla_aggregate: out of memory");
   launch_order(v, n);
-  uint32_t ng = 0;
-  int rc = number_groups(c, g, v, n, aggr_id, order, &ng);
+  *ng = 0;
+  int rc = number_groups(c, g, v, n, aggr_id, order, ng);
   if (rc == DL_OK) rc = write_groups(c, g, order, aggr_id);
   free(order);
-  if (rc == DL_OK) rc = write_seq(c, v, n, ng, ks, aggr_id, dldb_aggr_kernel_dseq_begin(c->w));
   return rc;
+}
+
+int dla__kgroups_write(dla_ctx *c, const dla_kdur *v, size_t n, uint32_t ng, const dla_kspan *ks,
+                       int64_t aggr_id) {
+  return write_seq(c, v, n, ng, ks, aggr_id, dldb_aggr_kernel_dseq_begin(c->w));
 }

@@ -680,8 +680,10 @@ static int sql_true(sqlite3 *db, const char *sql, const char *table) {
 }
 
 /* The table's columns: affinities, NOT NULLs and the record's order (a
- * WITHOUT ROWID table's key first; a rowid table's as declared). */
-static int map_columns(dl_sqlbuild *b, sqlite3 *db, const char *table) {
+ * WITHOUT ROWID table's key first; a rowid table's as declared). key_index:
+ * a rowid table's PRIMARY KEY has an index of its own (it is not the
+ * rowid: several columns, or one not declared INTEGER). */
+static int map_columns(dl_sqlbuild *b, sqlite3 *db, const char *table, int key_index) {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, "SELECT cid, type, \"notnull\", pk, hidden FROM "
                              "pragma_table_xinfo(?1) ORDER BY cid",
@@ -699,6 +701,7 @@ static int map_columns(dl_sqlbuild *b, sqlite3 *db, const char *table) {
     b->aff[n] = dl_sqlpage_affinity(type);
     b->notnull[n] = sqlite3_column_int(st, 2) != 0;
     pkpos[n] = sqlite3_column_int(st, 3);
+    if (key_index) pkpos[n] = 0; /* columns like any other: their index orders them */
     if (pkpos[n] && b->aff[n] != DL_SQLPAGE_INTEGER) rc = DL_ENOTFOUND;
     /* a rowid table's key is its rowid only as a column declared INTEGER */
     if (pkpos[n] && b->table && (!type || sqlite3_stricmp(type, "INTEGER") != 0))
@@ -729,7 +732,8 @@ static int map_columns(dl_sqlbuild *b, sqlite3 *db, const char *table) {
 
 /* What a build declines, asked of the schema. A rowid table's INTEGER
  * PRIMARY KEY is its rowid when the key has no index of its own (DESC
- * keys, and keys of other types, get one). */
+ * keys, keys of other types and keys of several columns get one, which is
+ * built in the set like any other index of the table). */
 static int schema_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
   sqlite3_stmt *st = NULL; /* a WITHOUT ROWID table has no rowid to select */
   char *sel = sqlite3_mprintf("SELECT rowid FROM \"%w\"", table);
@@ -758,6 +762,9 @@ static int schema_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
   }
   sqlite3_finalize(st);
   if (rc) return rc;
+  int key_index = b->table && sql_true(db, "SELECT count(*) > 0 FROM pragma_index_list(?1) "
+                                           "WHERE origin = 'pk'",
+                                       table);
   if (!sql_true(db, "SELECT count(*) = 0 FROM sqlite_schema WHERE type = 'trigger' AND "
                     "tbl_name = ?1",
                 table) ||
@@ -766,14 +773,17 @@ static int schema_ok(dl_sqlbuild *b, sqlite3 *db, const char *table) {
                     "'%AUTOINCREMENT%'",
                 table))
     return DL_ENOTFOUND;
-  return map_columns(b, db, table);
+  return map_columns(b, db, table, key_index);
 }
 
 /* An index's record: each column (a table column's or the rowid) INTEGER
- * affine and ascending, all of them the key. */
+ * affine and ascending, all of them the key. A constraint's index (no SQL)
+ * is one only of a rowid table (its records end with the rowid): a WITHOUT
+ * ROWID table's primary key is the table itself. */
 static int index_ok(dl_sqlbuild *b, sqlite3 *db, const char *index) {
   if (!sql_true(db, "SELECT count(*) = 1 FROM sqlite_schema WHERE type = 'index' AND "
-                    "name = ?1 AND sql IS NOT NULL",
+                    "name = ?1 AND (sql IS NOT NULL OR EXISTS (SELECT 1 FROM "
+                    "pragma_index_xinfo(?1) WHERE cid = -1))",
                 index))
     return DL_ENOTFOUND;
   sqlite3_stmt *st = NULL;

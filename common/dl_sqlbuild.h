@@ -25,11 +25,13 @@
  * 4, or an exclusive lock SQLite cannot take; dl_sqlbuild_add declines a
  * table with hidden or generated columns, CHECK constraints, triggers,
  * AUTOINCREMENT, an index not built in the same set (added before it;
- * a WITHOUT ROWID table's primary key is the table itself), a key column
- * that is not INTEGER-affine or is DESC, a rowid table whose PRIMARY KEY
- * is not one INTEGER column, a table already in the set, or rows already (but a
- * rowid table's rows that its root page holds, which the build keeps, its
- * rows going after them). An index's build (dl_sqlbuild_add_index) takes
+ * a WITHOUT ROWID table's primary key is the table itself, a rowid table's
+ * PRIMARY KEY of several columns, or of one not declared INTEGER, an index
+ * like any other, named in PRAGMA index_list, the table's rowids given in
+ * turn), a key column that is not INTEGER-affine or is DESC, a table
+ * already in the set, or rows already (but a rowid table's rows that its
+ * root page holds, which the build keeps, its rows going after them). An
+ * index's build (dl_sqlbuild_add_index) takes
  * its records, every column of which must be an INTEGER-affine column or
  * the rowid, ascending, in the order of the whole record: the caller gives
  * one for each row of the table (a partial index's: each row that meets

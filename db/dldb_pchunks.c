@@ -7,27 +7,33 @@
  * rows, or from dldb_aggr_end's own passes); a chunk is inserted when full,
  * when the key changes and at the end. A pass whose keys interleave keeps
  * its chunks itself and inserts each whole (dldb__pc_put). Internal to db/
- * (dldb_write_internal.h).
+ * (dldb_write_internal.h). Where the writer's set holds builds of a table
+ * and its key's index (w->pc_bulk, dldb_orders.c), its chunks go into them
+ * instead of SQLite's inserts, in key order as they come.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "dl_sqlbuild.h"
 #include "dldb_chunks.h"
 #include "dldb_write_internal.h"
 
 /* Each table's insert: ?1 the aggregation, ?2 the group (where the table
- * has one), ?3 the chunk, ?4 its text. */
+ * has one: grouped), ?3 the chunk, ?4 its text. */
 static const struct {
-  const char *sql, *what;
+  const char *sql, *what, *table;
+  int grouped;
 } tables[DLDB__PC_COUNT] = {
     [DLDB__PC_KDUR] = {"INSERT INTO aggr_dl_kernel_dur_chunks(aggr_id, chunk, launches) "
                        "VALUES (?1, ?3, ?4)",
-                       "kernel durations"},
+                       "kernel durations", "aggr_dl_kernel_dur_chunks", 0},
     [DLDB__PC_KSEQ] = {"INSERT INTO aggr_dl_kernel_seq_chunks(aggr_id, group_id, chunk, "
                        "launches) VALUES (?1, ?2, ?3, ?4)",
-                       "kernel groups"},
+                       "kernel groups", "aggr_dl_kernel_seq_chunks", 1},
     [DLDB__PC_KDSEQ] = {"INSERT INTO aggr_dl_kernel_dseq_chunks(aggr_id, group_id, chunk, "
                         "launches) VALUES (?1, ?2, ?3, ?4)",
-                        "kernel durations by group"},
+                        "kernel durations by group", "aggr_dl_kernel_dseq_chunks", 1},
 };
 
 /* "[" and up to DLDB_PAIR_CHUNK "[a,b]," of two 20-character numbers, "]". */
@@ -42,6 +48,30 @@ struct dldb__pchunk {
   char text[PC_TEXT];
 };
 
+/* A chunk's row and its key's index entry into the set's builds of the
+ * table (w->pc_bulk). */
+static int build_row(dldb_writer *w, int table, int64_t aggr_id, int64_t group, int64_t chunk,
+                     const char *text, size_t len, char *err, size_t errlen) {
+  dl_sqlbuild *rows = w->pc_bulk[table][0], *keys = w->pc_bulk[table][1];
+  dl_sqlpage_val v[4], k[4];
+  int n = 0;
+  v[n++] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = aggr_id};
+  if (tables[table].grouped) v[n++] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = group};
+  v[n++] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = chunk};
+  memcpy(k, v, (size_t)n * sizeof *v);
+  k[n] = (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = dl_sqlbuild_next_rowid(rows)};
+  v[n] = (dl_sqlpage_val){.type = SQLITE_TEXT, .s = text, .n = len};
+  int rc = dl_sqlbuild_row(rows, v);
+  if (rc == DL_OK) rc = dl_sqlbuild_row(keys, k);
+  if (rc == DL_EIO) {
+    int sys = errno;
+    return dl_err(err, errlen, rc, "dldb: writing %s failed: %s", tables[table].what,
+                  sys ? strerror(sys) : "an I/O error");
+  }
+  if (rc == DL_ENOMEM) return dl_err(err, errlen, rc, "dldb: %s: out of memory", tables[table].what);
+  return rc ? dl_err(err, errlen, rc, "dldb: %s not in key order", tables[table].what) : DL_OK;
+}
+
 static int insert(dldb_writer *w, dldb__pchunk *c, int64_t group, int64_t chunk,
                   const int64_t (*pair)[2], int n, char *err, size_t errlen) {
   size_t len = 0;
@@ -55,6 +85,11 @@ static int insert(dldb_writer *w, dldb__pchunk *c, int64_t group, int64_t chunk,
     c->text[len++] = ']';
   }
   c->text[len++] = ']';
+  if (w->pc_bulk[c->table][0])
+    return build_row(w, c->table, c->aggr_id, group, chunk, c->text, len, err, errlen);
+  if (w->bulk) /* SQLite would write pages the set writes too */
+    return dl_err(err, errlen, DL_EINVAL, "dldb: %s: other tables being built as pages",
+                  tables[c->table].what);
   sqlite3_bind_int64(c->ins, 1, c->aggr_id);
   sqlite3_bind_int64(c->ins, 2, group);
   sqlite3_bind_int64(c->ins, 3, chunk);
@@ -128,4 +163,16 @@ void dldb__pc_free(dldb_writer *w, int table) {
   sqlite3_finalize(w->pc[table]->ins);
   free(w->pc[table]);
   w->pc[table] = NULL;
+}
+
+int dldb__pc_flush_all(dldb_writer *w, char *err, size_t errlen) {
+  int rc = DL_OK;
+  for (int t = 0; rc == DL_OK && t < DLDB__PC_COUNT; t++)
+    if (w->pc[t]) rc = flush(w, w->pc[t], err, errlen);
+  return rc;
+}
+
+const char *dldb__pc_table(int table, int *key_cols) {
+  *key_cols = tables[table].grouped ? 3 : 2;
+  return tables[table].table;
 }

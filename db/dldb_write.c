@@ -177,6 +177,7 @@ int dldb__bulk_end(dldb_writer *w, int keep, char *err, size_t errlen) {
   int rc = dl_sqlbuild_end(&w->bulk, keep);
   memset(w->bulk_tab, 0, sizeof w->bulk_tab);
   w->nvtx_bulk = w->kidx_bulk = NULL;
+  memset(w->pc_bulk, 0, sizeof w->pc_bulk);
   if (rc) return dldb__bulk_err(w, rc, err, errlen, "dldb_writer", "rows");
   if (strings) strings_leaves(w); /* before SQLite writes again */
   return keep ? dldb__tx_begin(w, err, errlen) : DL_OK;

@@ -131,6 +131,9 @@ struct dldb_writer {
   int raw_pages;                      /* dldb_writer_raw_pages: the next raw row may begin one */
   struct dl_sqlbuild *nvtx_bulk;      /* aggr_nvtx_runs being built page by page
                                          (dldb_aggr_nvtx_rows_begin), or NULL */
+  struct dl_sqlbuild *pc_bulk[DLDB__PC_COUNT][2]; /* the orders' chunk tables and
+                                                     their keys' indexes in it
+                                                     (dldb_write_orders.h), or NULL */
   int64_t aggr_id;                    /* the open aggregation */
   int64_t nvtx_total[2], nvtx_rows[2]; /* its aggr_nvtx_runs rows of kinds 6, 7 */
   struct dldb__zones *nvtx_zones;      /* their zone maps (dldb_nvtxzones.h) */
@@ -296,5 +299,10 @@ int dldb__pc_put(dldb_writer *w, int table, int64_t group, int64_t chunk,
                  const int64_t (*pair)[2], int n, char *err, size_t errlen);
 int dldb__pc_end(dldb_writer *w, int table, char *err, size_t errlen);
 void dldb__pc_free(dldb_writer *w, int table);
+/* Each begun table's open chunk written (the tables stay begun). */
+int dldb__pc_flush_all(dldb_writer *w, char *err, size_t errlen);
+/* A table's name and the columns of its key, which its rows start with
+ * (the aggregation, the group where it has one, the chunk). */
+const char *dldb__pc_table(int table, int *key_cols);
 
 #endif

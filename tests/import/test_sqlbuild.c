@@ -881,6 +881,134 @@ static int test_no_key(void) {
   return 0;
 }
 
+/* The name of the index of table's PRIMARY KEY (PRAGMA index_list). */
+static const char *key_index_name(sqlite3 *db, const char *table, char *buf, size_t cap) {
+  sqlite3_stmt *st = NULL;
+  buf[0] = '\0';
+  if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_index_list(?1) WHERE origin = 'pk'", -1,
+                         &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+      snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  return buf;
+}
+
+/* Rowid tables whose PRIMARY KEY is not the rowid (two columns; one
+ * declared INT) with that key's index built in the set: the same rows,
+ * rowids and index entries as SQLite's inserts, the index enforcing the
+ * key afterwards, SQLite's next rows after the built ones. */
+static int test_key_index(void) {
+  static const char *const schema =
+      "CREATE TABLE k(a INTEGER NOT NULL, b INTEGER NOT NULL, c TEXT, PRIMARY KEY (a, b)); "
+      "CREATE TABLE kt(a INTEGER NOT NULL, b INTEGER NOT NULL, c TEXT, PRIMARY KEY (a, b)); "
+      "CREATE TABLE m(a INT PRIMARY KEY, c TEXT); CREATE TABLE mt(a INT PRIMARY KEY, c TEXT)";
+  static char text[3000];
+  memset(text, 'k', sizeof text);
+  for (int64_t n = 0; n <= 2000; n = n ? n * 10 : 2) {
+    snprintf(path, sizeof path, "%s/keyindex.sqlite", workdir);
+    unlink(path);
+    sqlite3 *db = NULL;
+    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA page_size=1024", NULL, NULL, NULL), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_stmt *ik = NULL, *im = NULL;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO kt VALUES (?1, ?2, substr(?3, 1, ?4))", -1,
+                                 &ik, NULL),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO mt VALUES (?1, substr(?2, 1, ?3))", -1, &im,
+                                 NULL),
+              SQLITE_OK);
+    /* keys ascending, as the build takes them: a in runs, b from 0 in each */
+    ASSERT_EQ(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    for (int64_t i = 0, a = -3, b = 0; i < n; i++, b++) {
+      if (i % 7 == 0) a++, b = 0;
+      int len = (int)(i % 5) * 700; /* some on overflow pages */
+      sqlite3_bind_int64(ik, 1, a);
+      sqlite3_bind_int64(ik, 2, b);
+      sqlite3_bind_text(ik, 3, text, (int)sizeof text, SQLITE_STATIC);
+      sqlite3_bind_int(ik, 4, len);
+      ASSERT_EQ(sqlite3_step(ik), SQLITE_DONE);
+      sqlite3_reset(ik);
+      sqlite3_bind_int64(im, 1, 2 * i - n);
+      sqlite3_bind_text(im, 2, text, (int)sizeof text, SQLITE_STATIC);
+      sqlite3_bind_int(im, 3, len);
+      ASSERT_EQ(sqlite3_step(im), SQLITE_DONE);
+      sqlite3_reset(im);
+    }
+    ASSERT_EQ(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_finalize(ik);
+    sqlite3_finalize(im);
+    char kname[128], mname[128];
+    key_index_name(db, "k", kname, sizeof kname);
+    key_index_name(db, "m", mname, sizeof mname);
+    ASSERT(kname[0] && mname[0]);
+    dl_sqlbuild_set *set = NULL;
+    dl_sqlbuild *bk = NULL, *bki = NULL, *bm = NULL, *bmi = NULL;
+    ASSERT_EQ(dl_sqlbuild_begin(db, &set), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "k", 3, &bk), DL_ENOTFOUND); /* its index first */
+    ASSERT_EQ(dl_sqlbuild_add_index(set, kname, 3, &bki), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "k", 3, &bk), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add_index(set, mname, 2, &bmi), DL_OK);
+    ASSERT_EQ(dl_sqlbuild_add(set, "m", 2, &bm), DL_OK);
+    for (int64_t i = 0, a = -3, b = 0; i < n; i++, b++) {
+      if (i % 7 == 0) a++, b = 0;
+      size_t len = (size_t)(i % 5) * 700;
+      int64_t rk = dl_sqlbuild_next_rowid(bk), rm = dl_sqlbuild_next_rowid(bm);
+      ASSERT_EQ(rk, i + 1);
+      dl_sqlpage_val vk[3] = {{.type = SQLITE_INTEGER, .i = a},
+                              {.type = SQLITE_INTEGER, .i = b},
+                              {.type = SQLITE_TEXT, .s = text, .n = len}};
+      ASSERT_EQ(dl_sqlbuild_row(bk, vk), DL_OK);
+      dl_sqlpage_val xk[3] = {{.type = SQLITE_INTEGER, .i = a},
+                              {.type = SQLITE_INTEGER, .i = b},
+                              {.type = SQLITE_INTEGER, .i = rk}};
+      ASSERT_EQ(dl_sqlbuild_row(bki, xk), DL_OK);
+      dl_sqlpage_val vm[2] = {{.type = SQLITE_INTEGER, .i = 2 * i - n},
+                              {.type = SQLITE_TEXT, .s = text, .n = len}};
+      ASSERT_EQ(dl_sqlbuild_row(bm, vm), DL_OK);
+      dl_sqlpage_val xm[2] = {{.type = SQLITE_INTEGER, .i = 2 * i - n},
+                              {.type = SQLITE_INTEGER, .i = rm}};
+      ASSERT_EQ(dl_sqlbuild_row(bmi, xm), DL_OK);
+    }
+    ASSERT_EQ(dl_sqlbuild_end(&set, 1), DL_OK);
+    ASSERT(integrity_ok(db, "main"));
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM k"), n);
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT rowid, * FROM k EXCEPT SELECT rowid, * FROM "
+                        "kt)"),
+              0);
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT rowid, * FROM m EXCEPT SELECT rowid, * FROM "
+                        "mt)"),
+              0);
+    if (n && (same_rows(db, "SELECT rowid FROM k WHERE a > -99 ORDER BY a, b",
+                        "SELECT rowid FROM kt WHERE a > -99 ORDER BY a, b") ||
+              same_rows(db, "SELECT rowid FROM m WHERE a > -1e9 ORDER BY a",
+                        "SELECT rowid FROM mt WHERE a > -1e9 ORDER BY a"))) {
+      fprintf(stderr, "%lld rows: the key's order differs\n", (long long)n);
+      return 1;
+    }
+    if (n) { /* a key looked up through the index; the index refuses it again */
+      ASSERT_EQ(q_int(db, "SELECT length(c) FROM k WHERE a = -2 AND b = 1"), 700);
+      ASSERT(sqlite3_exec(db, "INSERT INTO k VALUES (-2, 1, NULL)", NULL, NULL, NULL) ==
+             SQLITE_CONSTRAINT);
+      ASSERT(sqlite3_exec(db, "INSERT INTO m VALUES (0, NULL)", NULL, NULL, NULL) ==
+             SQLITE_CONSTRAINT);
+    }
+    ASSERT_EQ(sqlite3_exec(db, "INSERT INTO k VALUES (1000000, 0, 'x'); INSERT INTO kt VALUES "
+                               "(1000000, 0, 'x')",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    ASSERT_EQ(q_int(db, "SELECT max(rowid) FROM k"), n + 1);
+    ASSERT_EQ(q_int(db, "SELECT count(*) FROM (SELECT rowid, * FROM k EXCEPT SELECT rowid, * FROM "
+                        "kt)"),
+              0);
+    ASSERT(integrity_ok(db, "main"));
+    sqlite3_close(db);
+  }
+  return 0;
+}
+
 /* A statement of the connection still stepping when the set ends would
  * keep SQLite's view of the file from before it (its next write stores the
  * old page count): the end refuses (DL_EINVAL) and the file is as before;
@@ -975,6 +1103,7 @@ int main(int argc, char **argv) {
   RUN(test_indexed);
   RUN(test_uncached);
   RUN(test_no_key);
+  RUN(test_key_index);
   RUN(test_reader_at_end);
   TEST_DONE();
 }
