@@ -16,25 +16,23 @@ static inline int key_byte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* 1 if s starts a ", key = " suffix: lower-case identifier then " = ". */
-static int is_kv_start(const char *s) {
-  if (s[0] != ',' || s[1] != ' ') return 0;
-  s += 2;
-  const char *k = s;
-  while (key_byte(*s)) s++;
-  return s > k && s[0] == ' ' && s[1] == '=' && s[2] == ' ';
-}
-
 static void copy_trunc(char *dst, size_t cap, const char *src, size_t n) {
   if (n >= cap) n = cap - 1;
   memcpy(dst, src, n);
   dst[n] = '\0';
 }
 
-/* The first ", key = " suffix at or after p (NULL: none). */
+/* The first ", key = " suffix (a lower-case identifier) at or after p
+ * (NULL: none). Found from its '=', rare in texts (strchr skips a sizes
+ * list's many commas at once), the key and ", " checked back from it: a
+ * key is the run of key bytes before " = ", so one '=' has at most one. */
 static const char *next_kv(const char *p) {
-  for (; *p; p++) /* a byte loop: the commas are close (a sizes list), strchr's calls cost more */
-    if (p[0] == ',' && p[1] == ' ' && is_kv_start(p)) return p;
+  for (const char *e = strchr(p, '='); e; e = strchr(e + 1, '=')) {
+    if (e - p < 4 || e[-1] != ' ' || e[1] != ' ') continue;
+    const char *k = e - 1;
+    while (k > p && key_byte(k[-1])) k--;
+    if (k < e - 1 && k - p >= 2 && k[-1] == ' ' && k[-2] == ',') return k - 2;
+  }
   return NULL;
 }
 
@@ -47,7 +45,7 @@ static unsigned kv_values(const char *kv, int n, const char *const *keys, char *
                           const size_t *caps) {
   unsigned found = 0, all = (1u << n) - 1;
   while (kv && found != all) {
-    const char *k = kv + 2, *eq = strchr(k, ' '); /* is_kv_start: " = " follows */
+    const char *k = kv + 2, *eq = strchr(k, ' '); /* next_kv: " = " follows the key */
     const char *v = eq + 3, *next = next_kv(v);
     size_t kl = (size_t)(eq - k);
     for (int i = 0; i < n; i++)

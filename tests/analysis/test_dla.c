@@ -192,6 +192,10 @@ static int test_opname(void) {
   ASSERT_STR_EQ(n.path, "x, seq=5");
   ASSERT_EQ(n.seq, 6);
   ASSERT_EQ(n.fwd_tid, 12);
+  /* '=' inside a value, or after a key that does not follow ", " */
+  dla_opname_parse("a=b, k = x = y, z, w = 1 = 2, seq = 4, =, x = =", &n);
+  ASSERT_STR_EQ(n.path, "a=b");
+  ASSERT_EQ(n.seq, 4);
   dla_opname_parse("Conv2d::forward", &n);
   ASSERT_STR_EQ(n.type, "Conv2d::forward");
   /* a name with a '/' before digits only is no scope path (torch.compile's
