@@ -260,9 +260,9 @@ static int occupancy(const dla_ctx *c, int g, const kfacts *kf, const dla_steps 
 }
 
 /* The starts on device dev in the batch [blo, bhi) (last: to the end) into
- * v; returns how many. */
+ * v, the kernels' (*nk of them) before the memory ops'; returns how many. */
 static size_t batch_starts(const dla_ctx *c, int32_t dev, const int8_t *comm_k, int64_t blo,
-                           int64_t bhi, int last, tev *v) {
+                           int64_t bhi, int last, tev *v, size_t *nk) {
   size_t nv = 0;
   for (size_t i = 0; i < c->nk; i++) {
     const dla_kern *k = &c->k[i];
@@ -271,6 +271,7 @@ static size_t batch_starts(const dla_ctx *c, int32_t dev, const int8_t *comm_k, 
       continue;
     v[nv++] = (tev){s, (int32_t)i, comm_k[i] ? CL_COMM : CL_COMP, 1};
   }
+  *nk = nv;
   for (size_t i = 0; i < c->nm; i++) {
     const dla_mem *m = &c->m[i];
     int64_t s = m->start, e = m->end;
@@ -278,6 +279,36 @@ static size_t batch_starts(const dla_ctx *c, int32_t dev, const int8_t *comm_k, 
     v[nv++] = (tev){s, (int32_t)(-1 - (int64_t)i), m->kind == 1 ? CL_MCPY : CL_COMP, 1};
   }
   return nv;
+}
+
+static int tev_sorted(const tev *v, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (tev_lt(&v[i], &v[i - 1])) return 0;
+  return 1;
+}
+
+/* A batch's starts v[0..n-1] in tev_lt's order. Its kernels'
+ * (v[0..nk-1]) come in time order as a rule (a device runs its kernels
+ * mostly in launch order): then its memory ops' (few; copies, then sets)
+ * are sorted alone and merged with them, through a copy, in one pass; any
+ * other array is sorted whole. */
+static void starts_sort(tev *v, size_t nk, size_t n) {
+  size_t m = n - nk;
+  tev *t = NULL;
+  if (!tev_sorted(v, nk)) {
+    tev_intro(v, n, dla__sort_depth(n));
+    return;
+  }
+  tev_intro(v + nk, m, dla__sort_depth(m));
+  if (!nk || !m || !tev_lt(&v[nk], &v[nk - 1])) return; /* in order already */
+  if (!(t = malloc(m * sizeof *t))) {
+    tev_intro(v, n, dla__sort_depth(n));
+    return;
+  }
+  memcpy(t, v + nk, m * sizeof *t);
+  for (size_t i = nk, j = m, k = n; j > 0;) /* from the back: the larger of the two last */
+    v[--k] = i > 0 && tev_lt(&t[j - 1], &v[i - 1]) ? v[--i] : t[--j];
+  free(t);
 }
 
 /* One GPU: a sweep over its kernel and memory intervals, split at its
@@ -312,8 +343,8 @@ static int sweep_gpu(dla_ctx *c, int g, const kfacts *kf, const int8_t *comm_k,
     int64_t blo = dla__at(lo, (uint64_t)first[b] << shift);
     int64_t bhi = last ? INT64_MAX : dla__at(lo, (uint64_t)first[b + 1] << shift);
     /* the batch's starts; the next of them */
-    size_t nv = batch_starts(c, dev, comm_k, blo, bhi, last, v), next = 0;
-    tev_intro(v, nv, dla__sort_depth(nv));
+    size_t nk, nv = batch_starts(c, dev, comm_k, blo, bhi, last, v, &nk), next = 0;
+    starts_sort(v, nk, nv);
     for (;;) {
       /* ends before the next batch's starts are this batch's */
       int more = next < nv || (ends.n && (last || ends.v[0].t < bhi));
