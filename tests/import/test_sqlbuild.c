@@ -782,6 +782,22 @@ static int test_indexed(void) {
   return 0;
 }
 
+/* A new file name in the work folder, of 1 KiB pages (trees of several
+ * levels from few rows), with schema: 0, or 1 with db closed. */
+static int schema_file(const char *name, const char *schema, sqlite3 **db) {
+  snprintf(path, sizeof path, "%s/%s", workdir, name);
+  unlink(path);
+  *db = NULL;
+  if (sqlite3_open(path, db) == SQLITE_OK &&
+      sqlite3_exec(*db, "PRAGMA page_size=1024", NULL, NULL, NULL) == SQLITE_OK &&
+      sqlite3_exec(*db, schema, NULL, NULL, NULL) == SQLITE_OK)
+    return 0;
+  fprintf(stderr, "%s: %s\n", name, *db ? sqlite3_errmsg(*db) : "no memory");
+  sqlite3_close(*db);
+  *db = NULL;
+  return 1;
+}
+
 /* A rowid table without an INTEGER PRIMARY KEY: its rows get rowids in
  * turn, after those its root held, as SQLite's INSERT gives them; with an
  * index whose records end with the rowid (dl_sqlbuild_next_rowid). Each
@@ -794,12 +810,8 @@ static int test_no_key(void) {
       "INSERT INTO p VALUES (7, 'before'), (8, 'before'); "
       "INSERT INTO pt VALUES (7, 'before'), (8, 'before')";
   for (int64_t n = 0; n <= 20000; n = n ? n * 10 : 2) {
-    snprintf(path, sizeof path, "%s/nokey.sqlite", workdir);
-    unlink(path);
     sqlite3 *db = NULL;
-    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "PRAGMA page_size=1024", NULL, NULL, NULL), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
+    if (schema_file("nokey.sqlite", schema, &db)) return 1;
     rnd_state = 0x4E4Bull + (uint64_t)n;
     int64_t *a = malloc((size_t)(n + 1) * sizeof *a);
     ientry *e = malloc((size_t)(n + 1) * sizeof *e);
@@ -907,12 +919,8 @@ static int test_key_index(void) {
   static char text[3000];
   memset(text, 'k', sizeof text);
   for (int64_t n = 0; n <= 2000; n = n ? n * 10 : 2) {
-    snprintf(path, sizeof path, "%s/keyindex.sqlite", workdir);
-    unlink(path);
     sqlite3 *db = NULL;
-    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "PRAGMA page_size=1024", NULL, NULL, NULL), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
+    if (schema_file("keyindex.sqlite", schema, &db)) return 1;
     sqlite3_stmt *ik = NULL, *im = NULL;
     ASSERT_EQ(sqlite3_prepare_v2(db, "INSERT INTO kt VALUES (?1, ?2, substr(?3, 1, ?4))", -1,
                                  &ik, NULL),
