@@ -374,8 +374,82 @@ static int reserve(uint8_t **p, size_t *cap, size_t n) {
   return DL_OK;
 }
 
-/* The row's record into b->rec (*len bytes); checks the key's order. */
+/* A record starts this far into b->rec: its cell's prefix (the payload
+ * size and a table's rowid, two varints) goes just before it, so that a
+ * cell whose payload is all in the page is not copied again. */
+#define REC_AT 18
+
+/* The bytes of an integer serial type's value (1-6, 8, 9). */
+static const uint8_t int_bytes[10] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
+
+/* The common row: every value an integer in a column that keeps it as one,
+ * a REAL that is not integral in a REAL column, or NULL, so that every
+ * serial type and the header's size take one byte each and header and body
+ * are written in one pass. 1 when done (*rc set), 0 when the row is not
+ * one of those (nothing changed: encode's general path takes it). */
+static int encode_ints(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len, int *rc) {
+  int ncols = b->ncols;
+  size_t most = REC_AT + 1 + (size_t)ncols * 9 + 8; /* put_be's spare */
+  if (ncols + 1 >= 0x80 || (most > b->rec_cap && reserve(&b->rec, &b->rec_cap, most)))
+    return 0;
+  int64_t key[DL_SQLPAGE_MAX_COLS];
+  int cmp = b->rows ? 0 : 1;
+  if (b->table) {
+    if (b->ipk >= 0 && (v[b->ipk].type != SQLITE_INTEGER ||
+                        (b->has_rowid && v[b->ipk].i <= b->last_rowid)))
+      return 0;
+    cmp = 1;
+  }
+  uint8_t *h = b->rec + REC_AT;
+  *h++ = (uint8_t)(ncols + 1);
+  uint8_t *p = b->rec + REC_AT + 1 + ncols;
+  for (int f = 0; f < ncols; f++) {
+    int c = b->order[f];
+    const dl_sqlpage_val *x = &v[c];
+    if (b->table && c == b->ipk) { /* stored as NULL: the rowid is the key */
+      *h++ = 0;
+      continue;
+    }
+    if (x->type == SQLITE_INTEGER && b->aff[c] != DL_SQLPAGE_TEXT &&
+        b->aff[c] != DL_SQLPAGE_REAL) { /* as serial() keeps it */
+      uint64_t t = int_type(x->i);
+      size_t n = int_bytes[t];
+      if (n) put_be(p, (uint64_t)x->i, n); /* 0 and 1 (types 8, 9): no bytes */
+      p += n;
+      *h++ = (uint8_t)t;
+      if (f < b->nkey) {
+        if (!cmp) cmp = x->i < b->last_key[f] ? -1 : x->i > b->last_key[f];
+        key[f] = x->i;
+      }
+    } else if (x->type == SQLITE_FLOAT && b->aff[c] == DL_SQLPAGE_REAL && f >= b->nkey &&
+               x->d > -4503599627370496.0 && x->d < 4503599627370496.0 &&
+               (double)(int64_t)x->d != x->d) { /* not integral (below 2^52), not NaN */
+      uint64_t bits;
+      memcpy(&bits, &x->d, 8);
+      put_be(p, bits, 8);
+      p += 8;
+      *h++ = 7;
+    } else if (x->type == SQLITE_NULL && !b->notnull[c] && f >= b->nkey) {
+      *h++ = 0;
+    } else {
+      return 0;
+    }
+  }
+  if (cmp <= 0) {
+    *rc = DL_EINVAL; /* not after the row before */
+    return 1;
+  }
+  for (int f = 0; f < b->nkey; f++) b->last_key[f] = key[f];
+  *len = (size_t)(p - (b->rec + REC_AT));
+  *rc = DL_OK;
+  return 1;
+}
+
+/* The row's record into b->rec + REC_AT (*len bytes); checks the key's
+ * order. */
 static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
+  int rc;
+  if (encode_ints(b, v, len, &rc)) return rc;
   uint64_t type[DL_SQLPAGE_MAX_COLS];
   int64_t iv[DL_SQLPAGE_MAX_COLS];
   double dv[DL_SQLPAGE_MAX_COLS];
@@ -407,8 +481,9 @@ static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
   if (cmp <= 0) return DL_EINVAL; /* not after the row before */
   size_t hlen = hdr + 1;
   if (varint_len(hlen) > 1) hlen = hdr + varint_len(hdr + 2);
-  if (reserve(&b->rec, &b->rec_cap, hlen + body + 8)) return DL_ENOMEM; /* put_be's spare */
-  uint8_t *p = b->rec;
+  if (reserve(&b->rec, &b->rec_cap, REC_AT + hlen + body + 8)) /* put_be's spare */
+    return DL_ENOMEM;
+  uint8_t *p = b->rec + REC_AT;
   p += put_varint(p, hlen);
   for (int f = 0; f < b->ncols; f++) p += put_varint(p, type[f]);
   for (int f = 0; f < b->ncols; f++) {
@@ -425,42 +500,50 @@ static int encode(dl_sqlbuild *b, const dl_sqlpage_val *v, size_t *len) {
     }
     p += n;
   }
-  *len = (size_t)(p - b->rec);
+  *len = (size_t)(p - (b->rec + REC_AT));
   return DL_OK;
 }
 
 /* The cell body of a record of len bytes (the payload size, a table's
  * rowid, the bytes kept in the page, the first overflow page), writing its
- * overflow pages. */
-static int make_cell(dl_sqlbuild *b, size_t len, int64_t rowid) {
-  size_t local = len;
-  if (len > (size_t)b->max_local) { /* SQLite's split of a payload */
-    size_t room = b->usable - 4;
-    local = (size_t)b->min_local + (len - (size_t)b->min_local) % room;
-    if (local > (size_t)b->max_local) local = (size_t)b->min_local;
+ * overflow pages: *cell, *n. A payload kept whole in the page gets its
+ * prefix in front of the record, in place. */
+static int make_cell(dl_sqlbuild *b, size_t len, int64_t rowid, const uint8_t **cell,
+                     size_t *ncell) {
+  const uint8_t *rec = b->rec + REC_AT;
+  if (len <= (size_t)b->max_local) {
+    uint8_t pre[REC_AT];
+    size_t n = put_varint(pre, len);
+    if (b->table) n += put_varint(pre + n, (uint64_t)rowid);
+    memcpy(b->rec + REC_AT - n, pre, n);
+    *cell = b->rec + REC_AT - n;
+    *ncell = n + len;
+    return DL_OK;
   }
+  size_t room = b->usable - 4; /* SQLite's split of a payload */
+  size_t local = (size_t)b->min_local + (len - (size_t)b->min_local) % room;
+  if (local > (size_t)b->max_local) local = (size_t)b->min_local;
   if (reserve(&b->cell.b, &b->cell.cap, 18 + local + 4)) return DL_ENOMEM;
   size_t n = put_varint(b->cell.b, len);
   if (b->table) n += put_varint(b->cell.b + n, (uint64_t)rowid);
-  memcpy(b->cell.b + n, b->rec, local);
+  memcpy(b->cell.b + n, rec, local);
   n += local;
-  if (local < len) {
-    uint32_t pg = new_page(b);
-    put32(b->cell.b + n, pg);
-    n += 4;
-    for (size_t at = local; at < len;) {
-      size_t part = len - at < b->usable - 4 ? len - at : b->usable - 4;
-      memset(b->ovf, 0, b->page_size);
-      uint32_t next = at + part < len ? new_page(b) : 0;
-      put32(b->ovf, next);
-      memcpy(b->ovf + 4, b->rec + at, part);
-      int rc = write_page(b, pg, b->ovf);
-      if (rc) return rc;
-      at += part;
-      pg = next;
-    }
+  uint32_t pg = new_page(b);
+  put32(b->cell.b + n, pg);
+  n += 4;
+  for (size_t at = local; at < len;) {
+    size_t part = len - at < b->usable - 4 ? len - at : b->usable - 4;
+    memset(b->ovf, 0, b->page_size);
+    uint32_t next = at + part < len ? new_page(b) : 0;
+    put32(b->ovf, next);
+    memcpy(b->ovf + 4, rec + at, part);
+    int rc = write_page(b, pg, b->ovf);
+    if (rc) return rc;
+    at += part;
+    pg = next;
   }
-  b->cell.n = n;
+  *cell = b->cell.b;
+  *ncell = n;
   return DL_OK;
 }
 
@@ -1069,11 +1152,12 @@ int dl_sqlbuild_row(dl_sqlbuild *b, const dl_sqlpage_val *v) {
   if (b->failed) return DL_EINVAL;
   size_t len;
   int64_t rowid = !b->table ? 0 : b->ipk >= 0 ? v[b->ipk].i : dl_sqlbuild_next_rowid(b);
+  const uint8_t *cell = NULL;
+  size_t ncell = 0;
   int rc = encode(b, v, &len);
-  if (rc == DL_OK) rc = make_cell(b, len, rowid);
+  if (rc == DL_OK) rc = make_cell(b, len, rowid, &cell, &ncell);
   if (rc == DL_OK)
-    rc = b->table ? add_row_cell(b, b->cell.b, b->cell.n, rowid)
-                  : add_entry(b, 0, b->cell.b, b->cell.n);
+    rc = b->table ? add_row_cell(b, cell, ncell, rowid) : add_entry(b, 0, cell, ncell);
   if (rc) b->failed = 1;
   else b->rows++;
   return rc;

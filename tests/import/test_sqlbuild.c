@@ -83,6 +83,12 @@ static void row_of(int64_t i, dl_sqlpage_val *v, char *buf, int big) {
     v[6] = (dl_sqlpage_val){.type = SQLITE_BLOB, .s = buf + 200000, .n = n};
   }
   if (rnd() % 5 == 0) v[7] = (dl_sqlpage_val){.type = SQLITE_TEXT, .s = "zz", .n = 2};
+  if (rnd() % 2 == 0) { /* half the rows numbers and NULLs alone (the builds' common rows) */
+    v[5].type = SQLITE_NULL;
+    for (int c = 6; c <= 7; c++)
+      v[c] = rnd() % 2 ? (dl_sqlpage_val){.type = SQLITE_INTEGER, .i = any_int()}
+                       : (dl_sqlpage_val){.type = SQLITE_NULL};
+  }
 }
 
 /* Rows 0 .. n - 1 (row_of, long texts) from seed into b: DL_OK, or the
