@@ -144,6 +144,10 @@ int main(int argc, char **argv) {
   int64_t rows = argc > 1 ? atoll(argv[1]) : 2000000;
   int runs = argc > 2 ? atoi(argv[2]) : 3;
   const char *dir = argc > 3 ? argv[3] : "/tmp";
+  if (rows < 1 || runs < 1) {
+    fprintf(stderr, "usage: sqlbuild_rows [rows >= 1] [runs >= 1] [dir]\n");
+    return 2;
+  }
   char path[4096];
   snprintf(path, sizeof path, "%s/sqlbuild_rows.%d.sqlite", dir, (int)getpid());
   for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
