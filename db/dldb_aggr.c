@@ -114,6 +114,9 @@ int dldb_aggr_iteration(dldb_writer *w, int64_t aggr_id, const dldb_iteration_ro
 int dldb_aggr_op(dldb_writer *w, int64_t aggr_id, const dldb_op_row *r, char *err,
                  size_t errlen) {
   sqlite3_stmt *st;
+  if (r->op_idx < 0 || r->op_idx > UINT32_MAX) /* the name index's rowid holds it in 32 bits */
+    return dl_err(err, errlen, DL_EINVAL, "dldb_aggr_op: op_idx %lld is outside 0..2^32-1",
+                  (long long)r->op_idx);
   int rc = aggr_stmt(w, DLDB__S_OP, aggr_id, &st, err, errlen, "dldb_aggr_op");
   if (rc) return rc;
   sqlite3_bind_int64(st, 2, r->op_idx);
@@ -337,6 +340,18 @@ static int op_iters(dldb_writer *w, char *err, size_t errlen) {
                          "rows per op", err, errlen);
 }
 
+/* The aggregation's ops' filter texts into their trigram index
+ * (aggr_dl_op_names, rowid aggr_id * 2^32 + op_idx), where the file has
+ * it. dldb_aggr_op keeps op_idx in [0, 2^32). */
+static int op_names(dldb_writer *w, char *err, size_t errlen) {
+  if (!dldb__has_table(w, "aggr_dl_op_names")) return DL_OK;
+  return dldb__exec_aggr(w,
+                         "INSERT INTO aggr_dl_op_names(rowid, op_node_name, op_node_type, "
+                         "op_node_id) SELECT (aggr_id << 32) + op_idx, op_node_name, "
+                         "op_node_type, op_node_id FROM aggr_ops WHERE aggr_id = ?1",
+                         "ops' name index", err, errlen);
+}
+
 /* The parent name of aggr_group_ops row g, as SQL: g's row_full_name up
  * to its last '/' but a trailing one (rtrim(S, replace(S, '/', '')) trims
  * every character but '/' from S's end), as the viewer computes it on files
@@ -369,6 +384,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (rc == DL_OK) rc = dldb__flush(w, err, errlen, "dldb_aggr_end");
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
   if (rc == DL_OK) rc = op_iters(w, err, errlen);
+  if (rc == DL_OK) rc = op_names(w, err, errlen);
   if (rc == DL_OK) rc = group_parents(w, err, errlen);
   if (rc == DL_OK) rc = dldb__group_places(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);

@@ -56,7 +56,7 @@ typedef struct dldb_iteration_row {
 } dldb_iteration_row;
 
 typedef struct dldb_op_row {
-  int64_t op_idx;
+  int64_t op_idx;                 /* 0 .. 2^32 - 1, unique in the aggregation */
   const char *op_node_id, *op_node_name, *direction, *op_node_type, *data_type, *stack_trace;
   int64_t num_calls, kernel_calls;
   int tc_eligible, using_tc, is_bad_data_type;

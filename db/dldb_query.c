@@ -217,7 +217,7 @@ typedef struct bound {
   const char *s;
 } bound;
 
-enum { MAX_BOUND = 7 + DLDB_MAX_EQ };
+enum { MAX_BOUND = 8 + DLDB_MAX_EQ };
 /* What a built statement selects: the rows; count(*) without or with the
  * filter; the sum of `calls` without or with it (a view whose rows each
  * stand for `calls` rows of the queried view); the sort column of the row
@@ -249,6 +249,9 @@ typedef struct plan {
    * the rows the conditions find (an iteration's, by the primary key)
    * rather than walking an order's index over every row to find them */
   int sort_found;
+  /* a name index (from, with the queried view's columns): its column that
+   * MATCH reads; the filter's rows are those it finds, each matched too */
+  const char *match;
 } plan;
 
 /* The condition of db/schema.sql's partial index aggr_kernels_by_time, as
@@ -262,11 +265,13 @@ typedef struct built {
   bound b[MAX_BOUND];
   int nb;
   char *filter_lc; /* owned: the lower-cased filter */
+  char *match;     /* owned: the filter as the name index's query */
 } built;
 
 static void built_free(built *q) {
   free(q->sql.s);
   free(q->filter_lc);
+  free(q->match);
 }
 
 static int bind_value(built *q, dldb_coltype type, const char *column, const char *value,
@@ -477,7 +482,7 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
   /* rows found by within: read in `at` order (its index), then sorted */
   int nested = mode == Q_ROWS && pl && (pl->within || pl->within_json);
   if (nested) sb_add(&q->sql, "SELECT * FROM (");
-  if (mode == Q_ROWS && f != v && col_index(f, DLDB__TREE_PARENT) >= 0) {
+  if (mode == Q_ROWS && f != v && (col_index(f, DLDB__TREE_PARENT) >= 0 || (pl && pl->match))) {
     sb_add(&q->sql, "SELECT "); /* the rows as the queried view has them */
     for (int c = 0; c < v->n; c++) {
       sb_add(&q->sql, c ? ", " : "");
@@ -525,6 +530,14 @@ static int build(dldb *db, const dldb_query *in, int mode, const plan *pl, built
     q->b[q->nb++] = (bound){.type = DLDB_COL_INTEGER, .i = pl->range_value};
   }
   if (tree) sb_tree(q, &first, in, f->view, ab, db_b, col_index(f, DLDB__TREE_PARENT) >= 0);
+  if (filtered && pl && pl->match && in->filter && *in->filter) {
+    if (!(q->match = dldb__nameidx_string(in->filter)))
+      return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
+    q->b[q->nb++] = (bound){.type = DLDB_COL_TEXT, .s = q->match};
+    sb_where(q, &first);
+    sb_ident(&q->sql, pl->match);
+    sb_add(&q->sql, " MATCH ?%d", q->nb);
+  }
   if (filtered && in->filter && *in->filter) {
     q->filter_lc = strdup(in->filter);
     if (!q->filter_lc) return dl_err(err, errlen, DL_ENOMEM, "%s: out of memory", db->path);
@@ -726,6 +739,28 @@ static const char *tree_from(dldb *db, const dldb_query *in) {
   return NULL;
 }
 
+/* Reads in's filter through the queried view's name index (dldb_nameidx.c)
+ * where the file has one that answers it and that has every column of the
+ * view: sets pl->from and pl->match, unless pl already reads elsewhere. */
+static void name_plan(dldb *db, const dldb_query *in, plan *pl) {
+  dldb__viewcols *v = NULL, *x = NULL;
+  if (pl->from || pl->within || pl->within_json || pl->range_op || pl->indexed ||
+      in->tree_parent || !in->filter || !*in->filter ||
+      view_cols(db, in->view, NULL, &v, &v, NULL, 0))
+    return;
+  const char *cols[DLDB_MAX_FILTER_COLS];
+  int n = 0;
+  for (int i = 0; i < DLDB_MAX_FILTER_COLS && in->filter_cols[i]; i++)
+    if (col_index(v, in->filter_cols[i]) >= 0) cols[n++] = in->filter_cols[i];
+  const dldb__nameidx *ix = dldb__nameidx_for(db, in->view, cols, n, in->filter);
+  if (!ix || view_cols(db, in->view, ix->index, &v, &x, NULL, 0) || col_index(x, ix->match) < 0)
+    return;
+  for (int c = 0; c < v->n; c++)
+    if (col_index(x, v->names[c]) < 0) return;
+  pl->from = ix->index;
+  pl->match = ix->match;
+}
+
 /* How to count in's rows (mode Q_COUNT_*): the statement's mode and view. */
 static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
   const keyview *k = keyview_of(in->view);
@@ -739,16 +774,16 @@ static void count_plan(dldb *db, const dldb_query *in, int *mode, plan *pl) {
     *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
   }
   if (in->tree_parent) pl->from = tree_from(db, in);
-  if (!k) return;
   /* a sum per op and kernel name where it can say (not of an iteration):
    * it costs the ops and names, not the launches */
-  if (evaluates(db, in, k->calls, filtered)) {
+  if (k && evaluates(db, in, k->calls, filtered)) {
     pl->from = k->calls;
     *mode = filtered ? Q_SUM_FILTERED : Q_SUM_TOTAL;
-  } else if (!filtered && evaluates(db, in, k->keys, 0)) {
+  } else if (k && !filtered && evaluates(db, in, k->keys, 0)) {
     pl->from = k->keys;
     pl->indexed = in->n_eq == 0; /* else the key of the column filter */
   }
+  if (filtered) name_plan(db, in, pl);
 }
 
 static int run_count(dldb *db, const dldb_query *in, int mode, int64_t *out, char *err,
@@ -1205,6 +1240,7 @@ int dldb_query_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, c
     pl.indexed = 1;
   if (rc == 0 && in->tree_parent) pl.from = tree_from(db, in);
   if (rc == 0 && !pl.indexed && iter_keyed(in)) pl.sort_found = 1;
+  if (rc == 0) name_plan(db, in, &pl);
   rc = build(db, in, Q_ROWS, &pl, &q, err, errlen);
   if (rc) goto out;
   sqlite3_stmt *st = dldb__stmt_get(db, q.sql.s, err, errlen);

@@ -141,6 +141,24 @@ int dldb__gops_count(dldb *db, const dldb_query *in, int64_t *total, char *err, 
 int dldb__gops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx, char *err,
                     size_t errlen);
 
+/* Name indexes (dldb_nameidx.c): a view whose filter columns our dldbs
+ * also keep in a trigram index (db/schema.sql aggr_dl_op_names), read
+ * through a view of the view's rows and columns with one more, which
+ * MATCH reads: the filter's rows are those it finds, each matched as any. */
+typedef struct dldb__nameidx {
+  const char *index; /* the view with the index */
+  const char *match; /* its column that MATCH reads */
+} dldb__nameidx;
+
+/* The name index of view for filter, read on the view's filter columns
+ * cols[0..n-1], where the file has one that answers it; else NULL. */
+const dldb__nameidx *dldb__nameidx_for(dldb *db, const char *view, const char *const *cols,
+                                       int n, const char *filter);
+
+/* filter as an FTS5 string ('"' around it, each '"' in it doubled),
+ * malloc'ed; NULL: out of memory. */
+char *dldb__nameidx_string(const char *filter);
+
 /* NVIDIA DLProf files: creates TEMP timeline views over their read_only_*
  * tables (dldb_timeline.c); other files: nothing. DL_OK or DL_EFORMAT. */
 int dldb__timeline_views(dldb *db);

@@ -1246,6 +1246,32 @@ JOIN aggregations a ON a.aggr_id = k.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
+-- The texts the Ops view's name filter reads (op_node_name, op_node_type,
+-- op_node_id) as a trigram index: a filter of three characters or more
+-- finds the ops whose texts hold each of its trigrams without reading every
+-- op (docs/dldb.md "The ops' name index"). Contentless: the texts stay in
+-- aggr_ops; a row's rowid is aggr_id * 2^32 + op_idx. Written at the end of
+-- each aggregation. Optional: files without it filter the ops one by one.
+CREATE VIRTUAL TABLE aggr_dl_op_names USING fts5(
+  op_node_name, op_node_type, op_node_id, content = '', tokenize = 'trigram'
+);
+
+-- view_op_nodes' rows (the same columns and expressions) with names, for
+-- WHERE names MATCH '"text"' (an FTS5 string; the value of names means
+-- nothing): the ops the index finds. It ignores case as Unicode does, so it
+-- can find more ops than the viewer's match (ASCII case only): the viewer
+-- reads its filter's rows here and matches them as it matches any.
+CREATE VIEW view_dl_op_names AS
+SELECT o.aggr_id AS aggr_id, s.value AS domain_name, o.gpu_time, o.cpu_time,
+       o.op_node_name, o.direction, o.op_node_type, o.num_calls, o.tc_eligible,
+       o.using_tc, o.kernel_calls, o.is_bad_data_type, o.data_type,
+       o.stack_trace, o.op_node_id, n.aggr_dl_op_names AS names
+FROM aggr_dl_op_names n
+JOIN aggr_ops o ON o.aggr_id = n.rowid >> 32 AND o.op_idx = (n.rowid & 4294967295)
+JOIN aggregations a ON a.aggr_id = o.aggr_id
+JOIN domains d ON d.id = a.domain_id
+JOIN strings s ON s.id = d.name_id;
+
 -- Per row of aggr_group_ops, its parent group's row_full_name, '' at the
 -- top: the group whose name is the row's own up to its last '/' but a
 -- trailing one, where the aggregation has that group (docs/api.md "Group
