@@ -340,6 +340,70 @@ static int op_iters(dldb_writer *w, char *err, size_t errlen) {
                          "rows per op", err, errlen);
 }
 
+/* view_dl_iteration_op_keys' sort columns, each with marks in its order. */
+static const char *const iter_op_mark_cols[] = {"iter_value", "total_count", "tc_count",
+                                                "total_gpu_time", "tc_gpu_time"};
+enum { ITER_OP_MARK_EVERY = 64 }; /* db/schema.sql aggr_dl_iter_op_marks */
+
+/* One column's marks: its (value, iteration) pairs read in its index's
+ * order (no sort), every ITER_OP_MARK_EVERY-th place written with how many
+ * places before it have the same pair. */
+static int iter_op_marks_of(dldb_writer *w, const char *c, sqlite3_stmt *put, char *err,
+                            size_t errlen) {
+  char sql[256];
+  sqlite3_stmt *rd = NULL;
+  int by_iter = strcmp(c, "iter_value") == 0; /* the primary key's order */
+  snprintf(sql, sizeof sql,
+           "SELECT %s, iter_value FROM aggr_iter_ops WHERE aggr_id = ?1%s ORDER BY %s%s", c,
+           by_iter ? "" : " AND aggr_id > -1", c, by_iter ? "" : ", iter_value");
+  if (sqlite3_prepare_v2(w->db, sql, -1, &rd, NULL) != SQLITE_OK) {
+    sqlite3_finalize(rd);
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: iteration op marks: %s", dldb__errmsg(w));
+  }
+  sqlite3_bind_int64(rd, 1, w->aggr_id);
+  int64_t place = 0, first = 0, pv = 0, pi = 0;
+  int rc = DL_OK, src = SQLITE_DONE;
+  while (rc == DL_OK && (src = sqlite3_step(rd)) == SQLITE_ROW) {
+    int64_t v = sqlite3_column_int64(rd, 0), i = sqlite3_column_int64(rd, 1);
+    if (place == 0 || v != pv || i != pi) {
+      first = place;
+      pv = v;
+      pi = i;
+    }
+    if (place % ITER_OP_MARK_EVERY == 0) {
+      sqlite3_bind_int64(put, 1, w->aggr_id);
+      sqlite3_bind_text(put, 2, c, -1, SQLITE_STATIC);
+      sqlite3_bind_int64(put, 3, place);
+      sqlite3_bind_int64(put, 4, v);
+      sqlite3_bind_int64(put, 5, i);
+      sqlite3_bind_int64(put, 6, place - first);
+      rc = dldb__step_done(w, put, err, errlen, "dldb_aggr_end: iteration op marks");
+    }
+    place++;
+  }
+  if (rc == DL_OK && src != SQLITE_DONE)
+    rc = dl_err(err, errlen, DL_EDB, "dldb_aggr_end: iteration op marks: %s", dldb__errmsg(w));
+  sqlite3_finalize(rd);
+  return rc;
+}
+
+/* The marks of the aggregation's orders of aggr_iter_ops rows
+ * (aggr_dl_iter_op_marks), where the file has the table. */
+static int iter_op_marks(dldb_writer *w, char *err, size_t errlen) {
+  if (!dldb__has_table(w, "aggr_dl_iter_op_marks")) return DL_OK;
+  sqlite3_stmt *put = NULL;
+  if (sqlite3_prepare_v2(w->db, "INSERT INTO aggr_dl_iter_op_marks VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                         -1, &put, NULL) != SQLITE_OK) {
+    sqlite3_finalize(put);
+    return dl_err(err, errlen, DL_EDB, "dldb_aggr_end: iteration op marks: %s", dldb__errmsg(w));
+  }
+  int rc = DL_OK;
+  for (size_t i = 0; rc == DL_OK && i < sizeof iter_op_mark_cols / sizeof *iter_op_mark_cols; i++)
+    rc = iter_op_marks_of(w, iter_op_mark_cols[i], put, err, errlen);
+  sqlite3_finalize(put);
+  return rc;
+}
+
 /* The aggregation's ops' filter texts into their trigram index
  * (aggr_dl_op_names, rowid aggr_id * 2^32 + op_idx), where the file has
  * it. dldb_aggr_op keeps op_idx in [0, 2^32). */
@@ -385,6 +449,7 @@ int dldb_aggr_end(dldb_writer *w, char *err, size_t errlen) {
   if (rc == DL_OK) rc = kernel_durs(w, err, errlen);
   if (rc == DL_OK) rc = op_iters(w, err, errlen);
   if (rc == DL_OK) rc = op_names(w, err, errlen);
+  if (rc == DL_OK) rc = iter_op_marks(w, err, errlen);
   if (rc == DL_OK) rc = group_parents(w, err, errlen);
   if (rc == DL_OK) rc = dldb__group_places(w, err, errlen);
   if (rc == DL_OK) rc = dldb__kernel_groups(w, err, errlen);

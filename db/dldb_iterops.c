@@ -13,9 +13,11 @@
  *     rows (a sum per op), the ones before the page skipped by their sums,
  *     and each value's rows read in iteration order (its own query);
  *   - sorted by a column of the (iteration, op) row, either direction, no
- *     filter: the value at its offset and the place there found by walks
- *     of that column's index (keys only, no join), then its rows value by
- *     value (by_row_value).
+ *     filter: the value at its offset and the place there found from the
+ *     marks of that column's order (DLDB__ITEROPS_MARKS: a walk of its
+ *     index from the mark before the place, keys only, no join), or where
+ *     there are none by a walk of the index from the first row; then its
+ *     rows value by value (by_row_value).
  * Every other query (an iteration's ops, a filter with a row column's
  * order, NVIDIA's files, an aggregation without counts) is read the plain
  * way. The rows and their order are the plain query's
@@ -182,10 +184,10 @@ static int by_op_value(dldb *db, const dldb_query *in, const char *c, dldb_row_f
 
 /* ---- By a column of the row ----------------------------------------------- */
 
-/* One int64 of sql (?1 aggregation, ?2 domain, then vals) into *out: 1, 0
- * without a row, or a negative DL_E*. */
-static int one_value(dldb *db, const dldb_query *in, const char *sql, const int64_t *vals, int nv,
-                     int64_t *out, int64_t *out2, char *err, size_t errlen) {
+/* The first nout int64 columns of sql's first row (?1 aggregation, ?2
+ * domain, then vals) into out: 1, 0 without a row, or a negative DL_E*. */
+static int row_values(dldb *db, const dldb_query *in, const char *sql, const int64_t *vals,
+                      int nv, int64_t *out, int nout, char *err, size_t errlen) {
   sqlite3_stmt *st = dldb__stmt_get(db, sql, err, errlen);
   if (!st) return DL_EDB;
   sqlite3_bind_int64(st, 1, in->aggr_id);
@@ -193,14 +195,19 @@ static int one_value(dldb *db, const dldb_query *in, const char *sql, const int6
   for (int i = 0; i < nv; i++) sqlite3_bind_int64(st, 3 + i, vals[i]);
   int src = sqlite3_step(st), rc = 0;
   if (src == SQLITE_ROW) {
-    *out = sqlite3_column_int64(st, 0);
-    if (out2) *out2 = sqlite3_column_int64(st, 1);
+    for (int i = 0; i < nout; i++) out[i] = sqlite3_column_int64(st, i);
     rc = 1;
   } else if (src != SQLITE_DONE) {
     rc = dldb__sql_err(db, src, DLDB__ITEROPS_KEYS, err, errlen);
   }
   dldb__stmt_done(st);
   return rc;
+}
+
+/* One int64 of sql (as row_values) into *out. */
+static int one_value(dldb *db, const dldb_query *in, const char *sql, const int64_t *vals, int nv,
+                     int64_t *out, char *err, size_t errlen) {
+  return row_values(db, in, sql, vals, nv, out, 1, err, errlen);
 }
 
 /* Gives fn the rows of sql (?1 aggregation, ?2 domain, then vals). */
@@ -268,6 +275,132 @@ static void walk_sql_make(walk_sql *w, const dldb_query *in, const char *c) {
 #undef WHERE
 }
 
+/* Where a page sorted by a row column starts: the value v at its offset,
+ * the rows before v in the page's order (before), the offset's place k
+ * among v's rows, and there the iteration i and v's rows before it (at). */
+typedef struct page_at {
+  int64_t v, before, k, i, at;
+} page_at;
+
+/* page_at by walks of c's index from the first row: 1, 0 past the rows,
+ * or a negative DL_E*. */
+static int start_by_walk(dldb *db, const dldb_query *in, const walk_sql *w, page_at *p, char *err,
+                         size_t errlen) {
+  *p = (page_at){.i = INT64_MIN};
+  int rc = one_value(db, in, w->first, &in->offset, 1, &p->v, err, errlen);
+  if (rc <= 0) return rc;
+  if (in->offset > 0 && (rc = one_value(db, in, w->before, &p->v, 1, &p->before, err, errlen)) < 0)
+    return rc;
+  p->k = in->offset - p->before;
+  if (p->k > 0) {
+    int64_t vk[2] = {p->v, p->k}, vi[2] = {p->v, 0};
+    if ((rc = one_value(db, in, w->iter, vk, 2, &p->i, err, errlen)) <= 0) return rc;
+    vi[1] = p->i;
+    if ((rc = one_value(db, in, w->at, vi, 2, &p->at, err, errlen)) < 0) return rc;
+  }
+  return 1;
+}
+
+/* The SQL of places found from the marks of column c's ascending order
+ * (db/schema.sql aggr_dl_iter_op_marks: rows in (c, iter_value, op_idx)
+ * order). A (value, iteration) pair's rows are consecutive there. */
+typedef struct mark_sql {
+  char at[384];    /* the mark at or before place ?3: the first place of its
+                      value and iteration, the value, the iteration */
+  char below[384]; /* the same of the last mark below (value ?3, iteration ?4) */
+  char key[512];   /* the value and iteration ?5 places from (?3, ?4)'s first row */
+  char count[512]; /* the rows from (?3, ?4)'s first on, below (?5, ?6) */
+} mark_sql;
+
+static void mark_sql_make(mark_sql *m, const dldb_query *in, const char *c) {
+  const char *dom = in->domain ? " AND domain_name = ?2" : "";
+  char order[96]; /* the index's order (iter_value's: the primary key) */
+  if (strcmp(c, "iter_value") == 0) snprintf(order, sizeof order, "iter_value");
+  else snprintf(order, sizeof order, "\"%s\", iter_value", c);
+#define WHERE " WHERE aggr_id = ?1 AND " DLDB__ITEROPS_INDEX_COND "%s"
+  snprintf(m->at, sizeof m->at,
+           "SELECT place - dup, value, iter_value FROM " DLDB__ITEROPS_MARKS
+           " WHERE aggr_id = ?1 AND sort_column = '%s' AND place <= ?3 ORDER BY place DESC "
+           "LIMIT 1",
+           c);
+  snprintf(m->below, sizeof m->below,
+           "SELECT place - dup, value, iter_value FROM " DLDB__ITEROPS_MARKS
+           " WHERE aggr_id = ?1 AND sort_column = '%s' AND (value, iter_value) < (?3, ?4) "
+           "ORDER BY value DESC, iter_value DESC, place DESC LIMIT 1",
+           c);
+  snprintf(m->key, sizeof m->key,
+           "SELECT \"%s\", iter_value FROM " DLDB__ITEROPS_KEYS WHERE
+           " AND (\"%s\", iter_value) >= (?3, ?4) ORDER BY %s LIMIT 1 OFFSET ?5",
+           c, dom, c, order);
+  snprintf(m->count, sizeof m->count,
+           "SELECT count(*) FROM " DLDB__ITEROPS_KEYS WHERE
+           " AND (\"%s\", iter_value) >= (?3, ?4) AND (\"%s\", iter_value) < (?5, ?6)",
+           dom, c, c);
+#undef WHERE
+}
+
+/* The value and iteration at place p of the ascending order: the mark at
+ * or before it, then a walk from its value and iteration's first row. 1, 0
+ * past the rows, or a negative DL_E*. */
+static int mark_key(dldb *db, const dldb_query *in, const mark_sql *m, int64_t p, int64_t *v,
+                    int64_t *i, char *err, size_t errlen) {
+  int64_t mk[3] = {0}, out[2] = {0};
+  int rc = row_values(db, in, m->at, &p, 1, mk, 3, err, errlen);
+  if (rc <= 0) return rc;
+  int64_t walk[3] = {mk[1], mk[2], p - mk[0]};
+  if ((rc = row_values(db, in, m->key, walk, 3, out, 2, err, errlen)) <= 0) return rc;
+  *v = out[0];
+  *i = out[1];
+  return 1;
+}
+
+/* The rows below (value v, iteration i) in the ascending order into *n: the
+ * last mark below it, then the rows from its value and iteration's first
+ * on (none below the first row, a mark). 1 or a negative DL_E*. */
+static int mark_below(dldb *db, const dldb_query *in, const mark_sql *m, int64_t v, int64_t i,
+                      int64_t *n, char *err, size_t errlen) {
+  int64_t vi[2] = {v, i}, mk[3] = {0}, more = 0;
+  int rc = row_values(db, in, m->below, vi, 2, mk, 3, err, errlen);
+  *n = 0;
+  if (rc <= 0) return rc < 0 ? rc : 1;
+  int64_t span[4] = {mk[1], mk[2], v, i};
+  if ((rc = one_value(db, in, m->count, span, 4, &more, err, errlen)) < 0) return rc;
+  *n = mk[0] + more;
+  return 1;
+}
+
+/* page_at from the marks, of n rows: the place of the offset in the
+ * ascending order (descending: its mirror, whose value is the same), the
+ * rows below v, and those up to v (the rows before it, descending). */
+static int start_by_marks(dldb *db, const dldb_query *in, const mark_sql *m, int64_t n,
+                          page_at *p, char *err, size_t errlen) {
+  int64_t o = in->offset, first = 0, upto = n, i = 0;
+  *p = (page_at){.i = INT64_MIN};
+  int rc = mark_key(db, in, m, in->desc ? n - 1 - o : o, &p->v, &i, err, errlen);
+  if (rc <= 0) return rc;
+  if ((rc = mark_below(db, in, m, p->v, INT64_MIN, &first, err, errlen)) < 0) return rc;
+  if (in->desc && p->v < INT64_MAX &&
+      (rc = mark_below(db, in, m, p->v + 1, INT64_MIN, &upto, err, errlen)) < 0)
+    return rc;
+  p->before = in->desc ? n - upto : first;
+  p->k = o - p->before;
+  if (p->k > 0) { /* v's rows are by iteration in either order */
+    int64_t v = 0, below = 0;
+    if ((rc = mark_key(db, in, m, first + p->k, &v, &p->i, err, errlen)) <= 0) return rc;
+    if ((rc = mark_below(db, in, m, p->v, p->i, &below, err, errlen)) < 0) return rc;
+    p->at = below - first;
+  }
+  return 1;
+}
+
+/* 1 when the aggregation has marks of c's order (the file has them, and
+ * the aggregation was written with them). */
+static int has_marks(dldb *db, const dldb_query *in, const mark_sql *m) {
+  int64_t p = 0, mk[3] = {0};
+  return dldb_has_view(db, DLDB__ITEROPS_MARKS) &&
+         row_values(db, in, m->at, &p, 1, mk, 3, NULL, 0) == 1;
+}
+
 /* A page sorted by row column c (then by iteration and op_node_id), from
  * db/schema.sql's index of c (aggr_iter_ops_by_*), whose entries hold a
  * value's rows in iteration order: the value v at the page's offset and
@@ -275,41 +408,42 @@ static void walk_sql_make(walk_sql *w, const dldb_query *in, const char *c) {
  * iteration there and v's rows before it), and v's rows from there on;
  * then the value w at the page's last place, the rows between v and w
  * (every one of them on the page: sorted, they cost the page) and w's
- * first rows. The walk to the offset, the count before it and the walk from
- * v to the page's end read the index only. A value's rows are stated as few to SQLite's planner
- * (likelihood()), which would otherwise walk the primary key from the
- * iteration on. 1 or a negative DL_E*. */
-static int by_row_value(dldb *db, const dldb_query *in, const char *c, dldb_row_fn fn, void *ctx,
-                        char *err, size_t errlen) {
+ * first rows. The places are found from the marks of c's order where the
+ * aggregation has them (walks of at most a mark's interval and one
+ * iteration's rows), else by walks of the index from the first row. A
+ * value's rows are stated as few to SQLite's planner (likelihood()), which
+ * would otherwise walk the primary key from the iteration on. n: the
+ * aggregation's rows. 1 or a negative DL_E*. */
+static int by_row_value(dldb *db, const dldb_query *in, const char *c, int64_t n, dldb_row_fn fn,
+                        void *ctx, char *err, size_t errlen) {
   walk_sql w;
+  mark_sql m;
+  page_at p;
   walk_sql_make(&w, in, c);
-  int64_t v = 0, end = 0, before = 0, i = INT64_MIN, at = 0;
-  int rc = one_value(db, in, w.first, &in->offset, 1, &v, NULL, err, errlen);
+  mark_sql_make(&m, in, c);
+  int marks = has_marks(db, in, &m);
+  int rc = marks ? start_by_marks(db, in, &m, n, &p, err, errlen)
+                 : start_by_walk(db, in, &w, &p, err, errlen);
   if (rc <= 0) return rc < 0 ? rc : 1; /* past the rows */
-  if (in->offset > 0 && (rc = one_value(db, in, w.before, &v, 1, &before, NULL, err, errlen)) < 0)
-    return rc;
-  int64_t k = in->offset - before; /* the offset's place among v's rows */
-  if (k > 0) {
-    int64_t vk[2] = {v, k}, vi[2];
-    if ((rc = one_value(db, in, w.iter, vk, 2, &i, NULL, err, errlen)) <= 0) return rc < 0 ? rc : 1;
-    vi[0] = v;
-    vi[1] = i;
-    if ((rc = one_value(db, in, w.at, vi, 2, &at, NULL, err, errlen)) < 0) return rc;
-  }
   relay r = {fn, ctx, 0, 0};
-  int64_t first[4] = {v, i, in->limit, k - at};
+  int64_t first[4] = {p.v, p.i, in->limit, p.k - p.at}, end = 0, i = 0;
   if ((rc = read_rows(db, in, w.rows, first, 4, &r, err, errlen)) || r.stopped ||
       r.rows >= in->limit)
     return rc ? rc : 1;
-  int64_t last[2] = {v, k + in->limit - 1}; /* from v's first row: a walk of the page */
-  if ((rc = one_value(db, in, w.from, last, 2, &end, NULL, err, errlen)) < 0) return rc;
+  /* the value at the page's last place, the page's order */
+  int64_t last = in->offset + in->limit - 1, from[2] = {p.v, p.k + in->limit - 1};
+  if (!marks) rc = one_value(db, in, w.from, from, 2, &end, err, errlen); /* from v's first row */
+  else if (last < n)
+    rc = mark_key(db, in, &m, in->desc ? n - 1 - last : last, &end, &i, err, errlen);
+  else rc = 0;
+  if (rc < 0) return rc;
   if (rc == 0) { /* the page reaches the last row */
-    int64_t tail[2] = {v, in->limit - r.rows};
+    int64_t tail[2] = {p.v, in->limit - r.rows};
     rc = read_rows(db, in, w.tail, tail, 2, &r, err, errlen);
     return rc ? rc : 1;
   }
-  if (end == v) return 1; /* v's rows fill the page: read above */
-  int64_t mid[3] = {v, end, in->limit - r.rows};
+  if (end == p.v) return 1; /* v's rows fill the page: read above */
+  int64_t mid[3] = {p.v, end, in->limit - r.rows};
   if ((rc = read_rows(db, in, w.mid, mid, 3, &r, err, errlen)) || r.stopped ||
       r.rows >= in->limit)
     return rc ? rc : 1;
@@ -332,7 +466,7 @@ int dldb__iterops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx
   char sql[256];
   snprintf(sql, sizeof sql, "SELECT aggr_id FROM " DLDB__ITEROPS_CALLS " WHERE aggr_id = ?1%s LIMIT 1",
            in->domain ? " AND domain_name = ?2" : "");
-  int rc = one_value(db, in, sql, NULL, 0, &any, NULL, err, errlen);
+  int rc = one_value(db, in, sql, NULL, 0, &any, err, errlen);
   if (rc <= 0) return rc; /* none: an aggregation written without the counts */
   rc = dldb_query_count(db, in, &total, &filtered, err, errlen);
   if (rc) return rc;
@@ -341,6 +475,6 @@ int dldb__iterops_rows(dldb *db, const dldb_query *in, dldb_row_fn fn, void *ctx
   if (has_col(db, DLDB__ITEROPS_CALLS, in->sort) && has_col(db, ITEROPS_VIEW, in->sort))
     return by_op_value(db, in, in->sort, fn, ctx, err, errlen);
   if (!filter && is_key_col(in->sort) && has_col(db, DLDB__ITEROPS_KEYS, in->sort))
-    return by_row_value(db, in, in->sort, fn, ctx, err, errlen);
+    return by_row_value(db, in, in->sort, total, fn, ctx, err, errlen);
   return 0;
 }

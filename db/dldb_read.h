@@ -175,6 +175,8 @@ struct dldb_row {
  * op. */
 #define DLDB__ITEROPS_CALLS "view_dl_iteration_op_calls"
 #define DLDB__ITEROPS_KEYS "view_dl_iteration_op_keys"
+/* Marks in the keys' orders (db/schema.sql aggr_dl_iter_op_marks). */
+#define DLDB__ITEROPS_MARKS "view_dl_iteration_op_marks"
 /* The condition of db/schema.sql's partial indexes aggr_iter_ops_by_*: a
  * query states it to read one. */
 #define DLDB__ITEROPS_INDEX_COND "aggr_id > -1"

@@ -1396,6 +1396,31 @@ JOIN aggregations a ON a.aggr_id = io.aggr_id
 JOIN domains d ON d.id = a.domain_id
 JOIN strings s ON s.id = d.name_id;
 
+-- Marks in the orders of view_dl_iteration_op_keys: per aggregation and
+-- sort column (iter_value, total_count, tc_count, total_gpu_time,
+-- tc_gpu_time), the rows in ascending order of (column, iter_value, op_idx)
+-- (the column's index), and at every 64th place the column's value there,
+-- its iteration and dup, how many rows before the place have both. A deep
+-- page finds the value at its offset, and the rows before a value, from
+-- the mark before them and a walk of at most 64 + dup index entries,
+-- rather than a walk from the first row. Written at the end of each
+-- aggregation. Optional: files without it walk the index from the start.
+CREATE TABLE aggr_dl_iter_op_marks (
+  aggr_id     INTEGER NOT NULL,
+  sort_column TEXT NOT NULL,
+  place       INTEGER NOT NULL,
+  value       INTEGER NOT NULL,
+  iter_value  INTEGER NOT NULL,
+  dup         INTEGER NOT NULL,
+  PRIMARY KEY (aggr_id, sort_column, place)
+) WITHOUT ROWID;
+CREATE INDEX aggr_dl_iter_op_marks_by_value
+  ON aggr_dl_iter_op_marks(aggr_id, sort_column, value, iter_value);
+
+-- The marks above, for the viewer.
+CREATE VIEW view_dl_iteration_op_marks AS
+SELECT aggr_id, sort_column, place, value, iter_value, dup FROM aggr_dl_iter_op_marks;
+
 -- api_time_*: durations of the launching API calls (NULL: none known).
 CREATE VIEW view_dl_kernel_summaries AS
 SELECT k.aggr_id AS aggr_id, s.value AS domain_name, o.op_node_id,

@@ -118,6 +118,57 @@ test('an aggregation without rows in the ops\' counts (an older writer\'s): read
   }
 });
 
+test("the marks of each row column's order: the value and iteration at every 64th place, and the rows before it with both", () => {
+  const cols = ['iter_value', 'total_count', 'tc_count', 'total_gpu_time', 'tc_gpu_time'];
+  const rows = sql(dldb, 'SELECT * FROM aggr_iter_ops WHERE aggr_id = 1');
+  const marks = sql(dldb, 'SELECT sort_column, place, value, iter_value, dup FROM view_dl_iteration_op_marks WHERE aggr_id = 1 ORDER BY sort_column, place');
+  const want = [];
+  for (const c of [...cols].sort()) {
+    const order = [...rows].sort((a, b) => cmp(a[c], b[c]) || cmp(a.iter_value, b.iter_value) || cmp(a.op_idx, b.op_idx));
+    for (let p = 0; p < order.length; p += 64) {
+      const r = order[p];
+      const dup = order.slice(0, p).filter((x) => x[c] === r[c] && x.iter_value === r.iter_value).length;
+      want.push({ sort_column: c, place: p, value: r[c], iter_value: r.iter_value, dup });
+    }
+  }
+  assert.ok(want.some((m) => m.dup > 0), 'a mark inside a run of equal values');
+  assert.deepEqual(marks, want);
+});
+
+test('without the marks (an older writer\'s aggregation): the same pages, by walks from the first row', async () => {
+  const copy = join(out, 'no_marks.sqlite');
+  copyFileSync(dldb, copy);
+  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_iter_op_marks']);
+  const s = await startViewer(copy, ['--cache-mb', '0']);
+  try {
+    const pages = await checkAll(s, copy, [{}], [100, 7]);
+    assert.ok(pages > 500, `${pages} pages`);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
+
+test('deep pages read the marks: with every mark after the first one row off, some pages differ', async () => {
+  const copy = join(out, 'marks_off.sqlite');
+  copyFileSync(dldb, copy);
+  execFileSync('sqlite3', [copy, 'UPDATE aggr_dl_iter_op_marks SET dup = dup + 1 WHERE place > 0']);
+  const rows = sql(copy, 'SELECT * FROM view_iteration_ops WHERE aggr_id = 1');
+  const s = await startViewer(copy, ['--cache-mb', '0']);
+  let differ = 0;
+  try {
+    for (const sort of ['total_gpu_time', 'tc_count', 'iter_value']) {
+      for (const offset of [70, 200, 300]) {
+        const want = expected(rows, { sort, desc: true, offset, limit: 7 });
+        const got = await getJson(s, `api/v1/iteration_ops?sort=${sort}&order=desc&offset=${offset}&limit=7`);
+        if (JSON.stringify(got.rows) !== JSON.stringify(want.rows)) differ++;
+      }
+    }
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+  assert.ok(differ > 0, 'every page as computed: the marks were not read');
+});
+
 /** Pages of group_ops: the flat list and every parent's (top=1, parent=NAME), sorted by each column both ways, deep and past the end, and filtered, against the rows of db. */
 async function checkTree(server, db, minGroups = 11) {
   const all = sql(db, 'SELECT * FROM view_group_ops WHERE aggr_id = 1');
