@@ -55,6 +55,8 @@ for p in / /api/v1/health /api/v1/op_nodes /api/v1/kernel_summaries?limit=5 \
          "/api/v1/iteration_kernels?sort=kernel_duration&order=desc&offset=10&limit=20" \
          "/api/v1/iteration_kernels?sort=kernel_name&offset=3&limit=20" \
          "/api/v1/iteration_kernels?sort=kernel_duration&filter=e&offset=2&limit=20" \
+         "/api/v1/iteration_ops?sort=total_gpu_time&order=desc&offset=5&limit=3" \
+         "/api/v1/iteration_ops?sort=tc_count&offset=7&limit=3" \
          /api/v1/reports/summary.csv /api/v1/nope; do
   code=$(curl -s -o /dev/null -w "%{http_code}" "$url$p")
   step "  GET $p: $code"
