@@ -397,7 +397,7 @@ static int start_by_marks(dldb *db, const dldb_query *in, const mark_sql *m, int
  * the aggregation was written with them). */
 static int has_marks(dldb *db, const dldb_query *in, const mark_sql *m) {
   int64_t p = 0, mk[3] = {0};
-  return dldb_has_view(db, DLDB__ITEROPS_MARKS) &&
+  return dldb__view_exists(db, DLDB__ITEROPS_MARKS) == 1 &&
          row_values(db, in, m->at, &p, 1, mk, 3, NULL, 0) == 1;
 }
 
