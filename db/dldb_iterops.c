@@ -239,11 +239,14 @@ typedef struct walk_sql {
   char tail[512];   /* the rows past value ?3: ?4 limit */
 } walk_sql;
 
+/* The keys view's rows of aggregation ?1 in an index of a row column, and
+ * the domain's condition (%s). */
+#define WHERE " WHERE aggr_id = ?1 AND " DLDB__ITEROPS_INDEX_COND "%s"
+
 static void walk_sql_make(walk_sql *w, const dldb_query *in, const char *c) {
   const char *dom = in->domain ? " AND domain_name = ?2" : "";
   const char *dir = in->desc ? " DESC" : "", *past = in->desc ? "<" : ">";
   const char *ahead = in->desc ? ">" : "<";
-#define WHERE " WHERE aggr_id = ?1 AND " DLDB__ITEROPS_INDEX_COND "%s"
   snprintf(w->first, sizeof w->first,
            "SELECT \"%s\" FROM " DLDB__ITEROPS_KEYS WHERE " ORDER BY \"%s\"%s LIMIT 1 OFFSET ?3", c,
            dom, c, dir);
@@ -272,7 +275,6 @@ static void walk_sql_make(walk_sql *w, const dldb_query *in, const char *c) {
            "SELECT * FROM " ITEROPS_VIEW WHERE
            " AND \"%s\" %s ?3 ORDER BY \"%s\"%s, iter_value, op_node_id LIMIT ?4",
            dom, c, past, c, dir);
-#undef WHERE
 }
 
 /* Where a page sorted by a row column starts: the value v at its offset,
@@ -317,7 +319,6 @@ static void mark_sql_make(mark_sql *m, const dldb_query *in, const char *c) {
   char order[96]; /* the index's order (iter_value's: the primary key) */
   if (strcmp(c, "iter_value") == 0) snprintf(order, sizeof order, "iter_value");
   else snprintf(order, sizeof order, "\"%s\", iter_value", c);
-#define WHERE " WHERE aggr_id = ?1 AND " DLDB__ITEROPS_INDEX_COND "%s"
   snprintf(m->at, sizeof m->at,
            "SELECT place - dup, value, iter_value FROM " DLDB__ITEROPS_MARKS
            " WHERE aggr_id = ?1 AND sort_column = '%s' AND place <= ?3 ORDER BY place DESC "

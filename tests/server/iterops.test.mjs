@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { getJson, noRelu, shared, sql, sqliteCmp, startViewer, viewersOnTrace, work } from './viewer.mjs';
+import { getJson, noRelu, onChangedCopy, shared, sql, sqliteCmp, startViewer, viewersOnTrace, work } from './viewer.mjs';
 
 const trace = join(shared, 'traces/kineto/hta/trace_diff_control_control.json.gz');
 // t.v: the viewer on t.dldb; t.nv: the viewer on NVIDIA's no_relu
@@ -106,16 +106,10 @@ test("NVIDIA's dldb (without those views): the same list, read the plain way", a
 });
 
 test('an aggregation without rows in the ops\' counts (an older writer\'s): read the plain way', async () => {
-  const copy = join(out, 'no_counts.sqlite');
-  copyFileSync(dldb, copy);
-  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_op_iters']);
-  const s = await startViewer(copy, ['--cache-mb', '0']);
-  try {
+  await onChangedCopy(dldb, join(out, 'no_counts.sqlite'), 'DELETE FROM aggr_dl_op_iters', async (s, copy) => {
     const pages = await checkAll(s, copy, [{}], [100]);
     assert.ok(pages > 100, `${pages} pages`);
-  } finally {
-    assert.equal((await s.stop()).code, 0);
-  }
+  });
 });
 
 test("the marks of each row column's order: the value and iteration at every 64th place, and the rows before it with both", () => {
@@ -136,26 +130,17 @@ test("the marks of each row column's order: the value and iteration at every 64t
 });
 
 test('without the marks (an older writer\'s aggregation): the same pages, by walks from the first row', async () => {
-  const copy = join(out, 'no_marks.sqlite');
-  copyFileSync(dldb, copy);
-  execFileSync('sqlite3', [copy, 'DELETE FROM aggr_dl_iter_op_marks']);
-  const s = await startViewer(copy, ['--cache-mb', '0']);
-  try {
+  await onChangedCopy(dldb, join(out, 'no_marks.sqlite'), 'DELETE FROM aggr_dl_iter_op_marks', async (s, copy) => {
     const pages = await checkAll(s, copy, [{}], [100, 7]);
     assert.ok(pages > 500, `${pages} pages`);
-  } finally {
-    assert.equal((await s.stop()).code, 0);
-  }
+  });
 });
 
 test('deep pages read the marks: with every mark after the first one row off, some pages differ', async () => {
-  const copy = join(out, 'marks_off.sqlite');
-  copyFileSync(dldb, copy);
-  execFileSync('sqlite3', [copy, 'UPDATE aggr_dl_iter_op_marks SET dup = dup + 1 WHERE place > 0']);
-  const rows = sql(copy, 'SELECT * FROM view_iteration_ops WHERE aggr_id = 1');
-  const s = await startViewer(copy, ['--cache-mb', '0']);
   let differ = 0;
-  try {
+  const off = 'UPDATE aggr_dl_iter_op_marks SET dup = dup + 1 WHERE place > 0';
+  await onChangedCopy(dldb, join(out, 'marks_off.sqlite'), off, async (s, copy) => {
+    const rows = sql(copy, 'SELECT * FROM view_iteration_ops WHERE aggr_id = 1');
     for (const sort of ['total_gpu_time', 'tc_count', 'iter_value']) {
       for (const offset of [70, 200, 300]) {
         const want = expected(rows, { sort, desc: true, offset, limit: 7 });
@@ -163,9 +148,7 @@ test('deep pages read the marks: with every mark after the first one row off, so
         if (JSON.stringify(got.rows) !== JSON.stringify(want.rows)) differ++;
       }
     }
-  } finally {
-    assert.equal((await s.stop()).code, 0);
-  }
+  });
   assert.ok(differ > 0, 'every page as computed: the marks were not read');
 });
 

@@ -15,10 +15,9 @@
 // DL_SHARED_DIR, DL_TEST_WORK); exits 77 without ../shared.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { getJson, noRelu, shared, sql, sqliteCmp as cmp, startViewer, viewersOnTrace, work } from './viewer.mjs';
+import { getJson, noRelu, onChangedCopy, shared, sql, sqliteCmp as cmp, viewersOnTrace, work } from './viewer.mjs';
 
 const trace = join(shared, 'traces/kineto/hta/trace_diff_control_control.json.gz');
 const t = viewersOnTrace('opnames', trace, { before, after });
@@ -62,18 +61,10 @@ async function checkAll(server, db, more = []) {
   return pages;
 }
 
-/** A copy of the dldb, changed by statements, served without the answer cache while fn runs. */
+/** A copy of the dldb, changed by statements, served while fn runs. */
 async function onCopy(name, statements, fn) {
   mkdirSync(out, { recursive: true });
-  const copy = join(out, name);
-  copyFileSync(t.dldb, copy);
-  execFileSync('sqlite3', [copy, statements]);
-  const s = await startViewer(copy, ['--cache-mb', '0']);
-  try {
-    await fn(s, copy);
-  } finally {
-    assert.equal((await s.stop()).code, 0);
-  }
+  await onChangedCopy(t.dldb, join(out, name), statements, fn);
 }
 
 /** SQL that takes op `id` (of aggregation 1) out of the index: FTS5's delete of a contentless row. */

@@ -5,7 +5,7 @@
 // DLV_FIXTURE_SQL.
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -259,6 +259,22 @@ export async function getJson(server, path) {
 }
 
 /** SQLite's order of two values: NULL first, numbers by value, text bytewise (ASCII). */
+/**
+ * Copies src to path, changes the copy with SQL statements (the sqlite3
+ * CLI), and serves it without the answer cache while fn(server, path)
+ * runs; the viewer must then exit 0.
+ */
+export async function onChangedCopy(src, path, statements, fn) {
+  copyFileSync(src, path);
+  execFileSync('sqlite3', [path, statements]);
+  const s = await startViewer(path, ['--cache-mb', '0']);
+  try {
+    await fn(s, path);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+}
+
 export const sqliteCmp = (a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 
 /**
